@@ -1,0 +1,307 @@
+/**
+ * The session index: everything that needs more than one line, derived in one pass from the
+ * cached per-line parses.
+ *
+ * It mirrors how Pi reads the file (`loadEntriesFromFile`, `_buildIndex`, `buildSessionContext`):
+ * the header is the first parseable line, every later non-header line is an entry, `byId` keeps the
+ * last entry of each id, the leaf is the last entry, and a parent is found by looking its id up in
+ * `byId`. On top of that it records what Pi does not guard against: duplicate ids, dangling links
+ * and cycles.
+ *
+ * Architecture invariant: no walk here is recursive, and every walk along `parentId` is linear
+ * overall and guarded against cycles, because real trees are 50,000 entries deep and cyclic files
+ * exist. The whole analysis is O(lines).
+ */
+
+import type { ParsedLine, ValueLine } from "./parse";
+
+export interface Entry {
+  /** Position in `entries`. */
+  index: number;
+  /** 0-based line number in the document. */
+  line: number;
+  parsed: ValueLine;
+  id: string | undefined;
+  parentId: string | null | undefined;
+  type: string | undefined;
+}
+
+export type HeaderState =
+  /** The first parseable line is a header with a string id. */
+  | "ok"
+  /** The document has no bytes at all. */
+  | "empty-file"
+  /** The document has only blank or unparsable lines. */
+  | "no-entries"
+  /** The first parseable line is not a header. */
+  | "missing"
+  /** The first parseable line is a header whose id is not a string. */
+  | "invalid";
+
+export interface SessionAnalysis {
+  /** Line of the header Pi uses, or of the line Pi would have taken for it. */
+  headerLine: number | undefined;
+  headerState: HeaderState;
+  header: Record<string, unknown> | undefined;
+  /** Header lines after the first, which Pi ignores. */
+  extraHeaderLines: number[];
+  /** Lines whose JSON value is falsy (`null`, `false`, `0`, `""`): Pi 1.x skips them. */
+  falsyLines: number[];
+  entries: Entry[];
+  /** The entry line by line, or undefined for lines that are not entries. */
+  entryAtLine: (Entry | undefined)[];
+  /** The last entry of each id, as Pi's `byId`. */
+  byId: Map<string, Entry>;
+  /** Ids held by more than one entry, with every holder in file order. */
+  duplicates: Map<string, Entry[]>;
+  /** The resolved parent of each entry (by index), undefined for roots and dangling links. */
+  parent: (Entry | undefined)[];
+  /** Children of each entry (by index), in file order. */
+  children: Entry[][];
+  /** Entries with no resolved parent (null, absent, dangling): the roots of the tree. */
+  roots: Entry[];
+  /** The entry Pi resumes from: the last entry of the file. */
+  leaf: Entry | undefined;
+  /** Each parent cycle once, as the entries around it. */
+  cycles: Entry[][];
+  /** For each entry: the cycle it lies in (index into `cycles`), or -1. */
+  cycleOf: Int32Array;
+  /** For each entry: whether walking up from it runs into a cycle (true for entries in a cycle too). */
+  reachesCycle: Uint8Array;
+  /** Number of ancestors of each entry; -1 for entries that reach a cycle. */
+  depth: Int32Array;
+  /** The active path, root first: the entries Pi walks from the leaf up. Empty when the leaf reaches a cycle. */
+  activePath: Entry[];
+  onActivePath: Uint8Array;
+  /** Whether Pi's `getTree` loops forever on this file (duplicate ids can make its node graph cyclic). */
+  treeLoops: boolean;
+  /** Whether `a` is a proper ancestor of `b`. */
+  isAncestor(a: Entry, b: Entry): boolean;
+  /** Whether the document ends with a line break. */
+  endsWithNewline: boolean;
+  /** Whether any line looks like something Pi wrote. */
+  looksLikeSession: boolean;
+}
+
+export interface AnalysisInput {
+  parsed: readonly ParsedLine[];
+  /** Whether the whole document is empty (0 characters). */
+  isEmpty: boolean;
+  /** Whether the document ends with "\n" (Pi 1.x appends one to a file that does not). */
+  endsWithNewline: boolean;
+}
+
+function isFalsy(value: unknown): boolean {
+  return !value;
+}
+
+export function analyze(input: AnalysisInput): SessionAnalysis {
+  const { parsed } = input;
+  const entries: Entry[] = [];
+  const entryAtLine: (Entry | undefined)[] = new Array(parsed.length);
+  const falsyLines: number[] = [];
+  const extraHeaderLines: number[] = [];
+  let headerLine: number | undefined;
+  let headerState: HeaderState = input.isEmpty ? "empty-file" : "no-entries";
+  let header: Record<string, unknown> | undefined;
+  let looksLikeSession = false;
+
+  for (let line = 0; line < parsed.length; line++) {
+    const p = parsed[line]!;
+    if (p.kind !== "value") continue;
+    if (p.looksLikePi) looksLikeSession = true;
+    // Pi 1.x drops falsy values before it looks for the header; Pi 0.73/0.74 throws on `null`,
+    // which the diagnostics report separately.
+    if (isFalsy(p.value)) {
+      falsyLines.push(line);
+      continue;
+    }
+    if (headerLine === undefined) {
+      headerLine = line;
+      if (p.type === "session" && p.id !== undefined) {
+        headerState = "ok";
+        header = p.object;
+      } else {
+        headerState = p.type === "session" ? "invalid" : "missing";
+      }
+      if (p.type === "session") continue;
+    } else if (p.type === "session") {
+      extraHeaderLines.push(line);
+      continue;
+    }
+    const entry: Entry = { index: entries.length, line, parsed: p, id: p.id, parentId: p.parentId, type: p.type };
+    entries.push(entry);
+    entryAtLine[line] = entry;
+  }
+
+  const n = entries.length;
+  const byId = new Map<string, Entry>();
+  const duplicates = new Map<string, Entry[]>();
+  for (const entry of entries) {
+    if (entry.id === undefined) continue;
+    const previous = byId.get(entry.id);
+    if (previous) {
+      const holders = duplicates.get(entry.id);
+      if (holders) holders.push(entry);
+      else duplicates.set(entry.id, [previous, entry]);
+    }
+    byId.set(entry.id, entry);
+  }
+
+  // Pi follows `current.parentId ? byId.get(current.parentId) : undefined`, so an empty string is
+  // a root like null, and a self-parent resolves to the entry itself (a cycle of length one).
+  const parent: (Entry | undefined)[] = new Array(n);
+  const children: Entry[][] = new Array(n);
+  const roots: Entry[] = [];
+  for (let i = 0; i < n; i++) children[i] = [];
+  for (const entry of entries) {
+    const p = entry.parentId ? byId.get(entry.parentId) : undefined;
+    parent[entry.index] = p;
+    if (p) children[p.index]!.push(entry);
+    else roots.push(entry);
+  }
+
+  // Cycles in the functional graph entry -> parent, found by walking up from every entry with a
+  // three-state marking, so each entry is walked once: O(n) overall.
+  const cycles: Entry[][] = [];
+  const cycleOf = new Int32Array(n).fill(-1);
+  const reachesCycle = new Uint8Array(n);
+  const state = new Uint8Array(n); // 0 = unvisited, 1 = on the current walk, 2 = done
+  const walk: Entry[] = [];
+  for (let start = 0; start < n; start++) {
+    if (state[start] !== 0) continue;
+    walk.length = 0;
+    let current: Entry | undefined = entries[start];
+    while (current && state[current.index] === 0) {
+      state[current.index] = 1;
+      walk.push(current);
+      current = parent[current.index];
+    }
+    let cyclic = false;
+    if (current && state[current.index] === 1) {
+      // The walk closed on itself: the tail of `walk` from `current` is a new cycle.
+      const from = walk.indexOf(current);
+      const cycle = walk.slice(from);
+      for (const member of cycle) cycleOf[member.index] = cycles.length;
+      cycles.push(cycle);
+      cyclic = true;
+    } else if (current) {
+      cyclic = reachesCycle[current.index] === 1;
+    }
+    for (const visited of walk) {
+      state[visited.index] = 2;
+      if (cyclic) reachesCycle[visited.index] = 1;
+    }
+  }
+
+  // Depth and pre/post order numbers from an iterative depth-first walk over the acyclic part.
+  const depth = new Int32Array(n).fill(-1);
+  const tin = new Int32Array(n).fill(-1);
+  const tout = new Int32Array(n).fill(-1);
+  let clock = 0;
+  const stack: { entry: Entry; next: number }[] = [];
+  for (const root of roots) {
+    depth[root.index] = 0;
+    tin[root.index] = clock++;
+    stack.push({ entry: root, next: 0 });
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const kids = children[top.entry.index]!;
+      if (top.next < kids.length) {
+        const child = kids[top.next++]!;
+        depth[child.index] = depth[top.entry.index]! + 1;
+        tin[child.index] = clock++;
+        stack.push({ entry: child, next: 0 });
+      } else {
+        tout[top.entry.index] = clock++;
+        stack.pop();
+      }
+    }
+  }
+  const isAncestor = (a: Entry, b: Entry): boolean => {
+    const ta = tin[a.index]!;
+    const tb = tin[b.index]!;
+    return a !== b && ta >= 0 && tb >= 0 && ta < tb && tout[b.index]! < tout[a.index]!;
+  };
+
+  const leaf = entries[n - 1];
+  const activePath: Entry[] = [];
+  const onActivePath = new Uint8Array(n);
+  if (leaf && !reachesCycle[leaf.index]) {
+    for (let e: Entry | undefined = leaf; e; e = parent[e.index]) activePath.push(e);
+    activePath.reverse();
+    for (const e of activePath) onActivePath[e.index] = 1;
+  }
+
+  return {
+    headerLine,
+    headerState,
+    header,
+    extraHeaderLines,
+    falsyLines,
+    entries,
+    entryAtLine,
+    byId,
+    duplicates,
+    parent,
+    children,
+    roots,
+    leaf,
+    cycles,
+    cycleOf,
+    reachesCycle,
+    depth,
+    activePath,
+    onActivePath,
+    treeLoops: duplicates.size > 0 && treeLoops(entries, byId),
+    isAncestor,
+    endsWithNewline: input.endsWithNewline,
+    looksLikeSession,
+  };
+}
+
+/**
+ * Reproduces the shape of Pi's `getTree`: one node per distinct id, and every entry (duplicates
+ * included) hangs its id's node under the node of its parent id, or among the roots when the
+ * parent is null, itself, or unknown. Pi then walks the nodes from the roots with no visited set,
+ * so a node cycle reachable from a root makes it loop forever. Without duplicate ids every node
+ * has one parent edge and no such cycle is reachable, so this only runs when duplicates exist.
+ */
+function treeLoops(entries: readonly Entry[], byId: ReadonlyMap<string, Entry>): boolean {
+  const edges = new Map<string, string[]>();
+  const rootIds: string[] = [];
+  for (const entry of entries) {
+    const id = entry.id ?? "";
+    const parentId = entry.parentId;
+    if (parentId === null || parentId === id || typeof parentId !== "string" || !byId.has(parentId)) {
+      rootIds.push(id);
+    } else {
+      const list = edges.get(parentId);
+      if (list) list.push(id);
+      else edges.set(parentId, [id]);
+    }
+  }
+  const color = new Map<string, number>(); // 1 = on the stack, 2 = done
+  for (const root of rootIds) {
+    if (color.has(root)) continue;
+    const stack: { id: string; next: number }[] = [{ id: root, next: 0 }];
+    color.set(root, 1);
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const kids = edges.get(top.id) ?? [];
+      if (top.next < kids.length) {
+        const kid = kids[top.next++]!;
+        const c = color.get(kid);
+        if (c === 1) return true;
+        if (c === undefined) {
+          color.set(kid, 1);
+          stack.push({ id: kid, next: 0 });
+        }
+      } else {
+        color.set(top.id, 2);
+        stack.pop();
+      }
+    }
+  }
+  return false;
+}

@@ -1,0 +1,54 @@
+/**
+ * Every diagnostic code the checker can report, with its severity and a one-line statement of what
+ * Pi does. The README's table of codes is checked against this list by a test, so the two cannot
+ * drift apart.
+ */
+
+export type Severity = "error" | "warning" | "information" | "hint";
+
+export interface CodeInfo {
+  severity: Severity;
+  /** What Pi does with the fault when it opens the file; the README's table repeats it. */
+  pi: string;
+}
+
+export const CODES = {
+  // Errors: Pi refuses, rewrites, hangs, throws, or silently drops part of the session.
+  "empty-file": { severity: "error", pi: "0 bytes: Pi writes a fresh header into it; whitespace only: Pi 0.73/0.74 overwrites it with a fresh header, Pi 1.x refuses to open it" },
+  "missing-header": { severity: "error", pi: "Pi 0.73/0.74 overwrites the whole file with a fresh header (every entry is lost); Pi 1.x refuses to open it" },
+  "invalid-header": { severity: "error", pi: "Same as missing-header: a header whose id is not a string makes the file invalid" },
+  "malformed-json": { severity: "error", pi: "Pi skips the line; entries whose parentId names it become roots and lose the history above them" },
+  "truncated-line": { severity: "error", pi: "Pi skips the cut-off line; Pi 1.x first appends a newline, Pi 0.73/0.74 writes its next entry onto the same line, losing that entry too" },
+  "not-an-object": { severity: "error", pi: "A `null` line makes Pi 0.73/0.74 throw on open; Pi 1.x skips null/false/0/\"\" and keeps other values as entries without an id" },
+  "parent-cycle": { severity: "error", pi: "Pi has no cycle guard: building the context (or the branch) from an entry in or below the cycle hangs" },
+  "self-parent": { severity: "error", pi: "A cycle of length one: Pi hangs when it builds the context through this entry" },
+  "dangling-parent": { severity: "error", pi: "Pi treats the entry as a root: the context built through it stops here and loses everything above" },
+  "duplicate-id": { severity: "error", pi: "Pi keeps the later entry under this id; references and children resolve to it, and the earlier one cannot be reached" },
+  "missing-message": { severity: "error", pi: "Pi throws a TypeError when it builds a context that includes this entry" },
+  // Warnings: Pi opens the file, but the session is not what it seems.
+  "bom": { severity: "warning", pi: "Pi 0.73/0.74 strips it; Pi 1.x cannot parse the first line and refuses to open the file" },
+  "old-version": { severity: "warning", pi: "Pi migrates the file to v3 on open and rewrites the whole file, giving every entry a new random id" },
+  "invalid-version": { severity: "warning", pi: "Pi treats any version it cannot compare as current and migrates nothing" },
+  "second-header": { severity: "warning", pi: "Pi ignores every header after the first" },
+  "missing-field": { severity: "warning", pi: "Pi does not validate fields; the message says what the missing field breaks" },
+  "wrong-type": { severity: "warning", pi: "Pi does not validate fields; the message says what the wrong type breaks" },
+  "invalid-timestamp": { severity: "warning", pi: "Pi reads it with `new Date()`: sibling branches sort wrongly and synthesized messages get a null time" },
+  "dangling-target": { severity: "warning", pi: "Pi ignores the label or context edit: its targetId names no entry" },
+  "dangling-from": { severity: "warning", pi: "Pi keeps the summary, but its fromId names no entry" },
+  "dangling-first-kept": { severity: "warning", pi: "Pi keeps nothing from before the compaction: firstKeptEntryId names no entry" },
+  "first-kept-not-on-path": { severity: "warning", pi: "Pi keeps nothing from before the compaction: firstKeptEntryId is not an ancestor of the compaction" },
+  "unmatched-tool-result": { severity: "warning", pi: "Pi sends the result anyway; most providers reject a tool result without its tool call" },
+  "hook-message-in-v3": { severity: "warning", pi: "Pi renames hookMessage to custom only when migrating v2 files; in a v3 file the role is unknown and the message is not sent" },
+  "no-final-newline": { severity: "warning", pi: "Pi 1.x appends a newline when it opens the file; Pi 0.73/0.74 writes its next entry onto the same line and loses both" },
+  // Information and hints: nothing is lost, but a person reading the file should know.
+  "not-a-session": { severity: "information", pi: "No line looks like a Pi entry; Pi would refuse or overwrite it, and it is not checked further" },
+  "unknown-entry-type": { severity: "information", pi: "Pi keeps the entry in the tree (it can be the leaf) but it contributes nothing to the context" },
+  "unknown-role": { severity: "information", pi: "Pi keeps the message in the context, but converting it to model input drops it" },
+  "unknown-usage-kind": { severity: "information", pi: "Pi counts it as ordinary usage" },
+  "blank-line": { severity: "hint", pi: "Pi skips blank lines" },
+  "timestamp-backwards": { severity: "hint", pi: "Nothing; Pi orders sibling branches by timestamp, so the tree view may look out of order" },
+} as const satisfies Record<string, CodeInfo>;
+
+export type DiagnosticCode = keyof typeof CODES;
+
+export const ALL_CODES = Object.keys(CODES) as DiagnosticCode[];

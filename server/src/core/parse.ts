@@ -1,0 +1,270 @@
+/**
+ * The per-line parse: one line of text in, a `ParsedLine` out.
+ *
+ * Architecture invariant: the result depends only on the line's text, never on its neighbours or
+ * its position, so it can be cached across edits and shared between documents. Facts that need
+ * other lines (is this the header, does this parent exist) are derived later by `analyze`.
+ *
+ * The parse never throws. A line Pi cannot parse becomes a `malformed` line with the error;
+ * a line that parses also carries the findings that need only its own text (field types, unknown
+ * roles, bad timestamps), with spans located in the line.
+ */
+
+import type { DiagnosticCode } from "./codes";
+import { locate, type JsonPath, type Span } from "./locate";
+import {
+  BASE_FIELDS,
+  BLOCK_FIELDS,
+  ENTRY_TYPE_BY_NAME,
+  HEADER_FIELDS,
+  ROLE_BY_NAME,
+  USAGE_NUMBERS,
+  isIsoTimestamp,
+  jsonKind,
+  type FieldSpec,
+} from "./schema";
+
+/** A problem found in one line, positioned by UTF-16 offsets within that line. */
+export interface LineFinding {
+  code: DiagnosticCode;
+  message: string;
+  span: Span;
+}
+
+export interface BlankLine {
+  kind: "blank";
+}
+
+export interface MalformedLine {
+  kind: "malformed";
+  /** `JSON.parse`'s message, e.g. "Unexpected end of JSON input". */
+  error: string;
+}
+
+export interface ValueLine {
+  kind: "value";
+  value: unknown;
+  /** The value as an object, or undefined when the line is JSON but not an object. */
+  object: Record<string, unknown> | undefined;
+  /** `type` when it is a string. */
+  type: string | undefined;
+  /** `id` when it is a string. */
+  id: string | undefined;
+  /** `parentId` when it is a string or null; undefined when absent or of another type. */
+  parentId: string | null | undefined;
+  /** `timestamp` in milliseconds when it is a valid ISO 8601 string. */
+  time: number | undefined;
+  /** Whether the line looks like something Pi wrote: a header, or an object with a known entry type or an id. */
+  looksLikePi: boolean;
+  findings: LineFinding[];
+}
+
+export type ParsedLine = BlankLine | MalformedLine | ValueLine;
+
+const BLANK: BlankLine = { kind: "blank" };
+
+/** Whether Pi treats the line as blank: `line.trim()` is empty. */
+function isBlank(text: string): boolean {
+  return text.trim().length === 0;
+}
+
+export function parseLine(text: string): ParsedLine {
+  if (isBlank(text)) return BLANK;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return { kind: "malformed", error: e instanceof Error ? e.message : String(e) };
+  }
+  const object = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  const type = typeof object?.type === "string" ? object.type : undefined;
+  const id = typeof object?.id === "string" ? object.id : undefined;
+  const rawParent = object?.parentId;
+  const parentId = typeof rawParent === "string" || rawParent === null ? rawParent : undefined;
+  const looksLikePi = type !== undefined && (type === "session" || ENTRY_TYPE_BY_NAME.has(type) || (id !== undefined && object !== undefined && "parentId" in object));
+  const timestamp = object?.timestamp;
+  const time = typeof timestamp === "string" && isIsoTimestamp(timestamp) ? Date.parse(timestamp) : undefined;
+  const findings: LineFinding[] = [];
+  if (object) new LineChecker(text, object, findings).check(type);
+  return { kind: "value", value, object, type, id, parentId, time, looksLikePi, findings };
+}
+
+/** Collects the findings of one line; spans are located lazily, only for actual findings. */
+class LineChecker {
+  constructor(
+    private readonly text: string,
+    private readonly object: Record<string, unknown>,
+    private readonly findings: LineFinding[],
+  ) {}
+
+  check(type: string | undefined): void {
+    if (type === "session") {
+      this.checkFields(this.object, [], HEADER_FIELDS, "header");
+      return;
+    }
+    this.checkFields(this.object, [], BASE_FIELDS, "entry");
+    if (type === undefined) {
+      if (!("type" in this.object)) this.add("missing-field", "This entry has no `type`. Pi keeps it in the tree, but it contributes nothing to the context.", this.wholeObject());
+      else this.add("wrong-type", `\`type\` should be a string, not ${describe(this.object.type)}. Pi keeps the entry, but it contributes nothing to the context.`, this.valueSpan(["type"]));
+      return;
+    }
+    const spec = ENTRY_TYPE_BY_NAME.get(type);
+    if (!spec) {
+      this.add("unknown-entry-type", `Unknown entry type "${type}". Pi keeps the entry in the tree (it can be the leaf), but it contributes nothing to the context.`, this.valueSpan(["type"]));
+      return;
+    }
+    if (type === "message") {
+      this.checkMessage();
+      return;
+    }
+    this.checkFields(this.object, [], spec.fields, `a ${type} entry`);
+    if (type === "usage") this.checkUsageKind();
+    if (type === "compaction" || type === "branch_summary" || type === "usage") this.checkUsage(this.object.usage, ["usage"]);
+  }
+
+  private checkMessage(): void {
+    const message = this.object.message;
+    if (message === undefined || message === null) {
+      const span = message === null ? this.valueSpan(["message"]) : this.valueSpan(["type"]);
+      this.add("missing-message", `This message entry has no \`message\`${message === null ? " (it is null)" : ""}. Pi throws a TypeError when it builds a context that includes this entry.`, span);
+      return;
+    }
+    if (jsonKind(message) !== "object") {
+      this.add("wrong-type", `\`message\` should be an object, not ${describe(message)}. Pi passes it to the model as it is, which breaks the request.`, this.valueSpan(["message"]));
+      return;
+    }
+    const m = message as Record<string, unknown>;
+    const role = m.role;
+    if (typeof role !== "string") {
+      if (role === undefined) this.add("missing-field", "This message has no `role`. Pi keeps it in the context, but converting it to model input drops it.", this.keySpan(["message"]));
+      else this.add("wrong-type", `\`role\` should be a string, not ${describe(role)}. Pi keeps the message, but converting it to model input drops it.`, this.valueSpan(["message", "role"]));
+      return;
+    }
+    const spec = ROLE_BY_NAME.get(role);
+    if (!spec) {
+      this.add("unknown-role", `Unknown message role "${role}". Pi keeps the message in the context, but converting it to model input drops it (an extension may define it).`, this.valueSpan(["message", "role"]));
+      return;
+    }
+    this.checkFields(m, ["message"], spec.fields, `a ${role} message`);
+    if (Array.isArray(m.content)) this.checkBlocks(m.content, ["message", "content"]);
+    if (role === "assistant") this.checkUsage(m.usage, ["message", "usage"]);
+  }
+
+  private checkBlocks(blocks: unknown[], path: JsonPath): void {
+    for (let i = 0; i < blocks.length; i++) {
+      const block = blocks[i];
+      if (jsonKind(block) !== "object") {
+        this.add("wrong-type", `Content blocks should be objects, not ${describe(block)}.`, this.valueSpan([...path, i]));
+        continue;
+      }
+      const b = block as Record<string, unknown>;
+      const fields = typeof b.type === "string" ? BLOCK_FIELDS.get(b.type) : undefined;
+      if (typeof b.type !== "string") {
+        this.add(b.type === undefined ? "missing-field" : "wrong-type", "A content block needs a string `type` (text, image, thinking or toolCall).", this.valueSpan([...path, i]));
+      } else if (fields) {
+        this.checkFields(b, [...path, i], fields, `a ${b.type} block`);
+      }
+    }
+  }
+
+  private checkUsage(usage: unknown, path: JsonPath): void {
+    if (jsonKind(usage) !== "object") return;
+    const u = usage as Record<string, unknown>;
+    for (const name of USAGE_NUMBERS) {
+      if (name in u && typeof u[name] !== "number") {
+        this.add("wrong-type", `\`usage.${name}\` should be a number, not ${describe(u[name])}. Pi adds it into the session's token totals.`, this.valueSpan([...path, name]));
+      }
+    }
+    const cost = u.cost;
+    if (cost !== undefined && jsonKind(cost) !== "object") {
+      this.add("wrong-type", `\`usage.cost\` should be an object, not ${describe(cost)}. Pi adds it into the session's cost.`, this.valueSpan([...path, "cost"]));
+    } else if (cost !== undefined) {
+      const c = cost as Record<string, unknown>;
+      for (const name of ["input", "output", "cacheRead", "cacheWrite", "total"]) {
+        if (name in c && typeof c[name] !== "number") {
+          this.add("wrong-type", `\`usage.cost.${name}\` should be a number, not ${describe(c[name])}. Pi adds it into the session's cost.`, this.valueSpan([...path, "cost", name]));
+        }
+      }
+    }
+  }
+
+  private checkUsageKind(): void {
+    // Pi 1.x's own writers use "cache_warm"; any other kind is counted as ordinary usage.
+    const kind = this.object.kind;
+    if (typeof kind === "string" && kind !== "cache_warm") {
+      this.add("unknown-usage-kind", `Unknown usage kind "${kind}". Pi counts it as ordinary usage.`, this.valueSpan(["kind"]));
+    }
+  }
+
+  private checkFields(object: Record<string, unknown>, path: JsonPath, fields: readonly FieldSpec[], what: string): void {
+    for (const field of fields) {
+      const value = object[field.name];
+      const consequence = field.use ? ` If so, ${field.use}.` : "";
+      if (value === undefined) {
+        if (field.required) {
+          this.add("missing-field", `${capitalize(what)} should have \`${field.name}\`.${field.use ? ` Without it, ${field.use}.` : ""}`, this.anchorFor(path));
+        }
+        continue;
+      }
+      const kind = jsonKind(value);
+      if (!field.kinds.includes(kind)) {
+        this.add("wrong-type", `\`${field.name}\` should be ${field.kinds.join(" or ")}, not ${describe(value)}.${consequence}`, this.valueSpan([...path, field.name]));
+        continue;
+      }
+      if (field.iso && typeof value === "string" && !isIsoTimestamp(value)) {
+        this.add("invalid-timestamp", `\`${field.name}\` "${clip(value)}" is not an ISO 8601 time like 2026-01-31T12:00:00.000Z. Pi reads it with \`new Date()\`: sibling branches sort wrongly and synthesized messages get a null time.`, this.valueSpan([...path, field.name]));
+      }
+    }
+  }
+
+  /** Where to put a "missing field" finding: the role of a message, the type of a block or entry. */
+  private anchorFor(path: JsonPath): Span {
+    const candidates: JsonPath[] = path.length === 0 ? [["type"]] : path.length === 1 ? [[...path, "role"], path] : [[...path, "type"], path];
+    for (const candidate of candidates) {
+      const found = locate(this.text, candidate);
+      if (found) return found.value;
+    }
+    return this.wholeObject();
+  }
+
+  private valueSpan(path: JsonPath): Span {
+    return locate(this.text, path)?.value ?? this.wholeObject();
+  }
+
+  private keySpan(path: JsonPath): Span {
+    const found = locate(this.text, path);
+    return found?.key ?? found?.value ?? this.wholeObject();
+  }
+
+  private wholeObject(): Span {
+    const start = this.text.length - this.text.trimStart().length;
+    return { start, end: this.text.trimEnd().length };
+  }
+
+  private add(code: DiagnosticCode, message: string, span: Span): void {
+    this.findings.push({ code, message, span });
+  }
+}
+
+export function describe(value: unknown): string {
+  const kind = jsonKind(value);
+  switch (kind) {
+    case "null":
+      return "null";
+    case "string":
+      return `the string "${clip(value as string)}"`;
+    case "number":
+    case "boolean":
+      return `${kind} ${String(value)}`;
+    default:
+      return `an ${kind}`;
+  }
+}
+
+export function clip(text: string, max = 40): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

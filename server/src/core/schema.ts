@@ -1,0 +1,250 @@
+/**
+ * The shapes Pi writes: the header, the entry base, every entry type and every message role, as
+ * data. Field checks, and later hovers and completion, read these tables instead of hard-coding
+ * field names, so a new entry type is one row here.
+ *
+ * Pi itself validates none of these fields when it loads a file; the tables say what Pi *writes*,
+ * and each row notes what Pi does with the field, so that a diagnostic can say what a wrong value
+ * will do.
+ */
+
+/** The JSON kinds a value can have, as `jsonKind` reports them. */
+export type JsonKind = "string" | "number" | "boolean" | "null" | "array" | "object";
+
+export function jsonKind(value: unknown): JsonKind {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  const t = typeof value;
+  if (t === "string" || t === "number" || t === "boolean") return t;
+  return "object";
+}
+
+export interface FieldSpec {
+  name: string;
+  kinds: readonly JsonKind[];
+  required: boolean;
+  /** Whether the value is a timestamp string in ISO 8601 form. */
+  iso?: boolean;
+  /** What Pi does with this field; appended to messages about it. */
+  use?: string;
+}
+
+export interface EntryTypeSpec {
+  type: string;
+  summary: string;
+  /** How the entry reaches the model's context, or why it does not. */
+  context: string;
+  since: string;
+  fields: readonly FieldSpec[];
+}
+
+export interface RoleSpec {
+  role: string;
+  summary: string;
+  fields: readonly FieldSpec[];
+}
+
+const req = (name: string, kinds: readonly JsonKind[], use?: string): FieldSpec => ({ name, kinds, required: true, use });
+const opt = (name: string, kinds: readonly JsonKind[], use?: string): FieldSpec => ({ name, kinds, required: false, use });
+
+const STR: readonly JsonKind[] = ["string"];
+const NUM: readonly JsonKind[] = ["number"];
+const BOOL: readonly JsonKind[] = ["boolean"];
+const OBJ: readonly JsonKind[] = ["object"];
+const ARR: readonly JsonKind[] = ["array"];
+const CONTENT: readonly JsonKind[] = ["string", "array"];
+
+export const HEADER_FIELDS: readonly FieldSpec[] = [
+  req("id", STR, "Pi requires a string id: without one the whole file is invalid"),
+  { name: "timestamp", kinds: STR, required: true, iso: true, use: "Pi shows it as the session's creation time" },
+  req("cwd", STR, "Pi uses it as the working directory when the session resumes"),
+  opt("parentSession", STR, "Pi shows it as the session this one was forked from"),
+];
+
+export const BASE_FIELDS: readonly FieldSpec[] = [
+  req("id", STR, "other entries cannot refer to this entry, and if it is the last line Pi resumes from no entry"),
+  req("parentId", ["string", "null"], "Pi treats the entry as a root of the tree"),
+  { name: "timestamp", kinds: STR, required: true, iso: true, use: "Pi orders sibling branches by this time" },
+];
+
+export const ENTRY_TYPES: readonly EntryTypeSpec[] = [
+  {
+    type: "message",
+    summary: "A conversation message (user, assistant, tool result, bash execution, custom or system).",
+    context: "Yes: the stored message is sent as it is.",
+    since: "v1",
+    fields: [req("message", OBJ)],
+  },
+  {
+    type: "thinking_level_change",
+    summary: "Changes the thinking level for the rest of the branch.",
+    context: "No message; sets the context's thinking level.",
+    since: "v1",
+    fields: [req("thinkingLevel", STR, "the thinking level of the context is taken from it")],
+  },
+  {
+    type: "model_change",
+    summary: "Switches the model for the rest of the branch.",
+    context: "No message; sets the context's model.",
+    since: "v1",
+    fields: [req("provider", STR, "the context's model is taken from it"), req("modelId", STR, "the context's model is taken from it")],
+  },
+  {
+    type: "compaction",
+    summary: "Replaces the history before `firstKeptEntryId` with a summary.",
+    context: "Yes: the last compaction on the path becomes a compaction summary message.",
+    since: "v1",
+    fields: [
+      req("summary", STR, "the summary is what the model sees instead of the compacted history"),
+      req("firstKeptEntryId", STR, "it marks where the kept history starts"),
+      req("tokensBefore", NUM),
+      opt("fromHook", BOOL),
+      opt("usage", OBJ),
+      opt("systemMessage", OBJ),
+    ],
+  },
+  {
+    type: "branch_summary",
+    summary: "Summarises a branch that was left, at the point where the conversation continues.",
+    context: "Yes, when `summary` is not empty: a branch summary message.",
+    since: "v2",
+    fields: [req("fromId", STR), req("summary", STR, "an empty or missing summary contributes nothing"), opt("fromHook", BOOL), opt("usage", OBJ)],
+  },
+  {
+    type: "custom",
+    summary: "State saved by an extension.",
+    context: "No.",
+    since: "v2",
+    fields: [req("customType", STR)],
+  },
+  {
+    type: "custom_message",
+    summary: "A message injected by an extension.",
+    context: "Yes: a custom message (sent to the model as user input).",
+    since: "v2",
+    fields: [req("customType", STR), req("content", CONTENT), req("display", BOOL)],
+  },
+  {
+    type: "label",
+    summary: "Sets or clears a bookmark label on another entry.",
+    context: "No.",
+    since: "v2",
+    fields: [req("targetId", STR, "the label applies to no entry"), opt("label", STR)],
+  },
+  {
+    type: "session_info",
+    summary: "Names the session; the last one in the file wins.",
+    context: "No.",
+    since: "v3",
+    fields: [opt("name", STR, "Pi shows no session name")],
+  },
+  {
+    type: "usage",
+    summary: "Token usage not tied to a message (for example cache warming); counted in cost totals.",
+    context: "No; counted in the session's cost.",
+    since: "Pi 0.87 (1.x)",
+    fields: [req("kind", STR), req("provider", STR), req("model", STR), req("usage", OBJ), opt("note", STR)],
+  },
+  {
+    type: "context_edit",
+    summary: "Replaces or removes the content another entry contributes to the context.",
+    context: "No message of its own; edits its target's message (Pi 1.x only).",
+    since: "Pi 0.87 (1.x)",
+    fields: [req("targetId", STR, "the edit applies to no entry"), req("replacement", ["object", "null"])],
+  },
+];
+
+export const ENTRY_TYPE_BY_NAME: ReadonlyMap<string, EntryTypeSpec> = new Map(ENTRY_TYPES.map((t) => [t.type, t]));
+
+const TS = (): FieldSpec => req("timestamp", NUM);
+
+export const ROLES: readonly RoleSpec[] = [
+  { role: "user", summary: "What the user typed.", fields: [req("content", CONTENT), TS()] },
+  {
+    role: "assistant",
+    summary: "A model reply: text, thinking and tool calls.",
+    fields: [
+      req("content", ARR),
+      req("api", STR),
+      req("provider", STR, "the context's model is taken from it"),
+      req("model", STR, "the context's model is taken from it"),
+      req("usage", OBJ),
+      req("stopReason", STR),
+      TS(),
+      opt("errorMessage", STR),
+    ],
+  },
+  {
+    role: "toolResult",
+    summary: "The result of a tool call, answering a `toolCall` block of an earlier assistant message.",
+    fields: [req("toolCallId", STR), req("toolName", STR), req("content", ARR), req("isError", BOOL), TS()],
+  },
+  {
+    role: "bashExecution",
+    summary: "A shell command the user ran with `!`; sent to the model as user text unless excluded.",
+    fields: [
+      req("command", STR),
+      req("output", STR),
+      opt("exitCode", ["number", "null"]),
+      req("cancelled", BOOL),
+      req("truncated", BOOL),
+      opt("fullOutputPath", STR),
+      opt("excludeFromContext", BOOL),
+      TS(),
+    ],
+  },
+  {
+    role: "custom",
+    summary: "An extension's message; sent to the model as user input.",
+    fields: [req("customType", STR), req("content", CONTENT), req("display", BOOL), TS()],
+  },
+  {
+    role: "system",
+    summary: "A system prompt update (Pi 1.x): prompt sections patched by name, tools added and removed.",
+    fields: [req("content", CONTENT), opt("sections", OBJ), opt("toolsAdded", ARR), opt("toolsRemoved", ARR), TS()],
+  },
+  {
+    role: "branchSummary",
+    summary: "A branch summary; Pi produces it while building the context and never stores it.",
+    fields: [req("summary", STR), TS()],
+  },
+  {
+    role: "compactionSummary",
+    summary: "A compaction summary; Pi produces it while building the context and never stores it.",
+    fields: [req("summary", STR), TS()],
+  },
+  {
+    role: "hookMessage",
+    summary: "The v2 name of the `custom` role; Pi renames it when it migrates a v2 file.",
+    fields: [req("customType", STR), req("content", CONTENT), req("display", BOOL), TS()],
+  },
+];
+
+export const ROLE_BY_NAME: ReadonlyMap<string, RoleSpec> = new Map(ROLES.map((r) => [r.role, r]));
+
+/** Content block types and their fields, for roles whose content is an array of blocks. */
+export const BLOCK_FIELDS: ReadonlyMap<string, readonly FieldSpec[]> = new Map([
+  ["text", [req("text", STR)]],
+  ["thinking", [req("thinking", STR)]],
+  ["image", [req("data", STR), req("mimeType", STR)]],
+  ["toolCall", [req("id", STR), req("name", STR), req("arguments", OBJ)]],
+]);
+
+/** Numeric fields of a `Usage` object. */
+export const USAGE_NUMBERS: readonly string[] = ["input", "output", "cacheRead", "cacheWrite", "totalTokens"];
+
+/** `usage` entry kinds Pi itself writes; any other kind is counted as ordinary usage. */
+export const KNOWN_USAGE_KINDS: ReadonlySet<string> = new Set(["cache_warm"]);
+
+export const CURRENT_VERSION = 3;
+
+/**
+ * Whether a string is an ISO 8601 date-time that `new Date()` reads, as Pi's
+ * `new Date().toISOString()` writes (`2026-03-02T10:00:00.002Z`); offsets other than `Z` are
+ * accepted because `Date` reads them the same way.
+ */
+export function isIsoTimestamp(value: string): boolean {
+  return ISO_RE.test(value) && !Number.isNaN(Date.parse(value));
+}
+
+const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;

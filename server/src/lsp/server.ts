@@ -1,0 +1,99 @@
+/**
+ * The language server: the only module that knows JSON-RPC. It wires LSP requests and
+ * notifications to the pure features and owns the open documents.
+ *
+ * Diagnostics are pulled when the client supports `textDocument/diagnostic` and pushed otherwise
+ * (Neovim before 0.10, Vim/ALE, Eglot, Helix). Pushed results carry the document version and are
+ * computed from the current version when a short debounce fires, so a result for a stale version is
+ * never published. Every handler runs behind `runSafe`: an exception is logged and answered with an
+ * empty result, never allowed to take the server down.
+ */
+
+import {
+  DocumentDiagnosticReportKind,
+  TextDocumentSyncKind,
+  TextDocuments,
+  type Connection,
+  type DocumentDiagnosticReport,
+  type InitializeResult,
+} from "vscode-languageserver";
+import { SessionDocument } from "../core/document";
+import { computeDiagnostics } from "../features/diagnostics";
+import { VERSION } from "../version";
+
+/** How long pushed diagnostics wait for typing to pause. */
+const PUSH_DELAY_MS = 150;
+
+export function startServer(connection: Connection): void {
+  const documents = new TextDocuments<SessionDocument>({
+    create: (uri, languageId, version, content) => new SessionDocument(uri, languageId, version, content),
+    update: (document, changes, version) => {
+      document.update(changes, version);
+      return document;
+    },
+  });
+  let pullDiagnostics = false;
+  const pending = new Map<string, NodeJS.Timeout>();
+
+  function runSafe<R>(what: string, fallback: R, work: () => R): R {
+    try {
+      return work();
+    } catch (error) {
+      connection.console.error(`${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      return fallback;
+    }
+  }
+
+  connection.onInitialize((params): InitializeResult => {
+    pullDiagnostics = params.capabilities.textDocument?.diagnostic !== undefined;
+    return {
+      capabilities: {
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+        ...(pullDiagnostics ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}),
+      },
+      serverInfo: { name: "pi-session-lsp", version: VERSION },
+    };
+  });
+
+  function schedulePush(uri: string): void {
+    if (pullDiagnostics) return;
+    clearTimeout(pending.get(uri));
+    pending.set(
+      uri,
+      setTimeout(() => {
+        pending.delete(uri);
+        runSafe("publishing diagnostics", undefined, () => {
+          const document = documents.get(uri);
+          if (!document) return;
+          const diagnostics = computeDiagnostics(document);
+          void connection.sendDiagnostics({ uri, version: document.version, diagnostics });
+        });
+      }, PUSH_DELAY_MS),
+    );
+  }
+
+  documents.onDidOpen((event) => schedulePush(event.document.uri));
+  documents.onDidChangeContent((event) => schedulePush(event.document.uri));
+  documents.onDidClose((event) => {
+    const uri = event.document.uri;
+    clearTimeout(pending.get(uri));
+    pending.delete(uri);
+    if (!pullDiagnostics) void connection.sendDiagnostics({ uri, diagnostics: [] });
+  });
+
+  connection.languages.diagnostics.on((params): DocumentDiagnosticReport => {
+    const empty: DocumentDiagnosticReport = { kind: DocumentDiagnosticReportKind.Full, items: [] };
+    return runSafe("textDocument/diagnostic", empty, () => {
+      const document = documents.get(params.textDocument.uri);
+      if (!document) return empty;
+      // The result id is the document version: a client that already holds this version's
+      // diagnostics is told they are unchanged instead of receiving them again.
+      const resultId = `${document.version}`;
+      if (params.previousResultId === resultId) return { kind: DocumentDiagnosticReportKind.Unchanged, resultId };
+      return { kind: DocumentDiagnosticReportKind.Full, resultId, items: computeDiagnostics(document) };
+    });
+  });
+
+  documents.listen(connection);
+  connection.listen();
+}

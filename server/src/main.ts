@@ -1,0 +1,42 @@
+/**
+ * The command line entry point: `--stdio` starts the language server, `check` runs the checker.
+ */
+
+import { createConnection, ProposedFeatures } from "vscode-languageserver/node";
+import { CHECK_USAGE, runCheck } from "./cli/check";
+import { startServer } from "./lsp/server";
+import { VERSION } from "./version";
+
+const USAGE = `pi-session-lsp ${VERSION}: a language server for Pi session files (*.jsonl)
+
+Usage:
+  pi-session-lsp --stdio                       start the language server on stdin/stdout
+  pi-session-lsp check [--format text|json] PATH...
+  pi-session-lsp --version
+
+${CHECK_USAGE}`;
+
+export function main(args: readonly string[]): void {
+  const [command, ...rest] = args;
+  if (command === "check") {
+    const io = { out: (t: string) => process.stdout.write(t), err: (t: string) => process.stderr.write(t) };
+    const status = runCheck(rest, io);
+    // Let stdout drain before exiting: output to a pipe is written asynchronously.
+    process.exitCode = status;
+    return;
+  }
+  if (command === "--version" || command === "-v") {
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  if (command === "--help" || command === "-h") {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (args.includes("--stdio")) {
+    startServer(createConnection(ProposedFeatures.all, process.stdin, process.stdout));
+    return;
+  }
+  process.stderr.write(`${USAGE}\n`);
+  process.exitCode = 2;
+}
