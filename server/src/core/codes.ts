@@ -25,10 +25,10 @@ export const CODES = {
   "dangling-parent": { severity: "error", pi: "Pi treats the entry as a root: the context built through it stops here and loses everything above" },
   "duplicate-id": { severity: "error", pi: "Pi keeps the later entry under this id; references and children resolve to it, and the earlier one cannot be reached" },
   "missing-message": { severity: "error", pi: "Pi throws a TypeError when it builds a context that includes this entry" },
+  "bom": { severity: "error", pi: "Pi 0.73/0.74 strips it; Pi 1.x cannot parse the first line and refuses to open the file" },
   // Warnings: Pi opens the file, but the session is not what it seems.
-  "bom": { severity: "warning", pi: "Pi 0.73/0.74 strips it; Pi 1.x cannot parse the first line and refuses to open the file" },
-  "old-version": { severity: "warning", pi: "Pi migrates the file to v3 on open and rewrites the whole file, giving every entry a new random id" },
-  "invalid-version": { severity: "warning", pi: "Pi treats any version it cannot compare as current and migrates nothing" },
+  "old-version": { severity: "warning", pi: "Pi migrates the file to v3 on open and rewrites the whole file, dropping lines it cannot parse; a v1 file's entries get new random ids and are chained into one line of history" },
+  "invalid-version": { severity: "warning", pi: "Pi compares the version loosely: \"3\" or 4 count as current (nothing migrated); other values start a migration and a rewrite of the whole file" },
   "second-header": { severity: "warning", pi: "Pi ignores every header after the first" },
   "missing-field": { severity: "warning", pi: "Pi does not validate fields; the message says what the missing field breaks" },
   "wrong-type": { severity: "warning", pi: "Pi does not validate fields; the message says what the wrong type breaks" },
@@ -39,7 +39,7 @@ export const CODES = {
   "first-kept-not-on-path": { severity: "warning", pi: "Pi keeps nothing from before the compaction: firstKeptEntryId is not an ancestor of the compaction" },
   "unmatched-tool-result": { severity: "warning", pi: "Pi sends the result anyway; most providers reject a tool result without its tool call" },
   "hook-message-in-v3": { severity: "warning", pi: "Pi renames hookMessage to custom only when migrating v2 files; in a v3 file the role is unknown and the message is not sent" },
-  "no-final-newline": { severity: "warning", pi: "Pi 1.x appends a newline when it opens the file; Pi 0.73/0.74 writes its next entry onto the same line and loses both" },
+  "no-final-newline": { severity: "warning", pi: "Pi 1.x appends a newline when it opens the file; Pi 0.73/0.74 writes its next entry onto the same line, and both entries become one unparsable line" },
   // Information and hints: nothing is lost, but a person reading the file should know.
   "not-a-session": { severity: "information", pi: "No line looks like a Pi entry; Pi would refuse or overwrite it, and it is not checked further" },
   "unknown-entry-type": { severity: "information", pi: "Pi keeps the entry in the tree (it can be the leaf) but it contributes nothing to the context" },
@@ -52,3 +52,9 @@ export const CODES = {
 export type DiagnosticCode = keyof typeof CODES;
 
 export const ALL_CODES = Object.keys(CODES) as DiagnosticCode[];
+
+/** The README's table of codes, as Markdown: code, severity, and what Pi does. */
+export function codesTable(): string {
+  const rows = ALL_CODES.map((code) => `| \`${code}\` | ${CODES[code].severity} | ${CODES[code].pi.replace(/\|/g, "\\|")} |`);
+  return ["| Code | Severity | What Pi does |", "| --- | --- | --- |", ...rows].join("\n") + "\n";
+}

@@ -9,9 +9,11 @@
  */
 
 /** The JSON kinds a value can have, as `jsonKind` reports them. */
-export type JsonKind = "string" | "number" | "boolean" | "null" | "array" | "object";
+export type JsonKind = "string" | "number" | "boolean" | "null" | "array" | "object" | "undefined";
 
+/** The JSON kind of a parsed value; "undefined" for a member that is absent. */
 export function jsonKind(value: unknown): JsonKind {
+  if (value === undefined) return "undefined";
   if (value === null) return "null";
   if (Array.isArray(value)) return "array";
   const t = typeof value;

@@ -222,7 +222,7 @@ class DiagnosticCollector {
         const fate =
           holder === winner
             ? `Pi keeps this entry under the id and ignores the one${others.length > 1 ? "s" : ""} on ${lines}.`
-            : `Pi keeps only the last entry with this id (line ${winner.line + 1}): children and references resolve to it, and this entry can only be reached as the last line.`;
+            : `Pi keeps only the last entry with this id (line ${winner.line + 1}): children and references resolve to that one, so this entry is cut off from the tree.`;
         this.add("duplicate-id", `Duplicate id "${clip(id)}", also on ${lines}. ${fate}${loop}`, this.valueRange(holder.line, ["id"]), this.related(holders.filter((h) => h !== holder), `the same id "${clip(id)}"`));
       }
     }

@@ -1,0 +1,112 @@
+/**
+ * Annotated session fixtures, in the spirit of rust-analyzer's `//^^^ error` annotations.
+ *
+ * A fixture is the text of a session with annotation lines after the line they describe:
+ *
+ *     {"type":"message","id":"b","parentId":"zz",...}
+ *     # error dangling-parent @ "zz" : names no entry
+ *
+ * - `# <severity> <code>` expects a diagnostic on the whole line above;
+ * - `@ <token>` narrows the range to the first occurrence of `<token>` in that line (`<token>#2` the
+ *   second one), `@ $` to its last character and `@ ^` to the empty range at its start;
+ * - `: <text>` requires the message to contain `<text>`.
+ *
+ * Directives on the first lines shape the text: `#! crlf` (CRLF line endings), `#! bom` (a byte
+ * order mark), `#! no-final-newline`. A line `#! raw <json string>` stands for a line whose text is
+ * that JSON string's value (for lines that must hold whitespace or control characters).
+ * Lines that start with `#` are never session lines, since every session line starts with JSON.
+ */
+
+import type { Diagnostic } from "vscode-languageserver";
+import { SessionDocument } from "../../server/src/core/document";
+import { computeDiagnostics } from "../../server/src/features/diagnostics";
+
+export interface ExpectedDiagnostic {
+  line: number;
+  start: number;
+  end: number;
+  severity: string;
+  code: string;
+  message?: string;
+}
+
+export interface Fixture {
+  text: string;
+  expected: ExpectedDiagnostic[];
+}
+
+const SEVERITIES = ["", "error", "warning", "information", "hint"];
+const ANNOTATION = /^# (error|warning|information|hint) ([a-z0-9-]+)(?: @ (.+?))?(?: : (.+))?$/;
+
+export function parseFixture(source: string): Fixture {
+  const sourceLines = source.replace(/\n$/, "").split("\n");
+  let crlf = false;
+  let bom = false;
+  let finalNewline = true;
+  const lines: string[] = [];
+  const expected: ExpectedDiagnostic[] = [];
+  for (const raw of sourceLines) {
+    if (raw.startsWith("#! ")) {
+      const directive = raw.slice(3).trim();
+      if (directive === "crlf") crlf = true;
+      else if (directive === "bom") bom = true;
+      else if (directive === "no-final-newline") finalNewline = false;
+      else if (directive.startsWith("raw ")) lines.push(JSON.parse(directive.slice(4)) as string);
+      else throw new Error(`unknown fixture directive: ${raw}`);
+      continue;
+    }
+    if (raw.startsWith("#")) {
+      const match = ANNOTATION.exec(raw);
+      if (!match) throw new Error(`malformed annotation: ${raw}`);
+      const [, severity, code, token, message] = match;
+      const line = Math.max(0, lines.length - 1);
+      const text = (bom && line === 0 ? "\uFEFF" : "") + (lines[line] ?? "");
+      const { start, end } = tokenRange(text, token, raw);
+      expected.push({ line, start, end, severity: severity!, code: code!, message });
+      continue;
+    }
+    lines.push(raw);
+  }
+  const eol = crlf ? "\r\n" : "\n";
+  let text = lines.join(eol);
+  if (finalNewline && lines.length > 0) text += eol;
+  if (bom) text = `\uFEFF${text}`;
+  return { text, expected };
+}
+
+function tokenRange(text: string, token: string | undefined, annotation: string): { start: number; end: number } {
+  if (token === undefined) return { start: 0, end: text.length };
+  if (token === "^") return { start: 0, end: 0 };
+  if (token === "$") return { start: Math.max(0, text.length - 1), end: text.length };
+  const occurrence = /^(.*)#(\d+)$/.exec(token);
+  const needle = occurrence ? occurrence[1]! : token;
+  let index = -1;
+  for (let n = occurrence ? Number(occurrence[2]) : 1; n > 0; n--) {
+    index = text.indexOf(needle, index + 1);
+    if (index < 0) throw new Error(`token ${needle} not found in the line annotated by: ${annotation}`);
+  }
+  return { start: index, end: index + needle.length };
+}
+
+export function diagnose(text: string): Diagnostic[] {
+  return computeDiagnostics(new SessionDocument("file:///fixture.jsonl", "jsonl", 1, text));
+}
+
+/** A diagnostic as one comparable line: `L3 5-9 error dangling-parent`. */
+export function describeDiagnostic(d: { line: number; start: number; end: number; severity: string; code: string }): string {
+  return `L${d.line + 1} ${d.start}-${d.end} ${d.severity} ${d.code}`;
+}
+
+export function actualOf(diagnostics: readonly Diagnostic[]): (ExpectedDiagnostic & { message: string })[] {
+  return diagnostics.map((d) => {
+    if (d.range.start.line !== d.range.end.line) throw new Error(`diagnostic spans lines: ${JSON.stringify(d)}`);
+    return {
+      line: d.range.start.line,
+      start: d.range.start.character,
+      end: d.range.end.character,
+      severity: SEVERITIES[d.severity ?? 0]!,
+      code: String(d.code),
+      message: typeof d.message === "string" ? d.message : d.message.value,
+    };
+  });
+}
