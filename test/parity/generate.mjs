@@ -50,7 +50,7 @@ const VERSIONS = {
 	"1.6.0": { short: "16", pkg: path.join(ORACLE_NM, "pi16"), node: NODE22 },
 };
 /** Per-call timeout. See the header: 1.6.0 needs > ~10 s to reach its RangeError on a cycle. */
-const TIMEOUT_MS = { "0.74.2": 5000, "1.6.0": 30000 };
+const TIMEOUT_MS = { "0.74.2": 5000, "1.6.0": 60000 };
 const STARTUP_TIMEOUT_MS = 60000;
 const FAKE_EPOCH = Date.UTC(2026, 3, 1, 12, 0, 0); // 2026-04-01T12:00:00.000Z, clock for probes
 const WRITER_EPOCH = Date.UTC(2026, 2, 2, 10, 0, 0); // 2026-03-02T10:00:00.000Z, clock for written fixtures

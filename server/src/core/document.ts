@@ -82,7 +82,9 @@ export class SessionDocument {
     // Clients that sync whole documents still benefit from the per-line cache: unchanged lines are
     // looked up by their text.
     const previous = new Map<string, ParsedLine>();
-    for (let i = 0; i < this.lines.length; i++) previous.set(this.lines[i]!, this.parsed[i]!);
+    // Line 0 is left out when it starts with a byte order mark: it was parsed without the mark,
+    // which is right only for the first line.
+    for (let i = this.hasBom ? 1 : 0; i < this.lines.length; i++) previous.set(this.lines[i]!, this.parsed[i]!);
     const split = splitLines(text);
     this.lines = split.lines;
     this.eols = split.eols;

@@ -217,22 +217,25 @@ class DiagnosticCollector {
     for (const [id, holders] of a.duplicates) {
       const winner = holders[holders.length - 1]!;
       for (const holder of holders) {
-        const others = holders.filter((h) => h !== holder).map((h) => h.line + 1);
-        const lines = others.length === 1 ? `line ${others[0]}` : `lines ${others.join(", ")}`;
+        // Only the first few other holders are named, so an id held 50,000 times stays linear.
+        const others = holders.slice(0, MAX_RELATED + 1).filter((h) => h !== holder).slice(0, MAX_RELATED);
+        const more = holders.length - 1 - others.length;
+        const named = others.map((h) => h.line + 1).join(", ") + (more > 0 ? ` and ${more} more` : "");
+        const lines = holders.length === 2 ? `line ${named}` : `lines ${named}`;
         const fate =
           holder === winner
-            ? `Pi keeps this entry under the id and ignores the one${others.length > 1 ? "s" : ""} on ${lines}.`
+            ? `Pi keeps this entry under the id and ignores the one${holders.length > 2 ? "s" : ""} on ${lines}.`
             : `Pi keeps only the last entry with this id (line ${winner.line + 1}): children and references resolve to that one, so this entry is cut off from the tree.`;
-        this.add("duplicate-id", `Duplicate id "${clip(id)}", also on ${lines}. ${fate}${loop}`, this.valueRange(holder.line, ["id"]), this.related(holders.filter((h) => h !== holder), `the same id "${clip(id)}"`));
+        this.add("duplicate-id", `Duplicate id "${clip(id)}", also on ${lines}. ${fate}${loop}`, this.valueRange(holder.line, ["id"]), this.related(others, `the same id "${clip(id)}"`));
       }
     }
   }
 
   private checkCycles(): void {
     const { a } = this;
-    const leafInCycle = a.leaf !== undefined && a.reachesCycle[a.leaf.index] === 1;
-    for (const cycle of a.cycles) {
-      const leafReaches = leafInCycle && this.leafReachesCycle(cycle);
+    const leafCycle = this.leafCycle();
+    for (const [index, cycle] of a.cycles.entries()) {
+      const leafReaches = index === leafCycle;
       const consequence = leafReaches
         ? "The last line leads into this cycle, so Pi hangs as soon as it resumes this session (building the context never ends; Pi 1.x's getBranch fails with \"Invalid array length\")."
         : "Pi hangs if the session is resumed from any entry in or below this cycle.";
@@ -245,21 +248,24 @@ class DiagnosticCollector {
       const chain = cycle.length > 8 ? `${ids.slice(0, 8).join(" → ")} → … (${cycle.length} entries)` : `${ids.join(" → ")} → ${ids[0]}`;
       const viaDuplicate = cycle.some((e) => e.id !== undefined && a.duplicates.has(e.id)) ? " The loop runs through a duplicated id: Pi follows the last entry with that id." : "";
       for (const entry of cycle) {
-        this.add("parent-cycle", `parentId cycle: ${chain}.${viaDuplicate} ${consequence}`, this.valueRange(entry.line, ["parentId"]), this.related(cycle.filter((e) => e !== entry), "in the same cycle"));
+        // Only the first few members are related, so a 50,000-entry cycle stays linear.
+        const others = cycle.slice(0, MAX_RELATED + 1).filter((e) => e !== entry);
+        this.add("parent-cycle", `parentId cycle: ${chain}.${viaDuplicate} ${consequence}`, this.valueRange(entry.line, ["parentId"]), this.related(others, "in the same cycle"));
       }
     }
   }
 
-  private leafReachesCycle(cycle: Entry[]): boolean {
-    // The leaf's walk enters exactly one cycle; it is this one when the walk meets a member.
-    // The walk is bounded by the number of entries, so it ends even though the chain loops.
-    const members = new Set(cycle);
-    let current = this.a.leaf;
-    for (let steps = 0; current && steps <= this.a.entries.length; steps++) {
-      if (members.has(current)) return true;
-      current = this.a.parent[current.index];
+  /** The index of the cycle the leaf's walk runs into, or -1. */
+  private leafCycle(): number {
+    const { a } = this;
+    if (!a.leaf || !a.reachesCycle[a.leaf.index]) return -1;
+    // The walk meets a cycle member within as many steps as there are entries.
+    let current: Entry | undefined = a.leaf;
+    for (let steps = 0; current && steps <= a.entries.length; steps++) {
+      if (a.cycleOf[current.index]! >= 0) return a.cycleOf[current.index]!;
+      current = a.parent[current.index];
     }
-    return false;
+    return -1;
   }
 
   private checkLinks(): void {

@@ -26,13 +26,21 @@ const PUSH_DELAY_MS = 150;
 
 export function startServer(connection: Connection): void {
   const documents = new TextDocuments<SessionDocument>({
-    create: (uri, languageId, version, content) => new SessionDocument(uri, languageId, version, content),
+    create: (uri, languageId, version, content) => {
+      const document = new SessionDocument(uri, languageId, version, content);
+      openings.set(document, ++openCount);
+      return document;
+    },
     update: (document, changes, version) => {
       document.update(changes, version);
       return document;
     },
   });
   let pullDiagnostics = false;
+  // Versions restart when a document is closed and reopened, so pulled result ids also carry
+  // which opening of the document they belong to.
+  const openings = new WeakMap<SessionDocument, number>();
+  let openCount = 0;
   const pending = new Map<string, NodeJS.Timeout>();
 
   function runSafe<R>(what: string, fallback: R, work: () => R): R {
@@ -86,9 +94,9 @@ export function startServer(connection: Connection): void {
     return runSafe("textDocument/diagnostic", empty, () => {
       const document = documents.get(params.textDocument.uri);
       if (!document) return empty;
-      // The result id is the document version: a client that already holds this version's
-      // diagnostics is told they are unchanged instead of receiving them again.
-      const resultId = `${document.version}`;
+      // A client that already holds this version's diagnostics is told they are unchanged
+      // instead of receiving them again.
+      const resultId = `${openings.get(document) ?? 0}:${document.version}`;
       if (params.previousResultId === resultId) return { kind: DocumentDiagnosticReportKind.Unchanged, resultId };
       return { kind: DocumentDiagnosticReportKind.Full, resultId, items: computeDiagnostics(document) };
     });
