@@ -11,6 +11,13 @@
  *   second one), `@ $` to its last character and `@ ^` to the empty range at its start;
  * - `: <text>` requires the message to contain `<text>`.
  *
+ * An annotation placed before any session line refers to line 0. That is how a fixture for an empty
+ * (0-byte) file is written: a fixture that holds nothing but `# error empty-file @ ^` has no session
+ * line at all, so its text is "" and the annotation names the empty range at line 0, column 0.
+ * Tokens are looked up once the whole fixture is read, so such an annotation may also precede a
+ * non-empty line 0. In a `#! bom` fixture, line 0's columns count the byte order mark as column 0
+ * (as the server's UTF-16 positions do), and a token made of a literal U+FEFF character names it.
+ *
  * Directives on the first lines shape the text: `#! crlf` (CRLF line endings), `#! bom` (a byte
  * order mark), `#! no-final-newline`. A line `#! raw <json string>` stands for a line whose text is
  * that JSON string's value (for lines that must hold whitespace or control characters).
@@ -44,7 +51,7 @@ export function parseFixture(source: string): Fixture {
   let bom = false;
   let finalNewline = true;
   const lines: string[] = [];
-  const expected: ExpectedDiagnostic[] = [];
+  const annotations: { line: number; severity: string; code: string; token: string | undefined; message: string | undefined; raw: string }[] = [];
   for (const raw of sourceLines) {
     if (raw.startsWith("#! ")) {
       const directive = raw.slice(3).trim();
@@ -59,14 +66,17 @@ export function parseFixture(source: string): Fixture {
       const match = ANNOTATION.exec(raw);
       if (!match) throw new Error(`malformed annotation: ${raw}`);
       const [, severity, code, token, message] = match;
-      const line = Math.max(0, lines.length - 1);
-      const text = (bom && line === 0 ? "\uFEFF" : "") + (lines[line] ?? "");
-      const { start, end } = tokenRange(text, token, raw);
-      expected.push({ line, start, end, severity: severity!, code: code!, message });
+      // Before any session line, an annotation refers to line 0 (the only line of an empty file).
+      annotations.push({ line: Math.max(0, lines.length - 1), severity: severity!, code: code!, token, message, raw });
       continue;
     }
     lines.push(raw);
   }
+  const expected: ExpectedDiagnostic[] = annotations.map(({ line, severity, code, token, message, raw }) => {
+    const text = (bom && line === 0 ? "\uFEFF" : "") + (lines[line] ?? "");
+    const { start, end } = tokenRange(text, token, raw);
+    return { line, start, end, severity, code, message };
+  });
   const eol = crlf ? "\r\n" : "\n";
   let text = lines.join(eol);
   if (finalNewline && lines.length > 0) text += eol;

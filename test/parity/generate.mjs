@@ -948,12 +948,30 @@ async function writeFixtures(version) {
 	}
 }
 
+/** One top-level field per line, values compact; context messages one per line (small, diff-friendly). */
+function formatExpectation(exp) {
+	const fields = Object.entries(exp).map(([k, v]) => {
+		if (k === "context" && v && Array.isArray(v.messages)) {
+			const inner = Object.entries(v).map(([ck, cv]) =>
+				ck === "messages" && cv.length > 0
+					? `    "messages": [\n${cv.map((m) => `      ${JSON.stringify(m)}`).join(",\n")}\n    ]`
+					: `    ${JSON.stringify(ck)}: ${JSON.stringify(cv)}`,
+			);
+			return `  "context": {\n${inner.join(",\n")}\n  }`;
+		}
+		return `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`;
+	});
+	const text = `{\n${fields.join(",\n")}\n}\n`;
+	if (JSON.stringify(JSON.parse(text)) !== JSON.stringify(exp)) throw new Error("formatExpectation: round trip failed");
+	return text;
+}
+
 function summarize(e) {
 	const parts = [];
-	if (e.load === "threw") parts.push(`load threw (${e.loadError.replace(/^TypeError: /, "")})`);
+	if (e.load === "threw") parts.push(`**load threw** (${e.loadError})`);
 	if (e.open === "threw") return [...parts, `**open threw**: ${e.error.replace(/: <TMP>\/session\.jsonl$/, "")}`].join("; ");
 	if (e.open === "hung" || e.open === "crashed") return [...parts, `**open ${e.open}**`].join("; ");
-	if (e.fileChange === "append") parts.push("appended `\\n`");
+	if (e.fileChange === "append") parts.push("**appended `\\n`**");
 	else if (e.fileChange === "rewrite") parts.push(e.fileAfter && e.fileAfter.split("\n").length <= 2 ? "**rewrote: fresh header only**" : "**rewrote (migrated)**");
 	if (e.skippedLines?.length) parts.push(`skipped line${e.skippedLines.length > 1 ? "s" : ""} ${e.skippedLines.join(",")}`);
 	if (e.contextHung) parts.push("**context hung**");
@@ -963,7 +981,7 @@ function summarize(e) {
 	else if (e.branchError) parts.push(`**getBranch ${e.branchError.replace(/^(\w+): .*/, "$1")}**`);
 	if (e.treeHung) parts.push("**getTree hung**");
 	else if (e.treeError) parts.push(`**getTree ${e.treeError.replace(/^(\w+): .*/, "$1")}**`);
-	if (e.sessionNameError) parts.push("getSessionName threw");
+	if (e.sessionNameError) parts.push("**getSessionName threw**");
 	return parts.join("; ");
 }
 
@@ -1031,7 +1049,10 @@ async function main(argv) {
 		what[name] = desc;
 	}
 	for (const version of Object.keys(VERSIONS)) {
-		for (const name of await writeFixtures(version)) what[name] = `Pi ${version} API: ${WRITTEN_WHAT[name.replace(/^written-\d+-/, "")]}`;
+		for (const name of await writeFixtures(version)) {
+			const desc = WRITTEN_WHAT[name.replace(/^written-\d+-/, "")];
+			what[name] = `Pi ${version} API: ${version === "1.6.0" ? desc : desc.replace(/ \(1\.x: [^)]*\)/, "")}`;
+		}
 	}
 	console.error(`fixtures written (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
 	const names = fs.readdirSync(FIXTURES).filter((f) => f.endsWith(".jsonl")).map((f) => f.slice(0, -6)).sort((a, b) => (a.startsWith("written") === b.startsWith("written") ? (a < b ? -1 : 1) : a.startsWith("written") ? -1 : 1));
@@ -1040,7 +1061,7 @@ async function main(argv) {
 	const results = await pool(jobsList, jobs, async ({ name, version }) => {
 		const t = Date.now();
 		const { exp, timings } = await probe(version, path.join(FIXTURES, `${name}.jsonl`));
-		fs.writeFileSync(path.join(EXPECTED, `${name}.${version}.json`), JSON.stringify(exp, null, 2) + "\n");
+		fs.writeFileSync(path.join(EXPECTED, `${name}.${version}.json`), formatExpectation(exp));
 		const slow = timings.length ? `; slow calls: ${timings.join(", ")}` : "";
 		console.error(`${name} ${version}: ${summarize(exp)} (${((Date.now() - t) / 1000).toFixed(1)} s${slow})`);
 		return { name, version, exp };

@@ -17,6 +17,7 @@ import {
   BLOCK_FIELDS,
   ENTRY_TYPE_BY_NAME,
   HEADER_FIELDS,
+  MESSAGE_FIELD_EFFECT,
   ROLE_BY_NAME,
   USAGE_NUMBERS,
   isIsoTimestamp,
@@ -29,6 +30,8 @@ export interface LineFinding {
   code: DiagnosticCode;
   message: string;
   span: Span;
+  /** The field a missing-field or wrong-type finding is about, as a dotted path ("message.role"). */
+  field?: string;
 }
 
 export interface BlankLine {
@@ -106,10 +109,10 @@ class LineChecker {
 
   check(type: string | undefined): void {
     if (type === "session") {
-      this.checkFields(this.object, [], HEADER_FIELDS, "header");
+      this.checkFields(this.object, [], HEADER_FIELDS, "the header");
       return;
     }
-    this.checkFields(this.object, [], BASE_FIELDS, "entry");
+    this.checkFields(this.object, [], BASE_FIELDS, "an entry");
     if (type === undefined) {
       if (!("type" in this.object)) this.add("missing-field", "This entry has no `type`. Pi keeps it in the tree, but it contributes nothing to the context.", this.wholeObject());
       else this.add("wrong-type", `\`type\` should be a string, not ${describe(this.object.type)}. Pi keeps the entry, but it contributes nothing to the context.`, this.valueSpan(["type"]));
@@ -124,8 +127,9 @@ class LineChecker {
       this.checkMessage();
       return;
     }
-    this.checkFields(this.object, [], spec.fields, `a ${type} entry`);
+    this.checkFields(this.object, [], spec.fields, `${article(type)} ${type} entry`);
     if (type === "usage") this.checkUsageKind();
+    if (type === "context_edit") this.checkReplacement();
     if (type === "compaction" || type === "branch_summary" || type === "usage") this.checkUsage(this.object.usage, ["usage"]);
   }
 
@@ -137,7 +141,7 @@ class LineChecker {
       return;
     }
     if (jsonKind(message) !== "object") {
-      this.add("wrong-type", `\`message\` should be an object, not ${describe(message)}. Pi passes it to the model as it is, which breaks the request.`, this.valueSpan(["message"]));
+      this.add("wrong-type", `\`message\` should be an object, not ${describe(message)}. Pi keeps it in the context, but converting it to model input drops it.`, this.valueSpan(["message"]), "message");
       return;
     }
     const m = message as Record<string, unknown>;
@@ -152,7 +156,7 @@ class LineChecker {
       this.add("unknown-role", `Unknown message role "${role}". Pi keeps the message in the context, but converting it to model input drops it (an extension may define it).`, this.valueSpan(["message", "role"]));
       return;
     }
-    this.checkFields(m, ["message"], spec.fields, `a ${role} message`);
+    this.checkFields(m, ["message"], spec.fields, `${article(role)} ${role} message`, MESSAGE_FIELD_EFFECT);
     if (Array.isArray(m.content)) this.checkBlocks(m.content, ["message", "content"]);
     if (role === "assistant") this.checkUsage(m.usage, ["message", "usage"]);
   }
@@ -169,7 +173,7 @@ class LineChecker {
       if (typeof b.type !== "string") {
         this.add(b.type === undefined ? "missing-field" : "wrong-type", "A content block needs a string `type` (text, image, thinking or toolCall).", this.valueSpan([...path, i]));
       } else if (fields) {
-        this.checkFields(b, [...path, i], fields, `a ${b.type} block`);
+        this.checkFields(b, [...path, i], fields, `${article(b.type)} ${b.type} block`, MESSAGE_FIELD_EFFECT);
       }
     }
   }
@@ -195,6 +199,13 @@ class LineChecker {
     }
   }
 
+  private checkReplacement(): void {
+    const replacement = this.object.replacement;
+    if (jsonKind(replacement) !== "object") return;
+    const fields = [{ name: "content", kinds: ["string", "array"] as const, required: true, effect: "Pi 1.x then replaces the target's content with nothing valid." }];
+    this.checkFields(replacement as Record<string, unknown>, ["replacement"], fields, "a replacement");
+  }
+
   private checkUsageKind(): void {
     // Pi 1.x's own writers use "cache_warm"; any other kind is counted as ordinary usage.
     const kind = this.object.kind;
@@ -203,23 +214,26 @@ class LineChecker {
     }
   }
 
-  private checkFields(object: Record<string, unknown>, path: JsonPath, fields: readonly FieldSpec[], what: string): void {
+  private checkFields(object: Record<string, unknown>, path: JsonPath, fields: readonly FieldSpec[], what: string, defaultEffect = ""): void {
     for (const field of fields) {
       const value = object[field.name];
-      const consequence = field.use ? ` If so, ${field.use}.` : "";
+      const effect = field.effect ?? defaultEffect;
+      const name = [...path, field.name].join(".");
       if (value === undefined) {
-        if (field.required) {
-          this.add("missing-field", `${capitalize(what)} should have \`${field.name}\`.${field.use ? ` Without it, ${field.use}.` : ""}`, this.anchorFor(path));
-        }
+        if (field.required) this.add("missing-field", `${capitalize(what)} should have \`${field.name}\`. ${effect}`.trimEnd(), this.anchorFor(path), name);
         continue;
       }
-      const kind = jsonKind(value);
-      if (!field.kinds.includes(kind)) {
-        this.add("wrong-type", `\`${field.name}\` should be ${field.kinds.join(" or ")}, not ${describe(value)}.${consequence}`, this.valueSpan([...path, field.name]));
+      if (!field.kinds.includes(jsonKind(value))) {
+        this.add("wrong-type", `\`${field.name}\` should be ${field.kinds.join(" or ")}, not ${describe(value)}. ${effect}`.trimEnd(), this.valueSpan([...path, field.name]), name);
         continue;
       }
       if (field.iso && typeof value === "string" && !isIsoTimestamp(value)) {
-        this.add("invalid-timestamp", `\`${field.name}\` "${clip(value)}" is not an ISO 8601 time like 2026-01-31T12:00:00.000Z. Pi reads it with \`new Date()\`: sibling branches sort wrongly and synthesized messages get a null time.`, this.valueSpan([...path, field.name]));
+        // Pi reads timestamps with `new Date()`: a string it can still read loses nothing but its form.
+        const readable = !Number.isNaN(new Date(value).getTime());
+        const message = readable
+          ? `\`${field.name}\` "${clip(value)}" is not in the form Pi writes (2026-01-31T12:00:00.000Z, UTC). Pi still reads it with \`new Date()\`, as local time unless it names a zone.`
+          : `\`${field.name}\` "${clip(value)}" is not a time Pi can read (Pi writes 2026-01-31T12:00:00.000Z). ${effect}`;
+        this.add("invalid-timestamp", message.trimEnd(), this.valueSpan([...path, field.name]), name);
       }
     }
   }
@@ -248,8 +262,8 @@ class LineChecker {
     return { start, end: this.text.trimEnd().length };
   }
 
-  private add(code: DiagnosticCode, message: string, span: Span): void {
-    this.findings.push({ code, message, span });
+  private add(code: DiagnosticCode, message: string, span: Span, field?: string): void {
+    this.findings.push(field === undefined ? { code, message, span } : { code, message, span, field });
   }
 }
 
@@ -270,6 +284,10 @@ export function describe(value: unknown): string {
 
 export function clip(text: string, max = 40): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? "an" : "a";
 }
 
 function capitalize(text: string): string {

@@ -27,8 +27,11 @@ export interface FieldSpec {
   required: boolean;
   /** Whether the value is a timestamp string in ISO 8601 form. */
   iso?: boolean;
-  /** What Pi does with this field; appended to messages about it. */
-  use?: string;
+  /**
+   * What follows when the field is missing or of the wrong type, as a sentence that fits both
+   * cases. Fields without one use the default of their table.
+   */
+  effect?: string;
 }
 
 export interface EntryTypeSpec {
@@ -46,8 +49,8 @@ export interface RoleSpec {
   fields: readonly FieldSpec[];
 }
 
-const req = (name: string, kinds: readonly JsonKind[], use?: string): FieldSpec => ({ name, kinds, required: true, use });
-const opt = (name: string, kinds: readonly JsonKind[], use?: string): FieldSpec => ({ name, kinds, required: false, use });
+const req = (name: string, kinds: readonly JsonKind[], effect?: string): FieldSpec => ({ name, kinds, required: true, effect });
+const opt = (name: string, kinds: readonly JsonKind[], effect?: string): FieldSpec => ({ name, kinds, required: false, effect });
 
 const STR: readonly JsonKind[] = ["string"];
 const NUM: readonly JsonKind[] = ["number"];
@@ -56,18 +59,24 @@ const OBJ: readonly JsonKind[] = ["object"];
 const ARR: readonly JsonKind[] = ["array"];
 const CONTENT: readonly JsonKind[] = ["string", "array"];
 
+const MODEL_EFFECT = "The context's model is then not a valid model.";
+const USAGE_EFFECT = "Pi then cannot attribute this usage in the session's cost.";
+
 export const HEADER_FIELDS: readonly FieldSpec[] = [
-  req("id", STR, "Pi requires a string id: without one the whole file is invalid"),
-  { name: "timestamp", kinds: STR, required: true, iso: true, use: "Pi shows it as the session's creation time" },
-  req("cwd", STR, "Pi uses it as the working directory when the session resumes"),
-  opt("parentSession", STR, "Pi shows it as the session this one was forked from"),
+  // The header's `id` is not listed: a header without a string id is `invalid-header`, a whole-file fault.
+  { name: "timestamp", kinds: STR, required: true, iso: true, effect: "Pi's session list then shows no valid creation time." },
+  req("cwd", STR, "Pi then has no valid working directory for the session."),
+  opt("parentSession", STR, "Pi then shows no valid parent session."),
 ];
 
 export const BASE_FIELDS: readonly FieldSpec[] = [
-  req("id", STR, "other entries cannot refer to this entry, and if it is the last line Pi resumes from no entry"),
-  req("parentId", ["string", "null"], "Pi treats the entry as a root of the tree"),
-  { name: "timestamp", kinds: STR, required: true, iso: true, use: "Pi orders sibling branches by this time" },
+  req("id", STR, "Nothing can refer to this entry, and as the last line it makes the next entry Pi appends start a new root."),
+  req("parentId", ["string", "null"], "Pi then treats the entry as a root."),
+  { name: "timestamp", kinds: STR, required: true, iso: true, effect: "Pi then cannot order this entry among sibling branches." },
 ];
+
+/** The effect of a bad field in a message or content block, unless the field says otherwise. */
+export const MESSAGE_FIELD_EFFECT = "Pi sends the message to the model as it is, which the provider may reject.";
 
 export const ENTRY_TYPES: readonly EntryTypeSpec[] = [
   {
@@ -82,14 +91,14 @@ export const ENTRY_TYPES: readonly EntryTypeSpec[] = [
     summary: "Changes the thinking level for the rest of the branch.",
     context: "No message; sets the context's thinking level.",
     since: "v1",
-    fields: [req("thinkingLevel", STR, "the thinking level of the context is taken from it")],
+    fields: [req("thinkingLevel", STR, "The context's thinking level is then not a valid level.")],
   },
   {
     type: "model_change",
     summary: "Switches the model for the rest of the branch.",
     context: "No message; sets the context's model.",
     since: "v1",
-    fields: [req("provider", STR, "the context's model is taken from it"), req("modelId", STR, "the context's model is taken from it")],
+    fields: [req("provider", STR, MODEL_EFFECT), req("modelId", STR, MODEL_EFFECT)],
   },
   {
     type: "compaction",
@@ -97,12 +106,12 @@ export const ENTRY_TYPES: readonly EntryTypeSpec[] = [
     context: "Yes: the last compaction on the path becomes a compaction summary message.",
     since: "v1",
     fields: [
-      req("summary", STR, "the summary is what the model sees instead of the compacted history"),
-      req("firstKeptEntryId", STR, "it marks where the kept history starts"),
-      req("tokensBefore", NUM),
-      opt("fromHook", BOOL),
-      opt("usage", OBJ),
-      opt("systemMessage", OBJ),
+      req("summary", STR, "The model then receives no real summary of the compacted history."),
+      req("firstKeptEntryId", STR, "Pi then keeps nothing from before the compaction."),
+      req("tokensBefore", NUM, "Pi then shows no valid token count for the compaction."),
+      opt("fromHook", BOOL, "Pi then cannot tell whether an extension wrote the compaction."),
+      opt("usage", OBJ, "Pi then cannot count the compaction's cost."),
+      opt("systemMessage", OBJ, "Pi 1.x then sends an invalid system message before the summary."),
     ],
   },
   {
@@ -110,55 +119,70 @@ export const ENTRY_TYPES: readonly EntryTypeSpec[] = [
     summary: "Summarises a branch that was left, at the point where the conversation continues.",
     context: "Yes, when `summary` is not empty: a branch summary message.",
     since: "v2",
-    fields: [req("fromId", STR), req("summary", STR, "an empty or missing summary contributes nothing"), opt("fromHook", BOOL), opt("usage", OBJ)],
+    fields: [
+      req("fromId", STR, "The summary then names no branch."),
+      req("summary", STR, "The summary then contributes nothing, or an invalid message, to the context."),
+      opt("fromHook", BOOL, "Pi then cannot tell whether an extension wrote the summary."),
+      opt("usage", OBJ, "Pi then cannot count the summary's cost."),
+    ],
   },
   {
     type: "custom",
     summary: "State saved by an extension.",
     context: "No.",
     since: "v2",
-    fields: [req("customType", STR)],
+    fields: [req("customType", STR, "Extensions then cannot recognise this entry.")],
   },
   {
     type: "custom_message",
     summary: "A message injected by an extension.",
     context: "Yes: a custom message (sent to the model as user input).",
     since: "v2",
-    fields: [req("customType", STR), req("content", CONTENT), req("display", BOOL)],
+    fields: [
+      req("customType", STR, "Extensions then cannot recognise this message."),
+      req("content", CONTENT, "The model then receives an invalid message."),
+      req("display", BOOL, "Pi then cannot tell whether to show the message."),
+    ],
   },
   {
     type: "label",
     summary: "Sets or clears a bookmark label on another entry.",
     context: "No.",
     since: "v2",
-    fields: [req("targetId", STR, "the label applies to no entry"), opt("label", STR)],
+    fields: [req("targetId", STR, "The label then applies to no entry."), opt("label", STR, "Pi then sets no usable label.")],
   },
   {
     type: "session_info",
     summary: "Names the session; the last one in the file wins.",
     context: "No.",
     since: "v3",
-    fields: [opt("name", STR, "Pi shows no session name")],
+    fields: [opt("name", STR, "Pi then shows no usable session name.")],
   },
   {
     type: "usage",
     summary: "Token usage not tied to a message (for example cache warming); counted in cost totals.",
     context: "No; counted in the session's cost.",
     since: "Pi 0.87 (1.x)",
-    fields: [req("kind", STR), req("provider", STR), req("model", STR), req("usage", OBJ), opt("note", STR)],
+    fields: [
+      req("kind", STR, USAGE_EFFECT),
+      req("provider", STR, USAGE_EFFECT),
+      req("model", STR, USAGE_EFFECT),
+      req("usage", OBJ, "Pi then cannot count this usage in the session's cost."),
+      opt("note", STR, "Pi then shows no valid note."),
+    ],
   },
   {
     type: "context_edit",
     summary: "Replaces or removes the content another entry contributes to the context.",
     context: "No message of its own; edits its target's message (Pi 1.x only).",
     since: "Pi 0.87 (1.x)",
-    fields: [req("targetId", STR, "the edit applies to no entry"), req("replacement", ["object", "null"])],
+    fields: [req("targetId", STR, "The edit then applies to no entry."), req("replacement", ["object", "null"], "Pi 1.x then cannot apply the edit.")],
   },
 ];
 
 export const ENTRY_TYPE_BY_NAME: ReadonlyMap<string, EntryTypeSpec> = new Map(ENTRY_TYPES.map((t) => [t.type, t]));
 
-const TS = (): FieldSpec => req("timestamp", NUM);
+const TS = (): FieldSpec => req("timestamp", NUM, "Pi then cannot date this message.");
 
 export const ROLES: readonly RoleSpec[] = [
   { role: "user", summary: "What the user typed.", fields: [req("content", CONTENT), TS()] },
@@ -168,9 +192,9 @@ export const ROLES: readonly RoleSpec[] = [
     fields: [
       req("content", ARR),
       req("api", STR),
-      req("provider", STR, "the context's model is taken from it"),
-      req("model", STR, "the context's model is taken from it"),
-      req("usage", OBJ),
+      req("provider", STR, MODEL_EFFECT),
+      req("model", STR, MODEL_EFFECT),
+      req("usage", OBJ, "Pi then cannot count this reply's tokens and cost."),
       req("stopReason", STR),
       TS(),
       opt("errorMessage", STR),
@@ -179,7 +203,7 @@ export const ROLES: readonly RoleSpec[] = [
   {
     role: "toolResult",
     summary: "The result of a tool call, answering a `toolCall` block of an earlier assistant message.",
-    fields: [req("toolCallId", STR), req("toolName", STR), req("content", ARR), req("isError", BOOL), TS()],
+    fields: [req("toolCallId", STR, "The result then answers no tool call, which providers reject."), req("toolName", STR), req("content", ARR), req("isError", BOOL), TS()],
   },
   {
     role: "bashExecution",

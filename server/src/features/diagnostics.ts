@@ -14,7 +14,7 @@ import { CODES, type DiagnosticCode, type Severity } from "../core/codes";
 import type { SessionDocument } from "../core/document";
 import { locate, type JsonPath } from "../core/locate";
 import { clip, describe } from "../core/parse";
-import { CURRENT_VERSION, jsonKind } from "../core/schema";
+import { CURRENT_VERSION, ENTRY_TYPES, jsonKind } from "../core/schema";
 
 export const DIAGNOSTIC_SOURCE = "pi-session";
 
@@ -23,6 +23,12 @@ const LSP_SEVERITY: Record<Severity, 1 | 2 | 3 | 4> = { error: 1, warning: 2, in
 export function computeDiagnostics(doc: SessionDocument): Diagnostic[] {
   return new DiagnosticCollector(doc).collect();
 }
+
+/** Text that marks an unparsable line as a damaged Pi line rather than foreign JSON. */
+const PI_LIKE_TEXT = new RegExp(`"parentId"\\s*:|"type"\\s*:\\s*"(session|${ENTRY_TYPES.map((t) => t.type).join("|")})"`);
+
+/** Fields that a v1 file lacks and Pi's migration adds. */
+const V1_ADDED_FIELDS: ReadonlySet<string> = new Set(["id", "parentId", "firstKeptEntryId"]);
 
 /** How many related locations a diagnostic lists at most (duplicates, cycle members). */
 const MAX_RELATED = 10;
@@ -53,10 +59,14 @@ class DiagnosticCollector {
     this.checkBom();
     this.checkHeader();
     this.checkLines();
-    this.checkDuplicates();
-    this.checkCycles();
-    this.checkLinks();
-    this.checkToolResults();
+    // A v1 file has no tree yet: Pi gives every entry a fresh id and chains it to the line above
+    // when it migrates the file, so links and ids in it mean nothing.
+    if (!this.isV1()) {
+      this.checkDuplicates();
+      this.checkCycles();
+      this.checkLinks();
+      this.checkToolResults();
+    }
     this.checkFinalNewline();
     // Reading order: by position, keeping the order of checks for diagnostics on the same token.
     return this.out.sort((x, y) => x.range.start.line - y.range.start.line || x.range.start.character - y.range.start.character);
@@ -65,7 +75,9 @@ class DiagnosticCollector {
   // ---- File-level checks -------------------------------------------------------------------
 
   private checkBom(): void {
-    if (!this.doc.hasBom) return;
+    // Only a mark in front of a line Pi can parse matters: "\uFEFF" alone is blank to both versions,
+    // and a line that is malformed anyway is skipped by both.
+    if (!this.doc.hasBom || this.doc.parsed[0]!.kind !== "value") return;
     this.add("bom", "The file starts with a UTF-8 byte order mark. Pi 0.73/0.74 strips it, but Pi 1.x cannot parse the header line and refuses to open the file (\"not a valid pi session\").", this.span(0, 0, 1));
   }
 
@@ -131,8 +143,11 @@ class DiagnosticCollector {
     const { doc, a } = this;
     if (a.endsWithNewline) return;
     const last = doc.lineCount - 1;
+    // A blank last line is harmless: what Pi appends after it still parses.
+    if (doc.parsed[last]!.kind === "blank") return;
     if (this.isTruncatedLine(last)) return; // Reported as truncated-line, which says the same.
-    const length = doc.lines[last]!.length;
+    const text = doc.lines[last]!;
+    const length = text.endsWith("\r") ? text.length - 1 : text.length;
     this.add("no-final-newline", "The file does not end with a newline. Pi 1.x appends one when it opens the file; Pi 0.73/0.74 appends its next entry to this same line, so both this entry and the next become one line it cannot parse.", this.span(last, Math.max(0, length - 1), length));
   }
 
@@ -164,14 +179,16 @@ class DiagnosticCollector {
         continue;
       }
       const entry = a.entryAtLine[line];
+      const v1 = this.isV1();
       for (const finding of p.findings) {
+        if (v1 && finding.code === "missing-field" && V1_ADDED_FIELDS.has(finding.field ?? "")) continue;
         let message = finding.message;
         if (finding.code === "missing-message" && entry && a.onActivePath[entry.index]) {
           message += " It is on the path from the last line, so Pi fails as soon as it resumes this session.";
         }
         this.add(finding.code, message, this.span(line, finding.span.start + doc.jsonOffset(line), finding.span.end + doc.jsonOffset(line)));
       }
-      if (!entry) continue;
+      if (!entry || v1) continue;
       this.checkTimestampOrder(entry);
       if (entry.type === "message") this.checkHookMessage(entry);
     }
@@ -180,6 +197,9 @@ class DiagnosticCollector {
   private notAnObjectMessage(line: number, value: unknown): string {
     const what = `This line is JSON (${describe(value)}) but not an object.`;
     const beforeHeader = this.a.headerLine === undefined || line < this.a.headerLine;
+    if (line === this.a.headerLine) {
+      return `${what} Pi takes it for the header: Pi 0.73/0.74 overwrites the whole file with a fresh header, and Pi 1.x refuses to open it.`;
+    }
     if (value === null) {
       return beforeHeader
         ? `${what} Pi 0.73/0.74 takes it for the header and throws a TypeError when it opens the file; Pi 1.x skips it.`
@@ -352,8 +372,14 @@ class DiagnosticCollector {
 
   // ---- Helpers ---------------------------------------------------------------------------------
 
+  /** Whether Pi migrates this file as v1 (`version ?? 1` below 2, compared as Pi does). */
+  private isV1(): boolean {
+    const header = this.a.header;
+    return header !== undefined && ((header.version ?? 1) as number) < 2;
+  }
+
   private malformedLooksLikePi(): boolean {
-    return this.doc.parsed.some((p, line) => p.kind === "malformed" && /"(parentId|type)"\s*:/.test(this.doc.lines[line]!.slice(0, 2000)));
+    return this.doc.parsed.some((p, line) => p.kind === "malformed" && PI_LIKE_TEXT.test(this.doc.lines[line]!.slice(0, 2000)));
   }
 
   /** Ids that malformed lines appear to declare, by line (the first `"id":"…"` in the line). */
