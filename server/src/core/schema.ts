@@ -156,7 +156,7 @@ export const ENTRY_TYPES: readonly EntryTypeSpec[] = [
     summary: "Names the session; the last one in the file wins.",
     context: "No.",
     since: "v3",
-    fields: [opt("name", STR, "Pi then shows no usable session name.")],
+    fields: [opt("name", STR, "Reading the session name then throws in Pi (`name.trim is not a function`), which breaks its session list.")],
   },
   {
     type: "usage",

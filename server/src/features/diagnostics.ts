@@ -27,6 +27,9 @@ export function computeDiagnostics(doc: SessionDocument): Diagnostic[] {
 /** Text that marks an unparsable line as a damaged Pi line rather than foreign JSON. */
 const PI_LIKE_TEXT = new RegExp(`"parentId"\\s*:|"type"\\s*:\\s*"(session|${ENTRY_TYPES.map((t) => t.type).join("|")})"`);
 
+/** What Pi does when it walks a parent cycle, as observed with the real packages. */
+const CYCLE_FATE = "Pi 0.73/0.74 hangs building the context, and Pi 1.x grows an array until it fails with \"RangeError: Invalid array length\" after seconds and gigabytes";
+
 /** Fields that a v1 file lacks and Pi's migration adds. */
 const V1_ADDED_FIELDS: ReadonlySet<string> = new Set(["id", "parentId", "firstKeptEntryId"]);
 
@@ -257,8 +260,8 @@ class DiagnosticCollector {
     for (const [index, cycle] of a.cycles.entries()) {
       const leafReaches = index === leafCycle;
       const consequence = leafReaches
-        ? "The last line leads into this cycle, so Pi hangs as soon as it resumes this session (building the context never ends; Pi 1.x's getBranch fails with \"Invalid array length\")."
-        : "Pi hangs if the session is resumed from any entry in or below this cycle.";
+        ? `The last line leads into this cycle, so resuming this session never works: ${CYCLE_FATE}.`
+        : `Resuming from any entry in or below this cycle fails: ${CYCLE_FATE}.`;
       if (cycle.length === 1 && cycle[0]!.parentId === cycle[0]!.id) {
         const entry = cycle[0]!;
         this.add("self-parent", `This entry is its own parent. ${consequence}`, this.valueRange(entry.line, ["parentId"]));
