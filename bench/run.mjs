@@ -113,6 +113,33 @@ function measureInterleaved(workloads, { reps, warmup = 1 }) {
   return samples;
 }
 
+// ---- Machine load ------------------------------------------------------------------------------
+
+/** Busy and total CPU time of the whole machine so far, in microseconds (Linux /proc/stat), or undefined. */
+function machineCpu() {
+  try {
+    const fields = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    const idle = fields[3] + (fields[4] ?? 0);
+    const tick = 1e6 / 100; // USER_HZ is 100 on Linux
+    return { busy: (total - idle) * tick, total: total * tick };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts a measurement of how much CPU other processes take while we run. */
+function otherLoadMeter() {
+  const start = { machine: machineCpu(), own: process.cpuUsage() };
+  return () => {
+    const machine = machineCpu();
+    if (!machine || !start.machine) return undefined;
+    const own = process.cpuUsage(start.own);
+    const other = machine.busy - start.machine.busy - (own.user + own.system);
+    return Math.max(0, other / (machine.total - start.machine.total));
+  };
+}
+
 // ---- Memory child ------------------------------------------------------------------------------
 
 /** Runs in a child process: one workload, then reports memory as JSON on stdout. */
@@ -257,6 +284,7 @@ function main() {
 
   const { SessionDocument, computeDiagnostics } = loadServer();
   const loadBefore = loadavg()[0];
+  const otherLoad = otherLoadMeter();
   const { path, meta, generated } = ensureSession({ force: args.includes("--force-generate"), log: (m) => console.error(`bench: ${m}`) });
 
   const t0 = performance.now();
@@ -340,6 +368,7 @@ function main() {
 
   const edits = { middle: editStats(midRuns), append: editStats(appendRuns), bigLine: editStats(bigRuns) };
   const benchMaxRss = process.resourceUsage().maxRSS * 1024;
+  const otherShare = otherLoad();
 
   // 6b. Memory of isolated processes.
   const memParse = runMemoryChild("parse", path);
@@ -385,10 +414,10 @@ function main() {
   const widths = [0, 0, 0];
   for (const r of rows) if (r.length > 1) for (let i = 0; i < 3; i++) widths[i] = Math.max(widths[i], r[i].length);
   const loadAfter = loadavg()[0];
-  const busy = Math.max(loadBefore, loadAfter) > cpus().length / 2;
+  const busy = otherShare !== undefined ? otherShare > 0.1 : loadBefore > cpus().length / 2;
   const lines = [
     `pi-session-lsp benchmark — Node ${process.version}, ${process.platform}-${process.arch}, ${cpus().length} CPUs${typeof global.gc === "function" ? "" : " (no --expose-gc)"}`,
-    `load average (1 min) before / after: ${loadBefore.toFixed(2)} / ${loadAfter.toFixed(2)}${busy ? "  -- WARNING: the machine is busy; timings are inflated and noisy" : ""}`,
+    `other processes' share of the CPUs during the timings: ${otherShare === undefined ? "unknown" : `${(100 * otherShare).toFixed(0)}%`}; load average before / after: ${loadBefore.toFixed(2)} / ${loadAfter.toFixed(2)}${busy ? "\nWARNING: the machine was busy during the run; timings are inflated and noisy" : ""}`,
   ];
   for (const r of rows) {
     if (r.length === 1) lines.push("", r[0], "-".repeat(widths[0] + widths[1] + widths[2] + 12));
@@ -401,6 +430,7 @@ function main() {
     node: process.version,
     cpus: cpus().length,
     loadAverage: { before: round(loadBefore), after: round(loadAfter) },
+    otherProcessesCpuShare: otherShare === undefined ? null : round(otherShare, 3),
     file,
     parsedValues,
     parseOnlyMs: parseStats,

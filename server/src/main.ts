@@ -19,6 +19,12 @@ ${CHECK_USAGE}`;
 export function main(args: readonly string[]): void {
   const [command, ...rest] = args;
   if (command === "check") {
+    // A reader that stops early (`check … | head`) closes the pipe; that ends the output, not the
+    // program with a stack trace.
+    process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+      throw error;
+    });
     const io = { out: (t: string) => process.stdout.write(t), err: (t: string) => process.stderr.write(t) };
     const status = runCheck(rest, io);
     // Let stdout drain before exiting: output to a pipe is written asynchronously.
