@@ -56,8 +56,8 @@ export interface SessionAnalysis {
   duplicates: Map<string, Entry[]>;
   /** The resolved parent of each entry (by index), undefined for roots and dangling links. */
   parent: (Entry | undefined)[];
-  /** Children of each entry (by index), in file order. */
-  children: Entry[][];
+  /** The children of an entry, in file order (a fresh array). */
+  childrenOf(entry: Entry): Entry[];
   /** Entries with no resolved parent (null, absent, dangling): the roots of the tree. */
   roots: Entry[];
   /** The entry Pi resumes from: the last entry of the file. */
@@ -151,15 +151,37 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
   // Pi follows `current.parentId ? byId.get(current.parentId) : undefined`, so an empty string is
   // a root like null, and a self-parent resolves to the entry itself (a cycle of length one).
   const parent: (Entry | undefined)[] = new Array(n);
-  const children: Entry[][] = new Array(n);
+  const parentIndex = new Int32Array(n).fill(-1);
   const roots: Entry[] = [];
-  for (let i = 0; i < n; i++) children[i] = [];
-  for (const entry of entries) {
+  const childCount = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const entry = entries[i]!;
     const p = entry.parentId ? byId.get(entry.parentId) : undefined;
-    parent[entry.index] = p;
-    if (p) children[p.index]!.push(entry);
-    else roots.push(entry);
+    parent[i] = p;
+    if (p) {
+      parentIndex[i] = p.index;
+      childCount[p.index] = childCount[p.index]! + 1;
+    } else {
+      roots.push(entry);
+    }
   }
+  // Children in compressed form: the children of entry i are childList[childStart[i] .. childStart[i + 1]),
+  // in file order. Two typed arrays instead of 50,000 small arrays.
+  const childStart = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) childStart[i + 1] = childStart[i]! + childCount[i]!;
+  const fill = childStart.slice(0, n);
+  const childList = new Int32Array(Math.max(0, childStart[n]!));
+  for (let i = 0; i < n; i++) {
+    const p = parentIndex[i]!;
+    if (p < 0) continue;
+    childList[fill[p]!] = i;
+    fill[p] = fill[p]! + 1;
+  }
+  const childrenOf = (entry: Entry): Entry[] => {
+    const out: Entry[] = [];
+    for (let k = childStart[entry.index]!; k < childStart[entry.index + 1]!; k++) out.push(entries[childList[k]!]!);
+    return out;
+  };
 
   // Cycles in the functional graph entry -> parent, found by walking up from every entry with a
   // three-state marking, so each entry is walked once: O(n) overall.
@@ -167,54 +189,64 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
   const cycleOf = new Int32Array(n).fill(-1);
   const reachesCycle = new Uint8Array(n);
   const state = new Uint8Array(n); // 0 = unvisited, 1 = on the current walk, 2 = done
-  const walk: Entry[] = [];
+  const walk = new Int32Array(n);
   for (let start = 0; start < n; start++) {
     if (state[start] !== 0) continue;
-    walk.length = 0;
-    let current: Entry | undefined = entries[start];
-    while (current && state[current.index] === 0) {
-      state[current.index] = 1;
-      walk.push(current);
-      current = parent[current.index];
+    let length = 0;
+    let current = start;
+    while (current >= 0 && state[current] === 0) {
+      state[current] = 1;
+      walk[length++] = current;
+      current = parentIndex[current]!;
     }
     let cyclic = false;
-    if (current && state[current.index] === 1) {
+    if (current >= 0 && state[current] === 1) {
       // The walk closed on itself: the tail of `walk` from `current` is a new cycle.
-      const from = walk.indexOf(current);
-      const cycle = walk.slice(from);
-      for (const member of cycle) cycleOf[member.index] = cycles.length;
+      let from = length - 1;
+      while (walk[from] !== current) from--;
+      const cycle: Entry[] = [];
+      for (let k = from; k < length; k++) {
+        cycleOf[walk[k]!] = cycles.length;
+        cycle.push(entries[walk[k]!]!);
+      }
       cycles.push(cycle);
       cyclic = true;
-    } else if (current) {
-      cyclic = reachesCycle[current.index] === 1;
+    } else if (current >= 0) {
+      cyclic = reachesCycle[current] === 1;
     }
-    for (const visited of walk) {
-      state[visited.index] = 2;
-      if (cyclic) reachesCycle[visited.index] = 1;
+    for (let k = 0; k < length; k++) {
+      state[walk[k]!] = 2;
+      if (cyclic) reachesCycle[walk[k]!] = 1;
     }
   }
 
-  // Depth and pre/post order numbers from an iterative depth-first walk over the acyclic part.
+  // Depth and pre/post order numbers from an iterative depth-first walk over the acyclic part,
+  // with the stack and each entry's next child held in typed arrays.
   const depth = new Int32Array(n).fill(-1);
   const tin = new Int32Array(n).fill(-1);
   const tout = new Int32Array(n).fill(-1);
+  const stack = new Int32Array(n);
+  const nextChild = new Int32Array(n);
   let clock = 0;
-  const stack: { entry: Entry; next: number }[] = [];
   for (const root of roots) {
+    let top = 0;
+    stack[0] = root.index;
     depth[root.index] = 0;
     tin[root.index] = clock++;
-    stack.push({ entry: root, next: 0 });
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1]!;
-      const kids = children[top.entry.index]!;
-      if (top.next < kids.length) {
-        const child = kids[top.next++]!;
-        depth[child.index] = depth[top.entry.index]! + 1;
-        tin[child.index] = clock++;
-        stack.push({ entry: child, next: 0 });
+    nextChild[root.index] = childStart[root.index]!;
+    while (top >= 0) {
+      const node = stack[top]!;
+      const k = nextChild[node]!;
+      if (k < childStart[node + 1]!) {
+        nextChild[node] = k + 1;
+        const child = childList[k]!;
+        depth[child] = depth[node]! + 1;
+        tin[child] = clock++;
+        nextChild[child] = childStart[child]!;
+        stack[++top] = child;
       } else {
-        tout[top.entry.index] = clock++;
-        stack.pop();
+        tout[node] = clock++;
+        top--;
       }
     }
   }
@@ -244,7 +276,7 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
     byId,
     duplicates,
     parent,
-    children,
+    childrenOf,
     roots,
     leaf,
     cycles,

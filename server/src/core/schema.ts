@@ -270,7 +270,49 @@ export const CURRENT_VERSION = 3;
  * accepted because `Date` reads them the same way.
  */
 export function isIsoTimestamp(value: string): boolean {
-  return ISO_RE.test(value) && !Number.isNaN(Date.parse(value));
+  return isoTime(value) !== undefined;
 }
+
+/**
+ * The time of an ISO 8601 timestamp in milliseconds, or undefined when it is not one. The last
+ * answer is remembered: a line's timestamp is checked by both the parse and the field check.
+ */
+export function isoTime(value: string): number | undefined {
+  if (value === lastIsoInput) return lastIsoTime;
+  lastIsoInput = value;
+  const time = value.length === 24 ? piTime(value) : ISO_RE.test(value) ? Date.parse(value) : NaN;
+  lastIsoTime = Number.isNaN(time) ? undefined : time;
+  return lastIsoTime;
+}
+
+/**
+ * Reads the exact form Pi writes, `YYYY-MM-DDTHH:mm:ss.sssZ`, without a regular expression or
+ * `Date.parse`, which matters on 50,000 lines. Anything else falls back to the general check.
+ */
+function piTime(value: string): number {
+  const digit = (i: number): number => {
+    const c = value.charCodeAt(i) - 48;
+    return c >= 0 && c <= 9 ? c : NaN;
+  };
+  if (value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45 || value.charCodeAt(10) !== 84 || value.charCodeAt(13) !== 58 || value.charCodeAt(16) !== 58 || value.charCodeAt(19) !== 46 || value.charCodeAt(23) !== 90) {
+    return ISO_RE.test(value) ? Date.parse(value) : NaN;
+  }
+  const year = digit(0) * 1000 + digit(1) * 100 + digit(2) * 10 + digit(3);
+  const month = digit(5) * 10 + digit(6);
+  const day = digit(8) * 10 + digit(9);
+  const hour = digit(11) * 10 + digit(12);
+  const minute = digit(14) * 10 + digit(15);
+  const second = digit(17) * 10 + digit(18);
+  const ms = digit(20) * 100 + digit(21) * 10 + digit(22);
+  if (Number.isNaN(year + month + day + hour + minute + second + ms)) return NaN;
+  // Date.UTC rolls over out-of-range parts (February 30 becomes March 2); Date.parse rejects them.
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return NaN;
+  if (year < 100) return Date.parse(value); // Date.UTC reads years 0–99 as 1900–1999.
+  const time = Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  return new Date(time).getUTCDate() === day ? time : NaN;
+}
+
+let lastIsoInput: string | undefined;
+let lastIsoTime: number | undefined;
 
 const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;

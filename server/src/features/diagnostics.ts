@@ -33,6 +33,9 @@ const CYCLE_FATE = "Pi 0.73/0.74 hangs building the context, and Pi 1.x grows an
 /** Fields that a v1 file lacks and Pi's migration adds. */
 const V1_ADDED_FIELDS: ReadonlySet<string> = new Set(["id", "parentId", "firstKeptEntryId"]);
 
+/** How far up a tool result's path its tool call is looked for before the full index is built. */
+const NEAR_ANCESTORS = 64;
+
 /** How many related locations a diagnostic lists at most (duplicates, cycle members). */
 const MAX_RELATED = 10;
 
@@ -161,6 +164,7 @@ class DiagnosticCollector {
     const last = doc.lineCount - 1;
     const lastNonBlank = this.lastNonBlankLine();
     const malformedIds = this.malformedIds();
+    const v1 = this.isV1();
     for (let line = 0; line < doc.lineCount; line++) {
       const p = doc.parsed[line]!;
       if (p.kind === "blank") {
@@ -182,7 +186,6 @@ class DiagnosticCollector {
         continue;
       }
       const entry = a.entryAtLine[line];
-      const v1 = this.isV1();
       for (const finding of p.findings) {
         if (v1 && finding.code === "missing-field" && V1_ADDED_FIELDS.has(finding.field ?? "")) continue;
         let message = finding.message;
@@ -344,33 +347,38 @@ class DiagnosticCollector {
 
   private checkToolResults(): void {
     const { a } = this;
-    // Tool call ids of assistant messages, to the entries that hold them.
-    const calls = new Map<string, Entry[]>();
-    const results: Entry[] = [];
+    let calls: Map<string, Entry[]> | undefined;
     for (const entry of a.entries) {
-      if (entry.type !== "message") continue;
-      const message = entry.parsed.object?.message as Record<string, unknown> | undefined;
-      if (!message || typeof message !== "object") continue;
-      if (message.role === "toolResult" && typeof message.toolCallId === "string") results.push(entry);
-      else if (message.role === "assistant" && Array.isArray(message.content)) {
-        for (const block of message.content as unknown[]) {
-          const b = block as Record<string, unknown> | null;
-          if (b && typeof b === "object" && b.type === "toolCall" && typeof b.id === "string") {
-            const list = calls.get(b.id);
-            if (list) list.push(entry);
-            else calls.set(b.id, [entry]);
-          }
-        }
+      const id = entry.parsed.toolResultId;
+      if (id === undefined || a.reachesCycle[entry.index]) continue;
+      // The call is almost always a few entries up: look there first, so that a well-formed
+      // session never pays for the index of every tool call below.
+      let ancestor = a.parent[entry.index];
+      let found = false;
+      for (let steps = 0; ancestor && steps < NEAR_ANCESTORS && !found; steps++) {
+        found = ancestor.parsed.toolCallIds?.includes(id) ?? false;
+        ancestor = a.parent[ancestor.index];
       }
-    }
-    for (const entry of results) {
-      if (a.reachesCycle[entry.index]) continue;
-      const id = (entry.parsed.object!.message as Record<string, unknown>).toolCallId as string;
+      if (found) continue;
+      calls ??= this.toolCallIndex();
       const holders = calls.get(id) ?? [];
       if (holders.some((h) => a.isAncestor(h, entry))) continue;
       const elsewhere = holders.length > 0 ? ` (a tool call with this id is on line ${holders[0]!.line + 1}, on another branch)` : "";
       this.add("unmatched-tool-result", `No assistant message on this entry's path has a tool call with id "${clip(id)}"${elsewhere}. Pi sends the result anyway; most providers reject a tool result without its tool call.`, this.valueRange(entry.line, ["message", "toolCallId"]));
     }
+  }
+
+  /** Tool call ids of assistant messages, to the entries that hold them. */
+  private toolCallIndex(): Map<string, Entry[]> {
+    const calls = new Map<string, Entry[]>();
+    for (const entry of this.a.entries) {
+      for (const id of entry.parsed.toolCallIds ?? []) {
+        const list = calls.get(id);
+        if (list) list.push(entry);
+        else calls.set(id, [entry]);
+      }
+    }
+    return calls;
   }
 
   // ---- Helpers ---------------------------------------------------------------------------------
@@ -385,9 +393,13 @@ class DiagnosticCollector {
     return this.doc.parsed.some((p, line) => p.kind === "malformed" && PI_LIKE_TEXT.test(this.doc.lines[line]!.slice(0, 2000)));
   }
 
+  private malformedIdsCache: Map<number, string> | undefined;
+
   /** Ids that malformed lines appear to declare, by line (the first `"id":"…"` in the line). */
   private malformedIds(): Map<number, string> {
+    if (this.malformedIdsCache) return this.malformedIdsCache;
     const ids = new Map<number, string>();
+    this.malformedIdsCache = ids;
     this.doc.parsed.forEach((p, line) => {
       if (p.kind !== "malformed") return;
       const match = /"id"\s*:\s*"([^"\\]*)"/.exec(this.doc.lines[line]!.slice(0, 2000));
