@@ -23,7 +23,11 @@
 // Timings are wall-clock (`performance.now()`), medians over repetitions that follow one warm-up;
 // the JSON.parse-only and full-check repetitions alternate, so both see the same machine state; a
 // `global.gc()` (needs --expose-gc) runs before each timed repetition, outside the timing, so every
-// repetition starts from the same heap. Edits run without forced GCs, as in an editor.
+// repetition starts from the same heap. Edits run without forced GCs, as in an editor. The machine
+// may be shared: the header reports the share of the CPUs other processes used during the timings
+// (from /proc/stat) and warns above 10%, when the numbers are not worth comparing.
+//
+// See also bench/profile.mjs (CPU profiles of the same workloads) and bench/cpuprofile-summary.mjs.
 //
 // Output: a readable table with targets and PASS/FAIL, then one line of JSON with every number.
 // Exit status 0 regardless of the targets: this prints numbers, it is not a test.

@@ -137,15 +137,25 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
   const n = entries.length;
   const byId = new Map<string, Entry>();
   const duplicates = new Map<string, Entry[]>();
-  for (const entry of entries) {
+  // A duplicate shows as a `set` that does not grow the map; holders are gathered in a second
+  // pass only when there is one, so the common case costs one map operation per entry.
+  let duplicated = false;
+  for (let i = 0; i < n; i++) {
+    const entry = entries[i]!;
     if (entry.id === undefined) continue;
-    const previous = byId.get(entry.id);
-    if (previous) {
-      const holders = duplicates.get(entry.id);
-      if (holders) holders.push(entry);
-      else duplicates.set(entry.id, [previous, entry]);
-    }
+    const size = byId.size;
     byId.set(entry.id, entry);
+    if (byId.size === size) duplicated = true;
+  }
+  if (duplicated) {
+    const holders = new Map<string, Entry[]>();
+    for (const entry of entries) {
+      if (entry.id === undefined) continue;
+      const list = holders.get(entry.id);
+      if (list) list.push(entry);
+      else holders.set(entry.id, [entry]);
+    }
+    for (const [id, list] of holders) if (list.length > 1) duplicates.set(id, list);
   }
 
   // Pi follows `current.parentId ? byId.get(current.parentId) : undefined`, so an empty string is
@@ -156,7 +166,10 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
   const childCount = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) {
     const entry = entries[i]!;
-    const p = entry.parentId ? byId.get(entry.parentId) : undefined;
+    // Most entries are children of the entry just above them; without duplicates that entry is
+    // the one `byId` would return, so the lookup can be skipped.
+    const above = i > 0 ? entries[i - 1]! : undefined;
+    const p = !entry.parentId ? undefined : !duplicated && above !== undefined && above.id === entry.parentId ? above : byId.get(entry.parentId);
     parent[i] = p;
     if (p) {
       parentIndex[i] = p.index;

@@ -308,9 +308,12 @@ function piTime(value: string): number {
   // Date.UTC rolls over out-of-range parts (February 30 becomes March 2); Date.parse rejects them.
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return NaN;
   if (year < 100) return Date.parse(value); // Date.UTC reads years 0–99 as 1900–1999.
-  const time = Date.UTC(year, month - 1, day, hour, minute, second, ms);
-  return new Date(time).getUTCDate() === day ? time : NaN;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!)) return NaN;
+  return Date.UTC(year, month - 1, day, hour, minute, second, ms);
 }
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 let lastIsoInput: string | undefined;
 let lastIsoTime: number | undefined;

@@ -104,7 +104,8 @@ class DiagnosticCollector {
       return;
     }
     if (a.headerState === "invalid") {
-      const id = this.doc.parsed[line]!.kind === "value" ? (this.doc.parsed[line] as { object?: Record<string, unknown> }).object?.id : undefined;
+      const p = this.doc.parsed[line]!;
+      const id = p.kind === "value" ? p.object?.id : undefined;
       const problem = id === undefined ? "has no `id`" : `has ${describe(id)} as its \`id\``;
       this.add("invalid-header", `The session header ${problem}; Pi requires a string id. ${refusal}`, id === undefined ? this.valueRange(line, ["type"]) : this.valueRange(line, ["id"]));
       return;
@@ -131,7 +132,7 @@ class DiagnosticCollector {
       : v2
         ? `migrates it from v2 to v3 (\`hookMessage\` roles become \`custom\`) and ${rewrite}`
         : `applies no migration step but still ${rewrite}`;
-    if (typeof header.version === "number" && header.version <= CURRENT_VERSION || !present) {
+    if (!present || (typeof header.version === "number" && header.version <= CURRENT_VERSION)) {
       if (current) return;
       const which = present ? `version ${String(header.version)}` : "no version (v1)";
       this.add("old-version", `This header has ${which}. When Pi opens the file it ${steps}.`, range);
@@ -300,7 +301,8 @@ class DiagnosticCollector {
     for (const entry of a.entries) {
       const o = entry.parsed.object;
       if (!o) continue;
-      if (typeof entry.parentId === "string" && entry.parentId !== "" && !a.byId.has(entry.parentId)) {
+      // The analysis already resolved every parent: a named parent that did not resolve dangles.
+      if (typeof entry.parentId === "string" && entry.parentId !== "" && a.parent[entry.index] === undefined) {
         const where = malformed.get(entry.parentId);
         const cause = where !== undefined ? ` (the entry with this id is on line ${where + 1}, which Pi cannot parse)` : "";
         const above = "Pi treats this entry as a root: a context built through it stops here and loses everything above.";
