@@ -161,3 +161,80 @@ function walk(text: string, path: JsonPath): Located | undefined {
   const end = skipValue(text, valueStart);
   return keySpan ? { key: keySpan, value: { start: valueStart, end } } : { value: { start: valueStart, end } };
 }
+
+export interface TokenAt {
+  /** Keys and indices from the root to the innermost member under the offset. */
+  path: (string | number)[];
+  /** The innermost member's key span (absent for array elements and the root). */
+  key?: Span;
+  /** The innermost member's value span. */
+  value: Span;
+  /** Whether the offset is on the key rather than the value. */
+  onKey: boolean;
+}
+
+/**
+ * Finds the innermost member of the JSON text whose key or value contains `offset` (a position
+ * between two characters; a token "contains" its start and end). Returns undefined on text that is
+ * not valid JSON up to that point, or when the offset is outside the root value.
+ */
+export function locateAt(text: string, offset: number): TokenAt | undefined {
+  try {
+    return walkAt(text, offset);
+  } catch {
+    return undefined;
+  }
+}
+
+function walkAt(text: string, offset: number): TokenAt | undefined {
+  const start = skipWs(text, 0);
+  const end = skipValue(text, start);
+  if (offset < start || offset > end) return undefined;
+  const result: TokenAt = { path: [], value: { start, end }, onKey: false };
+  for (;;) {
+    const { start: vStart } = result.value;
+    const c = text.charCodeAt(vStart);
+    let descended = false;
+    if (c === 123) {
+      let i = skipWs(text, vStart + 1);
+      while (text.charCodeAt(i) === 34) {
+        const keyEnd = skipString(text, i);
+        let j = skipWs(text, keyEnd);
+        if (text.charCodeAt(j) !== 58) fail();
+        j = skipWs(text, j + 1);
+        const valueEnd = skipValue(text, j);
+        if (offset >= i && offset <= keyEnd) {
+          return { path: [...result.path, readKey(text, i, keyEnd)], key: { start: i, end: keyEnd }, value: { start: j, end: valueEnd }, onKey: true };
+        }
+        if (offset >= j && offset <= valueEnd) {
+          result.path.push(readKey(text, i, keyEnd));
+          result.key = { start: i, end: keyEnd };
+          result.value = { start: j, end: valueEnd };
+          descended = true;
+          break;
+        }
+        i = skipWs(text, valueEnd);
+        if (text.charCodeAt(i) !== 44) break;
+        i = skipWs(text, i + 1);
+      }
+    } else if (c === 91) {
+      let i = skipWs(text, vStart + 1);
+      let index = 0;
+      while (text.charCodeAt(i) !== 93 && i < text.length) {
+        const valueEnd = skipValue(text, i);
+        if (offset >= i && offset <= valueEnd) {
+          result.path.push(index);
+          delete result.key;
+          result.value = { start: i, end: valueEnd };
+          descended = true;
+          break;
+        }
+        i = skipWs(text, valueEnd);
+        if (text.charCodeAt(i) !== 44) break;
+        i = skipWs(text, i + 1);
+        index++;
+      }
+    }
+    if (!descended) return result;
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * What is under the cursor: the shared first step of definition, references, highlights and hover.
+ *
+ * `targetAt` locates the innermost JSON member under a position (`locateAt` on that one line; the
+ * line's parse is already cached) and classifies it: an entry's own id, a reference to an entry
+ * (`parentId`, `targetId`, `fromId`, `firstKeptEntryId`), a tool call id and the tool result that
+ * answers it, the header's `parentSession`, an entry `type`, a message `role`, a timestamp, or just
+ * somewhere on an entry or the header.
+ *
+ * `referenceIndex` lists, for every id, the places that name it; it is built in one pass over the
+ * entries and memoised per analysis, so references cost O(entries) once per version.
+ */
+
+import type { Position, Range } from "vscode-languageserver";
+import type { Entry, SessionAnalysis } from "../core/analysis";
+import type { SessionDocument } from "../core/document";
+import { locate, locateAt, type JsonPath, type Span } from "../core/locate";
+
+/** The fields whose string value names another entry. */
+export type ReferenceField = "parentId" | "targetId" | "fromId" | "firstKeptEntryId";
+
+export type Target =
+  /** On an entry's own `id` value. */
+  | { kind: "entry-id"; entry: Entry; id: string; range: Range }
+  /** On a value that names another entry. */
+  | { kind: "reference"; field: ReferenceField; entry: Entry; id: string; range: Range }
+  /** On the `id` of a `toolCall` block in an assistant message. */
+  | { kind: "tool-call"; entry: Entry; id: string; range: Range }
+  /** On a toolResult's `toolCallId`. */
+  | { kind: "tool-result"; entry: Entry; id: string; range: Range }
+  /** On the header's `parentSession`. */
+  | { kind: "parent-session"; path: string; range: Range }
+  /** On an entry's `type` key or value. */
+  | { kind: "type"; entry: Entry | undefined; type: string; range: Range }
+  /** On a message's `role` key or value. */
+  | { kind: "role"; entry: Entry; role: string; range: Range }
+  /** On an entry's or the header's `timestamp` value. */
+  | { kind: "timestamp"; entry: Entry | undefined; line: number; value: string; range: Range }
+  /** Anywhere else on the header line. */
+  | { kind: "header"; line: number; range: Range }
+  /** Anywhere else on an entry line. */
+  | { kind: "entry"; entry: Entry; range: Range };
+
+/** Which fields name entries, by entry type ("*" for every entry). */
+const REFERENCE_FIELDS: readonly { type: string; field: ReferenceField }[] = [
+  { type: "*", field: "parentId" },
+  { type: "label", field: "targetId" },
+  { type: "context_edit", field: "targetId" },
+  { type: "branch_summary", field: "fromId" },
+  { type: "compaction", field: "firstKeptEntryId" },
+];
+
+export function isReferenceField(type: string | undefined, field: string): field is ReferenceField {
+  return REFERENCE_FIELDS.some((r) => r.field === field && (r.type === "*" || r.type === type));
+}
+
+export function targetAt(doc: SessionDocument, position: Position): Target | undefined {
+  const line = position.line;
+  const p = doc.parsed[line];
+  if (!p || p.kind !== "value" || !p.object) return undefined;
+  const a = doc.analysis;
+  const entry = a.entryAtLine[line];
+  const isHeader = line === a.headerLine || p.type === "session";
+  const offset = doc.jsonOffset(line);
+  const token = locateAt(doc.jsonText(line), position.character - offset);
+  if (!token) return undefined;
+  const span = (s: Span): Range => ({ start: { line, character: s.start + offset }, end: { line, character: s.end + offset } });
+  const valueRange = span(token.value);
+  const tokenRange = token.onKey && token.key ? span(token.key) : valueRange;
+  const [first, second, third, fourth, fifth] = token.path;
+  const value = valueAtPath(p.object, token.path);
+
+  if (token.path.length === 1 && first === "type" && typeof p.type === "string") {
+    return { kind: "type", entry, type: p.type, range: tokenRange };
+  }
+  if (token.path.length === 1 && first === "timestamp" && !token.onKey && typeof value === "string") {
+    return { kind: "timestamp", entry, line, value, range: valueRange };
+  }
+  if (isHeader) {
+    if (first === "parentSession" && typeof value === "string" && !token.onKey) return { kind: "parent-session", path: value, range: valueRange };
+    return { kind: "header", line, range: tokenRange };
+  }
+  if (!entry) return undefined;
+  if (token.path.length === 1 && !token.onKey && typeof value === "string" && typeof first === "string") {
+    if (first === "id") return { kind: "entry-id", entry, id: value, range: valueRange };
+    if (isReferenceField(entry.type, first)) return { kind: "reference", field: first, entry, id: value, range: valueRange };
+  }
+  if (first === "message" && entry.type === "message") {
+    if (second === "role" && token.path.length === 2 && typeof value === "string") return { kind: "role", entry, role: value, range: tokenRange };
+    if (second === "toolCallId" && token.path.length === 2 && !token.onKey && typeof value === "string" && p.toolResultId !== undefined) {
+      return { kind: "tool-result", entry, id: value, range: valueRange };
+    }
+    // message.content[i].id of a toolCall block.
+    if (second === "content" && typeof third === "number" && fourth === "id" && fifth === undefined && !token.onKey && typeof value === "string") {
+      const block = valueAtPath(p.object, ["message", "content", third]) as Record<string, unknown> | undefined;
+      if (block?.type === "toolCall") return { kind: "tool-call", entry, id: value, range: valueRange };
+    }
+  }
+  return { kind: "entry", entry, range: tokenRange };
+}
+
+function valueAtPath(root: unknown, path: JsonPath): unknown {
+  let current = root;
+  for (const step of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<string | number, unknown>)[step];
+  }
+  return current;
+}
+
+/** A place that names an entry id. */
+export interface Reference {
+  entry: Entry;
+  field: ReferenceField;
+}
+
+export interface ReferenceIndex {
+  /** Every place naming each id, in file order. */
+  byId: Map<string, Reference[]>;
+}
+
+const referenceIndexes = new WeakMap<SessionAnalysis, ReferenceIndex>();
+
+export function referenceIndex(a: SessionAnalysis): ReferenceIndex {
+  let index = referenceIndexes.get(a);
+  if (index) return index;
+  const byId = new Map<string, Reference[]>();
+  const add = (id: unknown, entry: Entry, field: ReferenceField) => {
+    if (typeof id !== "string" || id === "") return;
+    const list = byId.get(id);
+    if (list) list.push({ entry, field });
+    else byId.set(id, [{ entry, field }]);
+  };
+  for (const entry of a.entries) {
+    const o = entry.parsed.object;
+    if (!o) continue;
+    add(entry.parentId, entry, "parentId");
+    if (entry.type === "label" || entry.type === "context_edit") add(o.targetId, entry, "targetId");
+    else if (entry.type === "branch_summary") add(o.fromId, entry, "fromId");
+    else if (entry.type === "compaction") add(o.firstKeptEntryId, entry, "firstKeptEntryId");
+  }
+  index = { byId };
+  referenceIndexes.set(a, index);
+  return index;
+}
+
+/** The range of the value at `path` on `line`, or of the whole line when it cannot be located. */
+export function valueRangeAt(doc: SessionDocument, line: number, path: JsonPath): Range {
+  const found = locate(doc.jsonText(line), path);
+  const offset = doc.jsonOffset(line);
+  if (!found) return { start: { line, character: 0 }, end: { line, character: doc.lines[line]?.length ?? 0 } };
+  return { start: { line, character: found.value.start + offset }, end: { line, character: found.value.end + offset } };
+}
+
+/** The `toolCall` block answering a tool result: on an ancestor of `entry`, nearest first. */
+export function toolCallFor(a: SessionAnalysis, entry: Entry, id: string): { entry: Entry; block: number } | undefined {
+  // The walk is bounded by the number of entries, so it ends even on a cyclic chain.
+  let current = a.parent[entry.index];
+  for (let steps = 0; current && steps < a.entries.length; steps++) {
+    if (current.parsed.toolCallIds?.includes(id)) {
+      const content = (current.parsed.object?.message as Record<string, unknown> | undefined)?.content;
+      const block = Array.isArray(content) ? content.findIndex((b) => b !== null && typeof b === "object" && (b as Record<string, unknown>).type === "toolCall" && (b as Record<string, unknown>).id === id) : -1;
+      return { entry: current, block };
+    }
+    current = a.parent[current.index];
+  }
+  return undefined;
+}
