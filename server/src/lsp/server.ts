@@ -19,6 +19,7 @@ import {
 } from "vscode-languageserver";
 import { SessionDocument } from "../core/document";
 import { computeDiagnostics } from "../features/diagnostics";
+import { computeDefinition, computeDocumentHighlights, computeDocumentLinks, computeReferences } from "../features/navigation";
 import { VERSION } from "../version";
 
 /** How long pushed diagnostics wait for typing to pause. */
@@ -58,6 +59,10 @@ export function startServer(connection: Connection): void {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
         ...(pullDiagnostics ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}),
+        definitionProvider: true,
+        referencesProvider: true,
+        documentHighlightProvider: true,
+        documentLinkProvider: { resolveProvider: false },
       },
       serverInfo: { name: "pi-session-lsp", version: VERSION },
     };
@@ -101,6 +106,20 @@ export function startServer(connection: Connection): void {
       return { kind: DocumentDiagnosticReportKind.Full, resultId, items: computeDiagnostics(document) };
     });
   });
+
+  /** Runs a feature on an open document, answering `fallback` for unknown documents and on failure. */
+  function onDocument<R>(what: string, uri: string, fallback: R, work: (document: SessionDocument) => R): R {
+    return runSafe(what, fallback, () => {
+      const document = documents.get(uri);
+      return document ? work(document) : fallback;
+    });
+  }
+
+  // The binding table: one line per request, each a pure feature over the open document.
+  connection.onDefinition((p) => onDocument("textDocument/definition", p.textDocument.uri, [], (d) => computeDefinition(d, p.position)));
+  connection.onReferences((p) => onDocument("textDocument/references", p.textDocument.uri, [], (d) => computeReferences(d, p.position, p.context.includeDeclaration)));
+  connection.onDocumentHighlight((p) => onDocument("textDocument/documentHighlight", p.textDocument.uri, [], (d) => computeDocumentHighlights(d, p.position)));
+  connection.onDocumentLinks((p) => onDocument("textDocument/documentLink", p.textDocument.uri, [], (d) => computeDocumentLinks(d)));
 
   documents.listen(connection);
   connection.listen();
