@@ -1,0 +1,61 @@
+/**
+ * Navigation over stdio: the compiled server answers definition, references, highlights, links,
+ * hover and document symbols the way the pure features do, on a session the real Pi wrote.
+ */
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Location } from "vscode-languageserver/node";
+import { ensureBuilt, LspTestClient, PULL_CAPABILITIES, spawnServer } from "../helpers/lspClient";
+
+const uri = "file:///work/sessions/written-16-branches.jsonl";
+const text = readFileSync(join(__dirname, "../parity/fixtures/written-16-branches.jsonl"), "utf8");
+const lines = text.split("\n");
+let client: LspTestClient;
+
+/** The position of the first occurrence of `needle` on `line` (plus `delta` characters). */
+function at(line: number, needle: string, delta = 1) {
+  const character = lines[line]!.indexOf(needle);
+  if (character < 0) throw new Error(`${needle} not on line ${line}`);
+  return { line, character: character + delta };
+}
+
+beforeAll(async () => {
+  await ensureBuilt();
+  client = spawnServer();
+  await client.initialize(PULL_CAPABILITIES);
+  await client.open(uri, text);
+});
+
+afterAll(async () => {
+  const exit = await client.shutdownAndExit();
+  expect(exit.code).toBe(0);
+});
+
+describe("navigation over stdio", () => {
+  it("jumps from a parentId to the parent entry's id", async () => {
+    const parentId = (JSON.parse(lines[3]!) as { parentId: string }).parentId;
+    const result = (await client.connection.sendRequest("textDocument/definition", { textDocument: { uri }, position: at(3, `"parentId":"${parentId}"`, 13) })) as Location[];
+    expect(result).toHaveLength(1);
+    const target = lines.findIndex((l) => l.includes(`"id":"${parentId}"`));
+    expect(result[0]!.range.start.line).toBe(target);
+    expect(lines[target]!.slice(result[0]!.range.start.character, result[0]!.range.end.character)).toBe(`"${parentId}"`);
+  });
+
+  it("finds the children of an entry that starts two branches", async () => {
+    // The entry on line 3 has more than one child in this Pi-written session.
+    const id = (JSON.parse(lines[3]!) as { id: string }).id;
+    const children = lines.filter((l) => l.includes(`"parentId":"${id}"`)).length;
+    const result = (await client.connection.sendRequest("textDocument/references", { textDocument: { uri }, position: at(3, `"id":"${id}"`, 6), context: { includeDeclaration: false } })) as Location[];
+    expect(children).toBeGreaterThan(1);
+    expect(result.length).toBeGreaterThanOrEqual(children);
+    const highlights = (await client.connection.sendRequest("textDocument/documentHighlight", { textDocument: { uri }, position: at(3, `"id":"${id}"`, 6) })) as unknown[];
+    expect(highlights).toHaveLength(result.length + 1);
+  });
+
+  it("answers an unknown document with nothing rather than an error", async () => {
+    const result = await client.connection.sendRequest("textDocument/definition", { textDocument: { uri: "file:///nope.jsonl" }, position: { line: 0, character: 0 } });
+    expect(result).toEqual([]);
+  });
+});
