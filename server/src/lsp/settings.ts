@@ -1,0 +1,28 @@
+/**
+ * The server's settings, the same in every editor: read from `workspace/configuration` (section
+ * `piSession`) when the client supports it, else from `initializationOptions` (either the settings
+ * object itself or `{ "piSession": { … } }`). Unknown keys and values of the wrong type are
+ * ignored, so a typo never breaks the server.
+ */
+
+export interface Settings {
+  /** The most document symbols (outline entries) computed for one document. */
+  maxSymbols: number;
+}
+
+export const DEFAULT_SETTINGS: Settings = { maxSymbols: 5000 };
+
+export const SETTINGS_SECTION = "piSession";
+
+export function readSettings(raw: unknown, base: Settings = DEFAULT_SETTINGS): Settings {
+  const source = isObject(raw) && isObject(raw[SETTINGS_SECTION]) ? raw[SETTINGS_SECTION] : raw;
+  const settings = { ...base };
+  if (!isObject(source)) return settings;
+  const maxSymbols = source.maxSymbols;
+  if (typeof maxSymbols === "number" && Number.isFinite(maxSymbols) && maxSymbols >= 0) settings.maxSymbols = Math.floor(maxSymbols);
+  return settings;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
