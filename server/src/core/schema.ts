@@ -46,6 +46,8 @@ export interface EntryTypeSpec {
 export interface RoleSpec {
   role: string;
   summary: string;
+  /** How Pi turns the message into model input (`convertToLlm` in Pi's `core/messages.ts`). */
+  toModel: string;
   fields: readonly FieldSpec[];
 }
 
@@ -182,13 +184,27 @@ export const ENTRY_TYPES: readonly EntryTypeSpec[] = [
 
 export const ENTRY_TYPE_BY_NAME: ReadonlyMap<string, EntryTypeSpec> = new Map(ENTRY_TYPES.map((t) => [t.type, t]));
 
+/**
+ * The header (`type: "session"`), described like an entry type for hovers. It is not in
+ * `ENTRY_TYPES`: it is not an entry, and its checks use `HEADER_FIELDS`, which leave out `id` and
+ * `version` because their faults concern the whole file.
+ */
+export const SESSION_HEADER_TYPE: EntryTypeSpec = {
+  type: "session",
+  summary: "The session header. It must be the first parseable line, with a string `id`: otherwise Pi 0.73/0.74 overwrites the file with a fresh header and Pi 1.x refuses to open it. Later `session` lines are ignored.",
+  context: "No; it names the session, its working directory and the file it was forked from.",
+  since: "v1 (`version` since v2; the current version is 3)",
+  fields: [req("id", STR), opt("version", NUM, "An absent version means v1: Pi migrates the file and rewrites it with random ids."), ...HEADER_FIELDS],
+};
+
 const TS = (): FieldSpec => req("timestamp", NUM, "Pi then cannot date this message.");
 
 export const ROLES: readonly RoleSpec[] = [
-  { role: "user", summary: "What the user typed.", fields: [req("content", CONTENT), TS()] },
+  { role: "user", summary: "What the user typed.", toModel: "Sent as it is, as a user message.", fields: [req("content", CONTENT), TS()] },
   {
     role: "assistant",
     summary: "A model reply: text, thinking and tool calls.",
+    toModel: "Sent as it is: the provider replays its text, thinking and tool calls.",
     fields: [
       req("content", ARR),
       req("api", STR),
@@ -203,11 +219,13 @@ export const ROLES: readonly RoleSpec[] = [
   {
     role: "toolResult",
     summary: "The result of a tool call, answering a `toolCall` block of an earlier assistant message.",
+    toModel: "Sent as it is; providers reject a tool result whose `toolCallId` answers no tool call before it.",
     fields: [req("toolCallId", STR, "The result then answers no tool call, which providers reject."), req("toolName", STR), req("content", ARR), req("isError", BOOL), TS()],
   },
   {
     role: "bashExecution",
     summary: "A shell command the user ran with `!`; sent to the model as user text unless excluded.",
+    toModel: "Turned into a user text message: Ran `command`, then the output in a code block (or \"(no output)\") and notes on cancellation, exit code and truncation. Dropped when `excludeFromContext` is true.",
     fields: [
       req("command", STR),
       req("output", STR),
@@ -222,26 +240,31 @@ export const ROLES: readonly RoleSpec[] = [
   {
     role: "custom",
     summary: "An extension's message; sent to the model as user input.",
+    toModel: "Turned into a user message with its `content`.",
     fields: [req("customType", STR), req("content", CONTENT), req("display", BOOL), TS()],
   },
   {
     role: "system",
     summary: "A system prompt update (Pi 1.x): prompt sections patched by name, tools added and removed.",
+    toModel: "Pi 1.x sends it as a system message; for providers without mid-conversation system messages, all of them are replayed into one leading system message. Pi 0.73/0.74 does not know the role and drops it.",
     fields: [req("content", CONTENT), opt("sections", OBJ), opt("toolsAdded", ARR), opt("toolsRemoved", ARR), TS()],
   },
   {
     role: "branchSummary",
     summary: "A branch summary; Pi produces it while building the context and never stores it.",
+    toModel: "Turned into a user message: the branch summary prefix, the summary, the suffix.",
     fields: [req("summary", STR), TS()],
   },
   {
     role: "compactionSummary",
     summary: "A compaction summary; Pi produces it while building the context and never stores it.",
+    toModel: "Turned into a user message: \"The conversation history before this point was compacted into the following summary:\", then the summary in `<summary>` tags.",
     fields: [req("summary", STR), TS()],
   },
   {
     role: "hookMessage",
     summary: "The v2 name of the `custom` role; Pi renames it when it migrates a v2 file.",
+    toModel: "In a v2 file Pi renames it to `custom` on open, which is sent as user input; in a v3 file it stays an unknown role and is dropped.",
     fields: [req("customType", STR), req("content", CONTENT), req("display", BOOL), TS()],
   },
 ];

@@ -1,0 +1,87 @@
+/**
+ * Which entries Pi selects when it builds the model's context (`buildContextEntries` in Pi 1.x, the
+ * same selection inside `buildSessionContext` in 0.73/0.74), derived once per analysis.
+ *
+ * The selection follows the active path (root → leaf). Without a compaction on it, every path entry
+ * is selected. Otherwise, with the *last* compaction on the path: that compaction, the path entries
+ * before it starting at the first one whose id is its `firstKeptEntryId` (nothing when there is
+ * none before it), and every entry after it. Pi 1.x also drops `system` messages from that
+ * kept-before range.
+ *
+ * A selected entry is not necessarily a message: labels, settings and custom entries are selected
+ * but contribute none. The selection is O(path) and memoised per analysis, never computed per query.
+ */
+
+import type { Entry, SessionAnalysis } from "./analysis";
+
+/** The context state of one entry. */
+export const ContextState = {
+  /** Not on the active path, or the path is undefined (the leaf reaches a cycle). */
+  OffPath: 0,
+  /** Selected for the context. */
+  Selected: 1,
+  /** On the active path, but before the kept range of the last compaction: summarised away. */
+  Compacted: 2,
+  /** In the kept range before the last compaction, but a system message, which Pi 1.x drops there (0.73/0.74 keep it). */
+  DroppedSystem: 3,
+} as const;
+export type ContextState = (typeof ContextState)[keyof typeof ContextState];
+
+export interface ContextSelection {
+  /** One `ContextState` per entry, by entry index. */
+  state: Uint8Array;
+  /** The last compaction on the active path, if any. */
+  compaction: Entry | undefined;
+  /** The first entry kept from before that compaction, if any. */
+  keptFrom: Entry | undefined;
+}
+
+const selections = new WeakMap<SessionAnalysis, ContextSelection>();
+
+/** The context selection of an analysis, computed in O(path) on first use and memoised. */
+export function contextSelection(a: SessionAnalysis): ContextSelection {
+  let selection = selections.get(a);
+  if (selection) return selection;
+  const state = new Uint8Array(a.entries.length);
+  const path = a.activePath;
+  let ci = -1;
+  for (let i = path.length - 1; i >= 0; i--) {
+    if (path[i]!.type === "compaction") {
+      ci = i;
+      break;
+    }
+  }
+  let compaction: Entry | undefined;
+  let keptFrom: Entry | undefined;
+  if (ci < 0) {
+    for (const e of path) state[e.index] = ContextState.Selected;
+  } else {
+    compaction = path[ci]!;
+    const firstKept = compaction.parsed.object?.firstKeptEntryId;
+    let start = ci;
+    for (let i = 0; i < ci; i++) {
+      if (path[i]!.id === firstKept) {
+        start = i;
+        break;
+      }
+    }
+    if (start < ci) keptFrom = path[start];
+    for (let i = 0; i < start; i++) state[path[i]!.index] = ContextState.Compacted;
+    for (let i = start; i < ci; i++) state[path[i]!.index] = isSystemMessage(path[i]!) ? ContextState.DroppedSystem : ContextState.Selected;
+    for (let i = ci; i < path.length; i++) state[path[i]!.index] = ContextState.Selected;
+  }
+  selection = { state, compaction, keptFrom };
+  selections.set(a, selection);
+  return selection;
+}
+
+/** Whether Pi selects `entry` for the model's context (Pi 1.x's selection for system messages). */
+export function isInContext(a: SessionAnalysis, entry: Entry): boolean {
+  return contextSelection(a).state[entry.index] === ContextState.Selected;
+}
+
+function isSystemMessage(entry: Entry): boolean {
+  if (entry.type !== "message") return false;
+  const message = entry.parsed.object?.message;
+  return message !== null && typeof message === "object" && (message as Record<string, unknown>).role === "system";
+}

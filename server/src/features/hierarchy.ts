@@ -1,0 +1,203 @@
+/**
+ * Tree navigation: the session tree as a type hierarchy and as a call hierarchy.
+ *
+ * - Type hierarchy: the supertype of an entry is its parent, its subtypes are its children (the
+ *   branches that start there), sorted by time as Pi's `getTree` sorts them.
+ * - Call hierarchy: incoming calls are the entries that name this one (children through
+ *   `parentId`, and labels, context edits, branch summaries and compactions through `targetId`,
+ *   `fromId` and `firstKeptEntryId`); outgoing calls are the entries this one names (its parent,
+ *   then the target of its own reference field).
+ *
+ * Every request answers one level from the analysis' index: the parent is one array read, the
+ * children one slice of the children index, the referrers one lookup in the memoised reference
+ * index. Nothing walks the tree, so a 50,000-deep chain costs no more than a short one, and a
+ * parent cycle only means the client can keep expanding.
+ *
+ * An item carries `{ uri, version, entryId, line }` in `data` to find its entry again. The line is
+ * tried first, as long as it still holds an entry with that id (this keeps the identity of an entry
+ * whose id is duplicated); otherwise the id is looked up as Pi does (the last holder). When neither
+ * finds it, because the document changed under the item, the answer is empty. Nothing here throws
+ * on client data.
+ */
+
+import type { CallHierarchyIncomingCall, CallHierarchyOutgoingCall, Position, Range, SymbolKind } from "vscode-languageserver";
+import type { Entry, SessionAnalysis } from "../core/analysis";
+import type { SessionDocument } from "../core/document";
+import { entryKind, entryTitle } from "./entryTitle";
+import { referenceIndex, valueRangeAt, type ReferenceField } from "./target";
+
+/** What an item carries to find its entry again. A type alias, so that it is valid LSP `data`. */
+export type HierarchyData = {
+  uri: string;
+  version: number;
+  /** The entry's id, or null for an entry without a string id. */
+  entryId: string | null;
+  /** 0-based line of the entry when the item was made. */
+  line: number;
+};
+
+/** The shape shared by `CallHierarchyItem` and `TypeHierarchyItem`. */
+export interface HierarchyItem {
+  name: string;
+  kind: SymbolKind;
+  detail?: string;
+  uri: string;
+  /** The whole entry line. */
+  range: Range;
+  /** The entry's `id` value (the line when it has none). */
+  selectionRange: Range;
+  data: HierarchyData;
+}
+
+/** What the handlers receive back from the client: any item, with data we may or may not recognise. */
+export interface ItemRef {
+  uri: string;
+  data?: unknown;
+}
+
+/** The item for the entry on the cursor's line (any position on it), or nothing off entries. */
+export function prepareHierarchy(doc: SessionDocument, position: Position): HierarchyItem[] {
+  const entry = doc.analysis.entryAtLine[position.line];
+  return entry ? [hierarchyItem(doc, entry)] : [];
+}
+
+/** Type hierarchy supertypes: the parent entry, or nothing for a root or a dangling `parentId`. */
+export function typeHierarchySupertypes(doc: SessionDocument, item: ItemRef): HierarchyItem[] {
+  const entry = resolveHierarchyItem(doc, item);
+  const parent = entry && doc.analysis.parent[entry.index];
+  return parent ? [hierarchyItem(doc, parent)] : [];
+}
+
+/** Type hierarchy subtypes: the children (branches), oldest first as in Pi's tree. */
+export function typeHierarchySubtypes(doc: SessionDocument, item: ItemRef): HierarchyItem[] {
+  const entry = resolveHierarchyItem(doc, item);
+  if (!entry) return [];
+  return sortedChildren(doc.analysis, entry).map((child) => hierarchyItem(doc, child));
+}
+
+/**
+ * Call hierarchy incoming calls: the children, each at its `parentId`, then the entries that name
+ * this one by `targetId`, `fromId` or `firstKeptEntryId`, in file order. An entry that does both
+ * appears once with both ranges. References count only for the entry Pi resolves the id to (the
+ * last holder of a duplicated id).
+ */
+export function callHierarchyIncomingCalls(doc: SessionDocument, item: ItemRef): CallHierarchyIncomingCall[] {
+  const entry = resolveHierarchyItem(doc, item);
+  if (!entry) return [];
+  const a = doc.analysis;
+  const ranges = new Map<Entry, Range[]>();
+  for (const child of sortedChildren(a, entry)) ranges.set(child, [valueRangeAt(doc, child.line, ["parentId"])]);
+  if (entry.id !== undefined && a.byId.get(entry.id) === entry) {
+    for (const ref of referenceIndex(a).byId.get(entry.id) ?? []) {
+      if (ref.field === "parentId") continue; // the children, already listed from the resolved tree
+      const range = valueRangeAt(doc, ref.entry.line, [ref.field]);
+      const list = ranges.get(ref.entry);
+      if (list) list.push(range);
+      else ranges.set(ref.entry, [range]);
+    }
+  }
+  const calls: CallHierarchyIncomingCall[] = [];
+  for (const [from, fromRanges] of ranges) calls.push({ from: hierarchyItem(doc, from), fromRanges });
+  return calls;
+}
+
+/**
+ * Call hierarchy outgoing calls: the parent, at this entry's `parentId`, then the entry named by
+ * this entry's own reference field (a label's or context edit's `targetId`, a branch summary's
+ * `fromId`, a compaction's `firstKeptEntryId`) when it exists.
+ */
+export function callHierarchyOutgoingCalls(doc: SessionDocument, item: ItemRef): CallHierarchyOutgoingCall[] {
+  const entry = resolveHierarchyItem(doc, item);
+  if (!entry) return [];
+  const a = doc.analysis;
+  const calls: CallHierarchyOutgoingCall[] = [];
+  const parent = a.parent[entry.index];
+  if (parent) calls.push({ to: hierarchyItem(doc, parent), fromRanges: [valueRangeAt(doc, entry.line, ["parentId"])] });
+  const field = referenceFieldOf(entry.type);
+  const id = field ? entry.parsed.object?.[field] : undefined;
+  const target = typeof id === "string" && id !== "" ? a.byId.get(id) : undefined;
+  if (field && target) {
+    const range = valueRangeAt(doc, entry.line, [field]);
+    if (target === parent) calls[0]!.fromRanges.push(range);
+    else calls.push({ to: hierarchyItem(doc, target), fromRanges: [range] });
+  }
+  return calls;
+}
+
+/**
+ * The entry an item stands for in the current version of `doc`, or undefined when the item is not
+ * ours, belongs to another document, or names an entry that no longer exists.
+ */
+export function resolveHierarchyItem(doc: SessionDocument, item: ItemRef): Entry | undefined {
+  const data = item?.data as Partial<Record<keyof HierarchyData, unknown>> | null | undefined;
+  if (data === null || typeof data !== "object") return undefined;
+  const { entryId, line } = data;
+  if (typeof line !== "number" || !Number.isInteger(line) || line < 0) return undefined;
+  if (entryId !== null && typeof entryId !== "string") return undefined;
+  if (item.uri !== doc.uri || (data.uri !== undefined && data.uri !== doc.uri)) return undefined;
+  const a = doc.analysis;
+  const atLine = a.entryAtLine[line];
+  if (atLine && (atLine.id ?? null) === entryId) return atLine;
+  return entryId === null ? undefined : a.byId.get(entryId);
+}
+
+/** The hierarchy item of an entry. */
+export function hierarchyItem(doc: SessionDocument, entry: Entry): HierarchyItem {
+  const line = entry.line;
+  const range: Range = { start: { line, character: 0 }, end: { line, character: doc.lines[line]?.length ?? 0 } };
+  return {
+    name: entryTitle(entry),
+    kind: entryKind(entry),
+    detail: entryDetail(doc.analysis, entry),
+    uri: doc.uri,
+    range,
+    selectionRange: entry.id !== undefined ? valueRangeAt(doc, line, ["id"]) : range,
+    data: { uri: doc.uri, version: doc.version, entryId: entry.id ?? null, line },
+  };
+}
+
+/** `<id> · line 12`, plus what is unusual about the entry's place in the tree. */
+function entryDetail(a: SessionAnalysis, entry: Entry): string {
+  const parts = [entry.id ?? "(no id)", `line ${entry.line + 1}`];
+  if (a.onActivePath[entry.index]) parts.push("active path");
+  if (entry.id !== undefined && a.byId.get(entry.id) !== entry) parts.push("duplicate id, shadowed");
+  if (typeof entry.parentId === "string" && entry.parentId !== "" && !a.parent[entry.index]) parts.push("dangling parentId");
+  if (a.cycleOf[entry.index]! >= 0) parts.push("in a parent cycle");
+  return parts.join(" · ");
+}
+
+/** The field by which an entry of a type names another entry, besides `parentId`. */
+function referenceFieldOf(type: string | undefined): Exclude<ReferenceField, "parentId"> | undefined {
+  switch (type) {
+    case "label":
+    case "context_edit":
+      return "targetId";
+    case "branch_summary":
+      return "fromId";
+    case "compaction":
+      return "firstKeptEntryId";
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The children of an entry sorted as Pi's `getTree` sorts them: by `new Date(timestamp)`, oldest
+ * first, equal times in file order (the sort is stable). A timestamp `Date` cannot read (Pi's
+ * comparator then yields NaN, which leaves the order to the sort's internals) goes last.
+ */
+function sortedChildren(a: SessionAnalysis, entry: Entry): Entry[] {
+  const children = a.childrenOf(entry);
+  if (children.length < 2) return children;
+  const keyed = children.map((child) => ({ child, time: timeOf(child) }));
+  keyed.sort((x, y) => x.time - y.time || x.child.index - y.child.index);
+  return keyed.map((k) => k.child);
+}
+
+function timeOf(entry: Entry): number {
+  if (entry.parsed.time !== undefined) return entry.parsed.time;
+  // Only timestamps outside the ISO form land here; `Date` may still read them, as Pi does.
+  const timestamp = entry.parsed.object?.timestamp;
+  const time = typeof timestamp === "string" || typeof timestamp === "number" ? new Date(timestamp).getTime() : NaN;
+  return Number.isNaN(time) ? Number.POSITIVE_INFINITY : time;
+}

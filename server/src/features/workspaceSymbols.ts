@@ -1,0 +1,145 @@
+/**
+ * Workspace symbols over the open sessions: what a person would search a set of sessions by.
+ *
+ * For each open session:
+ * - `session <id>`, on the header's `id`;
+ * - the session's name as Pi shows it (`getSessionName`: the last `session_info` in file order,
+ *   trimmed; an empty or missing name clears it), on that entry's `name`;
+ * - every label as Pi holds it (`_buildIndex`: the last `label` entry per `targetId` wins, and one
+ *   with an empty or missing `label` clears it), named by its text and placed on the labelled
+ *   entry's `id`, or on the label entry itself when its target does not exist.
+ *
+ * The candidates of a session are gathered in one pass over its entries and memoised per analysis
+ * (so per document version); a query only filters them and locates the ranges of what it returns.
+ */
+
+import type { SymbolInformation, SymbolKind } from "vscode-languageserver";
+import type { SessionAnalysis } from "../core/analysis";
+import type { SessionDocument } from "../core/document";
+import type { JsonPath } from "../core/locate";
+import { SYMBOL } from "./entryTitle";
+import { valueRangeAt } from "./target";
+
+export const DEFAULT_MAX_WORKSPACE_SYMBOLS = 1000;
+
+/** Longest symbol name, in UTF-16 code units: labels and names are free text. */
+const MAX_NAME_LENGTH = 200;
+
+interface Candidate {
+  name: string;
+  kind: SymbolKind;
+  line: number;
+  /** The value the symbol's range covers. */
+  path: JsonPath;
+}
+
+interface SessionSymbols {
+  /** The container name every symbol of the session shows: its name, else `session <id>`. */
+  container: string | undefined;
+  candidates: Candidate[];
+}
+
+const memo = new WeakMap<SessionAnalysis, SessionSymbols>();
+
+/**
+ * The symbols of the open sessions whose name matches `query` (case-insensitive; a substring match
+ * ranks before a match of the query's characters in order, e.g. `chk1` for `checkpoint-1`), at most
+ * `max` of them. An empty query lists every symbol, up to `max`.
+ */
+export function computeWorkspaceSymbols(docs: Iterable<SessionDocument>, query: string, max = DEFAULT_MAX_WORKSPACE_SYMBOLS): SymbolInformation[] {
+  const needle = query.trim().toLowerCase();
+  const limit = Math.max(0, Math.floor(max));
+  const matches: { doc: SessionDocument; session: SessionSymbols; candidate: Candidate; rank: number; order: number }[] = [];
+  let order = 0;
+  let exactCount = 0;
+  for (const doc of docs) {
+    // Substring matches come first and are in document order, so once `limit` of them are found
+    // no later candidate can make the cut.
+    if (exactCount >= limit) break;
+    const session = sessionSymbols(doc.analysis);
+    for (const candidate of session.candidates) {
+      const rank = matchRank(candidate.name.toLowerCase(), needle);
+      if (rank < 0) continue;
+      matches.push({ doc, session, candidate, rank, order: order++ });
+      if (rank === 0) exactCount++;
+    }
+  }
+  matches.sort((x, y) => x.rank - y.rank || x.order - y.order);
+  const out: SymbolInformation[] = [];
+  for (const { doc, session, candidate } of matches.slice(0, limit)) {
+    const symbol: SymbolInformation = {
+      name: candidate.name,
+      kind: candidate.kind,
+      location: { uri: doc.uri, range: valueRangeAt(doc, candidate.line, candidate.path) },
+    };
+    const container = session.container ?? fileName(doc.uri);
+    if (container !== undefined && container !== candidate.name) symbol.containerName = container;
+    out.push(symbol);
+  }
+  return out;
+}
+
+/** 0 for a substring match (or an empty query), 1 for the query's characters in order, -1 for no match. */
+function matchRank(name: string, needle: string): number {
+  if (needle === "" || name.includes(needle)) return 0;
+  let i = 0;
+  for (let k = 0; k < name.length && i < needle.length; k++) if (name.charCodeAt(k) === needle.charCodeAt(i)) i++;
+  return i === needle.length ? 1 : -1;
+}
+
+/** The candidates of one session, from one pass over its entries, memoised per analysis. */
+function sessionSymbols(a: SessionAnalysis): SessionSymbols {
+  let symbols = memo.get(a);
+  if (symbols) return symbols;
+  const candidates: Candidate[] = [];
+  const headerId = a.headerState === "ok" && typeof a.header?.id === "string" ? a.header.id : undefined;
+  if (headerId !== undefined && a.headerLine !== undefined) {
+    candidates.push({ name: `session ${clean(headerId)}`, kind: SYMBOL.File, line: a.headerLine, path: ["id"] });
+  }
+
+  let nameEntry: { line: number; name: string | undefined } | undefined;
+  // Pi's `labelsById`, keyed by the raw `targetId`. Deleting before setting moves a relabelled
+  // target to the end, so labels come out in the order of their winning label entries.
+  const labels = new Map<unknown, { line: number; label: string }>();
+  for (const entry of a.entries) {
+    if (entry.type === "session_info") {
+      const name = entry.parsed.object?.name;
+      // Pi: `entry.name?.trim() || undefined`; a name that is not a string makes Pi throw, which
+      // leaves the session without a name here.
+      nameEntry = { line: entry.line, name: typeof name === "string" ? clean(name) || undefined : undefined };
+    } else if (entry.type === "label") {
+      const o = entry.parsed.object!;
+      if (o.label) {
+        labels.delete(o.targetId);
+        labels.set(o.targetId, { line: entry.line, label: clean(String(o.label)) });
+      } else {
+        labels.delete(o.targetId);
+      }
+    }
+  }
+  const sessionName = nameEntry?.name;
+  if (nameEntry && sessionName) candidates.push({ name: sessionName, kind: SYMBOL.Module, line: nameEntry.line, path: ["name"] });
+  for (const [targetId, { line, label }] of labels) {
+    if (!label) continue;
+    const target = typeof targetId === "string" ? a.byId.get(targetId) : undefined;
+    candidates.push(target ? { name: label, kind: SYMBOL.Key, line: target.line, path: ["id"] } : { name: label, kind: SYMBOL.Key, line, path: ["label"] });
+  }
+  symbols = { container: sessionName ?? (headerId !== undefined ? `session ${clean(headerId)}` : undefined), candidates };
+  memo.set(a, symbols);
+  return symbols;
+}
+
+/** Free text as a symbol name: one line, trimmed, bounded. */
+function clean(text: string): string {
+  return text.slice(0, MAX_NAME_LENGTH * 4).replace(/\s+/g, " ").trim().slice(0, MAX_NAME_LENGTH);
+}
+
+function fileName(uri: string): string | undefined {
+  const last = uri.slice(uri.lastIndexOf("/") + 1);
+  if (!last) return undefined;
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
+}
