@@ -54,6 +54,34 @@ describe("navigation over stdio", () => {
     expect(highlights).toHaveLength(result.length + 1);
   });
 
+  it("hovers an entry type and an assistant message", async () => {
+    const typeHover = (await client.connection.sendRequest("textDocument/hover", { textDocument: { uri }, position: at(1, '"model_change"') })) as { contents: { kind: string; value: string } };
+    expect(typeHover.contents.kind).toBe("markdown");
+    expect(typeHover.contents.value).toContain("model_change");
+    const assistant = lines.findIndex((l) => l.includes('"role":"assistant"'));
+    const entryHover = (await client.connection.sendRequest("textDocument/hover", { textDocument: { uri }, position: at(assistant, '"usage"') })) as { contents: { value: string } };
+    expect(entryHover.contents.value).toContain("assistant");
+    expect(entryHover.contents.value).toMatch(/Tokens/);
+  });
+
+  it("walks the tree through the type hierarchy, one level per request", async () => {
+    const [item] = (await client.connection.sendRequest("textDocument/prepareTypeHierarchy", { textDocument: { uri }, position: at(3, '"id"') })) as { name: string; data: unknown }[];
+    expect(item).toBeDefined();
+    const subtypes = (await client.connection.sendRequest("typeHierarchy/subtypes", { item })) as { range: { start: { line: number } } }[];
+    const id = (JSON.parse(lines[3]!) as { id: string }).id;
+    expect(subtypes.map((s) => s.range.start.line).sort()).toEqual(lines.flatMap((l, i) => (l.includes(`"parentId":"${id}"`) ? [i] : [])).sort());
+    const supertypes = (await client.connection.sendRequest("typeHierarchy/supertypes", { item })) as { range: { start: { line: number } } }[];
+    expect(supertypes.map((s) => s.range.start.line)).toEqual([2]);
+    const incoming = (await client.connection.sendRequest("callHierarchy/incomingCalls", { item })) as unknown[];
+    expect(incoming.length).toBeGreaterThanOrEqual(subtypes.length);
+  });
+
+  it("finds open sessions' symbols from the workspace", async () => {
+    const symbols = (await client.connection.sendRequest("workspace/symbol", { query: "" })) as { name: string; location: { uri: string } }[];
+    expect(symbols.length).toBeGreaterThan(0);
+    expect(symbols.every((s) => s.location.uri === uri)).toBe(true);
+  });
+
   it("answers an unknown document with nothing rather than an error", async () => {
     const result = await client.connection.sendRequest("textDocument/definition", { textDocument: { uri: "file:///nope.jsonl" }, position: { line: 0, character: 0 } });
     expect(result).toEqual([]);

@@ -19,7 +19,16 @@ import {
 } from "vscode-languageserver";
 import { SessionDocument } from "../core/document";
 import { computeDiagnostics } from "../features/diagnostics";
+import {
+  callHierarchyIncomingCalls,
+  callHierarchyOutgoingCalls,
+  prepareHierarchy,
+  typeHierarchySubtypes,
+  typeHierarchySupertypes,
+} from "../features/hierarchy";
+import { computeHover } from "../features/hover";
 import { computeDefinition, computeDocumentHighlights, computeDocumentLinks, computeReferences } from "../features/navigation";
+import { computeWorkspaceSymbols } from "../features/workspaceSymbols";
 import { VERSION } from "../version";
 
 /** How long pushed diagnostics wait for typing to pause. */
@@ -63,6 +72,10 @@ export function startServer(connection: Connection): void {
         referencesProvider: true,
         documentHighlightProvider: true,
         documentLinkProvider: { resolveProvider: false },
+        hoverProvider: true,
+        callHierarchyProvider: true,
+        typeHierarchyProvider: true,
+        workspaceSymbolProvider: true,
       },
       serverInfo: { name: "pi-session-lsp", version: VERSION },
     };
@@ -120,6 +133,14 @@ export function startServer(connection: Connection): void {
   connection.onReferences((p) => onDocument("textDocument/references", p.textDocument.uri, [], (d) => computeReferences(d, p.position, p.context.includeDeclaration)));
   connection.onDocumentHighlight((p) => onDocument("textDocument/documentHighlight", p.textDocument.uri, [], (d) => computeDocumentHighlights(d, p.position)));
   connection.onDocumentLinks((p) => onDocument("textDocument/documentLink", p.textDocument.uri, [], (d) => computeDocumentLinks(d)));
+  connection.onHover((p) => onDocument("textDocument/hover", p.textDocument.uri, null, (d) => computeHover(d, p.position)));
+  connection.languages.callHierarchy.onPrepare((p) => onDocument("textDocument/prepareCallHierarchy", p.textDocument.uri, [], (d) => prepareHierarchy(d, p.position)));
+  connection.languages.callHierarchy.onIncomingCalls((p) => onDocument("callHierarchy/incomingCalls", p.item.uri, [], (d) => callHierarchyIncomingCalls(d, p.item)));
+  connection.languages.callHierarchy.onOutgoingCalls((p) => onDocument("callHierarchy/outgoingCalls", p.item.uri, [], (d) => callHierarchyOutgoingCalls(d, p.item)));
+  connection.languages.typeHierarchy.onPrepare((p) => onDocument("textDocument/prepareTypeHierarchy", p.textDocument.uri, [], (d) => prepareHierarchy(d, p.position)));
+  connection.languages.typeHierarchy.onSupertypes((p) => onDocument("typeHierarchy/supertypes", p.item.uri, [], (d) => typeHierarchySupertypes(d, p.item)));
+  connection.languages.typeHierarchy.onSubtypes((p) => onDocument("typeHierarchy/subtypes", p.item.uri, [], (d) => typeHierarchySubtypes(d, p.item)));
+  connection.onWorkspaceSymbol((p) => runSafe("workspace/symbol", [], () => computeWorkspaceSymbols(documents.all(), p.query)));
 
   documents.listen(connection);
   connection.listen();
