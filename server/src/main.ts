@@ -40,6 +40,10 @@ export function main(args: readonly string[]): void {
     return;
   }
   if (args.includes("--stdio")) {
+    // Handlers already catch their own errors; this is the last line of defence, so that a failed
+    // promise somewhere in the protocol library is logged instead of ending the server.
+    process.on("unhandledRejection", (reason) => process.stderr.write(`pi-session-lsp: unhandled rejection: ${String(reason)}\n`));
+    process.on("uncaughtException", (error) => process.stderr.write(`pi-session-lsp: uncaught exception: ${error.stack ?? String(error)}\n`));
     startServer(createConnection(ProposedFeatures.all, process.stdin, process.stdout));
     return;
   }

@@ -87,3 +87,31 @@ describe("navigation over stdio", () => {
     expect(result).toEqual([]);
   });
 });
+
+describe("outline and folding over stdio", () => {
+  it("caps the outline at piSession.maxSymbols and tells the client", async () => {
+    const capped = spawnServer();
+    try {
+      await capped.initialize(PULL_CAPABILITIES, { initializationOptions: { piSession: { maxSymbols: 3 } } });
+      await capped.open(uri, text);
+      const symbols = (await capped.connection.sendRequest("textDocument/documentSymbol", { textDocument: { uri } })) as { name: string; children?: unknown[] }[];
+      const count = (list: { children?: unknown[] }[]): number => list.reduce((n, s) => n + 1 + count((s.children ?? []) as { children?: unknown[] }[]), 0);
+      expect(count(symbols)).toBe(3);
+      const deadline = Date.now() + 5000;
+      while (!capped.otherNotifications.some((n) => n.method === "piSession/resultLimitReached") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(capped.otherNotifications.find((n) => n.method === "piSession/resultLimitReached")?.params).toEqual({ uri, feature: "documentSymbols", limit: 3 });
+      expect(capped.logs.some((l) => l.message.includes("stops at 3 symbols"))).toBe(true);
+    } finally {
+      expect((await capped.shutdownAndExit()).code).toBe(0);
+    }
+  });
+
+  it("gives the whole outline and folding ranges with default settings", async () => {
+    const symbols = (await client.connection.sendRequest("textDocument/documentSymbol", { textDocument: { uri } })) as { name: string }[];
+    expect(symbols[0]!.name).toMatch(/^session/);
+    expect(symbols.some((s) => /^branch 1 of \d/.test(s.name))).toBe(true);
+    const ranges = (await client.connection.sendRequest("textDocument/foldingRange", { textDocument: { uri } })) as { startLine: number; endLine: number }[];
+    expect(ranges.length).toBeGreaterThan(0);
+    expect(ranges.every((r) => r.startLine < r.endLine)).toBe(true);
+  });
+});

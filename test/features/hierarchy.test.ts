@@ -184,10 +184,10 @@ describe("call hierarchy", () => {
     const calls = callHierarchyIncomingCalls(doc, item);
     expect(calls.map((c) => ({ from: names([c.from])[0], at: texts(doc, c.fromRanges) }))).toEqual([
       { from: '3:user: "continue"', at: ['3:"t1"'] },
-      { from: '5:branch_summary: "Tried another way."', at: ['5:"t1"', '5:"t1"'] },
+      { from: '5:branch summary: "Tried another way."', at: ['5:"t1"', '5:"t1"'] },
       { from: "4:compaction (48,210 tokens)", at: ['4:"t1"'] },
       { from: "6:label: checkpoint-1", at: ['6:"t1"'] },
-      { from: "7:context_edit: remove t1", at: ['7:"t1"'] },
+      { from: "7:context edit → t1 (remove)", at: ['7:"t1"'] },
     ]);
     // The branch summary's two ranges are its parentId and its fromId.
     const both = calls[1]!.fromRanges.map((r) => doc.lines[5]!.slice(0, r.start.character).match(/"(\w+)":$/)?.[1]);
@@ -209,7 +209,7 @@ describe("call hierarchy", () => {
     ]);
     // A dangling target is left out; the parent remains.
     const dangling = prepareHierarchy(doc, { line: 8, character: 0 })[0]!;
-    expect(callHierarchyOutgoingCalls(doc, dangling).map((c) => names([c.to])[0])).toEqual(["7:context_edit: remove t1"]);
+    expect(callHierarchyOutgoingCalls(doc, dangling).map((c) => names([c.to])[0])).toEqual(["7:context edit → t1 (remove)"]);
   });
 
   it("a root has no outgoing calls and a leaf no incoming ones", () => {
@@ -298,12 +298,12 @@ describe("entryTitle", () => {
     expect(title(`{"type":"compaction",${base},"summary":"S","firstKeptEntryId":"a","tokensBefore":48210}`)).toBe("compaction (48,210 tokens)");
     expect(title(`{"type":"label",${base},"targetId":"a","label":"checkpoint-1"}`)).toBe("label: checkpoint-1");
     expect(title(`{"type":"label",${base},"targetId":"a","label":""}`)).toBe("label: (cleared)");
-    expect(title(`{"type":"session_info",${base},"name":"  Refactor parser  "}`)).toBe("session_info: Refactor parser");
-    expect(title(`{"type":"model_change",${base},"provider":"anthropic","modelId":"claude-sonnet-4-5"}`)).toBe("model_change: anthropic/claude-sonnet-4-5");
-    expect(title(`{"type":"thinking_level_change",${base},"thinkingLevel":"high"}`)).toBe("thinking_level_change: high");
-    expect(title(`{"type":"branch_summary",${base},"fromId":"a","summary":"Tried the regex approach."}`)).toBe('branch_summary: "Tried the regex approach."');
-    expect(title(`{"type":"context_edit",${base},"targetId":"a","replacement":{"content":"x"}}`)).toBe("context_edit: replace a");
-    expect(title(`{"type":"usage",${base},"kind":"cache_warm","provider":"p","model":"m","usage":{}}`)).toBe("usage (cache_warm): m");
+    expect(title(`{"type":"session_info",${base},"name":"  Refactor parser  "}`)).toBe("session name: Refactor parser");
+    expect(title(`{"type":"model_change",${base},"provider":"anthropic","modelId":"claude-sonnet-4-5"}`)).toBe("model: anthropic/claude-sonnet-4-5");
+    expect(title(`{"type":"thinking_level_change",${base},"thinkingLevel":"high"}`)).toBe("thinking: high");
+    expect(title(`{"type":"branch_summary",${base},"fromId":"a","summary":"Tried the regex approach."}`)).toBe('branch summary: "Tried the regex approach."');
+    expect(title(`{"type":"context_edit",${base},"targetId":"a","replacement":{"content":"x"}}`)).toBe("context edit → a");
+    expect(title(`{"type":"usage",${base},"kind":"cache_warm","provider":"p","model":"m","usage":{}}`)).toBe("usage: cache_warm");
     expect(title(`{"type":"custom",${base},"customType":"todo-state"}`)).toBe("custom: todo-state");
     expect(title(`{"type":"mystery",${base}}`)).toBe("mystery");
     expect(title(`{${base}}`)).toBe("(no type)");
@@ -311,11 +311,11 @@ describe("entryTitle", () => {
 
   it("names messages by role with a bounded preview", () => {
     const msg = (m: object) => title(`{"type":"message",${base},"message":${JSON.stringify(m)}}`);
-    expect(msg({ role: "assistant", content: [{ type: "thinking", thinking: "hmm" }, { type: "toolCall", id: "c", name: "read", arguments: {} }, { type: "toolCall", id: "d", name: "edit", arguments: {} }] })).toBe("assistant: [read, edit]");
-    expect(msg({ role: "toolResult", toolCallId: "c", toolName: "bash", content: [{ type: "text", text: "exit 1" }], isError: true })).toBe('toolResult (bash, error): "exit 1"');
+    expect(msg({ role: "assistant", content: [{ type: "thinking", thinking: "hmm" }, { type: "toolCall", id: "c", name: "read", arguments: {} }, { type: "toolCall", id: "d", name: "edit", arguments: {} }] })).toBe("assistant: toolCall read, edit");
+    expect(msg({ role: "toolResult", toolCallId: "c", toolName: "bash", content: [{ type: "text", text: "exit 1" }], isError: true })).toBe("toolResult: bash (error)");
     expect(msg({ role: "bashExecution", command: "npm test", output: "" })).toBe('bashExecution: "npm test"');
-    expect(msg({ role: "user", content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] })).toBe("user: [image]");
+    expect(msg({ role: "user", content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] })).toBe("user: (image)");
     expect(msg({ role: "user", content: "x".repeat(400_000) })).toBe(`user: "${"x".repeat(40)}…"`);
-    expect(msg({ role: "user", content: `${"a".repeat(39)}🙂 and more` })).toBe(`user: "${"a".repeat(39)}…"`);
+    expect(msg({ role: "user", content: `${"a".repeat(39)}🙂 and more` })).toBe(`user: "${"a".repeat(39)}🙂…"`);
   });
 });

@@ -1,67 +1,229 @@
 /**
- * One-line names for entries, shared by every feature that lists entries: the type and call
- * hierarchies, workspace symbols, and the outline.
+ * One-line names and symbol kinds for entries, shared by every feature that lists entries: the
+ * outline, the type and call hierarchies, and workspace symbols.
  *
- * A title reads like Pi's tree view: `user: "Fix the failing test…"`, `assistant: [read, edit]`,
- * `compaction (48,210 tokens)`, `label: checkpoint-1`. It is built from the entry's cached parse
- * (no JSON is parsed again) and its work is bounded whatever the size of the line: only the first
- * text block is read, and only its first few hundred characters are looked at.
+ * A title reads like Pi's tree view: `user: "Fix the failing test…"`, `assistant: toolCall read, bash`,
+ * `compaction (48,210 tokens)`, `label: checkpoint-1`, `model: anthropic/claude-sonnet-4-5`. It is
+ * built from the entry's cached parse (no JSON is parsed again), stays on one line, and its work is
+ * bounded whatever the size of the line: previews are cut on code point boundaries, never inside a
+ * surrogate pair.
  */
 
 import type { SymbolKind } from "vscode-languageserver";
 import type { Entry } from "../core/analysis";
 
-/** Longest preview of message text, in UTF-16 code units, before the ellipsis. */
-export const PREVIEW_LENGTH = 40;
+/** The LSP symbol kinds used here (the values of `SymbolKind`, which is a type-only import). */
+export const SYMBOL = {
+  File: 1,
+  Module: 2,
+  Namespace: 3,
+  Package: 4,
+  Property: 7,
+  Field: 8,
+  Interface: 11,
+  Function: 12,
+  String: 15,
+  Number: 16,
+  Array: 18,
+  Object: 19,
+  Key: 20,
+  Null: 21,
+  Struct: 23,
+  Event: 24,
+  Operator: 25,
+} as const satisfies Record<string, SymbolKind>;
 
-/** A short human name for an entry, as an outline or a tree view would show it. */
+/** Code points of message text shown in a name. */
+export const PREVIEW_CODE_POINTS = 40;
+/** Code points of a label, session name, type or model shown in a name. */
+export const NAME_CODE_POINTS = 60;
+/** Tool names listed for an assistant message without text. */
+const MAX_TOOL_NAMES = 4;
+
+
+/** A one-line, bounded, never empty name for an entry. */
 export function entryTitle(entry: Entry): string {
   const o = entry.parsed.object;
   if (!o) return "(not an object)";
-  const type = entry.type;
-  switch (type) {
+  switch (entry.type) {
     case undefined:
       return "(no type)";
     case "message":
-      return messageTitle(o.message);
+      return messageName(o.message);
     case "compaction": {
       const tokens = o.tokensBefore;
-      return typeof tokens === "number" && Number.isFinite(tokens) ? `compaction (${groupDigits(tokens)} tokens)` : "compaction";
+      return typeof tokens === "number" && Number.isFinite(tokens) && tokens >= 0 ? `compaction (${groupDigits(tokens)} tokens)` : "compaction";
     }
     case "branch_summary":
-      return withPreview("branch_summary", o.summary);
-    case "label": {
-      const label = o.label;
-      return label ? `label: ${short(String(label))}` : "label: (cleared)";
-    }
-    case "session_info": {
-      const name = typeof o.name === "string" ? short(o.name) : "";
-      return name ? `session_info: ${name}` : "session_info: (name cleared)";
-    }
-    case "model_change": {
-      const provider = typeof o.provider === "string" ? o.provider : "?";
-      const model = typeof o.modelId === "string" ? o.modelId : "?";
-      return `model_change: ${oneLine(`${provider}/${model}`)}`;
-    }
+      return quoted("branch summary", o.summary);
+    case "label":
+      return typeof o.label === "string" && o.label !== "" ? `label: ${singleLine(o.label, NAME_CODE_POINTS) || '""'}` : "label: (cleared)";
+    case "session_info":
+      return typeof o.name === "string" && o.name.trim() ? `session name: ${singleLine(o.name, NAME_CODE_POINTS)}` : "session name: (cleared)";
+    case "model_change":
+      return `model: ${field(o.provider)}/${field(o.modelId)}`;
     case "thinking_level_change":
-      return typeof o.thinkingLevel === "string" ? `thinking_level_change: ${oneLine(o.thinkingLevel)}` : "thinking_level_change";
+      return `thinking: ${field(o.thinkingLevel)}`;
     case "custom":
-      return typeof o.customType === "string" ? `custom: ${oneLine(o.customType)}` : "custom";
+      return `custom: ${field(o.customType)}`;
     case "custom_message":
-      return withPreview(typeof o.customType === "string" ? `custom_message (${oneLine(o.customType)})` : "custom_message", textOf(o.content));
-    case "usage": {
-      const kind = typeof o.kind === "string" ? ` (${oneLine(o.kind)})` : "";
-      const model = typeof o.model === "string" ? `: ${oneLine(o.model)}` : "";
-      return `usage${kind}${model}`;
-    }
-    case "context_edit": {
-      const target = typeof o.targetId === "string" ? ` ${oneLine(o.targetId)}` : "";
-      const action = o.replacement === null ? "remove" : "replace";
-      return `context_edit: ${action}${target}`;
-    }
+      return `custom message: ${field(o.customType)}`;
+    case "usage":
+      return `usage: ${field(o.kind)}`;
+    case "context_edit":
+      return `context edit → ${field(o.targetId)}${o.replacement === null ? " (remove)" : ""}`;
     default:
-      return oneLine(type);
+      return singleLine(entry.type, NAME_CODE_POINTS) || '""';
   }
+}
+
+function messageName(message: unknown): string {
+  if (message === null || typeof message !== "object" || Array.isArray(message)) return "message (no message)";
+  const m = message as Record<string, unknown>;
+  if (typeof m.role !== "string") return "message (no role)";
+  const role = singleLine(m.role, NAME_CODE_POINTS) || '""';
+  switch (m.role) {
+    case "user": {
+      const text = firstText(m.content);
+      if (text !== undefined) return quoted(role, text);
+      return hasImage(m.content) ? `${role}: (image)` : role;
+    }
+    case "assistant": {
+      const text = firstText(m.content);
+      if (text !== undefined) return quoted(role, text);
+      const tools = toolNames(m.content);
+      if (tools) return `${role}: toolCall ${tools}`;
+      if (typeof m.errorMessage === "string" && m.errorMessage.trim()) return quoted(`${role}: error`, m.errorMessage);
+      return hasBlock(m.content, "thinking") ? `${role}: (thinking)` : role;
+    }
+    case "toolResult":
+      return `${role}: ${typeof m.toolName === "string" ? singleLine(m.toolName, NAME_CODE_POINTS) || "?" : "?"}${m.isError === true ? " (error)" : ""}`;
+    case "bashExecution":
+      return quoted(role, m.command);
+    case "custom":
+    case "hookMessage":
+      return `custom message: ${field(m.customType)}`;
+    case "system": {
+      const text = firstText(m.content);
+      if (text !== undefined) return quoted(role, text);
+      const sections = m.sections !== null && typeof m.sections === "object" && !Array.isArray(m.sections) ? Object.keys(m.sections) : [];
+      return sections.length > 0 ? `${role}: sections ${singleLine(sections.join(", "), NAME_CODE_POINTS)}` : role;
+    }
+    case "branchSummary":
+    case "compactionSummary":
+      return quoted(role, m.summary);
+    default:
+      return quoted(role, firstText(m.content));
+  }
+}
+
+/** `label: "preview…"`, or just `label` when there is no text. */
+function quoted(label: string, text: unknown): string {
+  if (typeof text !== "string") return label;
+  const preview = singleLine(text, PREVIEW_CODE_POINTS);
+  return preview ? `${label}: "${preview}"` : label;
+}
+
+/** A string field shown in a name, or "?" when it is not a non-empty string. */
+function field(value: unknown): string {
+  return typeof value === "string" ? singleLine(value, NAME_CODE_POINTS) || "?" : "?";
+}
+
+/** The first non-blank text of string or block-array content. */
+function firstText(content: unknown): string | undefined {
+  if (typeof content === "string") return content.trim() ? content : undefined;
+  if (!Array.isArray(content)) return undefined;
+  for (const block of content) {
+    if (block === null || typeof block !== "object") continue;
+    const b = block as Record<string, unknown>;
+    if (b.type === "text" && typeof b.text === "string" && b.text.trim()) return b.text;
+  }
+  return undefined;
+}
+
+function hasBlock(content: unknown, type: string): boolean {
+  return Array.isArray(content) && content.some((b) => b !== null && typeof b === "object" && (b as Record<string, unknown>).type === type);
+}
+
+function hasImage(content: unknown): boolean {
+  return hasBlock(content, "image");
+}
+
+/** `read, bash`, at most a few names, then `+N`. */
+function toolNames(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return undefined;
+  const names: string[] = [];
+  let more = 0;
+  for (const block of content) {
+    if (block === null || typeof block !== "object") continue;
+    const b = block as Record<string, unknown>;
+    if (b.type !== "toolCall") continue;
+    if (names.length < MAX_TOOL_NAMES) names.push(typeof b.name === "string" ? singleLine(b.name, NAME_CODE_POINTS) || "?" : "?");
+    else more++;
+  }
+  if (names.length === 0) return undefined;
+  return more > 0 ? `${names.join(", ")}, +${more}` : names.join(", ");
+}
+
+/**
+ * `text` on one line (whitespace and control character runs become one space, leading and trailing
+ * ones are dropped), clipped to `max` code points with "…" when more text follows. Only the part
+ * shown is looked at, so a 400 KB text costs no more than a short one; the usual case (no line
+ * break, no double space) is one scan and one `slice`.
+ */
+export function singleLine(text: string, max: number): string {
+  const n = text.length;
+  let from = 0;
+  while (from < n && isSpace(text.charCodeAt(from))) from++;
+  let points = 0;
+  let plain = true; // no whitespace other than single spaces so far
+  let end = from; // just past the last non-space character taken
+  let i = from;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (isSpace(c)) {
+      let j = i + 1;
+      while (j < n && isSpace(text.charCodeAt(j))) j++;
+      if (j === n) break; // trailing whitespace
+      if (c !== 32 || j > i + 1) plain = false;
+      // The run shows as one space, which counts as a code point, and needs one more after it.
+      if (points + 2 > max) break;
+      points++;
+      i = j;
+      continue;
+    }
+    if (points === max) break;
+    // A surrogate pair is one code point and is taken whole.
+    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < n && isLowSurrogate(text.charCodeAt(i + 1));
+    i += pair ? 2 : 1;
+    points++;
+    end = i;
+  }
+  let out = text.slice(from, end);
+  if (!plain) out = out.replace(SPACE_RUNS, " ");
+  // Something other than whitespace is left: say so.
+  let k = end;
+  while (k < n && isSpace(text.charCodeAt(k))) k++;
+  return k < n ? `${out}…` : out;
+}
+
+const SPACE_RUNS = /[\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+/g;
+
+function isLowSurrogate(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+/** Whitespace and control characters, which a one-line name shows as a single space. */
+function isSpace(c: number): boolean {
+  return c <= 32 || (c >= 0x7f && c <= 0xa0) || c === 0x2028 || c === 0x2029 || c === 0xfeff || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x202f || c === 0x205f || c === 0x3000;
+}
+
+/** 48210 → "48,210", independent of the locale. */
+export function groupDigits(value: number): string {
+  if (!Number.isFinite(value) || Math.abs(value) >= 1e21) return String(value);
+  const [whole, fraction] = String(Math.abs(value)).split(".");
+  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return `${value < 0 ? "-" : ""}${grouped}${fraction ? `.${fraction}` : ""}`;
 }
 
 /** The symbol kind an entry is shown with (icons in outlines and hierarchies). */
@@ -86,7 +248,7 @@ export function entryKind(entry: Entry): SymbolKind {
     case "compaction":
       return SYMBOL.Package;
     case "branch_summary":
-      return SYMBOL.Namespace;
+      return SYMBOL.String;
     case "label":
       return SYMBOL.Key;
     case "session_info":
@@ -102,145 +264,6 @@ export function entryKind(entry: Entry): SymbolKind {
     case "context_edit":
       return SYMBOL.Operator;
     default:
-      return SYMBOL.Object;
+      return SYMBOL.Null;
   }
-}
-
-/** The LSP symbol kinds used here (the values of `SymbolKind`, which is a type-only import). */
-export const SYMBOL = {
-  File: 1,
-  Module: 2,
-  Namespace: 3,
-  Package: 4,
-  Field: 8,
-  Interface: 11,
-  Function: 12,
-  Constant: 14,
-  Number: 16,
-  Key: 20,
-  Event: 24,
-  Operator: 25,
-  Struct: 23,
-  Object: 19,
-  Property: 7,
-} as const satisfies Record<string, SymbolKind>;
-
-function messageTitle(message: unknown): string {
-  if (message === null || typeof message !== "object" || Array.isArray(message)) return "message";
-  const m = message as Record<string, unknown>;
-  const role = typeof m.role === "string" ? oneLine(m.role) : "message";
-  switch (m.role) {
-    case "assistant": {
-      const text = textOf(m.content);
-      if (text) return withPreview(role, text);
-      const tools = toolNames(m.content);
-      if (tools) return `${role}: [${tools}]`;
-      if (typeof m.errorMessage === "string" && m.errorMessage) return withPreview(`${role}: error`, m.errorMessage);
-      const thinking = thinkingOf(m.content);
-      return thinking ? withPreview(`${role}: thinking`, thinking) : role;
-    }
-    case "toolResult": {
-      const name = typeof m.toolName === "string" ? m.toolName : "";
-      const qualifier = name || m.isError === true ? ` (${[oneLine(name), m.isError === true ? "error" : ""].filter(Boolean).join(", ")})` : "";
-      return withPreview(`${role}${qualifier}`, textOf(m.content));
-    }
-    case "bashExecution":
-      return withPreview(role, typeof m.command === "string" ? m.command : undefined);
-    case "custom":
-    case "hookMessage":
-      return withPreview(typeof m.customType === "string" ? `${role} (${oneLine(m.customType)})` : role, textOf(m.content));
-    case "system": {
-      const text = textOf(m.content);
-      if (text) return withPreview(role, text);
-      const sections = m.sections !== null && typeof m.sections === "object" && !Array.isArray(m.sections) ? Object.keys(m.sections) : [];
-      return sections.length > 0 ? `${role}: sections ${oneLine(clipped(sections.join(", ")))}` : role;
-    }
-    case "branchSummary":
-    case "compactionSummary":
-      return withPreview(role, typeof m.summary === "string" ? m.summary : undefined);
-    default:
-      return withPreview(role, textOf(m.content));
-  }
-}
-
-/** `label: "preview…"`, or just `label` when there is no text. */
-function withPreview(label: string, text: unknown): string {
-  if (typeof text !== "string") return label;
-  if (text === IMAGE) return `${label}: [image]`;
-  const preview = oneLine(text.slice(0, PREVIEW_LENGTH * 8));
-  return preview ? `${label}: "${clipped(preview)}"` : label;
-}
-
-/** What `textOf` answers for content that holds images but no text. */
-const IMAGE = "\u0000image";
-
-/** The first text of a string or block-array content, or undefined. */
-function textOf(content: unknown): string | undefined {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return undefined;
-  for (const block of content) {
-    if (block === null || typeof block !== "object") continue;
-    const b = block as Record<string, unknown>;
-    if (b.type === "text" && typeof b.text === "string" && b.text.trim()) return b.text;
-  }
-  for (const block of content) {
-    if (block !== null && typeof block === "object" && (block as Record<string, unknown>).type === "image") return IMAGE;
-  }
-  return undefined;
-}
-
-function thinkingOf(content: unknown): string | undefined {
-  if (!Array.isArray(content)) return undefined;
-  for (const block of content) {
-    if (block === null || typeof block !== "object") continue;
-    const b = block as Record<string, unknown>;
-    if (b.type === "thinking" && typeof b.thinking === "string" && b.thinking.trim()) return b.thinking;
-  }
-  return undefined;
-}
-
-/** The names of the tool calls in an assistant's content, at most a few. */
-function toolNames(content: unknown): string | undefined {
-  if (!Array.isArray(content)) return undefined;
-  const names: string[] = [];
-  let more = 0;
-  for (const block of content) {
-    if (block === null || typeof block !== "object") continue;
-    const b = block as Record<string, unknown>;
-    if (b.type !== "toolCall") continue;
-    if (names.length < 4) names.push(typeof b.name === "string" ? oneLine(b.name.slice(0, PREVIEW_LENGTH)) : "?");
-    else more++;
-  }
-  if (names.length === 0) return undefined;
-  return more > 0 ? `${names.join(", ")}, +${more}` : names.join(", ");
-}
-
-/** A name (label, session name) on one line, bounded. */
-function short(text: string): string {
-  return oneLine(text.slice(0, NAME_LENGTH));
-}
-
-/** Longest label or session name shown, in UTF-16 code units. */
-const NAME_LENGTH = 200;
-
-/** Whitespace runs (line breaks included) collapsed to one space, trimmed. */
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
-}
-
-function clipped(text: string): string {
-  if (text.length <= PREVIEW_LENGTH) return text;
-  let end = PREVIEW_LENGTH;
-  // Do not split a surrogate pair.
-  const c = text.charCodeAt(end - 1);
-  if (c >= 0xd800 && c <= 0xdbff) end--;
-  return `${text.slice(0, end).trimEnd()}…`;
-}
-
-/** 48210 → "48,210", independent of the locale. */
-export function groupDigits(value: number): string {
-  if (!Number.isFinite(value) || Math.abs(value) >= 1e21) return String(value);
-  const [whole, fraction] = String(Math.abs(value)).split(".");
-  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return `${value < 0 ? "-" : ""}${grouped}${fraction ? `.${fraction}` : ""}`;
 }

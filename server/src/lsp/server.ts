@@ -11,6 +11,8 @@
 
 import {
   DocumentDiagnosticReportKind,
+  MessageType,
+  ShowMessageNotification,
   TextDocumentSyncKind,
   TextDocuments,
   type Connection,
@@ -26,9 +28,12 @@ import {
   typeHierarchySubtypes,
   typeHierarchySupertypes,
 } from "../features/hierarchy";
+import { computeFoldingRanges } from "../features/folding";
 import { computeHover } from "../features/hover";
 import { computeDefinition, computeDocumentHighlights, computeDocumentLinks, computeReferences } from "../features/navigation";
+import { computeDocumentSymbols } from "../features/symbols";
 import { computeWorkspaceSymbols } from "../features/workspaceSymbols";
+import { DEFAULT_SETTINGS, readSettings, SETTINGS_SECTION, type Settings } from "./settings";
 import { VERSION } from "../version";
 
 /** How long pushed diagnostics wait for typing to pause. */
@@ -47,6 +52,13 @@ export function startServer(connection: Connection): void {
     },
   });
   let pullDiagnostics = false;
+  let configurationSupport = false;
+  /** Settings from `initializationOptions`, under those read from `workspace/configuration`. */
+  let initialSettings: Settings = DEFAULT_SETTINGS;
+  let settings: Settings = DEFAULT_SETTINGS;
+  let foldingRangeLimit: number | undefined;
+  /** Documents whose outline was cut at `maxSymbols` and whose user was told, so they are told once. */
+  const toldTruncated = new Set<string>();
   // Versions restart when a document is closed and reopened, so pulled result ids also carry
   // which opening of the document they belong to.
   const openings = new WeakMap<SessionDocument, number>();
@@ -64,6 +76,10 @@ export function startServer(connection: Connection): void {
 
   connection.onInitialize((params): InitializeResult => {
     pullDiagnostics = params.capabilities.textDocument?.diagnostic !== undefined;
+    configurationSupport = params.capabilities.workspace?.configuration === true;
+    foldingRangeLimit = params.capabilities.textDocument?.foldingRange?.rangeLimit;
+    initialSettings = readSettings(params.initializationOptions);
+    settings = initialSettings;
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
@@ -76,9 +92,26 @@ export function startServer(connection: Connection): void {
         callHierarchyProvider: true,
         typeHierarchyProvider: true,
         workspaceSymbolProvider: true,
+        documentSymbolProvider: { label: "Pi session" },
+        foldingRangeProvider: true,
       },
       serverInfo: { name: "pi-session-lsp", version: VERSION },
     };
+  });
+
+  async function refreshSettings(): Promise<void> {
+    if (!configurationSupport) return;
+    try {
+      settings = readSettings(await connection.workspace.getConfiguration(SETTINGS_SECTION), initialSettings);
+    } catch (error) {
+      connection.console.warn(`reading settings failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  connection.onInitialized(() => void refreshSettings());
+  connection.onDidChangeConfiguration((change) => {
+    if (configurationSupport) void refreshSettings();
+    else settings = readSettings(change.settings, initialSettings);
   });
 
   function schedulePush(uri: string): void {
@@ -104,6 +137,7 @@ export function startServer(connection: Connection): void {
     const uri = event.document.uri;
     clearTimeout(pending.get(uri));
     pending.delete(uri);
+    toldTruncated.delete(uri);
     if (!pullDiagnostics) void connection.sendDiagnostics({ uri, diagnostics: [] });
   });
 
@@ -133,6 +167,14 @@ export function startServer(connection: Connection): void {
   connection.onReferences((p) => onDocument("textDocument/references", p.textDocument.uri, [], (d) => computeReferences(d, p.position, p.context.includeDeclaration)));
   connection.onDocumentHighlight((p) => onDocument("textDocument/documentHighlight", p.textDocument.uri, [], (d) => computeDocumentHighlights(d, p.position)));
   connection.onDocumentLinks((p) => onDocument("textDocument/documentLink", p.textDocument.uri, [], (d) => computeDocumentLinks(d)));
+  connection.onDocumentSymbol((p) =>
+    onDocument("textDocument/documentSymbol", p.textDocument.uri, [], (d) => {
+      const result = computeDocumentSymbols(d, { maxSymbols: settings.maxSymbols });
+      if (result.truncated) reportTruncated(d.uri, "documentSymbols", settings.maxSymbols);
+      return result.symbols;
+    }),
+  );
+  connection.onFoldingRanges((p) => onDocument("textDocument/foldingRange", p.textDocument.uri, [], (d) => computeFoldingRanges(d, { maxRanges: foldingRangeLimit })));
   connection.onHover((p) => onDocument("textDocument/hover", p.textDocument.uri, null, (d) => computeHover(d, p.position)));
   connection.languages.callHierarchy.onPrepare((p) => onDocument("textDocument/prepareCallHierarchy", p.textDocument.uri, [], (d) => prepareHierarchy(d, p.position)));
   connection.languages.callHierarchy.onIncomingCalls((p) => onDocument("callHierarchy/incomingCalls", p.item.uri, [], (d) => callHierarchyIncomingCalls(d, p.item)));
@@ -141,6 +183,21 @@ export function startServer(connection: Connection): void {
   connection.languages.typeHierarchy.onSupertypes((p) => onDocument("typeHierarchy/supertypes", p.item.uri, [], (d) => typeHierarchySupertypes(d, p.item)));
   connection.languages.typeHierarchy.onSubtypes((p) => onDocument("typeHierarchy/subtypes", p.item.uri, [], (d) => typeHierarchySubtypes(d, p.item)));
   connection.onWorkspaceSymbol((p) => runSafe("workspace/symbol", [], () => computeWorkspaceSymbols(documents.all(), p.query)));
+
+  /**
+   * Tells the client that a list was cut at its limit: a `piSession/resultLimitReached`
+   * notification for clients that handle it, and one message per document for people.
+   */
+  function reportTruncated(uri: string, feature: string, limit: number): void {
+    void connection.sendNotification("piSession/resultLimitReached", { uri, feature, limit });
+    if (toldTruncated.has(uri)) return;
+    toldTruncated.add(uri);
+    // A notification, not `window.showInformationMessage` (a request that clients may refuse).
+    void connection.sendNotification(ShowMessageNotification.type, {
+      type: MessageType.Info,
+      message: `pi-session-lsp: the outline of this session stops at ${limit} symbols (setting piSession.maxSymbols).`,
+    });
+  }
 
   documents.listen(connection);
   connection.listen();

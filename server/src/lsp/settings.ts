@@ -5,12 +5,14 @@
  * ignored, so a typo never breaks the server.
  */
 
+import { DEFAULT_MAX_SYMBOLS } from "../features/symbols";
+
 export interface Settings {
   /** The most document symbols (outline entries) computed for one document. */
   maxSymbols: number;
 }
 
-export const DEFAULT_SETTINGS: Settings = { maxSymbols: 5000 };
+export const DEFAULT_SETTINGS: Settings = { maxSymbols: DEFAULT_MAX_SYMBOLS };
 
 export const SETTINGS_SECTION = "piSession";
 

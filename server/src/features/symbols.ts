@@ -1,0 +1,407 @@
+/**
+ * The outline (LSP document symbols, hierarchical) of a session, readable on a 50,000-entry tree
+ * that is 50,000 deep.
+ *
+ * Shape:
+ * - the header comes first (`session`, or `session: <name>` when a `session_info` names it);
+ * - then the tree, with CHAIN COMPRESSION: a straight run of entries (each with exactly one child)
+ *   is one level, its entries are siblings. A run ends at a leaf or at a branch point; after a
+ *   branch point its branches follow it in the same level, one container symbol per branch
+ *   (`branch 2 of 3: user: "Try another…"`, named after the branch's first entry), and each
+ *   container holds that branch's run, recursively. Nesting depth is therefore the number of
+ *   branch points on a path, not the depth of the tree;
+ * - every root (a `null` parent, or an orphan whose parent is missing) starts a run at the top
+ *   level, in file order; an orphan's detail names its missing parent;
+ * - entries that are not reachable from any root (`analysis.reachesCycle`: in a parent cycle, or
+ *   below one) come last, in file order, under one symbol `parent cycle (N entries)`.
+ *
+ * Branches are ordered as Pi's `getTree` orders siblings: by timestamp, oldest first, ties in file
+ * order; entries without a readable ISO timestamp go last, in file order.
+ *
+ * Names (single line; text previews are the first 40 code points, never half a surrogate pair):
+ * `user: "Fix the failing test…"`, `assistant: "…"` or `assistant: toolCall read, bash` when it has
+ * no text, `toolResult: read`, `bashExecution: "npm test"`, `compaction (48,210 tokens)`,
+ * `label: checkpoint-1`, `model: anthropic/claude-sonnet-4-5`, `thinking: high`,
+ * `branch summary: "…"`, `session name: …`, `custom: <customType>`, `custom message: <customType>`,
+ * `usage: <kind>`, `context edit → <targetId>`, and an unknown entry type by its type.
+ *
+ * Detail: the entry's id, plus where useful `leaf`, `orphan: parent <id> not found`, `off the
+ * active path` (on the first entry of a top-level run that is off it), `duplicate id`. A branch
+ * container's detail counts the entries below it and says whether the active path goes through it.
+ *
+ * Symbol kinds:
+ * | symbol                                   | kind      |
+ * |------------------------------------------|-----------|
+ * | header                                   | File      |
+ * | branch container                         | Namespace |
+ * | `parent cycle (N entries)`               | Array     |
+ * | user message                             | Event     |
+ * | assistant message                        | Function  |
+ * | toolResult message                       | Field     |
+ * | system message                           | Interface |
+ * | other message roles (bash, custom, …)    | Object    |
+ * | compaction                               | Package   |
+ * | branch_summary                           | String    |
+ * | label                                    | Key       |
+ * | session_info                             | Module    |
+ * | model_change, thinking_level_change      | Property  |
+ * | custom, custom_message                   | Struct    |
+ * | usage                                    | Number    |
+ * | context_edit                             | Operator  |
+ * | unknown or missing type, non-objects     | Null      |
+ *
+ * Ranges: an entry's `range` is its whole line and its `selectionRange` the `id` value (the line
+ * when the id cannot be located). A container's `range` runs from the first to the last line of the
+ * entries below it; its `selectionRange` is the id of its first entry.
+ *
+ * Cost: the walk is iterative (an explicit stack of branch points), each entry's children are
+ * listed only when the entry is emitted, and everything else is O(entries) over typed arrays. At
+ * most `maxSymbols` symbols are produced (header and containers count); when the cap is hit the
+ * outline is exactly the first `maxSymbols` symbols of the full outline in reading order (a branch
+ * container is only added with its first entry), and `truncated` is true.
+ */
+
+import type { DocumentSymbol, Range, SymbolKind } from "vscode-languageserver";
+import type { Entry, SessionAnalysis } from "../core/analysis";
+import type { SessionDocument } from "../core/document";
+import { locate } from "../core/locate";
+import { entryKind, entryTitle, groupDigits, NAME_CODE_POINTS, singleLine, SYMBOL } from "./entryTitle";
+
+export interface DocumentSymbolsOptions {
+  /** The most symbols to return, all levels counted (the server's default is 5,000). */
+  maxSymbols: number;
+}
+
+export interface DocumentSymbolsResult {
+  symbols: DocumentSymbol[];
+  /** Whether symbols were left out because of `maxSymbols`. */
+  truncated: boolean;
+}
+
+
+
+/** The cap the server uses unless a setting says otherwise. */
+export const DEFAULT_MAX_SYMBOLS = 5000;
+
+export function computeDocumentSymbols(doc: SessionDocument, options: DocumentSymbolsOptions): DocumentSymbolsResult {
+  const max = Number.isNaN(options.maxSymbols) ? DEFAULT_MAX_SYMBOLS : Math.max(0, Math.floor(options.maxSymbols));
+  return new OutlineBuilder(doc, max).build();
+}
+
+/** A branch point whose branches are being listed: its sorted children and the next one to list. */
+interface Frame {
+  kids: Entry[];
+  next: number;
+  list: DocumentSymbol[];
+}
+
+class OutlineBuilder {
+  private readonly a: SessionAnalysis;
+  private count = 0;
+  private truncated = false;
+  /** Per entry: entries in its subtree, and their first and last line (computed on first need). */
+  private size: Int32Array | undefined;
+  private minLine: Int32Array | undefined;
+  private maxLine: Int32Array | undefined;
+
+  constructor(
+    private readonly doc: SessionDocument,
+    private readonly max: number,
+  ) {
+    this.a = doc.analysis;
+  }
+
+  build(): DocumentSymbolsResult {
+    const top: DocumentSymbol[] = [];
+    const header = this.headerSymbol();
+    if (header && this.take(1)) top.push(header);
+    this.tree(top);
+    this.cycleGroup(top);
+    return { symbols: top, truncated: this.truncated };
+  }
+
+  /** Reserves `n` symbols; false (and truncated) when the cap does not allow them. */
+  private take(n: number): boolean {
+    if (this.count + n > this.max) {
+      this.truncated = true;
+      return false;
+    }
+    this.count += n;
+    return true;
+  }
+
+  private headerSymbol(): DocumentSymbol | undefined {
+    const a = this.a;
+    const line = a.headerLine;
+    if (line === undefined || (a.headerState !== "ok" && a.headerState !== "invalid")) return undefined;
+    const range = this.lineRange(line);
+    if (a.headerState === "invalid") return { name: "session (invalid header)", kind: SYMBOL.File, range, selectionRange: range };
+    const h = a.header!;
+    const name = sessionName(a);
+    const details = [typeof h.id === "string" ? singleLine(h.id, NAME_CODE_POINTS) : ""];
+    if (typeof h.cwd === "string" && h.cwd) details.push(singleLine(h.cwd, NAME_CODE_POINTS));
+    return {
+      name: name ? `session: ${name}` : "session",
+      detail: details.filter(Boolean).join(" · "),
+      kind: SYMBOL.File,
+      range,
+      selectionRange: this.idRange(line),
+    };
+  }
+
+  /** Emits every root's run at the top level, then the branches, depth first in reading order. */
+  private tree(top: DocumentSymbol[]): void {
+    const stack: Frame[] = [];
+    for (const root of this.a.roots) {
+      if (!this.run(root, top, stack, true)) return;
+      while (stack.length > 0) {
+        const frame = stack[stack.length - 1]!;
+        if (frame.next >= frame.kids.length) {
+          stack.pop();
+          continue;
+        }
+        const i = frame.next++;
+        const kid = frame.kids[i]!;
+        // A container is only added together with its first entry.
+        if (this.count + 2 > this.max) {
+          this.truncated = true;
+          return;
+        }
+        const container = this.branchSymbol(kid, i, frame.kids.length);
+        this.count++;
+        frame.list.push(container);
+        if (!this.run(kid, container.children!, stack, false)) return;
+      }
+    }
+  }
+
+  /**
+   * Emits the run that starts at `entry` into `list`: the entry and its only descendants until a
+   * leaf or a branch point, whose sorted children are pushed as a frame. False when the cap is hit.
+   */
+  private run(entry: Entry, list: DocumentSymbol[], stack: Frame[], topLevel: boolean): boolean {
+    let e = entry;
+    let first = true;
+    for (;;) {
+      if (!this.take(1)) return false;
+      list.push(this.entrySymbol(e, first && topLevel ? this.rootNotes(e) : undefined));
+      first = false;
+      const kids = this.a.childrenOf(e);
+      if (kids.length === 1) {
+        e = kids[0]!;
+        continue;
+      }
+      if (kids.length > 1) stack.push({ kids: sortSiblings(kids), next: 0, list });
+      return true;
+    }
+  }
+
+  private rootNotes(root: Entry): string[] {
+    const notes: string[] = [];
+    const parentId = root.parentId;
+    if (typeof parentId === "string" && parentId !== "") notes.push(`orphan: parent ${singleLine(parentId, NAME_CODE_POINTS)} not found`);
+    if (this.a.activePath.length > 0 && !this.a.onActivePath[root.index]) notes.push("off the active path");
+    return notes;
+  }
+
+  private branchSymbol(first: Entry, i: number, of: number): DocumentSymbol {
+    this.aggregate();
+    const k = first.index;
+    const size = this.size![k]!;
+    const notes = [`${groupDigits(size)} ${size === 1 ? "entry" : "entries"}`];
+    if (this.a.activePath.length > 0) notes.push(this.a.onActivePath[k] ? "on the active path" : "off the active path");
+    const range = this.spanRange(this.minLine![k]!, this.maxLine![k]!);
+    return {
+      name: `branch ${i + 1} of ${of}: ${entryTitle(first)}`,
+      detail: notes.join(" · "),
+      kind: SYMBOL.Namespace,
+      range,
+      selectionRange: this.idRange(first.line),
+      children: [],
+    };
+  }
+
+  /** The entries no root reaches (in or below a parent cycle), in file order, under one symbol. */
+  private cycleGroup(top: DocumentSymbol[]): void {
+    if (this.truncated) return;
+    const a = this.a;
+    const members: Entry[] = [];
+    for (const entry of a.entries) if (a.reachesCycle[entry.index]) members.push(entry);
+    if (members.length === 0) return;
+    if (!this.take(2)) return;
+    const children: DocumentSymbol[] = [];
+    for (let i = 0; i < members.length; i++) {
+      const entry = members[i]!;
+      if (i > 0 && !this.take(1)) break;
+      children.push(this.entrySymbol(entry, [a.cycleOf[entry.index]! >= 0 ? "in the cycle" : "below the cycle"]));
+    }
+    const firstLine = members[0]!.line;
+    top.push({
+      name: `parent cycle (${groupDigits(members.length)} ${members.length === 1 ? "entry" : "entries"})`,
+      detail: "not reachable from any root; Pi hangs walking them",
+      kind: SYMBOL.Array,
+      range: this.spanRange(firstLine, members[members.length - 1]!.line),
+      selectionRange: this.idRange(firstLine),
+      children,
+    });
+  }
+
+  private entrySymbol(entry: Entry, notes: string[] | undefined): DocumentSymbol {
+    const a = this.a;
+    let detail = entry.id === undefined ? "(no id)" : singleLine(entry.id, NAME_CODE_POINTS);
+    if (entry === a.leaf) detail += " · leaf";
+    if (notes) for (const note of notes) detail += ` · ${note}`;
+    if (entry.id !== undefined && a.duplicates.size > 0 && a.duplicates.has(entry.id)) {
+      const winner = a.byId.get(entry.id)!;
+      detail += winner === entry ? " · duplicate id" : ` · duplicate id, shadowed by line ${winner.line + 1}`;
+    }
+    return {
+      name: entryTitle(entry),
+      detail,
+      kind: entryKind(entry),
+      range: this.lineRange(entry.line),
+      selectionRange: entry.id === undefined ? this.lineRange(entry.line) : this.idRange(entry.line),
+    };
+  }
+
+  private aggregate(): void {
+    if (this.size) return;
+    const agg = subtreeAggregates(this.a);
+    this.size = agg.size;
+    this.minLine = agg.minLine;
+    this.maxLine = agg.maxLine;
+  }
+
+  private lineRange(line: number): Range {
+    return { start: { line, character: 0 }, end: { line, character: this.doc.lines[line]?.length ?? 0 } };
+  }
+
+  private spanRange(first: number, last: number): Range {
+    return { start: { line: first, character: 0 }, end: { line: last, character: this.doc.lines[last]?.length ?? 0 } };
+  }
+
+  /** The range of the line's top-level `id` value, or of the whole line. */
+  private idRange(line: number): Range {
+    const text = this.doc.jsonText(line);
+    const offset = this.doc.jsonOffset(line);
+    const parsed = this.doc.parsed[line];
+    const id = parsed?.kind === "value" ? parsed.id : undefined;
+    const fast = id === undefined ? undefined : idSpanFast(text, id);
+    const span = fast ?? locate(text, ["id"])?.value;
+    if (!span) return this.lineRange(line);
+    return { start: { line, character: span.start + offset }, end: { line, character: span.end + offset } };
+  }
+}
+
+/**
+ * The span of the `id` value in a line written the way Pi writes it (`{"type":"message","id":"…",`),
+ * found with one `indexOf` instead of walking the whole line (which on a long line means skipping
+ * every value after the id). The match is accepted only when everything before it is plain
+ * top-level members: no other bracket and no backslash, and an even number of quotes, so the match
+ * is a key of the outer object and not text inside a string or a nested value. Otherwise undefined,
+ * and the caller walks the line with `locate`.
+ */
+function idSpanFast(text: string, id: string): { start: number; end: number } | undefined {
+  const at = text.indexOf('"id":"');
+  if (at < 0 || at > 4096) return undefined;
+  // The raw text must be the id itself (no escapes), closed by a quote and then "," or "}".
+  const start = at + 5;
+  const end = start + id.length + 2;
+  if (!text.startsWith(id, start + 1) || text.charCodeAt(end - 1) !== 34) return undefined;
+  const after = text.charCodeAt(end);
+  if (after !== 44 && after !== 125) return undefined;
+  let opened = false;
+  let quotes = 0;
+  for (let i = 0; i < at; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) quotes++;
+    else if (c === 92 || c === 91 || c === 93 || c === 125) return undefined; // \ [ ] }
+    else if (c === 123) {
+      if (opened) return undefined;
+      opened = true;
+    }
+  }
+  if (!opened || quotes % 2 !== 0) return undefined;
+  return { start, end };
+}
+
+interface SubtreeAggregates {
+  /** Entries in each entry's subtree (itself included), for entries no cycle is above. */
+  size: Int32Array;
+  /** The first and last line of each subtree. */
+  minLine: Int32Array;
+  maxLine: Int32Array;
+}
+
+const aggregatesByAnalysis = new WeakMap<SessionAnalysis, SubtreeAggregates>();
+
+/**
+ * Subtree sizes and line spans for every acyclic entry, children before parents: entries are
+ * bucketed by depth (a counting sort) and folded into their parents from the deepest up. O(entries),
+ * memoised per analysis (that is, per document version).
+ */
+function subtreeAggregates(a: SessionAnalysis): SubtreeAggregates {
+  const cached = aggregatesByAnalysis.get(a);
+  if (cached) return cached;
+  const entries = a.entries;
+  const n = entries.length;
+  const depth = a.depth;
+  const size = new Int32Array(n).fill(1);
+  const minLine = new Int32Array(n);
+  const maxLine = new Int32Array(n);
+  const parentIndex = new Int32Array(n);
+  let maxDepth = -1;
+  for (let i = 0; i < n; i++) {
+    const d = depth[i]!;
+    if (d > maxDepth) maxDepth = d;
+    const line = entries[i]!.line;
+    minLine[i] = line;
+    maxLine[i] = line;
+    parentIndex[i] = a.parent[i]?.index ?? -1;
+  }
+  // order = acyclic entries sorted by depth (counting sort).
+  const start = new Int32Array(maxDepth + 2);
+  for (let i = 0; i < n; i++) {
+    const d = depth[i]!;
+    if (d >= 0) start[d + 1] = start[d + 1]! + 1;
+  }
+  for (let d = 0; d <= maxDepth; d++) start[d + 1] = start[d + 1]! + start[d]!;
+  const order = new Int32Array(start[maxDepth + 1] ?? 0);
+  for (let i = 0; i < n; i++) {
+    const d = depth[i]!;
+    if (d < 0) continue;
+    order[start[d]!] = i;
+    start[d] = start[d]! + 1;
+  }
+  for (let k = order.length - 1; k >= 0; k--) {
+    const i = order[k]!;
+    const j = parentIndex[i]!;
+    if (j < 0) continue;
+    size[j] = size[j]! + size[i]!;
+    if (minLine[i]! < minLine[j]!) minLine[j] = minLine[i]!;
+    if (maxLine[i]! > maxLine[j]!) maxLine[j] = maxLine[i]!;
+  }
+  const result = { size, minLine, maxLine };
+  aggregatesByAnalysis.set(a, result);
+  return result;
+}
+
+/** Siblings as Pi's `getTree` orders them: by timestamp, ties (and missing times, last) in file order. */
+function sortSiblings(kids: Entry[]): Entry[] {
+  return kids.sort((x, y) => {
+    const tx = x.parsed.time ?? Infinity;
+    const ty = y.parsed.time ?? Infinity;
+    return tx === ty ? x.index - y.index : tx < ty ? -1 : 1;
+  });
+}
+
+/** The session's name as Pi's `getSessionName` reads it: the last `session_info`, trimmed. */
+function sessionName(a: SessionAnalysis): string | undefined {
+  for (let i = a.entries.length - 1; i >= 0; i--) {
+    const entry = a.entries[i]!;
+    if (entry.type !== "session_info") continue;
+    const name = entry.parsed.object?.name;
+    return typeof name === "string" && name.trim() ? singleLine(name, NAME_CODE_POINTS) : undefined;
+  }
+  return undefined;
+}
