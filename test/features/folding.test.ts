@@ -186,3 +186,27 @@ describe("on sessions the real Pi wrote", () => {
     }
   });
 });
+
+describe("line endings and faults", () => {
+  it("folds the same lines in a CRLF file", () => {
+    const lines = [HEADER, modelChange("m1", null), user("u1", "m1", "Fix 😀 修复."), assistant("a1", "u1", "Done."), user("u2", "a1", "Next."), assistant("a2", "u2", "OK.")];
+    const lf = render(folding(`${lines.join("\n")}\n`));
+    expect(lf).toBe(tree("2-3 turn", "4-5 turn"));
+    expect(render(folding(`${lines.join("\r\n")}\r\n`))).toBe(lf);
+  });
+
+  it("stays valid with duplicate ids, a dangling parent and a cycle", () => {
+    const text = session(
+      HEADER,
+      user("u1", null, "One."),
+      assistant("a1", "u1", "Yes."),
+      user("u1", "a1", "Same id again."),
+      assistant("a2", "missing", "Orphan."),
+      user("c1", "c2", "Cycle."),
+      user("c2", "c1", "Cycle."),
+      user("u9", "u1", "Last."),
+    );
+    expect(() => render(folding(text))).not.toThrow();
+    expect(folding(text).every((r) => r.startLine >= 0 && r.endLine <= 8)).toBe(true);
+  });
+});
