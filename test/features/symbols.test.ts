@@ -126,8 +126,52 @@ describe("outline of a straight chain", () => {
   });
 });
 
+/** How deep the outline nests: 1 when every symbol is at the top level. */
+function depthOf(symbols: readonly DocumentSymbol[]): number {
+  let max = 0;
+  const stack: [DocumentSymbol, number][] = symbols.map((s) => [s, 1] as [DocumentSymbol, number]);
+  while (stack.length > 0) {
+    const [s, depth] = stack.pop()!;
+    if (depth > max) max = depth;
+    for (const child of s.children ?? []) stack.push([child, depth + 1]);
+  }
+  return max;
+}
+
 describe("branches", () => {
-  it("nests two branches after their branch point, oldest first, each named after its first entry", () => {
+  it("continues the active branch inline and nests the other branches right after the branch point", () => {
+    // The example of the header comment of symbols.ts: three answers to u1; the user went back to
+    // the second one and continued from it.
+    const text = session(
+      HEADER,
+      user("u1", null, "Plan the refactor.", 1),
+      assistant("a1", "u1", "Start with step one.", 2),
+      user("u2", "a1", "Go on.", 3),
+      assistant("a3", "u1", "Start with step two.", 4),
+      assistant("a4", "u1", "Skip to step three.", 5),
+      user("u3", "a3", "Good, continue.", 6),
+    );
+    const { symbols } = outline(text);
+    expect(render(symbols, true)).toBe(
+      tree(
+        "session — 019cadfd-8900-79df-9839-64c588162ed6 · /home/dev/project",
+        'user: "Plan the refactor." — u1 · 3 branches, branch 2 (active path) continues inline',
+        'branch 1 of 3: assistant: "Start with step one." — 2 entries · off the active path',
+        '  assistant: "Start with step one." — a1',
+        '  user: "Go on." — u2',
+        'branch 3 of 3: assistant: "Skip to step three." — 1 entry · off the active path',
+        '  assistant: "Skip to step three." — a4',
+        'assistant: "Start with step two." — a3 · branch 2 of 3',
+        'user: "Good, continue." — u3 · leaf',
+      ),
+    );
+    const side = symbols[2]!;
+    expect(side.kind).toBe(3); // Namespace
+    expect(side.range.start.line).toBe(2);
+    expect(side.range.end.line).toBe(3);
+  });
+
+  it("keeps the active branch inline when it is not the latest; the others keep their numbers by time", () => {
     const text = session(
       HEADER,
       user("u1", null, "Suggest a name for a date utility module.", 1),
@@ -142,18 +186,17 @@ describe("branches", () => {
       tree(
         "session — 019cadfd-8900-79df-9839-64c588162ed6 · /home/dev/project",
         'user: "Suggest a name for a date utility module…" — u1',
-        'assistant: "How about `dateKit`?" — a1',
-        'branch 1 of 2: user: "Shorter, please." — 2 entries · on the active path',
-        '  user: "Shorter, please." — u2',
-        '  assistant: "`dk`." — a2 · leaf',
+        'assistant: "How about `dateKit`?" — a1 · 2 branches, branch 1 (active path) continues inline',
         'branch 2 of 2: user: "Try another name." — 2 entries · off the active path',
         '  user: "Try another name." — u3',
         '  assistant: "`when`." — a3',
+        'user: "Shorter, please." — u2 · branch 1 of 2',
+        'assistant: "`dk`." — a2 · leaf',
       ),
     );
   });
 
-  it("nests branches of branches, and a container spans the lines of its entries", () => {
+  it("off the active path, continues the latest branch inline and nests side branches of side branches", () => {
     const text = session(
       HEADER,
       user("u1", null, "Plan the refactor.", 1),
@@ -167,31 +210,91 @@ describe("branches", () => {
       branchSummary("b1", "u1", "a5", "Tried the steps in order.", 9),
     );
     const { symbols } = outline(text);
-    expect(render(symbols)).toBe(
+    expect(render(symbols, true)).toBe(
       tree(
-        "session",
-        'user: "Plan the refactor."',
-        'branch 1 of 2: assistant: "Three steps."',
-        '  assistant: "Three steps."',
-        '  branch 1 of 2: user: "Start with step one."',
-        '    user: "Start with step one."',
-        '    assistant: "Done with one."',
-        '    branch 1 of 2: user: "Now step two."',
-        '      user: "Now step two."',
-        '    branch 2 of 2: user: "Skip to step three."',
-        '      user: "Skip to step three."',
-        '      assistant: "Done with three."',
-        '  branch 2 of 2: user: "Start with step three."',
-        '    user: "Start with step three."',
-        'branch 2 of 2: branch summary: "Tried the steps in order."',
-        '  branch summary: "Tried the steps in order."',
+        "session — 019cadfd-8900-79df-9839-64c588162ed6 · /home/dev/project",
+        'user: "Plan the refactor." — u1 · 2 branches, branch 2 (active path) continues inline',
+        'branch 1 of 2: assistant: "Three steps." — 7 entries · off the active path',
+        '  assistant: "Three steps." — a1 · 2 branches, branch 2 (latest) continues inline',
+        '  branch 1 of 2: user: "Start with step one." — 5 entries · off the active path',
+        '    user: "Start with step one." — u2',
+        '    assistant: "Done with one." — a2 · 2 branches, branch 2 (latest) continues inline',
+        '    branch 1 of 2: user: "Now step two." — 1 entry · off the active path',
+        '      user: "Now step two." — u4',
+        '    user: "Skip to step three." — u5 · branch 2 of 2',
+        '    assistant: "Done with three." — a5',
+        '  user: "Start with step three." — u3 · branch 2 of 2',
+        'branch summary: "Tried the steps in order." — b1 · leaf · branch 2 of 2',
       ),
     );
+    // A container spans the lines of every entry below it, inline branches included.
     const first = symbols[2]!;
-    expect(first.detail).toBe("7 entries · off the active path");
     expect(first.range.start.line).toBe(2);
     expect(first.range.end.line).toBe(8);
-    expect(first.kind).toBe(3); // Namespace
+    const nested = first.children![1]!;
+    expect(nested.name).toBe('branch 1 of 2: user: "Start with step one."');
+    expect(nested.range.start.line).toBe(3);
+    expect(nested.range.end.line).toBe(7);
+  });
+
+  it("keeps a long conversation with a side branch at every turn flat: only the side branches nest", () => {
+    const lines = [HEADER];
+    let parent: string | null = null;
+    for (let t = 0; t < 300; t++) {
+      lines.push(user(`u${t}`, parent, `Prompt ${t}.`, 10 * t + 1));
+      // A retried answer, abandoned, which itself was retried once.
+      lines.push(assistant(`x${t}`, `u${t}`, `First try ${t}.`, 10 * t + 2));
+      lines.push(user(`y${t}`, `x${t}`, `No, again ${t}.`, 10 * t + 3));
+      lines.push(user(`z${t}`, `x${t}`, `Or this ${t}.`, 10 * t + 4));
+      lines.push(assistant(`a${t}`, `u${t}`, `Reply ${t}.`, 10 * t + 5));
+      parent = `a${t}`;
+    }
+    const { symbols, truncated } = outline(session(...lines), 10_000);
+    expect(truncated).toBe(false);
+    expect(all(symbols)).toHaveLength(1 + 300 * 7);
+    // Three levels: the conversation, a side branch, a side branch of it.
+    expect(depthOf(symbols)).toBe(3);
+    const topEntries = symbols.filter((s) => !s.children).map((s) => s.name);
+    expect(topEntries).toHaveLength(1 + 600);
+    expect(topEntries.slice(1, 5)).toEqual(['user: "Prompt 0."', 'assistant: "Reply 0."', 'user: "Prompt 1."', 'assistant: "Reply 1."']);
+    expect(symbols.at(-1)!.detail).toBe("a299 · leaf · branch 2 of 2");
+    expect(render(symbols.slice(0, 5))).toBe(
+      tree(
+        "session",
+        'user: "Prompt 0."',
+        'branch 1 of 2: assistant: "First try 0."',
+        '  assistant: "First try 0."',
+        '  branch 1 of 2: user: "No, again 0."',
+        '    user: "No, again 0."',
+        '  user: "Or this 0."',
+        'assistant: "Reply 0."',
+        'user: "Prompt 1."',
+      ),
+    );
+  });
+
+  it("continues the latest branch inline when the session has no active path", () => {
+    const text = session(
+      HEADER,
+      user("u1", null, "Hello.", 1),
+      assistant("a1", "u1", "One.", 2),
+      assistant("a2", "u1", "Two.", 3),
+      // The leaf is in a parent cycle, so Pi has no active path.
+      user("x1", "y1", "In a cycle.", 4),
+      user("y1", "x1", "Me too.", 5),
+    );
+    expect(render(outline(text).symbols, true)).toBe(
+      tree(
+        "session — 019cadfd-8900-79df-9839-64c588162ed6 · /home/dev/project",
+        'user: "Hello." — u1 · 2 branches, branch 2 (latest) continues inline',
+        'branch 1 of 2: assistant: "One." — 1 entry',
+        '  assistant: "One." — a1',
+        'assistant: "Two." — a2 · branch 2 of 2',
+        "parent cycle (2 entries) — not reachable from any root; Pi hangs walking them",
+        '  user: "In a cycle." — x1 · in the cycle',
+        '  user: "Me too." — y1 · leaf · in the cycle',
+      ),
+    );
   });
 });
 
@@ -210,6 +313,29 @@ describe("faults", () => {
         "model: anthropic/claude-sonnet-4-5 — m1 · off the active path",
         'user: "Mention the bug fix too." — u1 · orphan: parent 48de2e44 not found',
         'assistant: "Added it." — a1 · leaf',
+      ),
+    );
+  });
+
+  it("under an orphan root, off the active path, continues the latest branch inline", () => {
+    const text = session(
+      HEADER,
+      user("o1", "48de2e44", "Left over from a dropped branch.", 1),
+      // In the file the later branch comes first; by time x2 is older.
+      assistant("x1", "o1", "Newer answer.", 5),
+      assistant("x2", "o1", "Older answer.", 3),
+      user("u1", null, "Start again.", 6),
+      assistant("a1", "u1", "Fresh start.", 7),
+    );
+    expect(render(outline(text).symbols, true)).toBe(
+      tree(
+        "session — 019cadfd-8900-79df-9839-64c588162ed6 · /home/dev/project",
+        'user: "Left over from a dropped branch." — o1 · orphan: parent 48de2e44 not found · off the active path · 2 branches, branch 2 (latest) continues inline',
+        'branch 1 of 2: assistant: "Older answer." — 1 entry · off the active path',
+        '  assistant: "Older answer." — x2',
+        'assistant: "Newer answer." — x1 · branch 2 of 2',
+        'user: "Start again." — u1',
+        'assistant: "Fresh start." — a1 · leaf',
       ),
     );
   });
@@ -251,16 +377,14 @@ describe("faults", () => {
     expect(render(outline(text).symbols, true)).toBe(
       tree(
         "session — 019cadfd-8900-79df-9839-64c588162ed6 · /home/dev/project",
-        'user: "First." — u1',
+        'user: "First." — u1 · 2 branches, branch 2 (active path) continues inline',
         'branch 1 of 2: assistant: "One." — 1 entry · off the active path',
         '  assistant: "One." — a1 · duplicate id, shadowed by line 5',
-        'branch 2 of 2: assistant: "One, again." — 3 entries · on the active path',
-        '  assistant: "One, again." — a1 · duplicate id',
+        'assistant: "One, again." — a1 · branch 2 of 2 · 2 branches, branch 2 (active path) continues inline · duplicate id',
         // "Second." was written under the first a1, but Pi resolves its parent to the last one.
-        '  branch 1 of 2: user: "Second." — 1 entry · off the active path',
-        '    user: "Second." — u2',
-        '  branch 2 of 2: user: "Third." — 1 entry · on the active path',
-        '    user: "Third." — u3 · leaf',
+        'branch 1 of 2: user: "Second." — 1 entry · off the active path',
+        '  user: "Second." — u2',
+        'user: "Third." — u3 · leaf · branch 2 of 2',
       ),
     );
   });
@@ -272,31 +396,79 @@ describe("faults", () => {
 });
 
 describe("the cap", () => {
-  const lines = [HEADER, user("u0", null, "Start.", 1)];
-  for (let b = 1; b <= 5; b++) {
-    lines.push(user(`b${b}`, "u0", `Branch ${b}.`, 10 * b));
-    lines.push(assistant(`c${b}`, `b${b}`, `Answer ${b}.`, 10 * b + 1));
-  }
-  const text = session(...lines);
+  // u0 has three branches; the active path takes the second; the first has a branch point of its own.
+  const text = session(
+    HEADER,
+    user("u0", null, "Start.", 1),
+    user("b1", "u0", "Branch 1.", 10),
+    assistant("c1", "b1", "Answer 1.", 11),
+    user("d1", "c1", "Deeper 1.", 12),
+    user("d2", "c1", "Deeper 2.", 13),
+    user("b3", "u0", "Branch 3.", 30),
+    assistant("c3", "b3", "Answer 3.", 31),
+    user("b2", "u0", "Branch 2.", 20),
+    assistant("c2", "b2", "Answer 2.", 21),
+    user("e2", "c2", "Thanks.", 22),
+  );
+  const fullText = tree(
+    "session",
+    'user: "Start." — u0 · 3 branches, branch 2 (active path) continues inline',
+    'branch 1 of 3: user: "Branch 1." — 4 entries · off the active path',
+    '  user: "Branch 1." — b1',
+    '  assistant: "Answer 1." — c1 · 2 branches, branch 2 (latest) continues inline',
+    '  branch 1 of 2: user: "Deeper 1." — 1 entry · off the active path',
+    '    user: "Deeper 1." — d1',
+    '  user: "Deeper 2." — d2 · branch 2 of 2',
+    'branch 3 of 3: user: "Branch 3." — 2 entries · off the active path',
+    '  user: "Branch 3." — b3',
+    '  assistant: "Answer 3." — c3',
+    'user: "Branch 2." — b2 · branch 2 of 3',
+    'assistant: "Answer 2." — c2',
+    'user: "Thanks." — e2 · leaf',
+  );
 
   it("stops at maxSymbols, says so, and keeps the outline well formed", () => {
     const full = outline(text);
     expect(full.truncated).toBe(false);
-    expect(all(full.symbols)).toHaveLength(17);
-    for (let max = 0; max < 17; max++) {
+    expect(render(full.symbols, true).replace(/ — [0-9a-f-]{36} · \/home\/dev\/project/, "")).toBe(fullText);
+    const fullLines = render(full.symbols, true).split("\n");
+    expect(fullLines).toHaveLength(14);
+    for (let max = 0; max <= 14; max++) {
       const { symbols, truncated } = outline(text, max);
       const every = all(symbols);
-      expect(truncated).toBe(true);
+      expect(truncated).toBe(max < 14);
       expect(every.length).toBeLessThanOrEqual(max);
       expect(every.length).toBeGreaterThanOrEqual(max - 1); // a container only comes with its first entry
-      // The truncated outline is the full outline cut short in reading order.
-      expect(render(full.symbols).startsWith(render(symbols))).toBe(true);
+      // The truncated outline is the full outline cut short in reading order, details included.
+      expect(render(symbols, true).split("\n").filter(Boolean)).toEqual(fullLines.slice(0, every.length));
       for (const s of every) {
         expect(contains(s.range, s.selectionRange)).toBe(true);
         if (s.children) expect(s.children.length).toBeGreaterThan(0);
       }
     }
-    expect(render(outline(text, 6).symbols)).toBe(tree("session", 'user: "Start."', 'branch 1 of 5: user: "Branch 1."', '  user: "Branch 1."', '  assistant: "Answer 1."'));
+  });
+
+  it("never adds a container without its first entry, and continues inline only after the side branches", () => {
+    // 5 symbols fit, but the nested container would be the 6th without its entry.
+    expect(render(outline(text, 6).symbols)).toBe(tree("session", 'user: "Start."', 'branch 1 of 3: user: "Branch 1."', '  user: "Branch 1."', '  assistant: "Answer 1."'));
+    expect(outline(text, 6).truncated).toBe(true);
+    // Cut in the inline branch: everything above it, side branches included, is there.
+    expect(render(outline(text, 12).symbols)).toBe(
+      tree(
+        "session",
+        'user: "Start."',
+        'branch 1 of 3: user: "Branch 1."',
+        '  user: "Branch 1."',
+        '  assistant: "Answer 1."',
+        '  branch 1 of 2: user: "Deeper 1."',
+        '    user: "Deeper 1."',
+        '  user: "Deeper 2."',
+        'branch 3 of 3: user: "Branch 3."',
+        '  user: "Branch 3."',
+        '  assistant: "Answer 3."',
+        'user: "Branch 2."',
+      ),
+    );
   });
 });
 
