@@ -1,0 +1,230 @@
+/**
+ * The context Pi builds for the model: `buildSessionContext()` reproduced exactly, for Pi 1.x and
+ * for Pi 0.73/0.74, from the cached analysis.
+ *
+ * The result has the shape of Pi's (`{messages, thinkingLevel, model}`) and, serialised with
+ * `JSON.stringify`, the same bytes: stored messages are the very objects parsed from their lines
+ * (key order kept), synthetic messages are built with Pi's key order, and values are copied with
+ * Pi's JavaScript semantics (`new Date(timestamp).getTime()`, `?? []`, absent keys).
+ *
+ * The two versions differ (observed with the real packages, see test/parity):
+ * - Pi 1.x applies `context_edit` entries (the last selected edit per target replaces or removes the
+ *   target's content); Pi 0.73/0.74 ignores them.
+ * - Pi 1.x sends a compaction's `systemMessage` checkpoint before its summary; 0.73/0.74 sends only
+ *   the summary.
+ * - Pi 1.x drops `system` messages from the range kept before the last compaction; 0.73/0.74 keeps them.
+ * - Pi 1.x gives a user/assistant/toolResult message whose content is null or missing `[]` (a system
+ *   message `""`), and a custom message without content `[]`; 0.73/0.74 sends them as stored.
+ *
+ * Where Pi fails, the build says how instead of failing: a leaf whose path runs into a parent cycle
+ * makes Pi hang (0.73/0.74) or run out of memory (1.x); a `message` entry without a message, or a
+ * selected `context_edit` without a replacement, makes it throw a TypeError.
+ */
+
+import type { Entry, SessionAnalysis } from "./analysis";
+
+export type PiFlavor = "1.x" | "0.74";
+
+export interface SessionContext {
+  messages: unknown[];
+  thinkingLevel: unknown;
+  model: { provider: unknown; modelId: unknown } | null;
+}
+
+export interface ContextBuild {
+  context: SessionContext;
+  /** The entries from the root to the leaf. */
+  path: Entry[];
+  /** The entries Pi selects for the context, in Pi's order (the compaction first when there is one). */
+  selected: Entry[];
+  /** The last compaction on the path, whose summary starts the context. */
+  compaction: Entry | undefined;
+  /** For each message of `context.messages`, the entry it comes from. */
+  sources: Entry[];
+}
+
+export type ContextFailure =
+  /** The path from the leaf runs into a parent cycle. */
+  | { kind: "cycle"; entry: Entry }
+  /** Pi throws a TypeError building the context, because of this entry. */
+  | { kind: "type-error"; entry: Entry; reason: string };
+
+export type ContextResult = { ok: true; build: ContextBuild } | { ok: false; failure: ContextFailure };
+
+export interface BuildOptions {
+  /** The entry to build from; the file's last entry (Pi's leaf after opening) by default. `null` builds the empty context. */
+  leaf?: Entry | null;
+  flavor?: PiFlavor;
+}
+
+const EMPTY: SessionContext = { messages: [], thinkingLevel: "off", model: null };
+
+export function buildContext(a: SessionAnalysis, options: BuildOptions = {}): ContextResult {
+  const flavor = options.flavor ?? "1.x";
+  const leaf = options.leaf === undefined ? a.leaf : options.leaf;
+  if (leaf === null || leaf === undefined) {
+    return { ok: true, build: { context: { ...EMPTY, messages: [] }, path: [], selected: [], compaction: undefined, sources: [] } };
+  }
+  if (a.reachesCycle[leaf.index]) return { ok: false, failure: { kind: "cycle", entry: leaf } };
+  const path = pathTo(a, leaf);
+
+  // Settings over the whole path, as Pi reads them (`entry.message.role` throws on a missing message).
+  let thinkingLevel: unknown = "off";
+  let model: SessionContext["model"] = null;
+  for (const entry of path) {
+    const o = record(entry.parsed.value);
+    if (entry.type === "thinking_level_change") thinkingLevel = o?.thinkingLevel;
+    else if (entry.type === "model_change") model = { provider: o?.provider, modelId: o?.modelId };
+    else if (entry.type === "message") {
+      const message = o?.message;
+      if (message === undefined || message === null) return { ok: false, failure: { kind: "type-error", entry, reason: "a message entry without a message" } };
+      const m = record(message);
+      if (m?.role === "assistant") model = { provider: m.provider, modelId: m.model };
+    }
+  }
+
+  const { selected, compaction } = selectEntries(path, flavor);
+  const messages: unknown[] = [];
+  const sources: Entry[] = [];
+  const edits = new Map<unknown, Entry>();
+  if (flavor === "1.x") {
+    for (const entry of selected) if (entry.type === "context_edit") edits.set(record(entry.parsed.value)?.targetId, entry);
+  }
+  for (let i = 0; i < selected.length; i++) {
+    const entry = selected[i]!;
+    // Only the newest compaction, at the head of the selection, contributes its summary.
+    if (entry.type === "compaction" && i > 0) continue;
+    let produced = flavor === "1.x" ? messagesOf1x(entry) : messagesOf074(entry);
+    const edit = edits.get(record(entry.parsed.value)?.id);
+    if (edit) {
+      const replacement = record(edit.parsed.value)?.replacement;
+      if (replacement === undefined) return { ok: false, failure: { kind: "type-error", entry: edit, reason: "a context edit without a replacement" } };
+      produced = replacement === null ? [] : produced.map((message) => applyReplacement(message, replacement));
+    }
+    for (const message of produced) {
+      messages.push(message);
+      sources.push(entry);
+    }
+  }
+  return { ok: true, build: { context: { messages, thinkingLevel, model }, path, selected, compaction, sources } };
+}
+
+/** The entries from the root to `leaf`; the caller has checked that the walk meets no cycle. */
+export function pathTo(a: SessionAnalysis, leaf: Entry): Entry[] {
+  const path: Entry[] = [];
+  for (let e: Entry | undefined = leaf; e; e = a.parent[e.index]) path.push(e);
+  return path.reverse();
+}
+
+/**
+ * Pi's selection (`buildContextEntries`): without a compaction on the path, the whole path;
+ * otherwise the last compaction, then the path entries before it from the first one whose id is its
+ * `firstKeptEntryId` (none when no entry before it has that id), then every entry after it.
+ */
+export function selectEntries(path: readonly Entry[], flavor: PiFlavor): { selected: Entry[]; compaction: Entry | undefined; keptFrom: Entry | undefined } {
+  let ci = -1;
+  for (let i = path.length - 1; i >= 0; i--) {
+    if (path[i]!.type === "compaction") {
+      ci = i;
+      break;
+    }
+  }
+  if (ci < 0) return { selected: [...path], compaction: undefined, keptFrom: undefined };
+  const compaction = path[ci]!;
+  // Pi looks the compaction up again by id; with duplicate ids that can be an earlier entry.
+  const compactionId = record(compaction.parsed.value)?.id;
+  const index = path.findIndex((e) => (flavor === "0.74" ? e.type === "compaction" : true) && record(e.parsed.value)?.id === compactionId);
+  const at = index < 0 ? ci : index;
+  const firstKept = record(compaction.parsed.value)?.firstKeptEntryId;
+  const selected: Entry[] = [compaction];
+  let keptFrom: Entry | undefined;
+  for (let i = 0; i < at; i++) {
+    const entry = path[i]!;
+    if (keptFrom === undefined && record(entry.parsed.value)?.id === firstKept) keptFrom = entry;
+    if (keptFrom === undefined) continue;
+    if (flavor === "1.x" && isSystemMessage(entry)) continue;
+    selected.push(entry);
+  }
+  for (let i = at + 1; i < path.length; i++) selected.push(path[i]!);
+  return { selected, compaction, keptFrom };
+}
+
+/** Pi 1.x's `sessionEntryToContextMessages`. */
+function messagesOf1x(entry: Entry): unknown[] {
+  const o = record(entry.parsed.value);
+  if (!o) return [];
+  switch (entry.type) {
+    case "message": {
+      const message = o.message;
+      const m = record(message);
+      if (m?.role === "system" && m.content == null) return [{ ...m, content: "" }];
+      if ((m?.role === "user" || m?.role === "assistant" || m?.role === "toolResult") && m.content == null) return [{ ...m, content: [] }];
+      return [message];
+    }
+    case "custom_message":
+      return [customMessage(o.customType, o.content ?? [], o.display, o.details, o.timestamp)];
+    case "branch_summary":
+      return o.summary ? [branchSummary(o.summary, o.fromId, o.timestamp)] : [];
+    case "compaction": {
+      const summary = compactionSummary(o.summary, o.tokensBefore, o.timestamp);
+      return o.systemMessage ? [o.systemMessage, summary] : [summary];
+    }
+    default:
+      return [];
+  }
+}
+
+/** Pi 0.73/0.74's `appendMessage`, plus the summary of the selected compaction. */
+function messagesOf074(entry: Entry): unknown[] {
+  const o = record(entry.parsed.value);
+  if (!o) return [];
+  switch (entry.type) {
+    case "message":
+      return [o.message];
+    case "custom_message":
+      return [customMessage(o.customType, o.content, o.display, o.details, o.timestamp)];
+    case "branch_summary":
+      return o.summary ? [branchSummary(o.summary, o.fromId, o.timestamp)] : [];
+    case "compaction":
+      return [compactionSummary(o.summary, o.tokensBefore, o.timestamp)];
+    default:
+      return [];
+  }
+}
+
+/** Pi 1.x's `projectContextEntry` for one message and a non-null replacement. */
+function applyReplacement(message: unknown, replacement: unknown): unknown {
+  const m = record(message);
+  const role = m?.role;
+  if (role !== "user" && role !== "assistant" && role !== "toolResult" && role !== "custom") return message;
+  // Any value but null and undefined has members to read; a primitive simply has no content.
+  const content = (replacement as { content?: unknown }).content;
+  const replaced = (role === "assistant" || role === "toolResult") && typeof content === "string" ? [{ type: "text", text: content }] : content;
+  return { ...m, content: replaced };
+}
+
+function customMessage(customType: unknown, content: unknown, display: unknown, details: unknown, timestamp: unknown): unknown {
+  return { role: "custom", customType, content, display, details, timestamp: time(timestamp) };
+}
+
+function branchSummary(summary: unknown, fromId: unknown, timestamp: unknown): unknown {
+  return { role: "branchSummary", summary, fromId, timestamp: time(timestamp) };
+}
+
+function compactionSummary(summary: unknown, tokensBefore: unknown, timestamp: unknown): unknown {
+  return { role: "compactionSummary", summary, tokensBefore, timestamp: time(timestamp) };
+}
+
+/** `new Date(timestamp).getTime()`, as Pi computes synthetic message times (NaN serialises as null). */
+function time(timestamp: unknown): number {
+  return new Date(timestamp as string).getTime();
+}
+
+function isSystemMessage(entry: Entry): boolean {
+  return entry.type === "message" && record(record(entry.parsed.value)?.message)?.role === "system";
+}
+
+/** The value as an object whose members can be read, or undefined for null and primitives. */
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : undefined;
+}

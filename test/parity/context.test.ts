@@ -1,0 +1,64 @@
+/**
+ * The built context, byte for byte: for every fixture of the parity corpus and both Pi versions,
+ * `JSON.stringify` of our `buildContext` equals `JSON.stringify` of what the real Pi's
+ * `buildSessionContext()` returned (test/parity/expected, field `context`). Where Pi threw or hung,
+ * our build reports the failure instead.
+ *
+ * Files with falsy JSON lines are compared for Pi 1.x only: Pi 0.74 keeps `0` and `false` lines as
+ * entries (and throws on `null`), which our index, following 1.x, does not; the not-an-object
+ * diagnostic says so.
+ */
+
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildContext, type PiFlavor } from "../../server/src/core/buildContext";
+import { SessionDocument } from "../../server/src/core/document";
+
+interface Outcome {
+  pi: string;
+  open: string;
+  context: unknown;
+  contextError: string | null;
+  contextHung: boolean;
+}
+
+const root = __dirname;
+const fixtures = readdirSync(join(root, "fixtures")).filter((f) => f.endsWith(".jsonl")).sort();
+let compared = 0;
+
+describe("built context parity with the real Pi", () => {
+  for (const fixture of fixtures) {
+    const text = readFileSync(join(root, "fixtures", fixture), "utf8");
+    const doc = new SessionDocument(`file:///${fixture}`, "jsonl", 1, text);
+    const a = doc.analysis;
+    for (const [pi, flavor] of [["0.74.2", "0.74"], ["1.6.0", "1.x"]] as [string, PiFlavor][]) {
+      let o: Outcome;
+      try {
+        o = JSON.parse(readFileSync(join(root, "expected", `${fixture.replace(/\.jsonl$/, "")}.${pi}.json`), "utf8")) as Outcome;
+      } catch {
+        continue;
+      }
+      // A file Pi refused, rewrote as invalid, or migrated is not the file Pi built from.
+      if (a.headerState !== "ok" || ((a.header?.version ?? 1) as number) < 3 || (flavor === "0.74" && a.falsyLines.length > 0)) continue;
+      if (o.context === null && o.contextError === null && !o.contextHung) continue;
+      it(`${fixture} as Pi ${pi} builds it`, () => {
+        const result = buildContext(a, { flavor });
+        // Pi 0.74 hangs on a cycle; Pi 1.6 grows its path array until "RangeError: Invalid array length".
+        if (o.contextHung || o.contextError?.startsWith("RangeError")) {
+          expect(result.ok ? "built" : result.failure.kind).toBe("cycle");
+        } else if (o.contextError) {
+          expect(result.ok ? "built" : result.failure.kind, o.contextError).toBe("type-error");
+        } else {
+          expect(result.ok).toBe(true);
+          if (result.ok) expect(JSON.stringify(result.build.context)).toBe(JSON.stringify(o.context));
+        }
+        compared++;
+      });
+    }
+  }
+
+  it("compared most of the corpus", () => {
+    expect(compared).toBeGreaterThan(80);
+  });
+});
