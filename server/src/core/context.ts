@@ -13,6 +13,7 @@
  */
 
 import type { Entry, SessionAnalysis } from "./analysis";
+import { selectEntries } from "./buildContext";
 
 /** The context state of one entry. */
 export const ContextState = {
@@ -43,32 +44,16 @@ export function contextSelection(a: SessionAnalysis): ContextSelection {
   let selection = selections.get(a);
   if (selection) return selection;
   const state = new Uint8Array(a.entries.length);
-  const path = a.activePath;
-  let ci = -1;
-  for (let i = path.length - 1; i >= 0; i--) {
-    if (path[i]!.type === "compaction") {
-      ci = i;
-      break;
+  // The same selection the context builder makes, marked per entry.
+  const { selected, compaction, keptFrom } = selectEntries(a.activePath, "1.x");
+  for (const e of selected) state[e.index] = ContextState.Selected;
+  if (compaction) {
+    let kept = false;
+    for (const e of a.activePath) {
+      if (e === compaction) break;
+      if (e === keptFrom) kept = true;
+      if (state[e.index] !== ContextState.Selected) state[e.index] = kept ? ContextState.DroppedSystem : ContextState.Compacted;
     }
-  }
-  let compaction: Entry | undefined;
-  let keptFrom: Entry | undefined;
-  if (ci < 0) {
-    for (const e of path) state[e.index] = ContextState.Selected;
-  } else {
-    compaction = path[ci]!;
-    const firstKept = compaction.parsed.object?.firstKeptEntryId;
-    let start = ci;
-    for (let i = 0; i < ci; i++) {
-      if (path[i]!.id === firstKept) {
-        start = i;
-        break;
-      }
-    }
-    if (start < ci) keptFrom = path[start];
-    for (let i = 0; i < start; i++) state[path[i]!.index] = ContextState.Compacted;
-    for (let i = start; i < ci; i++) state[path[i]!.index] = isSystemMessage(path[i]!) ? ContextState.DroppedSystem : ContextState.Selected;
-    for (let i = ci; i < path.length; i++) state[path[i]!.index] = ContextState.Selected;
   }
   selection = { state, compaction, keptFrom };
   selections.set(a, selection);
@@ -78,10 +63,4 @@ export function contextSelection(a: SessionAnalysis): ContextSelection {
 /** Whether Pi selects `entry` for the model's context (Pi 1.x's selection for system messages). */
 export function isInContext(a: SessionAnalysis, entry: Entry): boolean {
   return contextSelection(a).state[entry.index] === ContextState.Selected;
-}
-
-function isSystemMessage(entry: Entry): boolean {
-  if (entry.type !== "message") return false;
-  const message = entry.parsed.object?.message;
-  return message !== null && typeof message === "object" && (message as Record<string, unknown>).role === "system";
 }
