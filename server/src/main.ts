@@ -1,9 +1,11 @@
 /**
- * The command line entry point: `--stdio` starts the language server, `check` runs the checker.
+ * The command line entry point: `--stdio` starts the language server, `check` runs the checker,
+ * `context` prints the context Pi builds.
  */
 
 import { createConnection, ProposedFeatures } from "vscode-languageserver/node";
-import { CHECK_USAGE, runCheck } from "./cli/check";
+import { CHECK_USAGE, runCheck, type CliIo } from "./cli/check";
+import { CONTEXT_USAGE, runContext } from "./cli/context";
 import { startServer } from "./lsp/server";
 import { VERSION } from "./version";
 
@@ -12,13 +14,19 @@ const USAGE = `pi-session-lsp ${VERSION}: a language server for Pi session files
 Usage:
   pi-session-lsp --stdio                       start the language server on stdin/stdout
   pi-session-lsp check [--format text|json] PATH...
+  pi-session-lsp context [--leaf ID] [--format json|markdown] [--pi 1.x|0.74] FILE
   pi-session-lsp --version
 
-${CHECK_USAGE}`;
+${CHECK_USAGE}
+
+${CONTEXT_USAGE}`;
+
+const COMMANDS: Record<string, (args: readonly string[], io: CliIo) => number> = { check: runCheck, context: runContext };
 
 export function main(args: readonly string[]): void {
   const [command, ...rest] = args;
-  if (command === "check") {
+  const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (run) {
     // A reader that stops early (`check … | head`) closes the pipe; that ends the output, not the
     // program with a stack trace.
     process.stdout.on("error", (error: NodeJS.ErrnoException) => {
@@ -26,7 +34,7 @@ export function main(args: readonly string[]): void {
       throw error;
     });
     const io = { out: (t: string) => process.stdout.write(t), err: (t: string) => process.stderr.write(t) };
-    const status = runCheck(rest, io);
+    const status = run(rest, io);
     // Let stdout drain before exiting: output to a pipe is written asynchronously.
     process.exitCode = status;
     return;

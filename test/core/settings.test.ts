@@ -14,6 +14,8 @@ describe("settings", () => {
   });
 
   it("layers on a base", () => {
-    expect(readSettings({}, { maxSymbols: 7 }).maxSymbols).toBe(7);
+    expect(readSettings({}, { maxSymbols: 7, fadeInactive: false })).toEqual({ maxSymbols: 7, fadeInactive: false });
+    expect(readSettings({ fadeInactive: false }).fadeInactive).toBe(false);
+    expect(readSettings({ fadeInactive: "no" }).fadeInactive).toBe(true);
   });
 });

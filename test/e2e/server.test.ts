@@ -20,6 +20,12 @@ import {
   withUri,
 } from "../helpers/lspClient";
 
+/**
+ * These tests compare the checker's diagnostics; the fading hints (on by default, tested in
+ * test/e2e/context.test.ts and test/features/fading.test.ts) are turned off here.
+ */
+const CHECKER_ONLY = { initializationOptions: { piSession: { fadeInactive: false } } };
+
 /** The server's push debounce is 150 ms; waiting this long after the last publish shows none is late. */
 const QUIET_MS = 400;
 
@@ -55,7 +61,7 @@ afterEach(() => {
 describe("push diagnostics (client without textDocument.diagnostic)", () => {
   it("negotiates incremental sync and no diagnosticProvider", async () => {
     const c = start();
-    const result = await c.initialize(PUSH_CAPABILITIES);
+    const result = await c.initialize(PUSH_CAPABILITIES, CHECKER_ONLY);
     expect(result.capabilities.textDocumentSync).toMatchObject({ openClose: true, change: 2 /* Incremental */ });
     expect(result.capabilities.diagnosticProvider).toBeUndefined();
     expect(result.serverInfo?.name).toBe("pi-session-lsp");
@@ -63,7 +69,7 @@ describe("push diagnostics (client without textDocument.diagnostic)", () => {
 
   it("publishes versioned diagnostics on open and after an incremental fix, clears them on close, exits 0", async () => {
     const c = start();
-    await c.initialize(PUSH_CAPABILITIES);
+    await c.initialize(PUSH_CAPABILITIES, CHECKER_ONLY);
     const uri = "file:///e2e/push.jsonl";
 
     await c.open(uri, SESSION);
@@ -92,7 +98,7 @@ describe("push diagnostics (client without textDocument.diagnostic)", () => {
 
   it("never publishes a version older than one already published, and ends on the last version", async () => {
     const c = start();
-    await c.initialize(PUSH_CAPABILITIES);
+    await c.initialize(PUSH_CAPABILITIES, CHECKER_ONLY);
     const uri = "file:///e2e/rapid.jsonl";
     const since = c.mark();
     await c.open(uri, SESSION);
@@ -127,7 +133,7 @@ describe("push diagnostics (client without textDocument.diagnostic)", () => {
 describe("pull diagnostics (client with textDocument.diagnostic)", () => {
   it("advertises diagnosticProvider, answers full then unchanged reports, and never pushes", async () => {
     const c = start();
-    const result = await c.initialize(PULL_CAPABILITIES);
+    const result = await c.initialize(PULL_CAPABILITIES, CHECKER_ONLY);
     expect(result.capabilities.diagnosticProvider).toMatchObject({ interFileDependencies: false, workspaceDiagnostics: false });
     expect(result.capabilities.textDocumentSync).toMatchObject({ openClose: true, change: 2 });
     const uri = "file:///e2e/pull.jsonl";
@@ -160,13 +166,13 @@ describe("pull diagnostics (client with textDocument.diagnostic)", () => {
 describe("lifecycle", () => {
   it("exits with code 1 on exit without shutdown", async () => {
     const c = start();
-    await c.initialize(PUSH_CAPABILITIES);
+    await c.initialize(PUSH_CAPABILITIES, CHECKER_ONLY);
     expect(await c.exitWithoutShutdown()).toEqual({ code: 1, signal: null });
   });
 
   it("exits when the client closes its end of stdin instead of lingering", async () => {
     const c = start();
-    await c.initialize(PUSH_CAPABILITIES);
+    await c.initialize(PUSH_CAPABILITIES, CHECKER_ONLY);
     c.connection.end();
     // Without a shutdown first, this counts as an unclean end: exit code 1, like `exit` alone.
     expect(await c.waitForExit()).toEqual({ code: 1, signal: null });
@@ -176,7 +182,7 @@ describe("lifecycle", () => {
 describe("language ids", () => {
   it("gives the same diagnostics whatever the languageId", async () => {
     const c = start();
-    await c.initialize(PULL_CAPABILITIES);
+    await c.initialize(PULL_CAPABILITIES, CHECKER_ONLY);
     const results: Record<string, string[]> = {};
     const text = `${HEADER}\n${MODEL}\n${USER}\n${MODEL}\n`; // dangling parent + duplicate id with related info
     for (const languageId of ["jsonl", "json", "plaintext"]) {
@@ -192,7 +198,7 @@ describe("language ids", () => {
 
   it("pushes the same diagnostics whatever the languageId", async () => {
     const c = start();
-    await c.initialize(PUSH_CAPABILITIES);
+    await c.initialize(PUSH_CAPABILITIES, CHECKER_ONLY);
     const got: Record<string, PublishDiagnosticsParams> = {};
     const since = c.mark();
     const languageIds = ["jsonl", "json", "plaintext"];
@@ -250,7 +256,7 @@ describe("robustness: the server survives garbage input", () => {
 
   it("answers after each malformed change and garbage document (pull mode)", async () => {
     const c = start();
-    await c.initialize(PULL_CAPABILITIES);
+    await c.initialize(PULL_CAPABILITIES, CHECKER_ONLY);
     await c.open("file:///e2e/sane.jsonl", SESSION);
     await stillAnswers(c, "open");
 
@@ -302,7 +308,7 @@ describe("robustness: the server survives garbage input", () => {
 
   it("keeps publishing after garbage documents (push mode)", async () => {
     const c = start();
-    await c.initialize(PUSH_CAPABILITIES);
+    await c.initialize(PUSH_CAPABILITIES, CHECKER_ONLY);
     for (const [name, text] of [
       ["random bytes", randomBytes(10_000)],
       ["garbage lines", garbageLines(500)],

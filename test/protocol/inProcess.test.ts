@@ -16,6 +16,12 @@ import { TextDocument, type TextDocumentContentChangeEvent } from "vscode-langua
 import type { Position } from "vscode-languageserver/node";
 import { describeDiagnostics, LspTestClient, PULL_CAPABILITIES, PUSH_CAPABILITIES, seededRandom, startInProcess, withUri } from "../helpers/lspClient";
 
+/**
+ * These tests compare the checker's diagnostics; the fading hints (on by default, tested in
+ * test/e2e/context.test.ts and test/features/fading.test.ts) are turned off here.
+ */
+const CHECKER_ONLY = { initializationOptions: { piSession: { fadeInactive: false } } };
+
 const HEADER = `{"type":"session","version":3,"id":"019cae1a-4f00-7000-8000-000000000001","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/home/dev/project"}`;
 const MODEL = `{"type":"model_change","id":"a0000001","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","provider":"anthropic","modelId":"claude-sonnet-4-5"}`;
 const USER = `{"type":"message","id":"a0000002","parentId":"a0000001","timestamp":"2026-03-02T10:00:02.000Z","message":{"role":"user","content":[{"type":"text","text":"Fix 🧪 the 𝄞 test, é"}],"timestamp":1772445602000}}`;
@@ -132,7 +138,7 @@ afterEach(() => {
 
 async function start(capabilities = PULL_CAPABILITIES): Promise<LspTestClient> {
   client = startInProcess();
-  await client.initialize(capabilities);
+  await client.initialize(capabilities, CHECKER_ONLY);
   return client;
 }
 

@@ -115,3 +115,16 @@ function num(value: unknown): number {
 function str(value: unknown): string {
   return typeof value === "string" ? value : "";
 }
+
+/** A token count as people read it: `850`, `4.2k`, `48k`, `1.2M` (shared by lenses and inlay hints). */
+export function formatTokens(tokens: number): string {
+  if (!Number.isFinite(tokens)) return "?";
+  if (tokens < 1000) return String(Math.round(tokens));
+  if (tokens < 9950) return `${trimZero((tokens / 1000).toFixed(1))}k`;
+  if (tokens < 999_500) return `${Math.round(tokens / 1000)}k`;
+  return `${trimZero((tokens / 1_000_000).toFixed(1))}M`;
+}
+
+function trimZero(fixed: string): string {
+  return fixed.endsWith(".0") ? fixed.slice(0, -2) : fixed;
+}

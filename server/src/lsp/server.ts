@@ -10,8 +10,11 @@
  */
 
 import {
+  CodeLensRefreshRequest,
   DocumentDiagnosticReportKind,
+  ErrorCodes,
   MessageType,
+  ResponseError,
   ShowMessageNotification,
   TextDocumentSyncKind,
   TextDocuments,
@@ -20,7 +23,11 @@ import {
   type InitializeResult,
 } from "vscode-languageserver";
 import { SessionDocument } from "../core/document";
+import { computeCodeLenses, resolveCodeLens } from "../features/codeLens";
+import { BUILD_CONTEXT_REQUEST, computeContextRequest, computeShowContext, SHOW_CONTEXT_COMMAND, type BuildContextParams, type BuildContextResult, type ContextAnswer } from "../features/contextRequest";
 import { computeDiagnostics } from "../features/diagnostics";
+import { computeFadingHints } from "../features/fading";
+import { computeInlayHints } from "../features/inlayHints";
 import {
   callHierarchyIncomingCalls,
   callHierarchyOutgoingCalls,
@@ -52,7 +59,12 @@ export function startServer(connection: Connection): void {
     },
   });
   let pullDiagnostics = false;
+  let diagnosticRefreshSupport = false;
+  /** Bumped when a setting changes what diagnostics contain, so pulled result ids change too. */
+  let settingsGeneration = 0;
   let configurationSupport = false;
+  let codeLensRefreshSupport = false;
+  let lensRefresh: NodeJS.Timeout | undefined;
   /** Settings from `initializationOptions`, under those read from `workspace/configuration`. */
   let initialSettings: Settings = DEFAULT_SETTINGS;
   let settings: Settings = DEFAULT_SETTINGS;
@@ -78,6 +90,8 @@ export function startServer(connection: Connection): void {
     pullDiagnostics = params.capabilities.textDocument?.diagnostic !== undefined;
     configurationSupport = params.capabilities.workspace?.configuration === true;
     foldingRangeLimit = params.capabilities.textDocument?.foldingRange?.rangeLimit;
+    codeLensRefreshSupport = params.capabilities.workspace?.codeLens?.refreshSupport === true;
+    diagnosticRefreshSupport = params.capabilities.workspace?.diagnostics?.refreshSupport === true;
     initialSettings = readSettings(params.initializationOptions);
     settings = initialSettings;
     return {
@@ -94,6 +108,9 @@ export function startServer(connection: Connection): void {
         workspaceSymbolProvider: true,
         documentSymbolProvider: { label: "Pi session" },
         foldingRangeProvider: true,
+        inlayHintProvider: { resolveProvider: false },
+        codeLensProvider: { resolveProvider: true },
+        executeCommandProvider: { commands: [SHOW_CONTEXT_COMMAND] },
       },
       serverInfo: { name: "pi-session-lsp", version: VERSION },
     };
@@ -102,16 +119,35 @@ export function startServer(connection: Connection): void {
   async function refreshSettings(): Promise<void> {
     if (!configurationSupport) return;
     try {
-      settings = readSettings(await connection.workspace.getConfiguration(SETTINGS_SECTION), initialSettings);
+      applySettings(readSettings(await connection.workspace.getConfiguration(SETTINGS_SECTION), initialSettings));
     } catch (error) {
       connection.console.warn(`reading settings failed: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
+  /** Takes new settings; when they change what diagnostics contain, every open document's are redone. */
+  function applySettings(next: Settings): void {
+    const fadingChanged = next.fadeInactive !== settings.fadeInactive;
+    settings = next;
+    if (!fadingChanged) return;
+    settingsGeneration++;
+    if (pullDiagnostics) {
+      if (diagnosticRefreshSupport) void connection.languages.diagnostics.refresh();
+    } else {
+      for (const document of documents.all()) schedulePush(document.uri);
+    }
+  }
+
+  /** What the editor shows: the checker's diagnostics, plus the fading hints unless turned off. */
+  function diagnosticsFor(document: SessionDocument) {
+    const diagnostics = computeDiagnostics(document);
+    return settings.fadeInactive ? diagnostics.concat(computeFadingHints(document)) : diagnostics;
+  }
+
   connection.onInitialized(() => void refreshSettings());
   connection.onDidChangeConfiguration((change) => {
     if (configurationSupport) void refreshSettings();
-    else settings = readSettings(change.settings, initialSettings);
+    else applySettings(readSettings(change.settings, initialSettings));
   });
 
   function schedulePush(uri: string): void {
@@ -124,15 +160,28 @@ export function startServer(connection: Connection): void {
         runSafe("publishing diagnostics", undefined, () => {
           const document = documents.get(uri);
           if (!document) return;
-          const diagnostics = computeDiagnostics(document);
+          const diagnostics = diagnosticsFor(document);
           void connection.sendDiagnostics({ uri, version: document.version, diagnostics });
         });
       }, PUSH_DELAY_MS),
     );
   }
 
+  /** Asks the client to re-request lenses once typing pauses, when it says it can (`refreshSupport`). */
+  function scheduleLensRefresh(): void {
+    if (!codeLensRefreshSupport) return;
+    clearTimeout(lensRefresh);
+    lensRefresh = setTimeout(() => {
+      lensRefresh = undefined;
+      connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+    }, PUSH_DELAY_MS);
+  }
+
   documents.onDidOpen((event) => schedulePush(event.document.uri));
-  documents.onDidChangeContent((event) => schedulePush(event.document.uri));
+  documents.onDidChangeContent((event) => {
+    schedulePush(event.document.uri);
+    scheduleLensRefresh();
+  });
   documents.onDidClose((event) => {
     const uri = event.document.uri;
     clearTimeout(pending.get(uri));
@@ -148,9 +197,9 @@ export function startServer(connection: Connection): void {
       if (!document) return empty;
       // A client that already holds this version's diagnostics is told they are unchanged
       // instead of receiving them again.
-      const resultId = `${openings.get(document) ?? 0}:${document.version}`;
+      const resultId = `${openings.get(document) ?? 0}:${document.version}:${settingsGeneration}`;
       if (params.previousResultId === resultId) return { kind: DocumentDiagnosticReportKind.Unchanged, resultId };
-      return { kind: DocumentDiagnosticReportKind.Full, resultId, items: computeDiagnostics(document) };
+      return { kind: DocumentDiagnosticReportKind.Full, resultId, items: diagnosticsFor(document) };
     });
   });
 
@@ -175,6 +224,7 @@ export function startServer(connection: Connection): void {
     }),
   );
   connection.onFoldingRanges((p) => onDocument("textDocument/foldingRange", p.textDocument.uri, [], (d) => computeFoldingRanges(d, { maxRanges: foldingRangeLimit })));
+  connection.languages.inlayHint.on((p) => onDocument("textDocument/inlayHint", p.textDocument.uri, [], (d) => computeInlayHints(d, p.range)));
   connection.onHover((p) => onDocument("textDocument/hover", p.textDocument.uri, null, (d) => computeHover(d, p.position)));
   connection.languages.callHierarchy.onPrepare((p) => onDocument("textDocument/prepareCallHierarchy", p.textDocument.uri, [], (d) => prepareHierarchy(d, p.position)));
   connection.languages.callHierarchy.onIncomingCalls((p) => onDocument("callHierarchy/incomingCalls", p.item.uri, [], (d) => callHierarchyIncomingCalls(d, p.item)));
@@ -183,6 +233,25 @@ export function startServer(connection: Connection): void {
   connection.languages.typeHierarchy.onSupertypes((p) => onDocument("typeHierarchy/supertypes", p.item.uri, [], (d) => typeHierarchySupertypes(d, p.item)));
   connection.languages.typeHierarchy.onSubtypes((p) => onDocument("typeHierarchy/subtypes", p.item.uri, [], (d) => typeHierarchySubtypes(d, p.item)));
   connection.onWorkspaceSymbol((p) => runSafe("workspace/symbol", [], () => computeWorkspaceSymbols(documents.all(), p.query)));
+  connection.onCodeLens((p) => onDocument("textDocument/codeLens", p.textDocument.uri, [], (d) => computeCodeLenses(d)));
+  connection.onCodeLensResolve((lens) => runSafe("codeLens/resolve", lens, () => resolveCodeLens(documents.get((lens.data as { uri?: string } | undefined)?.uri ?? ""), lens)));
+  connection.onExecuteCommand((p) => {
+    if (p.command !== SHOW_CONTEXT_COMMAND) throw new ResponseError(ErrorCodes.InvalidParams, `unknown command ${p.command}`);
+    return answerContext("workspace/executeCommand", p.arguments?.[0], (d) => computeShowContext(d, p.arguments ?? []));
+  });
+  connection.onRequest(BUILD_CONTEXT_REQUEST, (p: Partial<BuildContextParams> | undefined) => answerContext(BUILD_CONTEXT_REQUEST, p?.uri, (d) => computeContextRequest(d, p ?? {})));
+
+  /**
+   * The built context for an open document; an unknown document or entry is refused with
+   * InvalidParams, a failure inside is logged and answered with null.
+   */
+  function answerContext(what: string, uri: unknown, work: (document: SessionDocument) => ContextAnswer): BuildContextResult | null {
+    const document = typeof uri === "string" ? documents.get(uri) : undefined;
+    if (!document) throw new ResponseError(ErrorCodes.InvalidParams, `${what}: ${JSON.stringify(uri)} is not an open session`);
+    const answer = runSafe(what, null, () => work(document));
+    if (answer && !answer.ok) throw new ResponseError(ErrorCodes.InvalidParams, `${what}: ${answer.message}`);
+    return answer ? answer.result : null;
+  }
 
   /**
    * Tells the client that a list was cut at its limit: a `piSession/resultLimitReached`

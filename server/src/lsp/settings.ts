@@ -10,9 +10,11 @@ import { DEFAULT_MAX_SYMBOLS } from "../features/symbols";
 export interface Settings {
   /** The most document symbols (outline entries) computed for one document. */
   maxSymbols: number;
+  /** Whether entries outside the context Pi builds get a faded (`Unnecessary`) hint. */
+  fadeInactive: boolean;
 }
 
-export const DEFAULT_SETTINGS: Settings = { maxSymbols: DEFAULT_MAX_SYMBOLS };
+export const DEFAULT_SETTINGS: Settings = { maxSymbols: DEFAULT_MAX_SYMBOLS, fadeInactive: true };
 
 export const SETTINGS_SECTION = "piSession";
 
@@ -22,6 +24,7 @@ export function readSettings(raw: unknown, base: Settings = DEFAULT_SETTINGS): S
   if (!isObject(source)) return settings;
   const maxSymbols = source.maxSymbols;
   if (typeof maxSymbols === "number" && Number.isFinite(maxSymbols) && maxSymbols >= 0) settings.maxSymbols = Math.floor(maxSymbols);
+  if (typeof source.fadeInactive === "boolean") settings.fadeInactive = source.fadeInactive;
   return settings;
 }
 

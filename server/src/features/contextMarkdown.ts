@@ -1,0 +1,463 @@
+/**
+ * The built context as a person reads it: Markdown, one section per message of Pi's
+ * `buildSessionContext()` result, with a footer of statistics.
+ *
+ * Used by `pi-session-lsp context --format markdown` and meant for the server's "show context"
+ * command. Pure: it reads a `ContextBuild` (and, for the title, the analysis) and returns a string.
+ *
+ * Every part of the output is bounded whatever the size of the message: a text, tool output or
+ * summary shows its first lines (20 lines or 2,000 UTF-16 code units by default) and says how much
+ * more there was; thinking shows one line; tool call arguments show short previews; a message shows
+ * a bounded number of content blocks. Only the part shown is copied; what is cut is only counted.
+ * The number of messages is not bounded unless `maxMessages` is given (the CLI prints them all).
+ */
+
+import type { SessionAnalysis } from "../core/analysis";
+import type { ContextBuild, PiFlavor } from "../core/buildContext";
+import { estimateContextTokens } from "../core/tokens";
+import { groupDigits, singleLine } from "./entryTitle";
+
+export interface ContextMarkdownOptions {
+  /** The session's name as Pi shows it (`getSessionName`), for the title. */
+  sessionName?: string;
+  /** The header's id, for the title. */
+  sessionId?: string;
+  /** The Pi version whose context this is, named under the title. */
+  flavor?: PiFlavor;
+  /** Lines shown of a text, tool output or summary (default 20). */
+  maxLines?: number;
+  /** UTF-16 code units shown of a text, tool output or summary (default 2,000). */
+  maxChars?: number;
+  /** Show only the last this many messages (the footer still counts all of them). */
+  maxMessages?: number;
+}
+
+/** Content blocks shown per message; more are counted. */
+const MAX_BLOCKS = 30;
+/** Code points of thinking shown (on one line). */
+const THINKING_CODE_POINTS = 160;
+/** Code points of one tool call argument value. */
+const ARG_CODE_POINTS = 60;
+/** Tool call arguments shown per call. */
+const MAX_ARGS = 6;
+/** Code points of a name (session, model, tool, custom type) in a heading. */
+const NAME_CODE_POINTS = 80;
+
+/** Options for `renderContextMarkdown` read from the analysis: the session's name and id. */
+export function contextMarkdownOptions(a: SessionAnalysis, flavor?: PiFlavor): ContextMarkdownOptions {
+  const id = a.header?.id;
+  return { sessionName: sessionName(a), sessionId: typeof id === "string" ? id : undefined, flavor };
+}
+
+/**
+ * Pi's `getSessionName`: the name of the last `session_info` entry in file order, trimmed; an empty
+ * or missing name clears it. A name that is not a string makes Pi throw; here it gives no name.
+ */
+export function sessionName(a: SessionAnalysis): string | undefined {
+  for (let i = a.entries.length - 1; i >= 0; i--) {
+    const entry = a.entries[i]!;
+    if (entry.type !== "session_info") continue;
+    const name = entry.parsed.object?.name;
+    return typeof name === "string" ? name.trim() || undefined : undefined;
+  }
+  return undefined;
+}
+
+export function renderContextMarkdown(build: ContextBuild, options: ContextMarkdownOptions = {}): string {
+  const limits: Limits = { lines: options.maxLines ?? 20, chars: options.maxChars ?? 2000 };
+  const { messages } = build.context;
+  const out: string[] = [];
+
+  const name = options.sessionName ? singleLine(options.sessionName, NAME_CODE_POINTS) : "";
+  const id = options.sessionId ? singleLine(options.sessionId, NAME_CODE_POINTS) : "";
+  out.push(name ? `# Context of “${name}”` : id ? `# Context of session ${id}` : "# Context");
+  const about: string[] = [];
+  if (name && id) about.push(`session ${code(id)}`);
+  const leaf = build.path[build.path.length - 1];
+  about.push(leaf ? `leaf ${entryRef(leaf)}` : "no entries");
+  if (options.flavor) about.push(`as Pi ${options.flavor} builds it`);
+  out.push("", `${about.join(" · ")}`);
+
+  let first = 0;
+  if (options.maxMessages !== undefined && messages.length > options.maxMessages) {
+    first = messages.length - Math.max(0, options.maxMessages);
+    out.push("", `*… ${groupDigits(first)} earlier ${plural(first, "message")} not shown*`);
+  }
+  if (messages.length === 0) out.push("", "*The context is empty: the model sees no messages.*");
+  for (let i = first; i < messages.length; i++) {
+    const source = build.sources[i];
+    const from = source === undefined ? "" : source.id !== undefined ? ` · ${code(singleLine(source.id, NAME_CODE_POINTS) || '""')}` : ` · line ${source.line + 1}`;
+    out.push("", ...renderMessage(messages[i], i + 1, from, limits, source?.type === "compaction"));
+  }
+
+  out.push("", "---", "", ...renderFooter(build));
+  return `${out.join("\n")}\n`;
+}
+
+// ---- Messages --------------------------------------------------------------------------------
+
+interface Limits {
+  lines: number;
+  chars: number;
+}
+
+function renderMessage(message: unknown, n: number, from: string, limits: Limits, fromCompaction: boolean): string[] {
+  const m = record(message);
+  if (!m) return [`## ${n}. (not a message)${from}`];
+  const body: string[] = [];
+  let title: string;
+  switch (m.role) {
+    case "user":
+      title = "user";
+      body.push(...renderContent(m.content, limits, "text"));
+      break;
+    case "assistant": {
+      const model = modelName(m.provider, m.model);
+      const stop = m.stopReason === "error" || m.stopReason === "aborted" || m.stopReason === "length" ? `, stopped: ${String(m.stopReason)}` : "";
+      title = `assistant${model || stop ? ` (${model || "?"}${stop})` : ""}`;
+      body.push(...renderContent(m.content, limits, "text"));
+      if (typeof m.errorMessage === "string" && m.errorMessage.trim()) body.push(`*error:* ${singleLine(m.errorMessage, 200)}`);
+      break;
+    }
+    case "toolResult": {
+      const tool = typeof m.toolName === "string" ? singleLine(m.toolName, NAME_CODE_POINTS) || "?" : "?";
+      title = `tool result (${tool}${m.isError === true ? ", error" : ""})`;
+      body.push(...renderContent(m.content, limits, "code"));
+      break;
+    }
+    case "bashExecution": {
+      title = "bash";
+      const notes: string[] = [];
+      if (typeof m.exitCode === "number") notes.push(`exit code ${m.exitCode}`);
+      if (m.cancelled === true) notes.push("cancelled");
+      if (m.truncated === true) notes.push("output truncated by Pi");
+      if (notes.length > 0) title += ` (${notes.join(", ")})`;
+      const output = typeof m.output === "string" ? m.output : "";
+      const parts = [codeBlock(`$ ${typeof m.command === "string" ? m.command : ""}`, limits, "sh"), output.trim() ? codeBlock(output, limits) : ["*(no output)*"]];
+      if (m.excludeFromContext === true) parts.unshift(["*Not sent to the model (`excludeFromContext`).*"]);
+      body.push(...joinParts(parts));
+      break;
+    }
+    case "custom":
+    case "hookMessage": {
+      const type = typeof m.customType === "string" ? singleLine(m.customType, NAME_CODE_POINTS) || "?" : "?";
+      title = `custom (${type}${m.display === false ? ", hidden" : ""})`;
+      body.push(...renderContent(m.content, limits, "text"));
+      break;
+    }
+    case "system":
+      // Pi 1.x sends a compaction's `systemMessage` (the prompt as it stood) before its summary.
+      title = fromCompaction ? "system (the compaction's checkpoint of the system prompt)" : "system";
+      body.push(...renderSystem(m, limits));
+      break;
+    case "branchSummary":
+      title = `branch summary${typeof m.fromId === "string" ? ` (of the branch left at ${code(singleLine(m.fromId, NAME_CODE_POINTS))})` : ""}`;
+      body.push("*Summary of a branch the conversation left, sent to the model as a user message:*", "", ...quote(m.summary, limits));
+      break;
+    case "compactionSummary": {
+      const tokens = typeof m.tokensBefore === "number" && Number.isFinite(m.tokensBefore) ? ` (${groupDigits(m.tokensBefore)} tokens before)` : "";
+      title = `compaction summary${tokens}`;
+      body.push("*Summary of the earlier conversation, which the model no longer sees, sent as a user message:*", "", ...quote(m.summary, limits));
+      break;
+    }
+    default:
+      title = typeof m.role === "string" ? `${singleLine(m.role, NAME_CODE_POINTS) || '""'} (unknown role)` : "(no role)";
+      body.push(...renderContent(m.content, limits, "text"));
+  }
+  const lines = [`## ${n}. ${title}${from}`];
+  if (body.length > 0) lines.push("", ...body);
+  return lines;
+}
+
+/** Content as string or blocks: text (as Markdown or as code), images, thinking, tool calls. */
+function renderContent(content: unknown, limits: Limits, mode: "text" | "code"): string[] {
+  if (typeof content === "string") return content.trim() ? textBlock(content, limits, mode) : [];
+  if (!Array.isArray(content)) return content === undefined || content === null ? [] : [`*(content is ${typeof content})*`];
+  const parts: string[][] = [];
+  let shown = 0;
+  for (const block of content) {
+    if (shown === MAX_BLOCKS) {
+      parts.push([`*… ${groupDigits(content.length - MAX_BLOCKS)} more content ${plural(content.length - MAX_BLOCKS, "block")}*`]);
+      break;
+    }
+    shown++;
+    const b = record(block);
+    switch (b?.type) {
+      case "text":
+        if (typeof b.text === "string" && b.text.trim()) parts.push(textBlock(b.text, limits, mode));
+        break;
+      case "image":
+        parts.push([`[image: ${typeof b.mimeType === "string" ? singleLine(b.mimeType, NAME_CODE_POINTS) || "?" : "?"}]`]);
+        break;
+      case "thinking":
+        if (b.redacted === true) parts.push(["> *thinking (redacted)*"]);
+        else if (typeof b.thinking === "string" && b.thinking.trim()) parts.push([`> *thinking:* ${escapeInline(singleLine(b.thinking, THINKING_CODE_POINTS))}`]);
+        break;
+      case "toolCall":
+        parts.push([`→ ${code(toolCall(b))}`]);
+        break;
+      default:
+        parts.push([`*[${b && typeof b.type === "string" ? singleLine(b.type, NAME_CODE_POINTS) : "?"} block]*`]);
+    }
+  }
+  return joinParts(parts);
+}
+
+/** `name(arg: value, …)`, each value a short one-line preview. */
+function toolCall(b: Record<string, unknown>): string {
+  const name = typeof b.name === "string" ? singleLine(b.name, NAME_CODE_POINTS) || "?" : "?";
+  const args = b.arguments;
+  const o = record(args);
+  if (!o) return `${name}(${args === undefined ? "" : preview(args)})`;
+  const keys = Object.keys(o);
+  const shown = keys.slice(0, MAX_ARGS).map((key) => `${singleLine(key, NAME_CODE_POINTS)}: ${preview(o[key])}`);
+  if (keys.length > MAX_ARGS) shown.push("…");
+  return `${name}(${shown.join(", ")})`;
+}
+
+/** A value as short one-line JSON: a long string is cut before it is serialised. */
+function preview(value: unknown): string {
+  if (typeof value === "string") {
+    const cut = cutAt(value, ARG_CODE_POINTS);
+    const json = JSON.stringify(value.slice(0, cut));
+    return cut < value.length ? `${json.slice(0, -1)}…"` : json;
+  }
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    json = undefined;
+  }
+  return json === undefined ? String(value) : singleLine(json, ARG_CODE_POINTS);
+}
+
+/** A system message: its text, the prompt sections it sets or deletes, the tools it adds or removes. */
+function renderSystem(m: Record<string, unknown>, limits: Limits): string[] {
+  const parts: string[][] = [];
+  const text = renderContent(m.content, limits, "text");
+  if (text.length > 0) parts.push(text);
+  const sections = record(m.sections);
+  if (sections) {
+    for (const [key, value] of Object.entries(sections).slice(0, MAX_BLOCKS)) {
+      const name = code(singleLine(key, NAME_CODE_POINTS) || '""');
+      if (typeof value === "string") parts.push([`**section ${name}:**`, "", ...codeBlock(value, limits)]);
+      else parts.push([`**section ${name}** removed`]);
+    }
+    const more = Object.keys(sections).length - MAX_BLOCKS;
+    if (more > 0) parts.push([`*… ${groupDigits(more)} more ${plural(more, "section")}*`]);
+  }
+  const tools = (value: unknown) => (Array.isArray(value) ? value.map((t) => record(t)?.name).map((n) => (typeof n === "string" ? singleLine(n, NAME_CODE_POINTS) : "?")) : []);
+  const removed = tools(m.toolsRemoved);
+  const added = tools(m.toolsAdded);
+  if (removed.length > 0) parts.push([`**tools removed:** ${listed(removed)}`]);
+  if (added.length > 0) parts.push([`**tools added:** ${listed(added)}`]);
+  return joinParts(parts);
+}
+
+function listed(names: string[]): string {
+  const shown = names.slice(0, MAX_BLOCKS).map(code).join(", ");
+  return names.length > MAX_BLOCKS ? `${shown}, … (${groupDigits(names.length - MAX_BLOCKS)} more)` : shown;
+}
+
+// ---- Text ------------------------------------------------------------------------------------
+
+/** Text shown as Markdown (user and assistant text) or, for tool output, as a code block. */
+function textBlock(text: string, limits: Limits, mode: "text" | "code"): string[] {
+  if (mode === "code") return codeBlock(text, limits);
+  const cut = shorten(text, limits);
+  const lines = [cut.text];
+  // A code fence opened in the part shown and closed in the part cut would swallow the rest.
+  const fence = openFence(cut.text);
+  if (fence) lines.push(fence);
+  if (cut.more) lines.push("", `*${cut.more}*`);
+  return lines;
+}
+
+/** A fenced code block of the first lines, fenced longer than any backtick run inside. */
+function codeBlock(text: string, limits: Limits, info = ""): string[] {
+  const cut = shorten(text, limits);
+  const fence = "`".repeat(Math.max(3, longestRun(cut.text, "`") + 1));
+  const lines = [`${fence}${info}`, cut.text, fence];
+  if (cut.more) lines.push(`*${cut.more}*`);
+  return lines;
+}
+
+/** A summary as a block quote. */
+function quote(summary: unknown, limits: Limits): string[] {
+  if (typeof summary !== "string" || !summary.trim()) return ["> *(empty)*"];
+  const cut = shorten(summary, limits);
+  const fence = openFence(cut.text);
+  const lines = (fence ? `${cut.text}\n${fence}` : cut.text).split("\n").map((line) => (line ? `> ${line}` : ">"));
+  if (cut.more) lines.push(">", `> *${cut.more}*`);
+  return lines;
+}
+
+export interface Shortened {
+  /** The part shown: at most `lines` lines and `chars` code units, without trailing whitespace. */
+  text: string;
+  /** What was cut, as `… (N more lines)`, or "" when nothing was. */
+  more: string;
+}
+
+/**
+ * The first `lines` lines and at most `chars` UTF-16 code units of `text` (never splitting a
+ * surrogate pair, and at a line break when one is in the second half), and a note of what was cut.
+ * Only the part shown is copied; the rest is scanned once for line breaks.
+ */
+export function shorten(text: string, limits: { lines: number; chars: number }): Shortened {
+  let length = text.length;
+  while (length > 0 && isTrailingSpace(text.charCodeAt(length - 1))) length--;
+  let end = length;
+  let seen = 0;
+  for (let i = text.indexOf("\n"); i >= 0 && i < length; i = text.indexOf("\n", i + 1)) {
+    if (++seen === limits.lines) {
+      end = i;
+      break;
+    }
+  }
+  if (end > limits.chars) {
+    const lastBreak = text.lastIndexOf("\n", limits.chars);
+    end = lastBreak >= limits.chars / 2 ? lastBreak : cutAt(text, limits.chars, true);
+  }
+  if (end >= length) return { text: text.slice(0, length), more: "" };
+  let shown = text.slice(0, end);
+  shown = shown.trimEnd();
+  const atBreak = text.charCodeAt(end) === 10;
+  let moreLines = 0;
+  for (let i = text.indexOf("\n", end + (atBreak ? 1 : 0)); i >= 0 && i < length; i = text.indexOf("\n", i + 1)) moreLines++;
+  if (atBreak) return { text: shown, more: `… (${groupDigits(moreLines + 1)} more ${plural(moreLines + 1, "line")})` };
+  const moreChars = length - end;
+  const chars = `${groupDigits(moreChars)} more ${plural(moreChars, "character")}`;
+  return { text: `${shown}…`, more: `… (${moreLines > 0 ? `${chars}, ${groupDigits(moreLines)} more ${plural(moreLines, "line")}` : chars})` };
+}
+
+/** An index near `max` (in code points when `units` is false, else code units) that splits no surrogate pair. */
+function cutAt(text: string, max: number, units = false): number {
+  if (units) {
+    if (max >= text.length) return text.length;
+    const c = text.charCodeAt(max - 1);
+    return c >= 0xd800 && c <= 0xdbff ? max - 1 : max;
+  }
+  let i = 0;
+  for (let points = 0; i < text.length && points < max; points++) {
+    const c = text.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < text.length ? 2 : 1;
+  }
+  return i;
+}
+
+/** The fence that closes a code block left open at the end of `text`, or "". */
+function openFence(text: string): string {
+  let open = "";
+  for (const line of text.split("\n")) {
+    const match = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    if (!match) continue;
+    const fence = match[1]!;
+    if (!open) open = fence;
+    else if (fence[0] === open[0] && fence.length >= open.length && line.trim() === fence) open = "";
+  }
+  return open;
+}
+
+function longestRun(text: string, char: string): number {
+  let longest = 0;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    run = text[i] === char ? run + 1 : 0;
+    if (run > longest) longest = run;
+  }
+  return longest;
+}
+
+/** Inline code that shows `text` literally, whatever backticks it holds. */
+function code(text: string): string {
+  const ticks = "`".repeat(longestRun(text, "`") + 1);
+  const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
+  return `${ticks}${pad}${text}${pad}${ticks}`;
+}
+
+/** One line of text shown after Markdown markup: characters that would start markup are escaped. */
+function escapeInline(text: string): string {
+  return text.replace(/[\\`*_[\]<>#|~]/g, "\\$&");
+}
+
+function isTrailingSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+function joinParts(parts: string[][]): string[] {
+  const out: string[] = [];
+  for (const part of parts) {
+    if (out.length > 0) out.push("");
+    out.push(...part);
+  }
+  return out;
+}
+
+// ---- Footer ----------------------------------------------------------------------------------
+
+const ROLE_NAMES: Record<string, [string, string]> = {
+  user: ["user", "user"],
+  assistant: ["assistant", "assistant"],
+  toolResult: ["tool result", "tool results"],
+  bashExecution: ["bash", "bash"],
+  custom: ["custom", "custom"],
+  system: ["system", "system"],
+  branchSummary: ["branch summary", "branch summaries"],
+  compactionSummary: ["compaction summary", "compaction summaries"],
+};
+
+function renderFooter(build: ContextBuild): string[] {
+  const { messages, thinkingLevel, model } = build.context;
+  const counts = new Map<string, number>();
+  for (const message of messages) {
+    const role = record(message)?.role;
+    const key = role === "hookMessage" ? "custom" : typeof role === "string" ? (Object.hasOwn(ROLE_NAMES, role) ? role : singleLine(role, NAME_CODE_POINTS)) : "(no role)";
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  // Known roles in a fixed order, then the others as they come.
+  const order = Object.keys(ROLE_NAMES);
+  const rank = (role: string) => (order.includes(role) ? order.indexOf(role) : order.length);
+  const byRole = [...counts].sort((x, y) => rank(x[0]) - rank(y[0])).map(([role, count]) => {
+    const [one, many] = Object.hasOwn(ROLE_NAMES, role) ? ROLE_NAMES[role]! : [role, role];
+    return `${groupDigits(count)} ${count === 1 ? one : many}`;
+  });
+  const estimate = estimateContextTokens(messages);
+  let tokens = `~${groupDigits(estimate.tokens)}`;
+  if (estimate.lastUsageIndex !== null) {
+    const after = messages.length - estimate.lastUsageIndex - 1;
+    const usage = `the usage recorded on message ${estimate.lastUsageIndex + 1}`;
+    tokens += after > 0 ? ` (${usage}, ${groupDigits(estimate.usageTokens)}, + ~${groupDigits(estimate.trailingTokens)} for the ${groupDigits(after)} ${plural(after, "message")} after it)` : ` (${usage})`;
+  } else if (messages.length > 0) {
+    tokens += " (4 characters a token: no assistant message records its usage)";
+  }
+  const compaction = build.compaction;
+  const lines = [
+    `- **messages:** ${groupDigits(messages.length)}${byRole.length > 0 ? ` (${byRole.join(", ")})` : ""}`,
+    `- **estimated tokens:** ${tokens}`,
+    `- **model:** ${model ? modelName(model.provider, model.modelId) || "?" : "none"}`,
+    `- **thinking level:** ${typeof thinkingLevel === "string" ? singleLine(thinkingLevel, NAME_CODE_POINTS) || '""' : String(thinkingLevel)}`,
+    `- **compaction:** ${compaction ? `yes, ${entryRef(compaction)}: earlier entries are replaced by its summary` : "none"}`,
+  ];
+  return lines;
+}
+
+// ---- Small helpers ---------------------------------------------------------------------------
+
+function modelName(provider: unknown, modelId: unknown): string {
+  const p = typeof provider === "string" ? singleLine(provider, NAME_CODE_POINTS) : "";
+  const m = typeof modelId === "string" ? singleLine(modelId, NAME_CODE_POINTS) : "";
+  return p || m ? `${p || "?"}/${m || "?"}` : "";
+}
+
+function entryRef(entry: { id: string | undefined; line: number }): string {
+  return entry.id !== undefined ? `${code(singleLine(entry.id, NAME_CODE_POINTS))} (line ${entry.line + 1})` : `line ${entry.line + 1}`;
+}
+
+function plural(n: number, word: string): string {
+  return n === 1 ? word : `${word}s`;
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}

@@ -1,0 +1,190 @@
+/**
+ * The built context as the editor asks for it: the custom request `piSession/buildContext` and the
+ * command `piSession.showContext` (run by the context lenses) both answer with Pi's context for a
+ * leaf, `{messages, thinkingLevel, model}` exactly as `buildSessionContext()` returns it, and its
+ * statistics (messages by role, Pi's token estimate, model, thinking level, compaction used).
+ *
+ * The leaf is found the way Pi finds it: no id means the file's last entry (where Pi resumes), an id
+ * means `byId`'s entry for it (the last holder of a duplicated id). A failed build (a parent cycle,
+ * which makes Pi hang, or an entry that makes it throw) is an answer too, with `context: null` and
+ * an `error`; only a request that names no open document or no existing entry is refused.
+ *
+ * Statistics are memoised per analysis and leaf, so the lenses, which show them, build each context
+ * at most once per version of the document; full builds are not kept (a 50,000-entry path is
+ * megabytes of references), except the last one asked for, which the command reuses after a lens.
+ */
+
+import type { Entry, SessionAnalysis } from "../core/analysis";
+import { buildContext, type ContextBuild, type ContextFailure, type ContextResult, type PiFlavor, type SessionContext } from "../core/buildContext";
+import type { SessionDocument } from "../core/document";
+import { estimateContextTokens } from "../core/tokens";
+import { contextMarkdownOptions, renderContextMarkdown } from "./contextMarkdown";
+
+export const BUILD_CONTEXT_REQUEST = "piSession/buildContext";
+export const SHOW_CONTEXT_COMMAND = "piSession.showContext";
+
+export interface BuildContextParams {
+  uri: string;
+  /** The entry to resume from, by id as Pi looks it up; absent or null: the file's last entry. */
+  leafId?: string | null;
+  /** Which Pi builds the context: "1.x" (the default) or "0.74" (Pi 0.73/0.74). */
+  flavor?: PiFlavor;
+  /** "json" (the default) or "markdown", which adds the conversation rendered for people. */
+  format?: "json" | "markdown";
+}
+
+export interface ContextStats {
+  /** Number of messages in the context. */
+  messages: number;
+  /** Messages by `role` ("(none)" for a message without a string role). */
+  byRole: Record<string, number>;
+  /** Pi's estimate for the whole context: `usageTokens + trailingTokens`. */
+  estimatedTokens: number;
+  /** The usage recorded by the last usable assistant message (0 when there is none). */
+  usageTokens: number;
+  /** One token per four characters of the messages after it. */
+  trailingTokens: number;
+  /** `provider/modelId` in force at the leaf, or null. */
+  model: string | null;
+  thinkingLevel: unknown;
+  /** The compaction whose summary starts the context; `line` is 0-based. */
+  compaction: { id: string | null; line: number; tokensBefore: unknown; firstKeptEntryId: unknown } | null;
+  /** The entry the context was built from (0-based line), or null for a session without entries. */
+  leaf: { id: string | null; line: number } | null;
+}
+
+export interface BuildContextResult {
+  /** Pi's `buildSessionContext()` result, or null when Pi would fail (see `error`). */
+  context: SessionContext | null;
+  stats: ContextStats;
+  /** Why Pi builds no context from this leaf: "cycle" (Pi hangs) or "type-error" (Pi throws). */
+  error?: { kind: ContextFailure["kind"]; message: string; line: number };
+  /** The conversation as Markdown, when asked for with `format: "markdown"`. */
+  markdown?: string;
+}
+
+export type ContextAnswer = { ok: true; result: BuildContextResult; build: ContextBuild | undefined } | { ok: false; message: string };
+
+/** The leaf a request names: `undefined` for an unknown id (Pi's `byId` has no such entry). */
+export function leafFor(a: SessionAnalysis, leafId: string | null | undefined): Entry | null | undefined {
+  if (leafId === undefined || leafId === null) return a.leaf ?? null;
+  return a.byId.get(leafId);
+}
+
+/**
+ * Answers `piSession/buildContext` for an open document. Refuses (ok: false, for an InvalidParams
+ * error) a leaf id that no entry has, or parameters of the wrong type.
+ */
+export function computeContextRequest(doc: SessionDocument, params: Partial<BuildContextParams>): ContextAnswer {
+  const { leafId, flavor = "1.x", format = "json" } = params;
+  if (leafId !== undefined && leafId !== null && typeof leafId !== "string") return { ok: false, message: "leafId must be a string" };
+  if (flavor !== "1.x" && flavor !== "0.74") return { ok: false, message: `flavor must be "1.x" or "0.74", not ${JSON.stringify(flavor)}` };
+  if (format !== "json" && format !== "markdown") return { ok: false, message: `format must be "json" or "markdown", not ${JSON.stringify(format)}` };
+  const a = doc.analysis;
+  const leaf = leafFor(a, leafId);
+  if (leaf === undefined) return { ok: false, message: `no entry has the id ${JSON.stringify(leafId)}` };
+  const built = lastBuild(a, leaf, flavor);
+  const { stats } = contextSummary(a, leaf, flavor);
+  const result: BuildContextResult = built.ok ? { context: built.build.context, stats } : { context: null, stats, error: errorOf(a, built.failure) };
+  if (format === "markdown") {
+    result.markdown = built.ok ? renderContextMarkdown(built.build, contextMarkdownOptions(a, flavor)) : `# No context\n\n${result.error!.message}.\n`;
+  }
+  return { ok: true, result, build: built.ok ? built.build : undefined };
+}
+
+/**
+ * Answers the command `piSession.showContext` with arguments `[uri, entryId | null]` and, optionally,
+ * a third `{flavor, format}` as in the request.
+ */
+export function computeShowContext(doc: SessionDocument, args: readonly unknown[]): ContextAnswer {
+  const leafId = args[1];
+  if (leafId !== undefined && leafId !== null && typeof leafId !== "string") return { ok: false, message: "the second argument must be an entry id or null" };
+  const extra = args[2] !== null && typeof args[2] === "object" ? (args[2] as Partial<BuildContextParams>) : {};
+  return computeContextRequest(doc, { flavor: extra.flavor, format: extra.format, uri: doc.uri, leafId });
+}
+
+/** What the lenses show of a context: its statistics, or why Pi fails to build it. */
+export interface ContextSummary {
+  stats: ContextStats;
+  failure?: ContextFailure;
+}
+
+const summaryMemo = new WeakMap<SessionAnalysis, Map<string, ContextSummary>>();
+
+/** The statistics of the context built from `leaf` (null: the empty context), memoised per analysis and leaf. */
+export function contextSummary(a: SessionAnalysis, leaf: Entry | null, flavor: PiFlavor = "1.x"): ContextSummary {
+  let memo = summaryMemo.get(a);
+  if (!memo) summaryMemo.set(a, (memo = new Map()));
+  const key = `${flavor}:${leaf ? leaf.index : "none"}`;
+  let summary = memo.get(key);
+  if (summary) return summary;
+  summary = summaryOf(lastBuild(a, leaf, flavor), leaf);
+  memo.set(key, summary);
+  return summary;
+}
+
+/** One full build per analysis, the last one asked for: a lens resolved and then clicked builds once. */
+const buildMemo = new WeakMap<SessionAnalysis, { key: string; result: ContextResult }>();
+
+function lastBuild(a: SessionAnalysis, leaf: Entry | null, flavor: PiFlavor): ContextResult {
+  const key = `${flavor}:${leaf ? leaf.index : "none"}`;
+  const memo = buildMemo.get(a);
+  if (memo?.key === key) return memo.result;
+  const result = buildContext(a, { leaf, flavor });
+  buildMemo.set(a, { key, result });
+  return result;
+}
+
+function summaryOf(result: ContextResult, leaf: Entry | null): ContextSummary {
+  const leafInfo = leaf ? { id: leaf.id ?? null, line: leaf.line } : null;
+  if (!result.ok) {
+    const stats = { messages: 0, byRole: {}, estimatedTokens: 0, usageTokens: 0, trailingTokens: 0, model: null, thinkingLevel: null, compaction: null, leaf: leafInfo };
+    return { stats, failure: result.failure };
+  }
+  const { context, compaction } = result.build;
+  const byRole: Record<string, number> = {};
+  for (const message of context.messages) {
+    const role = message !== null && typeof message === "object" ? (message as Record<string, unknown>).role : undefined;
+    const key = typeof role === "string" ? role : "(none)";
+    byRole[key] = (byRole[key] ?? 0) + 1;
+  }
+  const estimate = estimateContextTokens(context.messages);
+  const o = compaction?.parsed.object;
+  const stats: ContextStats = {
+    messages: context.messages.length,
+    byRole,
+    estimatedTokens: estimate.tokens,
+    usageTokens: estimate.usageTokens,
+    trailingTokens: estimate.trailingTokens,
+    model: context.model ? `${String(context.model.provider)}/${String(context.model.modelId)}` : null,
+    thinkingLevel: context.thinkingLevel,
+    compaction: compaction ? { id: compaction.id ?? null, line: compaction.line, tokensBefore: o?.tokensBefore, firstKeptEntryId: o?.firstKeptEntryId } : null,
+    leaf: leafInfo,
+  };
+  return { stats };
+}
+
+/** The `error` of an answer, without the failure's entry object. */
+function errorOf(a: SessionAnalysis, failure: ContextFailure): NonNullable<BuildContextResult["error"]> {
+  const line = failure.entry.line;
+  if (failure.kind === "type-error") return { kind: "type-error", message: `Pi throws a TypeError: ${failure.reason} (line ${line + 1})`, line };
+  const cycle = cycleReached(a, failure.entry);
+  const where = cycle ? ` (${cycle.length === 1 ? "line" : "lines"} ${cycleLines(cycle)})` : "";
+  return { kind: "cycle", message: `the path from line ${line + 1} runs into a parent cycle${where}: Pi never finishes building the context (0.74 hangs, 1.x runs out of memory)`, line };
+}
+
+/** The cycle that walking up from `entry` runs into; the walk is bounded by the number of entries. */
+function cycleReached(a: SessionAnalysis, entry: Entry): Entry[] | undefined {
+  let e: Entry | undefined = entry;
+  for (let steps = 0; e && steps <= a.entries.length; steps++, e = a.parent[e.index]) {
+    const k = a.cycleOf[e.index]!;
+    if (k >= 0) return a.cycles[k];
+  }
+  return undefined;
+}
+
+/** "3, 4, 5" (1-based, ascending), at most five lines and then "…". */
+function cycleLines(cycle: readonly Entry[]): string {
+  const lines = cycle.map((e) => e.line + 1).sort((x, y) => x - y);
+  return lines.length > 5 ? `${lines.slice(0, 5).join(", ")}, …` : lines.join(", ");
+}

@@ -1,0 +1,149 @@
+/**
+ * Fading: entries that are not in the context Pi builds when it resumes the session get a hint
+ * diagnostic with the `Unnecessary` tag, which editors draw faded (VS Code greys the text out,
+ * Neovim links it to `DiagnosticUnnecessary`).
+ *
+ * What fades, and why the message says so (the selection is `contextSelection`, Pi 1.x's
+ * `buildContextEntries` from the last entry of the file):
+ * - an entry off the active path: "on another branch (the active path ends on line N)"; an entry
+ *   hidden by a later duplicate of its id, or cut off by a parent cycle, says that instead;
+ * - an entry on the path before the kept range of the last compaction: "summarised by the
+ *   compaction on line N";
+ * - a system message in that kept range: "a system message Pi 1.x drops before the compaction on
+ *   line N" (Pi 0.73/0.74 keeps it);
+ * - a selected entry that the last selected `context_edit` naming it removes (`replacement: null`,
+ *   Pi 1.x): "removed by the context_edit on line N".
+ * Entries Pi selects but that add no message (labels, settings, custom entries) are in the context
+ * and do not fade; neither do lines that are not entries (the header, blank or malformed lines),
+ * which the diagnostics describe already.
+ *
+ * Nothing fades when there is no context to compare with: no entries, a header Pi refuses (missing
+ * or invalid), a v1 file (Pi re-chains every entry when it migrates it), or a leaf whose path runs
+ * into a parent cycle (the active path is undefined; the `parent-cycle` error says why).
+ *
+ * One diagnostic per faded entry line, covering that line (never past it, the "\r" of a CRLF
+ * ending excluded), in file order. At most `maxFaded` (default 5,000) are produced; when more
+ * entries are out of the context, one more diagnostic, on the first line left out, says how many
+ * were not marked. Cost: O(entries) over the memoised context selection, nothing per line beyond
+ * a typed-array read for entries in the context.
+ *
+ * The server turns this off with the setting `piSession.fadeInactive` (default true); this
+ * function only computes.
+ */
+
+import type { Diagnostic } from "vscode-languageserver";
+import type { Entry, SessionAnalysis } from "../core/analysis";
+import { contextSelection, ContextState } from "../core/context";
+import type { SessionDocument } from "../core/document";
+import { groupDigits } from "./entryTitle";
+
+/** The diagnostic code of a faded entry (a presentation hint, not a fault: it is not in `codes.ts`). */
+export const NOT_IN_CONTEXT = "not-in-context";
+
+/** The `source` of every diagnostic this server publishes. */
+const SOURCE = "pi-session";
+
+/** `DiagnosticSeverity.Hint` and `DiagnosticTag.Unnecessary` (the LSP values; the enums are type-only imports here). */
+const HINT = 4;
+const UNNECESSARY = 1;
+
+export const DEFAULT_MAX_FADED = 5000;
+
+export interface FadingOptions {
+  /** The most faded lines to report (default 5,000); one more diagnostic says how many were left out. */
+  maxFaded?: number;
+}
+
+const PREFIX = "Not in the context Pi builds when it resumes: ";
+
+export function computeFadingHints(doc: SessionDocument, options: FadingOptions = {}): Diagnostic[] {
+  const wanted = options.maxFaded ?? DEFAULT_MAX_FADED;
+  const max = Number.isNaN(wanted) ? DEFAULT_MAX_FADED : Math.max(0, Math.floor(wanted));
+  const a = doc.analysis;
+  if (!resumesAsIs(a)) return [];
+  const selection = contextSelection(a);
+  const { state } = selection;
+  const removed = removedByEdits(a, state);
+  const compactionLine = selection.compaction ? selection.compaction.line + 1 : 0;
+  const leafLine = a.leaf!.line + 1;
+
+  const out: Diagnostic[] = [];
+  let left = 0;
+  let firstLeft: Entry | undefined;
+  for (const entry of a.entries) {
+    const s = state[entry.index]!;
+    const edit = s === ContextState.Selected ? removed?.get(entry) : undefined;
+    if (s === ContextState.Selected && edit === undefined) continue;
+    if (out.length >= max) {
+      if (left++ === 0) firstLeft = entry;
+      continue;
+    }
+    let why: string;
+    if (edit !== undefined) why = `removed by the context_edit on line ${edit.line + 1} (Pi 1.x)`;
+    else if (s === ContextState.Compacted) why = `summarised by the compaction on line ${compactionLine}`;
+    else if (s === ContextState.DroppedSystem) why = `a system message Pi 1.x drops before the compaction on line ${compactionLine} (Pi 0.73/0.74 keeps it)`;
+    else why = offPathReason(a, entry, leafLine);
+    out.push(fade(doc, entry.line, PREFIX + why));
+  }
+  if (firstLeft) {
+    const cap = groupDigits(max);
+    out.push(fade(doc, firstLeft.line, `${groupDigits(left)} more ${left === 1 ? "entry is" : "entries are"} not in the context Pi builds when it resumes, from this line on; only the first ${cap} are marked.`));
+  }
+  return out;
+}
+
+/**
+ * Whether Pi resumes the file as it stands, into a context the entries can be compared with: it has
+ * entries, a header Pi accepts, a version Pi does not re-chain (v2 or later), and a leaf whose path
+ * meets no parent cycle.
+ */
+export function resumesAsIs(a: SessionAnalysis): boolean {
+  if (!a.leaf || a.activePath.length === 0) return false;
+  if (a.headerState !== "ok" || !a.looksLikeSession) return false;
+  const version = (a.header?.version ?? 1) as number;
+  return !(version < 2);
+}
+
+function offPathReason(a: SessionAnalysis, entry: Entry, leafLine: number): string {
+  if (entry.id !== undefined) {
+    const holder = a.byId.get(entry.id);
+    if (holder !== undefined && holder !== entry) return `a later entry with the same id (line ${holder.line + 1}) takes its place in Pi's index, which cuts it off from the tree`;
+  }
+  if (a.reachesCycle[entry.index]) return "in or below a parent cycle, which the active path does not reach";
+  return `on another branch (the active path ends on line ${leafLine})`;
+}
+
+/**
+ * The selected entries whose messages Pi 1.x removes: for each target id, the last selected
+ * `context_edit` naming it decides, and a `null` replacement removes every selected entry with that
+ * id. O(path); undefined when the path has no edit (the common case).
+ */
+function removedByEdits(a: SessionAnalysis, state: Uint8Array): Map<Entry, Entry> | undefined {
+  let edits: Map<unknown, Entry> | undefined;
+  for (const entry of a.activePath) {
+    if (entry.type !== "context_edit" || state[entry.index] !== ContextState.Selected) continue;
+    (edits ??= new Map()).set(entry.parsed.object?.targetId, entry);
+  }
+  if (!edits) return undefined;
+  let removed: Map<Entry, Entry> | undefined;
+  for (const entry of a.activePath) {
+    if (state[entry.index] !== ContextState.Selected) continue;
+    const id = entry.parsed.object?.id;
+    if (id === undefined) continue;
+    const edit = edits.get(id);
+    if (edit !== undefined && edit.parsed.object?.replacement === null) (removed ??= new Map()).set(entry, edit);
+  }
+  return removed;
+}
+
+function fade(doc: SessionDocument, line: number, message: string): Diagnostic {
+  const end = doc.lines[line]?.length ?? 0;
+  return {
+    range: { start: { line, character: 0 }, end: { line, character: end } },
+    severity: HINT,
+    tags: [UNNECESSARY],
+    code: NOT_IN_CONTEXT,
+    source: SOURCE,
+    message,
+  };
+}
