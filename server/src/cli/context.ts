@@ -26,7 +26,9 @@ Prints what the model sees when Pi resumes the session FILE (Pi's buildSessionCo
 the file's last entry as Pi resumes it, or from the entry --leaf ID. FILE - reads standard input.
   --format json       exactly JSON.stringify of Pi's {messages, thinkingLevel, model} (default)
   --format markdown   the conversation to read, with message counts, estimated tokens and model
-  --pi 1.x|0.74       whose rules to follow: Pi 1.x (default) or Pi 0.73/0.74
+  --pi 1.x|0.74|retained-tail
+                      whose rules to follow: Pi 1.x (default), Pi 0.73/0.74, or Pi 1.x
+                      with compaction retainedTail checkpoints (Pi 0.83 docs)
 Exit status: 0 printed, 1 Pi cannot build this context (it refuses or migrates the file, throws,
 or hangs), 2 usage error, unreadable file or unknown --leaf id.`;
 
@@ -34,6 +36,7 @@ const FLAVORS = new Map<string, PiFlavor>([
   ["1.x", "1.x"],
   ["1", "1.x"],
   ["0.74", "0.74"],
+  ["retained-tail", "retained-tail"],
   ["0.73", "0.74"],
 ]);
 

@@ -15,6 +15,8 @@
  * - Pi 1.x drops `system` messages from the range kept before the last compaction; 0.73/0.74 keeps them.
  * - Pi 1.x gives a user/assistant/toolResult message whose content is null or missing `[]` (a system
  *   message `""`), and a custom message without content `[]`; 0.73/0.74 sends them as stored.
+ * - With the `retained-tail` flavour, the last compaction's `retainedTail` messages follow its
+ *   summary and replace the entries kept before it (`firstKeptEntryId` is then ignored).
  *
  * Where Pi fails, the build says how instead of failing: a leaf whose path runs into a parent cycle
  * makes Pi hang (0.73/0.74) or run out of memory (1.x); a `message` entry without a message, or a
@@ -23,7 +25,14 @@
 
 import type { Entry, SessionAnalysis } from "./analysis";
 
-export type PiFlavor = "1.x" | "0.74";
+/**
+ * Which Pi to follow: `1.x` is the `SessionManager` of Pi 1.x (1.6.0 checked); `0.74` that of
+ * Pi 0.73/0.74; `retained-tail` is 1.x plus the compaction `retainedTail` described by Pi 0.83's
+ * documentation and the seed documents (used by the bundled runtime of 0.87–0.99): a compaction
+ * that carries it is a self-contained checkpoint. No released `SessionManager` reads `retainedTail`,
+ * so `1.x` ignores it, as Pi 1.6 does.
+ */
+export type PiFlavor = "1.x" | "0.74" | "retained-tail";
 
 export interface SessionContext {
   messages: unknown[];
@@ -87,14 +96,15 @@ export function buildContext(a: SessionAnalysis, options: BuildOptions = {}): Co
   const messages: unknown[] = [];
   const sources: Entry[] = [];
   const edits = new Map<unknown, Entry>();
-  if (flavor === "1.x") {
+  if (flavor !== "0.74") {
     for (const entry of selected) if (entry.type === "context_edit") edits.set(record(entry.parsed.value)?.targetId, entry);
   }
   for (let i = 0; i < selected.length; i++) {
     const entry = selected[i]!;
     // Only the newest compaction, at the head of the selection, contributes its summary.
     if (entry.type === "compaction" && i > 0) continue;
-    let produced = flavor === "1.x" ? messagesOf1x(entry) : messagesOf074(entry);
+    let produced = flavor === "0.74" ? messagesOf074(entry) : messagesOf1x(entry);
+    if (i === 0 && entry.type === "compaction" && flavor === "retained-tail") produced = produced.concat(retainedTail(entry) ?? []);
     const edit = edits.get(record(entry.parsed.value)?.id);
     if (edit) {
       const replacement = record(edit.parsed.value)?.replacement;
@@ -138,15 +148,23 @@ export function selectEntries(path: readonly Entry[], flavor: PiFlavor): { selec
   const firstKept = record(compaction.parsed.value)?.firstKeptEntryId;
   const selected: Entry[] = [compaction];
   let keptFrom: Entry | undefined;
-  for (let i = 0; i < at; i++) {
+  // A retained tail stands for everything kept from before the compaction.
+  const selfContained = flavor === "retained-tail" && retainedTail(compaction) !== undefined;
+  for (let i = 0; i < (selfContained ? 0 : at); i++) {
     const entry = path[i]!;
     if (keptFrom === undefined && record(entry.parsed.value)?.id === firstKept) keptFrom = entry;
     if (keptFrom === undefined) continue;
-    if (flavor === "1.x" && isSystemMessage(entry)) continue;
+    if (flavor !== "0.74" && isSystemMessage(entry)) continue;
     selected.push(entry);
   }
   for (let i = at + 1; i < path.length; i++) selected.push(path[i]!);
   return { selected, compaction, keptFrom };
+}
+
+/** A compaction's `retainedTail` messages, when it carries an array of them. */
+function retainedTail(compaction: Entry): unknown[] | undefined {
+  const tail = record(compaction.parsed.value)?.retainedTail;
+  return Array.isArray(tail) ? tail : undefined;
 }
 
 /** Pi 1.x's `sessionEntryToContextMessages`. */

@@ -78,7 +78,9 @@ export function leafFor(a: SessionAnalysis, leafId: string | null | undefined): 
 export function computeContextRequest(doc: SessionDocument, params: Partial<BuildContextParams>): ContextAnswer {
   const { leafId, flavor = "1.x", format = "json" } = params;
   if (leafId !== undefined && leafId !== null && typeof leafId !== "string") return { ok: false, message: "leafId must be a string" };
-  if (flavor !== "1.x" && flavor !== "0.74") return { ok: false, message: `flavor must be "1.x" or "0.74", not ${JSON.stringify(flavor)}` };
+  if (flavor !== "1.x" && flavor !== "0.74" && flavor !== "retained-tail") {
+    return { ok: false, message: `flavor must be "1.x", "0.74" or "retained-tail", not ${JSON.stringify(flavor)}` };
+  }
   if (format !== "json" && format !== "markdown") return { ok: false, message: `format must be "json" or "markdown", not ${JSON.stringify(format)}` };
   const a = doc.analysis;
   const leaf = leafFor(a, leafId);
