@@ -296,6 +296,7 @@ describe("the built-context request", () => {
       thinkingLevel: "high",
       compaction: { id: "c1", line: 7, tokensBefore: 48210, firstKeptEntryId: "u2" },
       leaf: { id: "u4", line: 11 },
+      system: null,
     });
   });
 

@@ -14,6 +14,7 @@
 
 import type { SessionAnalysis } from "../core/analysis";
 import type { ContextBuild, PiFlavor } from "../core/buildContext";
+import { currentSystem } from "../core/systemPrompt";
 import { estimateContextTokens } from "../core/tokens";
 import { groupDigits, singleLine } from "./entryTitle";
 
@@ -439,10 +440,23 @@ function renderFooter(build: ContextBuild): string[] {
     `- **thinking level:** ${typeof thinkingLevel === "string" ? singleLine(thinkingLevel, NAME_CODE_POINTS) || '""' : String(thinkingLevel)}`,
     `- **compaction:** ${compaction ? `yes, ${entryRef(compaction)}: earlier entries are replaced by its summary` : "none"}`,
   ];
+  // The system prompt Pi 1.x replays from every system message (providers without mid-conversation
+  // system messages receive only this one).
+  const system = currentSystem(messages);
+  if (system) {
+    const sections = system.sectionNames.length > 0 ? `sections ${system.sectionNames.map((n) => singleLine(n, NAME_CODE_POINTS)).join(", ")}` : "no sections";
+    const tools = system.toolNames.length > 0 ? `tools ${shortList(system.toolNames.map((n) => singleLine(n, NAME_CODE_POINTS)))}` : "no tools";
+    lines.push(`- **system prompt:** ${groupDigits(system.text.length)} characters · ${sections} · ${tools}`);
+  }
   return lines;
 }
 
 // ---- Small helpers ---------------------------------------------------------------------------
+
+/** `a, b, c`, or the first twelve and `+N more`. */
+function shortList(items: string[]): string {
+  return items.length > 12 ? `${items.slice(0, 12).join(", ")} +${items.length - 12} more` : items.join(", ");
+}
 
 function modelName(provider: unknown, modelId: unknown): string {
   const p = typeof provider === "string" ? singleLine(provider, NAME_CODE_POINTS) : "";

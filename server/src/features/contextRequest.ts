@@ -17,6 +17,7 @@
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import { buildContext, type ContextBuild, type ContextFailure, type ContextResult, type PiFlavor, type SessionContext } from "../core/buildContext";
 import type { SessionDocument } from "../core/document";
+import { currentSystem } from "../core/systemPrompt";
 import { estimateContextTokens } from "../core/tokens";
 import { contextMarkdownOptions, renderContextMarkdown } from "./contextMarkdown";
 
@@ -51,6 +52,11 @@ export interface ContextStats {
   compaction: { id: string | null; line: number; tokensBefore: unknown; firstKeptEntryId: unknown } | null;
   /** The entry the context was built from (0-based line), or null for a session without entries. */
   leaf: { id: string | null; line: number } | null;
+  /**
+   * The system prompt in force at the end of the context, replayed as Pi 1.x replays its system
+   * messages (sections patched by name, tools added and removed), or null without system messages.
+   */
+  system: { sections: string[]; tools: string[]; promptChars: number } | null;
 }
 
 export interface BuildContextResult {
@@ -140,7 +146,7 @@ function lastBuild(a: SessionAnalysis, leaf: Entry | null, flavor: PiFlavor): Co
 function summaryOf(result: ContextResult, leaf: Entry | null): ContextSummary {
   const leafInfo = leaf ? { id: leaf.id ?? null, line: leaf.line } : null;
   if (!result.ok) {
-    const stats = { messages: 0, byRole: {}, estimatedTokens: 0, usageTokens: 0, trailingTokens: 0, model: null, thinkingLevel: null, compaction: null, leaf: leafInfo };
+    const stats = { messages: 0, byRole: {}, estimatedTokens: 0, usageTokens: 0, trailingTokens: 0, model: null, thinkingLevel: null, compaction: null, leaf: leafInfo, system: null };
     return { stats, failure: result.failure };
   }
   const { context, compaction } = result.build;
@@ -151,6 +157,7 @@ function summaryOf(result: ContextResult, leaf: Entry | null): ContextSummary {
     byRole[key] = (byRole[key] ?? 0) + 1;
   }
   const estimate = estimateContextTokens(context.messages);
+  const system = currentSystem(context.messages);
   const o = compaction?.parsed.object;
   const stats: ContextStats = {
     messages: context.messages.length,
@@ -162,6 +169,7 @@ function summaryOf(result: ContextResult, leaf: Entry | null): ContextSummary {
     thinkingLevel: context.thinkingLevel,
     compaction: compaction ? { id: compaction.id ?? null, line: compaction.line, tokensBefore: o?.tokensBefore, firstKeptEntryId: o?.firstKeptEntryId } : null,
     leaf: leafInfo,
+    system: system ? { sections: system.sectionNames, tools: system.toolNames, promptChars: system.text.length } : null,
   };
   return { stats };
 }
