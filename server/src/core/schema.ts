@@ -11,6 +11,11 @@
 /** The JSON kinds a value can have, as `jsonKind` reports them. */
 export type JsonKind = "string" | "number" | "boolean" | "null" | "array" | "object" | "undefined";
 
+/** A parsed JSON object whose members can be read, or undefined for arrays, null and primitives. */
+export function asObject(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
 /** The JSON kind of a parsed value; "undefined" for a member that is absent. */
 export function jsonKind(value: unknown): JsonKind {
   if (value === undefined) return "undefined";

@@ -12,6 +12,8 @@
  * all the others. Malformed fields are skipped instead of throwing.
  */
 
+import { asObject } from "./schema";
+
 export interface SystemState {
   /** Pi's replayed system message: `{role, content, sections?, toolsAdded?, timestamp}`. */
   message: Record<string, unknown>;
@@ -28,13 +30,13 @@ export function currentSystem(messages: readonly unknown[]): SystemState | undef
   let timestamp: unknown;
   let seen = false;
   for (const message of messages) {
-    const m = record(message);
+    const m = asObject(message);
     if (m?.role !== "system") continue;
     if (!seen) timestamp = m.timestamp;
     seen = true;
     const text = contentText(m.content);
     if (text.length > 0) content.push(text);
-    const patch = record(m.sections);
+    const patch = asObject(m.sections);
     if (patch) {
       for (const [name, value] of Object.entries(patch)) {
         if (value === null) sections.delete(name);
@@ -42,11 +44,11 @@ export function currentSystem(messages: readonly unknown[]): SystemState | undef
       }
     }
     for (const tool of list(m.toolsRemoved)) {
-      const name = record(tool)?.name;
+      const name = asObject(tool)?.name;
       if (typeof name === "string") tools.delete(name);
     }
     for (const tool of list(m.toolsAdded)) {
-      const name = record(tool)?.name;
+      const name = asObject(tool)?.name;
       if (typeof name === "string") tools.set(name, tool);
     }
   }
@@ -63,15 +65,11 @@ function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .filter((block) => record(block)?.type === "text" && typeof record(block)?.text === "string")
+    .filter((block) => asObject(block)?.type === "text" && typeof asObject(block)?.text === "string")
     .map((block) => (block as { text: string }).text)
     .join("\n");
 }
 
 function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
-}
-
-function record(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }

@@ -12,6 +12,8 @@
  * Unlike Pi, it never throws on a malformed message: a missing or mistyped field counts nothing.
  */
 
+import { asObject } from "./schema";
+
 const IMAGE_CHARS = 4800;
 
 export interface TokenEstimate {
@@ -43,9 +45,9 @@ export function estimateContextTokens(messages: readonly unknown[]): TokenEstima
 
 /** Context tokens recorded by an assistant message, when Pi would trust them. */
 export function usableUsage(message: unknown): number | undefined {
-  const m = record(message);
+  const m = asObject(message);
   if (m?.role !== "assistant" || m.stopReason === "aborted" || m.stopReason === "error") return undefined;
-  const usage = record(m.usage);
+  const usage = asObject(m.usage);
   if (!usage) return undefined;
   const total = num(usage.totalTokens) || num(usage.input) + num(usage.output) + num(usage.cacheRead) + num(usage.cacheWrite);
   return total > 0 ? total : undefined;
@@ -53,13 +55,13 @@ export function usableUsage(message: unknown): number | undefined {
 
 /** Pi's per-message estimate: characters / 4, rounded up. */
 export function estimateTokens(message: unknown): number {
-  const m = record(message);
+  const m = asObject(message);
   if (!m) return 0;
   let chars = 0;
   switch (m.role) {
     case "system": {
       chars = contentChars(m.content);
-      const sections = record(m.sections);
+      const sections = asObject(m.sections);
       if (sections) for (const section of Object.values(sections)) if (typeof section === "string") chars += section.length;
       if (m.toolsAdded) chars += JSON.stringify(m.toolsAdded)?.length ?? 0;
       break;
@@ -72,7 +74,7 @@ export function estimateTokens(message: unknown): number {
     case "assistant":
       if (Array.isArray(m.content)) {
         for (const block of m.content) {
-          const b = record(block);
+          const b = asObject(block);
           if (b?.type === "text") chars += str(b.text).length;
           else if (b?.type === "thinking") chars += str(b.thinking).length;
           else if (b?.type === "toolCall") chars += str(b.name).length + (JSON.stringify(b.arguments)?.length ?? 0);
@@ -97,16 +99,13 @@ function contentChars(content: unknown): number {
   if (!Array.isArray(content)) return 0;
   let chars = 0;
   for (const block of content) {
-    const b = record(block);
+    const b = asObject(block);
     if (b?.type === "text" && typeof b.text === "string") chars += b.text.length;
     else if (b?.type === "image") chars += IMAGE_CHARS;
   }
   return chars;
 }
 
-function record(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
 
 function num(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) ? value : 0;

@@ -17,6 +17,7 @@ import type { ContextBuild, PiFlavor } from "../core/buildContext";
 import { currentSystem } from "../core/systemPrompt";
 import { estimateContextTokens } from "../core/tokens";
 import { groupDigits, singleLine } from "./entryTitle";
+import { asObject } from "../core/schema";
 
 export interface ContextMarkdownOptions {
   /** The session's name as Pi shows it (`getSessionName`), for the title. */
@@ -103,7 +104,7 @@ interface Limits {
 }
 
 function renderMessage(message: unknown, n: number, from: string, limits: Limits, fromCompaction: boolean): string[] {
-  const m = record(message);
+  const m = asObject(message);
   if (!m) return [`## ${n}. (not a message)${from}`];
   const body: string[] = [];
   let title: string;
@@ -182,7 +183,7 @@ function renderContent(content: unknown, limits: Limits, mode: "text" | "code"):
       break;
     }
     shown++;
-    const b = record(block);
+    const b = asObject(block);
     switch (b?.type) {
       case "text":
         if (typeof b.text === "string" && b.text.trim()) parts.push(textBlock(b.text, limits, mode));
@@ -208,7 +209,7 @@ function renderContent(content: unknown, limits: Limits, mode: "text" | "code"):
 function toolCall(b: Record<string, unknown>): string {
   const name = typeof b.name === "string" ? singleLine(b.name, NAME_CODE_POINTS) || "?" : "?";
   const args = b.arguments;
-  const o = record(args);
+  const o = asObject(args);
   if (!o) return `${name}(${args === undefined ? "" : preview(args)})`;
   const keys = Object.keys(o);
   const shown = keys.slice(0, MAX_ARGS).map((key) => `${singleLine(key, NAME_CODE_POINTS)}: ${preview(o[key])}`);
@@ -237,7 +238,7 @@ function renderSystem(m: Record<string, unknown>, limits: Limits): string[] {
   const parts: string[][] = [];
   const text = renderContent(m.content, limits, "text");
   if (text.length > 0) parts.push(text);
-  const sections = record(m.sections);
+  const sections = asObject(m.sections);
   if (sections) {
     for (const [key, value] of Object.entries(sections).slice(0, MAX_BLOCKS)) {
       const name = code(singleLine(key, NAME_CODE_POINTS) || '""');
@@ -247,7 +248,7 @@ function renderSystem(m: Record<string, unknown>, limits: Limits): string[] {
     const more = Object.keys(sections).length - MAX_BLOCKS;
     if (more > 0) parts.push([`*… ${groupDigits(more)} more ${plural(more, "section")}*`]);
   }
-  const tools = (value: unknown) => (Array.isArray(value) ? value.map((t) => record(t)?.name).map((n) => (typeof n === "string" ? singleLine(n, NAME_CODE_POINTS) : "?")) : []);
+  const tools = (value: unknown) => (Array.isArray(value) ? value.map((t) => asObject(t)?.name).map((n) => (typeof n === "string" ? singleLine(n, NAME_CODE_POINTS) : "?")) : []);
   const removed = tools(m.toolsRemoved);
   const added = tools(m.toolsAdded);
   if (removed.length > 0) parts.push([`**tools removed:** ${listed(removed)}`]);
@@ -412,7 +413,7 @@ function renderFooter(build: ContextBuild): string[] {
   const { messages, thinkingLevel, model } = build.context;
   const counts = new Map<string, number>();
   for (const message of messages) {
-    const role = record(message)?.role;
+    const role = asObject(message)?.role;
     const key = role === "hookMessage" ? "custom" : typeof role === "string" ? (Object.hasOwn(ROLE_NAMES, role) ? role : singleLine(role, NAME_CODE_POINTS)) : "(no role)";
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
@@ -470,8 +471,4 @@ function entryRef(entry: { id: string | undefined; line: number }): string {
 
 function plural(n: number, word: string): string {
   return n === 1 ? word : `${word}s`;
-}
-
-function record(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
