@@ -1,0 +1,105 @@
+/**
+ * Shared harness for the real-editor tests (Neovim, Emacs + Eglot, Vim + ALE).
+ *
+ * Each test runs an editor headless, as a user would run it, with the sample configuration from
+ * client-samples/, against the built server started as `pi-session-lsp --stdio` (a link to
+ * bin/pi-session-lsp.js is put first on PATH, as `npm install -g` would). The editor script prints
+ * one JSON line on stdout with what the editor saw; the test asserts on it.
+ *
+ * Nothing here can hang CI: every editor run has a hard time limit and is killed with SIGKILL when
+ * it passes it, and a missing editor fails with the command that installs it.
+ */
+
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+
+export const REPO = join(__dirname, "..", "..");
+export const SAMPLES = join(REPO, "client-samples");
+export const SESSIONS = join(SAMPLES, "sessions");
+
+/** The hard limit for one editor run. */
+export const EDITOR_TIMEOUT_MS = 30_000;
+
+/** Throws a readable error when `binary` is not installed. */
+export function requireEditor(binary: string, aptPackages: string): void {
+  const found = spawnSync("sh", ["-c", `command -v ${binary}`], { encoding: "utf8" });
+  if (found.status !== 0) {
+    throw new Error(`${binary} is not installed: run \`apt-get install -y ${aptPackages}\` (.ci/run does this on CI).`);
+  }
+}
+
+let pathWithServer: string | undefined;
+
+/** PATH with a `pi-session-lsp` command that runs this checkout's built server. */
+export function serverPath(): string {
+  if (!pathWithServer) {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-lsp-bin-"));
+    symlinkSync(join(REPO, "bin", "pi-session-lsp.js"), join(dir, "pi-session-lsp"));
+    pathWithServer = `${dir}${delimiter}${process.env.PATH ?? ""}`;
+  }
+  return pathWithServer;
+}
+
+export interface EditorRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  /** The last line of stdout that parses as a JSON object, if any. */
+  result: Record<string, unknown> | undefined;
+}
+
+/**
+ * Runs an editor with a hard time limit, in a fresh HOME (no user configuration, logs kept out of
+ * the real home), with `pi-session-lsp` on PATH and no standard input.
+ */
+export function runEditor(command: string, args: readonly string[], options: { env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {}): Promise<EditorRun> {
+  const home = mkdtempSync(join(tmpdir(), "pi-session-editor-home-"));
+  const timeoutMs = options.timeoutMs ?? EDITOR_TIMEOUT_MS;
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? REPO,
+      env: { ...process.env, HOME: home, PATH: serverPath(), TERM: "dumb", ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, timeoutMs);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, timedOut, result: lastJsonObject(stdout) });
+    });
+  });
+}
+
+function lastJsonObject(stdout: string): Record<string, unknown> | undefined {
+  const lines = stdout.split("\n").map((l) => l.trim()).filter((l) => l.startsWith("{"));
+  for (let i = lines.length - 1; i >= 0; i--) {
+    try {
+      const value = JSON.parse(lines[i]!) as unknown;
+      if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+    } catch {
+      // Editor chatter that happens to start with "{"; keep looking.
+    }
+  }
+  return undefined;
+}
+
+/** A readable account of a run, for assertion messages. */
+export function describeRun(run: EditorRun): string {
+  const tail = (text: string) => text.split("\n").slice(-15).join("\n");
+  return [
+    run.timedOut ? "the editor did not finish in time and was killed" : `exit code ${String(run.code)}${run.signal ? `, signal ${run.signal}` : ""}`,
+    `stdout (end):\n${tail(run.stdout)}`,
+    `stderr (end):\n${tail(run.stderr)}`,
+  ].join("\n");
+}
