@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { SessionDocument } from "../../server/src/core/document";
+import { applySeverityOverrides, computeDiagnostics } from "../../server/src/features/diagnostics";
 import { DEFAULT_SETTINGS, readSettings } from "../../server/src/lsp/settings";
 
 describe("settings", () => {
@@ -14,8 +16,23 @@ describe("settings", () => {
   });
 
   it("layers on a base", () => {
-    expect(readSettings({}, { maxSymbols: 7, fadeInactive: false })).toEqual({ maxSymbols: 7, fadeInactive: false });
+    expect(readSettings({}, { maxSymbols: 7, fadeInactive: false, severity: {} })).toEqual({ maxSymbols: 7, fadeInactive: false, severity: {} });
     expect(readSettings({ fadeInactive: false }).fadeInactive).toBe(false);
     expect(readSettings({ fadeInactive: "no" }).fadeInactive).toBe(true);
+  });
+});
+
+describe("severity overrides", () => {
+  it("keeps valid levels only", () => {
+    expect(readSettings({ severity: { "blank-line": "off", "dangling-parent": "warning", x: "loud", y: 3 } }).severity).toEqual({ "blank-line": "off", "dangling-parent": "warning" });
+  });
+
+  it("changes severities and hides codes set to off", () => {
+    const text = `{"type":"session","version":3,"id":"s","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/"}\n\n{"type":"message","id":"a1","parentId":"zz","timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}\n`;
+    const diagnostics = computeDiagnostics(new SessionDocument("file:///s.jsonl", "jsonl", 1, text));
+    expect(diagnostics.map((d) => `${String(d.code)}:${d.severity}`)).toEqual(["blank-line:4", "dangling-parent:1"]);
+    const overridden = applySeverityOverrides(diagnostics, readSettings({ severity: { "blank-line": "off", "dangling-parent": "warning" } }).severity);
+    expect(overridden.map((d) => `${String(d.code)}:${d.severity}`)).toEqual(["dangling-parent:2"]);
+    expect(diagnostics[1]!.severity).toBe(1);
   });
 });

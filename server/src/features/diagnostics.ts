@@ -24,6 +24,24 @@ export function computeDiagnostics(doc: SessionDocument): Diagnostic[] {
   return new DiagnosticCollector(doc).collect();
 }
 
+/** A severity per diagnostic code; "off" drops the code. */
+export type SeverityOverrides = Record<string, Severity | "off">;
+
+/**
+ * Applies a user's severity overrides (the `piSession.severity` setting) to diagnostics. Codes
+ * without an override keep the severity of the table in `core/codes.ts`.
+ */
+export function applySeverityOverrides(diagnostics: Diagnostic[], overrides: SeverityOverrides): Diagnostic[] {
+  if (Object.keys(overrides).length === 0) return diagnostics;
+  const out: Diagnostic[] = [];
+  for (const d of diagnostics) {
+    const level = Object.hasOwn(overrides, String(d.code)) ? overrides[String(d.code)] : undefined;
+    if (level === "off") continue;
+    out.push(level === undefined ? d : { ...d, severity: LSP_SEVERITY[level] });
+  }
+  return out;
+}
+
 /** Text that marks an unparsable line as a damaged Pi line rather than foreign JSON. */
 const PI_LIKE_TEXT = new RegExp(`"parentId"\\s*:|"type"\\s*:\\s*"(session|${ENTRY_TYPES.map((t) => t.type).join("|")})"`);
 

@@ -25,7 +25,7 @@ import {
 import { SessionDocument } from "../core/document";
 import { computeCodeLenses, resolveCodeLens } from "../features/codeLens";
 import { BUILD_CONTEXT_REQUEST, computeContextRequest, computeShowContext, SHOW_CONTEXT_COMMAND, type BuildContextParams, type BuildContextResult, type ContextAnswer } from "../features/contextRequest";
-import { computeDiagnostics } from "../features/diagnostics";
+import { applySeverityOverrides, computeDiagnostics } from "../features/diagnostics";
 import { computeFadingHints } from "../features/fading";
 import { computeInlayHints } from "../features/inlayHints";
 import {
@@ -125,11 +125,11 @@ export function startServer(connection: Connection): void {
     }
   }
 
-  /** Takes new settings; when they change what diagnostics contain, every open document's are redone. */
+  /** Takes new settings; when they change what diagnostics contain (fading, severities), every open document's are redone. */
   function applySettings(next: Settings): void {
-    const fadingChanged = next.fadeInactive !== settings.fadeInactive;
+    const diagnosticsChanged = next.fadeInactive !== settings.fadeInactive || JSON.stringify(next.severity) !== JSON.stringify(settings.severity);
     settings = next;
-    if (!fadingChanged) return;
+    if (!diagnosticsChanged) return;
     settingsGeneration++;
     if (pullDiagnostics) {
       if (diagnosticRefreshSupport) void connection.languages.diagnostics.refresh();
@@ -141,7 +141,7 @@ export function startServer(connection: Connection): void {
   /** What the editor shows: the checker's diagnostics, plus the fading hints unless turned off. */
   function diagnosticsFor(document: SessionDocument) {
     const diagnostics = computeDiagnostics(document);
-    return settings.fadeInactive ? diagnostics.concat(computeFadingHints(document)) : diagnostics;
+    return applySeverityOverrides(settings.fadeInactive ? diagnostics.concat(computeFadingHints(document)) : diagnostics, settings.severity);
   }
 
   connection.onInitialized(() => void refreshSettings());

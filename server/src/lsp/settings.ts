@@ -5,6 +5,8 @@
  * ignored, so a typo never breaks the server.
  */
 
+import { asObject } from "../core/schema";
+import type { SeverityOverrides } from "../features/diagnostics";
 import { DEFAULT_MAX_SYMBOLS } from "../features/symbols";
 
 export interface Settings {
@@ -12,9 +14,13 @@ export interface Settings {
   maxSymbols: number;
   /** Whether entries outside the context Pi builds get a faded (`Unnecessary`) hint. */
   fadeInactive: boolean;
+  /** Severity per diagnostic code, overriding the built-in table ("off" hides the code). */
+  severity: SeverityOverrides;
 }
 
-export const DEFAULT_SETTINGS: Settings = { maxSymbols: DEFAULT_MAX_SYMBOLS, fadeInactive: true };
+export const DEFAULT_SETTINGS: Settings = { maxSymbols: DEFAULT_MAX_SYMBOLS, fadeInactive: true, severity: {} };
+
+const SEVERITY_LEVELS = new Set(["error", "warning", "information", "hint", "off"]);
 
 export const SETTINGS_SECTION = "piSession";
 
@@ -25,9 +31,17 @@ export function readSettings(raw: unknown, base: Settings = DEFAULT_SETTINGS): S
   const maxSymbols = source.maxSymbols;
   if (typeof maxSymbols === "number" && Number.isFinite(maxSymbols) && maxSymbols >= 0) settings.maxSymbols = Math.floor(maxSymbols);
   if (typeof source.fadeInactive === "boolean") settings.fadeInactive = source.fadeInactive;
+  const severity = asObject(source.severity);
+  if (severity) {
+    const overrides: SeverityOverrides = {};
+    for (const [code, level] of Object.entries(severity)) {
+      if (typeof level === "string" && SEVERITY_LEVELS.has(level)) overrides[code] = level as SeverityOverrides[string];
+    }
+    settings.severity = overrides;
+  }
   return settings;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
+  return asObject(value) !== undefined;
 }
