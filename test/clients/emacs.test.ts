@@ -1,0 +1,179 @@
+/**
+ * Emacs + Eglot, for real: `emacs --batch` loads the sample client-samples/emacs/pi-session.el as
+ * a user's init file would, then test/clients/emacs/drive.el plays the user on the sample session
+ * broken.jsonl (open it, M-x eglot, read Flymake, eldoc's hover, M-., the context command, change
+ * a setting) and prints one JSON line with what Emacs showed. The server is the built one, run as
+ * `pi-session-lsp --stdio` from PATH. Needs `emacs-nox` and `elpa-eglot` on Emacs 28 (Eglot is
+ * built into Emacs 29+).
+ */
+
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { describeRun, type EditorRun, REPO, requireEditor, runEditor, SAMPLES, SESSIONS } from "./harness";
+
+const FILE = join(SESSIONS, "broken.jsonl");
+const LINES = readFileSync(FILE, "utf8").split("\n");
+const SERVER = join(REPO, "bin", "pi-session-lsp.js");
+
+/** The 0-based line holding the entry with this id (the first one). */
+function lineOf(id: string): number {
+  const line = LINES.findIndex((text) => text.includes(`"id":"${id}"`));
+  if (line < 0) throw new Error(`broken.jsonl has no entry ${id}`);
+  return line;
+}
+
+// A parentId far from its parent: the branch summary 88aaf919 names the assistant reply fea926d3.
+const FROM_LINE = lineOf("88aaf919");
+const FROM_COL = LINES[FROM_LINE]!.indexOf('"parentId":"fea926d3"') + '"parentId":"'.length + 2;
+const PARENT_LINE = lineOf("fea926d3");
+// An entry on a side branch, whose context the command shows.
+const CONTEXT_LEAF = "572760f0";
+
+interface FlymakeDiagnostic {
+  line: number;
+  character: number;
+  type: string;
+  text: string;
+}
+
+interface CheckedDiagnostic {
+  range: { start: { line: number; character: number } };
+  severity: number;
+  code: string;
+  source: string;
+  message: string;
+}
+
+function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [SERVER, ...args], { cwd: REPO, encoding: "utf8", timeout: 10_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** What `pi-session-lsp check --format json` says about broken.jsonl: the reference. */
+function checked(): CheckedDiagnostic[] {
+  const { stdout } = cli(["check", "--format", "json", FILE]);
+  return (JSON.parse(stdout.trim()) as { diagnostics: CheckedDiagnostic[] }).diagnostics;
+}
+
+const EGLOT_TYPE: Record<number, string> = { 1: "eglot-error", 2: "eglot-warning", 3: "eglot-note", 4: "eglot-note" };
+
+describe("Emacs + Eglot with client-samples/emacs/pi-session.el", () => {
+  let run: EditorRun;
+  let seen: Record<string, unknown>;
+  /** describeRun, with the JSON line cut down to the errors, the timings and the fields asked for. */
+  const why = (...fields: string[]) => {
+    if (!run.result) return describeRun(run);
+    const picked = Object.fromEntries(["client", "ok", "errors", "ms", ...fields].filter((k) => k in seen).map((k) => [k, seen[k]]));
+    return describeRun({ ...run, stdout: JSON.stringify(picked) });
+  };
+
+  beforeAll(async () => {
+    requireEditor("emacs", "emacs-nox elpa-eglot");
+    const eglot = spawnSync("emacs", ["--batch", "-f", "package-activate-all", "--eval", '(kill-emacs (if (locate-library "eglot") 0 1))'], { timeout: 10_000 });
+    if (eglot.status !== 0) throw new Error("Eglot is not installed for this Emacs: run `apt-get install -y elpa-eglot` (Emacs 29+ has it built in).");
+    run = await runEditor(
+      "emacs",
+      // As Emacs starts for a user: packages (Eglot on Emacs 28), then the init file (the sample).
+      ["--batch", "-f", "package-activate-all", "-l", join(SAMPLES, "emacs", "pi-session.el"), "-l", join(REPO, "test", "clients", "emacs", "drive.el")],
+      {
+        timeoutMs: 20_000,
+        env: { PI_FILE: FILE, PI_POS: `${FROM_LINE}:${FROM_COL}`, PI_CONTEXT_LINE: String(lineOf(CONTEXT_LEAF)), PI_STEP_TIMEOUT: "8", PI_DEADLINE: "15" },
+      },
+    );
+    seen = run.result ?? {};
+  }, 25_000);
+
+  it("answers every step in time", () => {
+    expect(run.timedOut, why()).toBe(false);
+    expect(run.result, `no JSON line on stdout\n${why()}`).toBeDefined();
+    expect(seen.errors, why()).toEqual([]);
+    expect(run.code, why()).toBe(0);
+  });
+
+  it("opens session files in pi-session-mode and starts `pi-session-lsp --stdio` with languageId jsonl and the settings", () => {
+    const because = why("majorMode", "eglotEnsureHooked", "command", "languageId", "serverInfo", "initializationOptions");
+    expect(seen.majorMode, because).toBe("pi-session-mode");
+    expect(seen.eglotEnsureHooked, because).toBe(true);
+    expect(seen.command, because).toEqual(["pi-session-lsp", "--stdio"]);
+    expect(seen.languageId, because).toBe("jsonl");
+    expect(seen.serverInfo, because).toMatchObject({ name: "pi-session-lsp" });
+    expect(seen.initializationOptions, because).toEqual({ piSession: { maxSymbols: 5000, fadeInactive: true } });
+  });
+
+  it("shows in Flymake what `check` reports, on the same lines, with code and message", () => {
+    const because = why("diagnostics");
+    const flymake = (seen.diagnostics ?? []) as FlymakeDiagnostic[];
+    const faults = flymake.filter((d) => !d.text.includes("[not-in-context]"));
+    const expected = checked();
+    expect(expected.length).toBeGreaterThan(5);
+    const shown = faults.map((d) => ({ line: d.line, character: d.character, type: d.type, text: d.text }));
+    const wanted = expected.map((d) => ({
+      line: d.range.start.line,
+      character: d.range.start.character,
+      type: EGLOT_TYPE[d.severity],
+      text: `${d.source} [${d.code}]: ${d.message}`,
+    }));
+    expect(shown, because).toEqual(wanted);
+    // The ones a reader looks for first.
+    expect(faults.find((d) => d.text.includes("[malformed-json]"))?.line, because).toBe(4);
+    expect(faults.find((d) => d.text.includes('"deadbeef"'))?.text, because).toContain("[dangling-parent]");
+    expect(faults.at(-1)?.text, because).toContain("[truncated-line]");
+  });
+
+  it("fades entries Pi leaves out (fadeInactive on), and stops when the setting is turned off", () => {
+    const because = why("diagnostics", "fadedBefore", "fadedAfter", "diagnosticsAfterSettings");
+    const flymake = (seen.diagnostics ?? []) as FlymakeDiagnostic[];
+    const faded = flymake.filter((d) => d.text.includes("[not-in-context]"));
+    expect(faded.length, because).toBeGreaterThan(0);
+    expect(new Set(faded.map((d) => d.type)), because).toEqual(new Set(["eglot-note"]));
+    expect(faded.map((d) => d.line), because).toContain(PARENT_LINE);
+    expect(seen.fadedBefore, because).toBe(faded.length);
+    expect(seen.fadedAfter, because).toBe(0);
+    expect(seen.diagnosticsAfterSettings, because).toBe(checked().length);
+  });
+
+  it("shows the hover of a parentId through eldoc: the entry it names", () => {
+    const because = why("hover");
+    const hover = String(seen.hover ?? "");
+    for (const words of ["parentId", "fea926d3", "assistant", `line ${PARENT_LINE + 1}`, "calendar-math.ts"]) {
+      expect(hover, `hover should mention ${words}\n${because}`).toContain(words);
+    }
+  });
+
+  it("M-. on the parentId moves point to the parent's id", () => {
+    const because = why("metaDotCommand", "afterDefinition");
+    expect(seen.metaDotCommand, because).toBe("xref-find-definitions");
+    const parent = LINES[PARENT_LINE]!;
+    const value = parent.indexOf('"fea926d3"');
+    const after = seen.afterDefinition as { buffer: string; line: number; character: number } | undefined;
+    expect(after, because).toBeDefined();
+    expect(after!.buffer, because).toBe("broken.jsonl");
+    expect(after!.line, `point should move from line ${FROM_LINE} to ${PARENT_LINE}\n${because}`).toBe(PARENT_LINE);
+    expect(after!.character, because).toBeGreaterThanOrEqual(value);
+    expect(after!.character, because).toBeLessThanOrEqual(value + '"fea926d3"'.length);
+  });
+
+  it("C-c C-c (pi-session-show-context) shows the context of the entry on the line, and the active one, as Markdown in a read-only buffer", () => {
+    const because = why("ccCommand", "context", "activeContext");
+    const context = seen.context as { buffer: string; readOnly: boolean; markdown: string } | undefined;
+    expect(seen.ccCommand, because).toBe("pi-session-show-context");
+    expect(context, because).toBeDefined();
+    expect(context!.readOnly, because).toBe(true);
+    for (const text of [`leaf \`${CONTEXT_LEAF}\``, "Earlier attempts at naming were discarded.", "Start over: what does the module do?", "It formats and compares dates."]) {
+      expect(context!.markdown, because).toContain(text);
+    }
+    // Exactly what the CLI prints for the same leaf, and for the active context.
+    expect(context!.markdown).toBe(cli(["context", "--format", "markdown", "--leaf", CONTEXT_LEAF, FILE]).stdout);
+    const active = String(seen.activeContext ?? "");
+    expect(active, because).toContain("Unrelated: how do I list git branches?");
+    expect(active, because).toContain("`git branch -a`.");
+    expect(active).toBe(cli(["context", "--format", "markdown", FILE]).stdout);
+  });
+
+  it("shuts the server down (Eglot 1.9 kills it right after `exit`, so its exit code is not checked)", () => {
+    const because = why("serverLiveAfterShutdown");
+    expect(seen.serverLiveAfterShutdown, because).toBe(false);
+  });
+});
