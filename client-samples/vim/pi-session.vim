@@ -1,0 +1,126 @@
+" pi-session-lsp for Vim 8.2+ / Vim 9 through ALE (https://github.com/dense-analysis/ale).
+"
+" Put this file in ~/.vim/plugin/ (it is then loaded at startup), or `:source` it from your vimrc.
+" ALE must be installed too (Debian: `apt-get install vim-ale` and `packadd! ale` in your vimrc).
+" See README.md next to this file.
+"
+" Options, set them in your vimrc before this file is loaded:
+"   g:pi_session_lsp_executable   the server command (default 'pi-session-lsp'; a full path to
+"                                 bin/pi-session-lsp.js works too)
+"   g:pi_session_lsp_settings     the `piSession` settings sent to the server (merged over the
+"                                 defaults below)
+"   g:pi_session_lsp_no_mappings  1: do not map K, gd, gr, ]d, [d, <LocalLeader>c and
+"                                 <LocalLeader>C in session buffers
+
+if exists('g:loaded_pi_session_lsp') || v:version < 802
+  finish
+endif
+let g:loaded_pi_session_lsp = 1
+
+" Filetype rule: Vim 9.0 and older have no filetype for *.jsonl (Vim 9.1 calls it `jsonl` too).
+augroup pi_session_lsp_filetype
+  autocmd!
+  autocmd BufNewFile,BufRead *.jsonl setfiletype jsonl
+augroup END
+
+" The server's settings (see "Settings" in the main README). ALE cannot draw the faded
+" `not-in-context` hints (it would list every entry off the active path as a warning), so this
+" sample turns fading off.
+let g:pi_session_lsp_settings = extend({
+\   'maxSymbols': 5000,
+\   'fadeInactive': v:false,
+\ }, get(g:, 'pi_session_lsp_settings', {}))
+
+" Use the folder of the session file as the project root: the server needs no project.
+function! s:ProjectRoot(buffer) abort
+  return fnamemodify(bufname(a:buffer), ':p:h')
+endfunction
+
+" ALE only asks for `piSession` through `workspace/didChangeConfiguration` (lsp_config); the same
+" settings also go in `initializationOptions`, so they hold from the very first diagnostics.
+function! s:Register() abort
+  if exists('s:registered')
+    return 1
+  endif
+  if empty(globpath(&runtimepath, 'autoload/ale/linter.vim'))
+    return 0
+  endif
+  let s:registered = 1
+  call ale#linter#Define('jsonl', {
+  \   'name': 'pi-session-lsp',
+  \   'lsp': 'stdio',
+  \   'executable': get(g:, 'pi_session_lsp_executable', 'pi-session-lsp'),
+  \   'command': '%e --stdio',
+  \   'project_root': function('s:ProjectRoot'),
+  \   'language': 'jsonl',
+  \   'initialization_options': {'piSession': g:pi_session_lsp_settings},
+  \   'lsp_config': {'piSession': g:pi_session_lsp_settings},
+  \ })
+  " Run it for jsonl buffers, next to any jsonl linters you already listed.
+  let g:ale_linters = get(g:, 'ale_linters', {})
+  let g:ale_linters.jsonl = get(g:ale_linters, 'jsonl', [])
+  if index(g:ale_linters.jsonl, 'pi-session-lsp') < 0
+    call add(g:ale_linters.jsonl, 'pi-session-lsp')
+  endif
+  return 1
+endfunction
+
+function! s:OnSessionBuffer() abort
+  if !s:Register()
+    if !exists('s:warned')
+      let s:warned = 1
+      echohl WarningMsg
+      echomsg 'pi-session-lsp: ALE is not on the runtimepath (Debian: apt-get install vim-ale, then packadd! ale in your vimrc)'
+      echohl None
+    endif
+    return
+  endif
+  if get(g:, 'pi_session_lsp_no_mappings', 0)
+    return
+  endif
+  nmap <buffer><silent> K <Plug>(ale_hover)
+  nmap <buffer><silent> gd <Plug>(ale_go_to_definition)
+  nmap <buffer><silent> gr <Plug>(ale_find_references)
+  nmap <buffer><silent> ]d <Plug>(ale_next_wrap)
+  nmap <buffer><silent> [d <Plug>(ale_previous_wrap)
+  nnoremap <buffer><silent> <LocalLeader>c :PiSessionContext .<CR>
+  nnoremap <buffer><silent> <LocalLeader>C :PiSessionContext<CR>
+endfunction
+
+" :PiSessionContext [ID] opens, as Markdown in a scratch split, the context Pi builds when it
+" resumes the session: from its last entry, or from entry ID (`.` = the entry under the cursor).
+" It sends the server's piSession/buildContext request over ALE's connection.
+function! s:ShowContext(leaf) abort
+  let l:buffer = bufnr('')
+  let l:leaf = a:leaf is# '.' ? matchstr(getline('.'), '"id"\s*:\s*"\zs[^"]*') : a:leaf
+  let l:params = {'uri': ale#util#ToURI(expand('#' . l:buffer . ':p')), 'format': 'markdown'}
+  if !empty(l:leaf)
+    let l:params.leafId = l:leaf
+  endif
+  call ale#lsp_linter#SendRequest(l:buffer, 'pi-session-lsp', [0, 'piSession/buildContext', l:params], function('s:OnContext'))
+endfunction
+
+function! s:OnContext(response) abort
+  if has_key(a:response, 'error')
+    echohl ErrorMsg | echomsg 'pi-session-lsp: ' . get(a:response.error, 'message', 'buildContext failed') | echohl None
+    return
+  endif
+  " When Pi cannot build this context (a parent cycle, a missing message), the Markdown says why.
+  let l:text = get(a:response.result, 'markdown', '')
+  new
+  setlocal buftype=nofile bufhidden=wipe noswapfile filetype=markdown
+  call setline(1, split(l:text, "\n", 1))
+  setlocal nomodified nomodifiable
+endfunction
+
+command! -nargs=? PiSessionContext call s:ShowContext(<q-args>)
+
+" Register now if ALE is already on the runtimepath (sourced from a vimrc after `packadd! ale` or
+" a plugin manager); otherwise when the first session buffer opens, by which time packages in
+" pack/*/start have been added too.
+call s:Register()
+
+augroup pi_session_lsp
+  autocmd!
+  autocmd FileType jsonl call s:OnSessionBuffer()
+augroup END

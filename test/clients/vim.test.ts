@@ -1,0 +1,206 @@
+/**
+ * Vim + ALE, headless (`vim -es`), with the sample configuration client-samples/vim/pi-session.vim
+ * sourced as a user would, on client-samples/sessions/broken.jsonl. The driver
+ * (test/clients/vim/drive.vim) prints what Vim shows: ALE's diagnostics and the window's location
+ * list, the hover text from ALE's preview window, where :ALEGoToDefinition put the cursor, and what
+ * :ALEFindReferences listed, and the scratch buffer the sample's :PiSessionContext opens.
+ */
+
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { describeRun, type EditorRun, REPO, requireEditor, runEditor, SESSIONS } from "./harness";
+
+const DRIVER = join(__dirname, "vim", "drive.vim");
+const BROKEN = join(SESSIONS, "broken.jsonl");
+/** Where Debian's vim-ale puts ALE, found by `packadd ale`; PI_ALE_DIR points elsewhere. */
+const DEBIAN_ALE = "/usr/share/vim/vimfiles/pack/dist-bundle/opt/ale";
+
+/** Each wait in Vim, all waits together, and the hard limit on the Vim process. */
+const STEP_MS = 4_000;
+const DEADLINE_MS = 11_000;
+const HARD_LIMIT_MS = 14_000;
+
+interface Diagnostic {
+  lnum: number;
+  col: number;
+  type: string;
+  code: string;
+  text: string;
+}
+interface Probe {
+  line: number;
+  col: number;
+  hover?: string[];
+  definition?: { lnum: number; col: number; file: string };
+  references?: string[];
+  ms: Record<string, number>;
+}
+interface VimResult {
+  ok: boolean;
+  errors: string[];
+  filetype: string;
+  linters: string[];
+  diagnostics: Diagnostic[];
+  loclist: Array<{ lnum: number; col: number; type: string; text: string }>;
+  probes: Probe[];
+  context?: { lines: string[]; ms: number };
+  ms: Record<string, number>;
+}
+
+const text = readFileSync(BROKEN, "utf8");
+const lines = text.split("\n");
+
+/**
+ * Where `"key":"value"` is written (the first or the last line holding it): the 1-based line, the
+ * 1-based column of the value's first character (as Vim counts), and the 0-based index of its opening quote.
+ */
+function locate(key: string, value: string, which: "first" | "last" = "first"): { line: number; col: number; quoted: number } {
+  const needle = `"${key}":"${value}"`;
+  const indexes = lines.map((l, i) => (l.includes(needle) ? i : -1)).filter((i) => i >= 0);
+  const index = which === "first" ? indexes[0] : indexes[indexes.length - 1];
+  if (index === undefined) throw new Error(`${needle} is not in ${BROKEN}`);
+  const quoted = lines[index]!.indexOf(needle) + key.length + 3; // 0-based, on the opening quote of the value
+  return { line: index + 1, col: quoted + 2, quoted };
+}
+
+function requireAle(): void {
+  if (!process.env.PI_ALE_DIR && !existsSync(DEBIAN_ALE)) {
+    throw new Error(`ALE is not installed: run \`apt-get install -y vim-ale\` (.ci/run does this on CI), or set PI_ALE_DIR to an ALE checkout.`);
+  }
+}
+
+function runVim(probes: unknown[], extraArgs: string[] = [], env: Record<string, string> = {}): Promise<EditorRun> {
+  return runEditor("vim", ["-N", "-u", "NONE", "-i", "NONE", "-n", "-es", ...extraArgs, "-S", DRIVER], {
+    timeoutMs: HARD_LIMIT_MS,
+    env: {
+      PI_FILE: BROKEN,
+      PI_PROBES: JSON.stringify(probes),
+      PI_TIMEOUT_MS: String(STEP_MS),
+      PI_DEADLINE_MS: String(DEADLINE_MS),
+      ...env,
+    },
+  });
+}
+
+function resultOf(run: EditorRun): VimResult {
+  expect(run.result, `Vim printed no JSON line.\n${describeRun(run)}`).toBeDefined();
+  // A run that stopped early lacks some fields; the `errors` say why.
+  return { errors: [], linters: [], diagnostics: [], loclist: [], probes: [], ms: {}, ...(run.result as Partial<VimResult>) } as VimResult;
+}
+
+/** What `pi-session-lsp check --format json` says about the file, as Vim numbers it. */
+function checkDiagnostics(): Array<{ lnum: number; col: number; type: string; code: string }> {
+  const check = spawnSync(process.execPath, [join(REPO, "bin", "pi-session-lsp.js"), "check", "--format", "json", BROKEN], { encoding: "utf8", timeout: 10_000 });
+  expect(check.status, `check failed: ${check.stderr}`).toBe(1);
+  const report = JSON.parse(check.stdout.trim()) as { diagnostics: Array<{ range: { start: { line: number; character: number } }; severity: number; code: string }> };
+  return report.diagnostics.map((d) => ({ lnum: d.range.start.line + 1, col: d.range.start.character + 1, type: d.severity === 1 ? "E" : "W", code: d.code }));
+}
+
+const byPosition = (a: { lnum: number; col: number; code: string }, b: { lnum: number; col: number; code: string }) => a.lnum - b.lnum || a.col - b.col || a.code.localeCompare(b.code);
+
+// The probes: a parentId naming a branch_summary, a parentId naming a duplicated id (Pi uses the
+// last entry holding it), and a dangling parentId (hover only: there is nowhere to jump).
+const summaryChild = locate("parentId", "0aede2f1");
+const summary = locate("id", "0aede2f1");
+const duplicateChild = locate("parentId", "7ce62d48", "last");
+const duplicateLast = locate("id", "7ce62d48", "last");
+const duplicateFirst = locate("id", "7ce62d48", "first");
+const dangling = locate("parentId", "deadbeef");
+// :PiSessionContext . on an entry of the branch that starts at a branch summary.
+const contextLeaf = locate("id", "572760f0");
+
+/** What `pi-session-lsp context --format markdown` prints for a leaf. */
+function cliContext(leaf: string): string[] {
+  const cli = spawnSync(process.execPath, [join(REPO, "bin", "pi-session-lsp.js"), "context", "--format", "markdown", "--leaf", leaf, BROKEN], { encoding: "utf8", timeout: 10_000 });
+  expect(cli.status, `context failed: ${cli.stderr}`).toBe(0);
+  return cli.stdout.split("\n");
+}
+
+describe("Vim + ALE with client-samples/vim/pi-session.vim", () => {
+  let run: EditorRun;
+  let result: VimResult;
+  let why: string;
+
+  beforeAll(async () => {
+    requireEditor("vim", "vim");
+    requireAle();
+    run = await runVim([
+      { line: summaryChild.line, col: summaryChild.col },
+      { line: duplicateChild.line, col: duplicateChild.col, actions: ["hover", "definition"] },
+      { line: dangling.line, col: dangling.col, actions: ["hover"] },
+    ], [], { PI_CONTEXT: ".", PI_CONTEXT_LINE: String(contextLeaf.line) });
+    why = describeRun(run);
+    result = resultOf(run);
+  }, HARD_LIMIT_MS + 5_000);
+
+  it("answers every step in time", () => {
+    expect(result.errors, why).toEqual([]);
+    expect(run.code, why).toBe(0);
+    expect(result.filetype, "the sample's filetype rule").toBe("jsonl");
+    expect(result.linters, why).toEqual(["pi-session-lsp"]);
+  });
+
+  it("lists the checker's diagnostics in the location list, on the same lines, with the same codes", () => {
+    expect(text.endsWith("\n"), "broken.jsonl ends in a cut-off line with no newline").toBe(false);
+    // ALE always sends the buffer with a final newline (ale#lsp#message#DidOpen joins the lines
+    // and appends "\n", whatever 'endofline' says), so the server never sees the cut-off last
+    // line as cut off: it is malformed JSON there, and no-final-newline cannot appear.
+    const expected = checkDiagnostics()
+      .filter((d) => d.code !== "no-final-newline")
+      .map((d) => (d.code === "truncated-line" && d.lnum === lines.length ? { ...d, code: "malformed-json" } : d));
+    expect(checkDiagnostics().some((d) => d.code === "truncated-line"), "the fixture still has a cut-off last line").toBe(true);
+
+    const seen = result.diagnostics.map(({ lnum, col, type, code }) => ({ lnum, col, type, code }));
+    expect(seen.sort(byPosition), why).toEqual(expected.sort(byPosition));
+    // The sample turns fading off (ALE would list every faded entry as a warning).
+    expect(seen.filter((d) => d.code === "not-in-context"), why).toEqual([]);
+
+    // The location list a user opens with :lopen: same places, each text led by its code.
+    const loclist = result.loclist.map((d) => ({ lnum: d.lnum, col: d.col, code: d.text.split(":")[0]! }));
+    expect(loclist.sort(byPosition), why).toEqual(expected.map(({ lnum, col, code }) => ({ lnum, col, code })).sort(byPosition));
+  });
+
+  it("shows hover text for a parentId in ALE's preview window", () => {
+    const [toSummary, toDuplicate, toNothing] = result.probes;
+    const hover = (probe: Probe | undefined) => (probe?.hover ?? []).join("\n");
+    expect(hover(toSummary), why).toContain("**parentId** `0aede2f1`");
+    expect(hover(toSummary), why).toContain("branch_summary");
+    expect(hover(toSummary), why).toContain(`line ${summary.line}`);
+    expect(hover(toSummary), why).toContain("The user asked about time zones");
+    expect(hover(toDuplicate), why).toContain(`held by 2 entries (lines ${duplicateFirst.line}, ${duplicateLast.line}); Pi uses the last, line ${duplicateLast.line}`);
+    expect(hover(toNothing), why).toContain("Names no entry");
+  });
+
+  it(":ALEGoToDefinition moves the cursor onto the parent's id", () => {
+    const [toSummary, toDuplicate] = result.probes;
+    expect(toSummary?.definition, why).toEqual({ lnum: summary.line, col: summary.quoted + 1, file: BROKEN });
+    // A duplicated id: the jump goes where Pi goes, to the last entry holding it.
+    expect(toDuplicate?.definition, why).toEqual({ lnum: duplicateLast.line, col: duplicateLast.quoted + 1, file: BROKEN });
+  });
+
+  it(":ALEFindReferences lists the entries that name the parent", () => {
+    expect(result.probes[0]?.references, why).toEqual([`${BROKEN}:${summaryChild.line}:${summaryChild.col - 1}`]);
+  });
+
+  it(":PiSessionContext . opens the context built from the entry under the cursor, as the CLI prints it", () => {
+    expect(result.context?.lines, why).toEqual(cliContext("572760f0"));
+    expect(result.context?.lines.join("\n"), why).toContain("Earlier attempts at naming were discarded.");
+  });
+});
+
+describe("Vim + ALE: settings from g:pi_session_lsp_settings reach the server", () => {
+  it("fadeInactive: v:true brings the not-in-context hints into ALE's list", async () => {
+    requireEditor("vim", "vim");
+    requireAle();
+    const run = await runVim([], ["--cmd", "let g:pi_session_lsp_settings = {'fadeInactive': v:true}"]);
+    const why = describeRun(run);
+    const result = resultOf(run);
+    expect(result.errors, why).toEqual([]);
+    const faded = result.diagnostics.filter((d) => d.code === "not-in-context");
+    expect(faded.length, why).toBeGreaterThan(0);
+    // ALE has no hint type: a hint shows as a warning.
+    expect(new Set(faded.map((d) => d.type)), why).toEqual(new Set(["W"]));
+  }, HARD_LIMIT_MS + 5_000);
+});
