@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../helpers/lspClient";
 
@@ -104,8 +105,12 @@ describe("pi-session-lsp check", () => {
   });
 
   it("says the same as the server for the same text (same core)", () => {
-    const r = run("check", "--format", "json", join(__dirname, "../../client-samples/sessions/broken.jsonl"));
-    const codes = (JSON.parse(r.stdout) as { diagnostics: { code: string }[] }).diagnostics.map((d) => d.code);
-    expect(codes).toEqual(expect.arrayContaining(["duplicate-id", "malformed-json", "dangling-parent", "parent-cycle", "truncated-line"]));
+    const r = run("check", "--format", "json", "client-samples/sessions/broken.jsonl");
+    const diagnostics = (JSON.parse(r.stdout) as { diagnostics: { code: string; relatedInformation?: { location: { uri: string } }[] }[] }).diagnostics;
+    expect(diagnostics.map((d) => d.code)).toEqual(expect.arrayContaining(["duplicate-id", "malformed-json", "dangling-parent", "parent-cycle", "truncated-line"]));
+    // Related locations name the file by an absolute file URI, even for a relative path argument.
+    const uris = diagnostics.flatMap((d) => d.relatedInformation ?? []).map((i) => i.location.uri);
+    expect(uris.length).toBeGreaterThan(0);
+    expect(new Set(uris)).toEqual(new Set([pathToFileURL(join(__dirname, "../../client-samples/sessions/broken.jsonl")).href]));
   });
 });

@@ -11,7 +11,7 @@
  */
 
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, symlinkSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 
@@ -36,6 +36,7 @@ let pathWithServer: string | undefined;
 export function serverPath(): string {
   if (!pathWithServer) {
     const dir = mkdtempSync(join(tmpdir(), "pi-session-lsp-bin-"));
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
     symlinkSync(join(REPO, "bin", "pi-session-lsp.js"), join(dir, "pi-session-lsp"));
     pathWithServer = `${dir}${delimiter}${process.env.PATH ?? ""}`;
   }
@@ -76,6 +77,7 @@ export function runEditor(command: string, args: readonly string[], options: { e
     }, timeoutMs);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
+      rmSync(home, { recursive: true, force: true });
       resolve({ code, signal, stdout, stderr, timedOut, result: lastJsonObject(stdout) });
     });
   });

@@ -342,3 +342,13 @@ describe("the built-context request", () => {
     expect(answer.result.stats.leaf).toBeNull();
   });
 });
+
+describe("lens data sent back by clients", () => {
+  it("resolves a header lens whose null entryId the client dropped (Neovim 0.7)", () => {
+    const doc = new SessionDocument("file:///t.jsonl", "jsonl", 1, `${HEADER}\n${user("u1", null, "Hi.")}\n`);
+    const [header] = computeCodeLenses(doc);
+    const { entryId: _dropped, ...withoutNull } = header!.data as Record<string, unknown>;
+    const resolved = resolveCodeLens(doc, { ...header!, data: withoutNull });
+    expect(resolved.command?.title).toMatch(/^context: 1 message/);
+  });
+});

@@ -8,7 +8,8 @@
  */
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Diagnostic } from "vscode-languageserver";
 import { SessionDocument } from "../core/document";
 import { computeDiagnostics } from "../features/diagnostics";
@@ -62,7 +63,7 @@ export function runCheck(args: readonly string[], io: CliIo): number {
       status = 2;
       continue;
     }
-    const diagnostics = computeDiagnostics(new SessionDocument(`file://${file}`, "jsonl", 0, text));
+    const diagnostics = computeDiagnostics(new SessionDocument(pathToFileURL(resolve(file)).href, "jsonl", 0, text));
     if (format === "json") io.out(`${JSON.stringify({ file, diagnostics })}\n`);
     else for (const d of diagnostics) io.out(`${formatText(file, d)}\n`);
     if (status === 0 && diagnostics.some((d) => d.severity === 1)) status = 1;

@@ -123,9 +123,12 @@ export function resolveCodeLens(doc: SessionDocument | undefined, codeLens: Code
 function asLensData(value: unknown): LensData | undefined {
   if (value === null || typeof value !== "object") return undefined;
   const d = value as Record<string, unknown>;
-  if (typeof d.uri !== "string" || typeof d.line !== "number" || (d.entryId !== null && typeof d.entryId !== "string")) return undefined;
+  // Some clients drop members whose value is null on the way back (Neovim 0.7 turns JSON null into
+  // a missing Lua key), so a missing entryId reads as null.
+  const entryId = d.entryId ?? null;
+  if (typeof d.uri !== "string" || typeof d.line !== "number" || (entryId !== null && typeof entryId !== "string")) return undefined;
   if (d.kind !== "context" && d.kind !== "branch" && d.kind !== "compaction" && d.kind !== "note") return undefined;
-  return d as unknown as LensData;
+  return { uri: d.uri, entryId, line: d.line, kind: d.kind };
 }
 
 function show(title: string, data: LensData, entryId: string | null): Command {
