@@ -1,0 +1,223 @@
+-- pi-session-lsp for Neovim 0.11 and later (vim.lsp.config + vim.lsp.enable).
+-- On Neovim 0.7 to 0.10, use pi-session.lua instead.
+--
+-- Install: copy this file to ~/.config/nvim/plugin/pi-session.lua (Neovim runs every file in
+-- plugin/ at startup). Options: set `vim.g.pi_session` in your init.lua (it runs before plugin/):
+--
+--   vim.g.pi_session = {
+--     cmd = { 'node', '/path/to/pi-session-lsp/bin/pi-session-lsp.js', '--stdio' },
+--     settings = { fadeInactive = false },   -- the piSession.* settings of the main README
+--     sessions_only = true,                  -- only files under ~/.pi/agent/sessions/
+--   }
+--
+-- or change the configuration afterwards like any other: `vim.lsp.config('pi_session', {...})`.
+--
+-- What it sets up:
+--   * every *.jsonl file gets the filetype `jsonl`; files under ~/.pi/agent/sessions/ are marked
+--     as Pi sessions (b:pi_session), and with `sessions_only` only those start the server;
+--   * the configuration `pi_session`: one `pi-session-lsp --stdio` for all session buffers, with
+--     the settings sent both as `settings.piSession` (answered to workspace/configuration) and as
+--     init_options;
+--   * in session buffers: K hover and, as Neovim 0.11 maps them, grr references; gd definition,
+--     <leader>pl runs the code lens of the line, <leader>pc opens the built context; code lenses
+--     kept up to date (vim.lsp.codelens.enable on 0.12+, refreshed on BufEnter, InsertLeave and
+--     BufWritePost on 0.11);
+--   * :PiSessionContext opens, as Markdown in a read-only scratch split, the context Pi builds
+--     when resuming from the entry on the cursor line (from the file's last entry on the header,
+--     or with a bang: `:PiSessionContext!`); `:PiSessionContext ID` names the entry.
+
+local NAME = 'pi_session'
+
+local user = vim.g.pi_session or {}
+local opts = vim.tbl_deep_extend('force', {
+  -- Settings documented in the main README ("Settings"); all keys live under `piSession`.
+  settings = { maxSymbols = 5000, fadeInactive = true },
+  sessions_dir = '~/.pi/agent/sessions',
+  sessions_only = false,
+  keymaps = true,
+  -- Hints (mostly the faded `not-in-context` lines) get no sign and no virtual text, so that they
+  -- do not hide the errors on the same lines; they stay in the diagnostic lists.
+  quiet_hints = true,
+}, user)
+-- Lists are replaced, not merged.
+opts.cmd = user.cmd or { 'pi-session-lsp', '--stdio' }
+
+local sessions_dir = vim.fs.normalize(vim.fn.expand(opts.sessions_dir)):gsub('/$', '')
+
+-- Filetype rules: Pi's sessions (~/.pi/agent/sessions/**/*.jsonl) are marked, every *.jsonl is
+-- `jsonl`. Patterns are checked before extensions.
+vim.filetype.add({
+  extension = { jsonl = 'jsonl' },
+  pattern = {
+    [vim.pesc(sessions_dir) .. '/.+%.jsonl'] = function(_, bufnr)
+      vim.b[bufnr].pi_session = true
+      return 'jsonl'
+    end,
+  },
+})
+
+local group = vim.api.nvim_create_augroup('pi_session', { clear = true })
+
+local function client_for(bufnr)
+  return vim.lsp.get_clients({ bufnr = bufnr, name = NAME })[1]
+end
+
+--- Shows `markdown` in a read-only scratch split named `name` (replacing an older one).
+local function show_scratch(name, markdown)
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(buf) == name then
+      vim.api.nvim_buf_delete(buf, { force = true })
+    end
+  end
+  vim.cmd('belowright new')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  local lines = vim.split(markdown, '\n', { plain = true })
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  -- Markdown highlighting; a failing markdown ftplugin must not leave the split writable.
+  pcall(function()
+    vim.bo[buf].filetype = 'markdown'
+  end)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].readonly = true
+  vim.bo[buf].modified = false
+end
+
+--- Asks the server for the context Pi builds from `leaf_id` (nil: the file's last entry) and
+--- shows it as Markdown.
+local function show_context(bufnr, leaf_id)
+  local client = client_for(bufnr)
+  if not client then
+    vim.notify('pi-session: no pi-session-lsp attached to this buffer', vim.log.levels.ERROR)
+    return
+  end
+  local params = { uri = vim.uri_from_bufnr(bufnr), leafId = leaf_id, format = 'markdown' }
+  client:request('piSession/buildContext', params, function(err, result)
+    if err then
+      vim.notify('pi-session: ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
+      return
+    end
+    if type(result) ~= 'table' or type(result.markdown) ~= 'string' then
+      vim.notify('pi-session: the server built no context', vim.log.levels.WARN)
+      return
+    end
+    local file = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t')
+    show_scratch('pi-context://' .. file .. '/' .. (leaf_id or 'active'), result.markdown)
+  end, bufnr)
+end
+
+--- The id of the entry on 0-based line `row`, or nil (header, blank or unparsable line).
+local function entry_id_at(bufnr, row)
+  local line = vim.api.nvim_buf_get_lines(bufnr, row, row + 1, false)[1]
+  if not line or not line:find('^%s*{') then
+    return nil
+  end
+  local ok, value = pcall(vim.json.decode, line)
+  if ok and type(value) == 'table' and value.type ~= 'session' and type(value.id) == 'string' then
+    return value.id
+  end
+end
+
+vim.api.nvim_create_user_command('PiSessionContext', function(cmd)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local leaf_id = nil
+  if cmd.args ~= '' then
+    leaf_id = cmd.args
+  elseif not cmd.bang then
+    leaf_id = entry_id_at(bufnr, vim.api.nvim_win_get_cursor(0)[1] - 1)
+  end
+  show_context(bufnr, leaf_id)
+end, { nargs = '?', bang = true, desc = 'Show the context Pi builds from the entry on this line (! : from the last entry)' })
+
+--- Diagnostic display for this client's namespaces: the most severe sign and message of a line
+--- win, and hints are only underlined (faded) unless `quiet_hints` is false. The user's own choice
+--- of signs and virtual text (on or off) is kept.
+local function configure_diagnostics(client)
+  local global = vim.diagnostic.config()
+  local function without_hints(value)
+    if not value or not opts.quiet_hints then
+      return value
+    end
+    local t = type(value) == 'table' and vim.deepcopy(value) or {}
+    if t.severity == nil then
+      t.severity = { min = vim.diagnostic.severity.INFO }
+    end
+    return t
+  end
+  local config = { severity_sort = true, signs = without_hints(global.signs), virtual_text = without_hints(global.virtual_text) }
+  -- The namespace of pushed diagnostics, and (0.10+) of pulled ones.
+  vim.diagnostic.config(config, vim.lsp.diagnostic.get_namespace(client.id))
+  if vim.fn.has('nvim-0.10') == 1 then
+    vim.diagnostic.config(config, vim.lsp.diagnostic.get_namespace(client.id, true))
+  end
+end
+
+vim.lsp.config(NAME, {
+  cmd = opts.cmd,
+  filetypes = { 'jsonl' },
+  -- One server for every session; with `sessions_only`, other *.jsonl files get none.
+  root_dir = function(bufnr, on_dir)
+    local file = vim.api.nvim_buf_get_name(bufnr)
+    local in_sessions = vim.b[bufnr].pi_session or file:sub(1, #sessions_dir + 1) == sessions_dir .. '/'
+    if opts.sessions_only and not in_sessions then
+      return
+    end
+    on_dir(in_sessions and sessions_dir or vim.fs.dirname(file))
+  end,
+  reuse_client = function(client, config)
+    return client.name == config.name
+  end,
+  settings = { piSession = opts.settings },
+  init_options = { piSession = opts.settings },
+  commands = {
+    -- What a context lens runs: arguments are [uri, entryId | null].
+    ['piSession.showContext'] = function(command, ctx)
+      local leaf = command.arguments and command.arguments[2]
+      show_context(ctx.bufnr, type(leaf) == 'string' and leaf or nil)
+    end,
+  },
+  on_attach = function(client, bufnr)
+    configure_diagnostics(client)
+    if vim.lsp.codelens.enable then
+      -- Neovim 0.12+: lenses follow the buffer by themselves.
+      vim.lsp.codelens.enable(true, { bufnr = bufnr })
+    else
+      vim.lsp.codelens.refresh({ bufnr = bufnr })
+      vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost' }, {
+        group = group,
+        buffer = bufnr,
+        callback = function()
+          vim.lsp.codelens.refresh({ bufnr = bufnr })
+        end,
+      })
+    end
+    if opts.keymaps then
+      local function map(lhs, rhs, desc)
+        vim.keymap.set('n', lhs, rhs, { buffer = bufnr, desc = desc })
+      end
+      map('gd', vim.lsp.buf.definition, 'pi-session: go to the entry a reference names')
+      map('<leader>pl', vim.lsp.codelens.run, 'pi-session: run the code lens of this line')
+      map('<leader>pc', '<cmd>PiSessionContext<CR>', 'pi-session: built context of this entry')
+    end
+  end,
+})
+
+vim.lsp.enable(NAME)
+
+-- Neovim only logs it when the command is missing: say so once, when a session is opened.
+vim.api.nvim_create_autocmd('FileType', {
+  group = group,
+  pattern = 'jsonl',
+  once = true,
+  callback = function()
+    if vim.fn.executable(opts.cmd[1]) ~= 1 then
+      vim.notify('pi-session: `' .. opts.cmd[1] .. '` not found; install pi-session-lsp (npm install -g .) or set vim.g.pi_session.cmd', vim.log.levels.WARN)
+    end
+  end,
+})

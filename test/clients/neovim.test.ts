@@ -1,0 +1,325 @@
+/**
+ * Neovim, headless, with the sample configuration from client-samples/neovim/ as a user installs
+ * it (the driver `:source`s the sample file itself, with options in `vim.g.pi_session`), against
+ * `pi-session-lsp --stdio` from PATH. test/clients/neovim/drive.lua does what a user does (opens a
+ * session, presses K and gd, looks at the lenses, runs :PiSessionContext and the header's lens)
+ * and prints what the editor showed; this file compares it with the CLI on the same files.
+ *
+ * By default the Neovim on PATH (Debian bookworm: 0.7.2) runs pi-session.lua, and Neovim 0.11+
+ * also runs pi-session-0.11.lua. PI_NVIM="nvim,/path/to/other/nvim" tests several Neovims
+ * (test/clients/neovim/get-nvim.sh fetches 0.10 and 0.12 from Debian into a private folder).
+ */
+
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { describeRun, REPO, requireEditor, runEditor, SAMPLES, SESSIONS, type EditorRun } from "./harness";
+
+const DRIVER = join(__dirname, "neovim", "drive.lua");
+const CLI = join(REPO, "bin", "pi-session-lsp.js");
+/** Limit for each wait inside the driver, and the driver's own watchdog (under runEditor's kill). */
+const STEP_TIMEOUT_MS = 5_000;
+const WATCHDOG_MS = 12_000;
+const RUN_TIMEOUT_MS = 15_000;
+
+const NVIMS = (process.env.PI_NVIM ?? "nvim")
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
+
+interface Case {
+  file: string;
+  /** vim.g.pi_session, as a user would set it in init.lua. */
+  options?: Record<string, unknown>;
+  /** 0-based line of an entry whose parentId is hovered, followed (gd) and asked for its context. */
+  referenceLine: number;
+}
+
+const CASES: Case[] = [
+  // Settings pass through: fading off, so the editor shows exactly what `check` prints.
+  { file: "broken.jsonl", options: { settings: { fadeInactive: false } }, referenceLine: 13 },
+  // Default settings: the faded `not-in-context` hints come on top of `check`'s (empty) list.
+  { file: "valid-branches.jsonl", referenceLine: 21 },
+  // Only Pi's sessions folder: the sample's rule for <sessions_dir>/**/*.jsonl must mark the file.
+  { file: "valid-compaction.jsonl", options: { sessions_dir: SESSIONS, sessions_only: true }, referenceLine: 13 },
+];
+
+interface Diagnostic {
+  line: number;
+  character: number;
+  severity: number;
+  code: string | null;
+}
+
+interface Lens {
+  line: number;
+  title: string;
+  command: string;
+}
+
+interface Scratch {
+  name: string;
+  lines: string[];
+  buftype: string;
+  filetype: string;
+  modifiable: boolean;
+  readonly: boolean;
+}
+
+/** What the driver prints (see drive.lua). */
+interface DriverResult {
+  client: string;
+  ok: boolean;
+  errors: string[];
+  ms: Record<string, number>;
+  filetype?: string;
+  markedAsSession?: boolean;
+  clientName?: string;
+  initOptions?: { piSession?: Record<string, unknown> };
+  settings?: { piSession?: Record<string, unknown> };
+  configurationCapability?: boolean;
+  configuration?: { asked: unknown; answered: unknown[] };
+  diagnosticsVia?: "push" | "pull";
+  diagnostics?: Diagnostic[];
+  hover?: string;
+  cursorAfterDefinition?: { line: number; character: number; file: string };
+  codelensOnAttach?: Lens[];
+  codelens?: Lens[];
+  codelensDisplayed?: { line: number; text: string }[];
+  contextCommand?: Scratch;
+  contextLens?: Scratch;
+}
+
+/** A short account of a run for assertion messages: the driver's errors and Neovim's stderr. */
+function why(run: EditorRun, result: DriverResult): string {
+  if (!run.result) return describeRun(run);
+  const stderr = run.stderr.trim().split("\n").slice(-5).join("\n");
+  return [`${result.client}: exit code ${String(run.code)}${run.timedOut ? " (killed: too slow)" : ""}`, `driver errors: ${JSON.stringify(result.errors)}`, stderr && `stderr (end):\n${stderr}`]
+    .filter(Boolean)
+    .join("\n");
+}
+
+function nvimVersion(nvim: string): [number, number, number] | undefined {
+  const run = spawnSync(nvim, ["--version"], { encoding: "utf8", timeout: 5_000 });
+  const match = /NVIM v(\d+)\.(\d+)\.(\d+)/.exec(run.stdout ?? "");
+  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
+}
+
+const cliAnswers = new Map<string, { status: number | null; stdout: string }>();
+
+/** Runs the CLI on the same files (once per command line: every Neovim and sample compares with it). */
+function cli(args: string[]): { status: number | null; stdout: string } {
+  const key = args.join("\0");
+  let answer = cliAnswers.get(key);
+  if (!answer) {
+    const run = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 10_000 });
+    answer = { status: run.status, stdout: run.stdout };
+    cliAnswers.set(key, answer);
+  }
+  return answer;
+}
+
+/** `check --format json` on one file: its diagnostics, as the editor should show them. */
+function checkDiagnostics(file: string): Diagnostic[] {
+  const { stdout } = cli(["check", "--format", "json", file]);
+  const report = JSON.parse(stdout.trim().split("\n")[0]!) as { diagnostics: { range: { start: { line: number; character: number } }; severity: number; code: string }[] };
+  return sortDiagnostics(report.diagnostics.map((d) => ({ line: d.range.start.line, character: d.range.start.character, severity: d.severity, code: d.code })));
+}
+
+function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
+  return [...list].sort((a, b) => a.line - b.line || a.character - b.character || String(a.code).localeCompare(String(b.code)));
+}
+
+/** The lines of `context --format markdown`, as the scratch buffer should hold them. */
+function contextMarkdown(file: string, leaf?: string): string[] {
+  const { status, stdout } = cli(["context", "--format", "markdown", ...(leaf ? ["--leaf", leaf] : []), file]);
+  expect(status, `pi-session-lsp context ${leaf ?? ""} ${file}`).toBe(0);
+  const lines = stdout.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+function contextMessageCount(file: string): number {
+  const { stdout } = cli(["context", file]);
+  return (JSON.parse(stdout) as { messages: unknown[] }).messages.length;
+}
+
+/** The reference on `line`: where its parentId value is, and where the entry it names is. */
+function parentReference(file: string, line: number) {
+  const lines = readFileSync(file, "utf8").split("\n");
+  const text = lines[line]!;
+  const entry = JSON.parse(text) as { id: string; parentId: string };
+  const key = `"parentId":"${entry.parentId}"`;
+  const at = text.indexOf(key);
+  expect(at, `line ${line} of ${file} has ${key}`).toBeGreaterThan(0);
+  // Pi resolves an id to the last entry holding it.
+  let targetLine = -1;
+  lines.forEach((l, i) => {
+    try {
+      const e = JSON.parse(l) as { id?: unknown; type?: unknown };
+      if (e.id === entry.parentId && e.type !== "session") targetLine = i;
+    } catch {
+      // not an entry
+    }
+  });
+  const target = JSON.parse(lines[targetLine]!) as { type: string; message?: { role?: string } };
+  const idValue = lines[targetLine]!.indexOf(`"id":"${entry.parentId}"`) + '"id":'.length;
+  return {
+    id: entry.id,
+    parentId: entry.parentId,
+    /** Inside the quoted parentId value. */
+    position: `${line}:${at + '"parentId":"'.length + 2}`,
+    targetLine,
+    targetKind: target.type === "message" ? `message · ${target.message?.role}` : target.type,
+    /** The columns of the target's quoted id value, where the jump lands. */
+    targetIdColumns: [idValue, idValue + entry.parentId.length + 2] as const,
+  };
+}
+
+describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
+  const version = nvim === "nvim" ? (requireEditor("nvim", "neovim"), nvimVersion(nvim)) : nvimVersion(nvim);
+  const samples = ["pi-session.lua"];
+  if (version && (version[0] > 0 || version[1] >= 11)) samples.push("pi-session-0.11.lua");
+
+  it("is a Neovim", () => {
+    expect(version, `${nvim} --version does not name a Neovim version`).toBeDefined();
+  });
+
+  describe.each(samples)("%s", (sample) => {
+    it("with sessions_only, leaves *.jsonl files outside sessions_dir alone", async () => {
+      const run = await runEditor(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", `luafile ${DRIVER}`], {
+        timeoutMs: RUN_TIMEOUT_MS,
+        env: {
+          PI_NVIM_SAMPLE: join(SAMPLES, "neovim", sample),
+          PI_NVIM_FILE: join(SESSIONS, "broken.jsonl"),
+          PI_NVIM_OPTIONS: JSON.stringify({ sessions_dir: join(REPO, "no-such-sessions-folder"), sessions_only: true }),
+          PI_NVIM_TIMEOUT_MS: "1000",
+          PI_NVIM_WATCHDOG_MS: String(WATCHDOG_MS),
+        },
+      });
+      const result = (run.result ?? { errors: [] }) as unknown as DriverResult;
+      expect(result.filetype, describeRun(run)).toBe("jsonl");
+      expect(result.markedAsSession).toBe(false);
+      expect(result.errors, "no server should be attached").toEqual([expect.stringMatching(/^initialize: no initialized pi_session client/)]);
+    }, RUN_TIMEOUT_MS + 5_000);
+
+    describe.each(CASES)("on $file", (testCase) => {
+      const file = join(SESSIONS, testCase.file);
+      const reference = parentReference(file, testCase.referenceLine);
+      let run: EditorRun;
+      let result: DriverResult;
+      let wallMs = 0;
+
+      beforeAll(async () => {
+        const started = Date.now();
+        run = await runEditor(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", `luafile ${DRIVER}`], {
+          timeoutMs: RUN_TIMEOUT_MS,
+          env: {
+            PI_NVIM_SAMPLE: join(SAMPLES, "neovim", sample),
+            PI_NVIM_FILE: file,
+            PI_NVIM_OPTIONS: testCase.options ? JSON.stringify(testCase.options) : "",
+            PI_NVIM_HOVER: reference.position,
+            PI_NVIM_DEFINITION: reference.position,
+            PI_NVIM_CONTEXT: String(testCase.referenceLine),
+            PI_NVIM_TIMEOUT_MS: String(STEP_TIMEOUT_MS),
+            PI_NVIM_WATCHDOG_MS: String(WATCHDOG_MS),
+          },
+        });
+        wallMs = Date.now() - started;
+        result = (run.result ?? { errors: ["the driver printed no JSON result"] }) as unknown as DriverResult;
+      }, RUN_TIMEOUT_MS + 5_000);
+
+      it("every step answers in time", () => {
+        expect(result.errors, `the driver reported errors (${wallMs} ms)\n${why(run, result)}`).toEqual([]);
+        expect(run.code, why(run, result)).toBe(0);
+        expect(result.clientName, why(run, result)).toBe("pi_session");
+        expect(result.filetype).toBe("jsonl");
+        expect(result.markedAsSession, "b:pi_session: whether the file is under sessions_dir").toBe(testCase.options?.sessions_dir === SESSIONS);
+      });
+
+      it("passes the settings as settings.piSession and init_options", () => {
+        const expected = { maxSymbols: 5000, fadeInactive: true, ...(testCase.options?.settings as object | undefined) };
+        expect(result.settings?.piSession, why(run, result)).toEqual(expected);
+        expect(result.initOptions?.piSession, why(run, result)).toEqual(expected);
+        if (result.configurationCapability) {
+          // Neovim 0.8+ says it answers workspace/configuration; the server then asks for piSession.
+          expect(result.configuration?.asked, `the server never asked workspace/configuration\n${why(run, result)}`).toEqual([{ section: "piSession" }]);
+          expect(result.configuration?.answered).toEqual([expected]);
+        }
+      });
+
+      it("shows the diagnostics of `check`, on the same lines, with the same codes", () => {
+        const shown = sortDiagnostics(
+          (result.diagnostics ?? []).map(({ line, character, severity, code }) => ({ line, character, severity, code })),
+        );
+        const fading = shown.filter((d) => d.code === "not-in-context");
+        expect(
+          shown.filter((d) => d.code !== "not-in-context"),
+          `diagnostics in ${result.client} (via ${result.diagnosticsVia ?? "nothing"}) differ from \`check --format json ${testCase.file}\``,
+        ).toEqual(checkDiagnostics(file));
+        if ((testCase.options?.settings as { fadeInactive?: boolean } | undefined)?.fadeInactive === false) {
+          expect(fading, "fadeInactive: false should turn the faded hints off").toEqual([]);
+        } else {
+          expect(fading.length, "the default settings fade entries that are not in the context").toBeGreaterThan(0);
+          for (const hint of fading) expect(hint.severity).toBe(4);
+        }
+      });
+
+      it("hovers a parentId with a preview of its parent (K)", () => {
+        expect(result.hover, why(run, result)).toBeDefined();
+        const hover = result.hover!;
+        expect(hover).toContain("parentId");
+        expect(hover).toContain(reference.parentId);
+        expect(hover).toContain(reference.targetKind);
+        expect(hover).toContain(`line ${reference.targetLine + 1}`);
+      });
+
+      it("jumps to the parent's id with gd (the cursor moves)", () => {
+        const cursor = result.cursorAfterDefinition;
+        expect(cursor, why(run, result)).toBeDefined();
+        expect(cursor!.file).toBe(file);
+        expect(cursor!.line, `the cursor should land on line ${reference.targetLine} (0-based), the entry with id ${reference.parentId}`).toBe(reference.targetLine);
+        expect(cursor!.character).toBeGreaterThanOrEqual(reference.targetIdColumns[0]);
+        expect(cursor!.character).toBeLessThan(reference.targetIdColumns[1]);
+      });
+
+      it("shows the context lenses, the header's with the active context's title", () => {
+        const lenses = result.codelens ?? [];
+        expect(result.codelensOnAttach, "the sample should show lenses as soon as the server is attached").toEqual(lenses);
+        const header = lenses.find((l) => l.line === 0);
+        const messages = contextMessageCount(file);
+        expect(header?.title, `lenses: ${JSON.stringify(lenses)}`).toMatch(new RegExp(`^context: ${messages} messages? · ~[0-9.,]+k? tokens · `));
+        for (const lens of lenses) expect(lens.command, `lens on line ${lens.line}: ${lens.title}`).toBe("piSession.showContext");
+        // What is drawn in the buffer is what the lenses say.
+        expect(result.codelensDisplayed).toEqual(lenses.map((l) => ({ line: l.line, text: l.title })));
+      });
+
+      it(":PiSessionContext opens the context of the entry on the line, read-only", () => {
+        const scratch = result.contextCommand;
+        expect(scratch, why(run, result)).toBeDefined();
+        expect(scratch!.name).toBe(`pi-context://${basename(file)}/${reference.id}`);
+        expect({ buftype: scratch!.buftype, filetype: scratch!.filetype, modifiable: scratch!.modifiable, readonly: scratch!.readonly }).toEqual({
+          buftype: "nofile",
+          filetype: "markdown",
+          modifiable: false,
+          readonly: true,
+        });
+        expect(scratch!.lines).toEqual(contextMarkdown(file, reference.id));
+      });
+
+      it("running the header's lens opens the active context", () => {
+        const scratch = result.contextLens;
+        expect(scratch, why(run, result)).toBeDefined();
+        expect(scratch!.name).toBe(`pi-context://${basename(file)}/active`);
+        expect(scratch!.lines).toEqual(contextMarkdown(file));
+      });
+
+      it("finishes quickly", () => {
+        // A step that does not answer waits for its limit; that is reported above, not here.
+        if (result.errors.length > 0) return;
+        expect(wallMs, `${result.client} took ${wallMs} ms: ${JSON.stringify(result.ms)}`).toBeLessThan(5_000);
+      });
+    });
+  });
+});
