@@ -82,6 +82,14 @@ describe("navigation over stdio", () => {
     expect(symbols.every((s) => s.location.uri === uri)).toBe(true);
   });
 
+  it("completes entry ids inside a parentId, the leaf first", async () => {
+    const parentId = (JSON.parse(lines[3]!) as { parentId: string }).parentId;
+    const result = (await client.connection.sendRequest("textDocument/completion", { textDocument: { uri }, position: at(3, `"parentId":"${parentId}"`, 12) })) as { items: { label: string }[] };
+    const leafId = (JSON.parse(lines.filter((l) => l.trim()).at(-1)!) as { id: string }).id;
+    expect(result.items.length).toBeGreaterThan(1);
+    expect(result.items[0]!.label).toBe(leafId);
+  });
+
   it("answers an unknown document with nothing rather than an error", async () => {
     const result = await client.connection.sendRequest("textDocument/definition", { textDocument: { uri: "file:///nope.jsonl" }, position: { line: 0, character: 0 } });
     expect(result).toEqual([]);

@@ -24,6 +24,7 @@ import {
 } from "vscode-languageserver";
 import { SessionDocument } from "../core/document";
 import { computeCodeLenses, resolveCodeLens } from "../features/codeLens";
+import { computeCompletion } from "../features/completion";
 import { BUILD_CONTEXT_REQUEST, computeContextRequest, computeShowContext, SHOW_CONTEXT_COMMAND, type BuildContextParams, type BuildContextResult, type ContextAnswer } from "../features/contextRequest";
 import { applySeverityOverrides, computeDiagnostics } from "../features/diagnostics";
 import { computeFadingHints } from "../features/fading";
@@ -109,6 +110,7 @@ export function startServer(connection: Connection): void {
         documentSymbolProvider: { label: "Pi session" },
         foldingRangeProvider: true,
         inlayHintProvider: { resolveProvider: false },
+        completionProvider: { triggerCharacters: ['"', ":", ","], resolveProvider: false },
         codeLensProvider: { resolveProvider: true },
         executeCommandProvider: { commands: [SHOW_CONTEXT_COMMAND] },
       },
@@ -225,6 +227,7 @@ export function startServer(connection: Connection): void {
   );
   connection.onFoldingRanges((p) => onDocument("textDocument/foldingRange", p.textDocument.uri, [], (d) => computeFoldingRanges(d, { maxRanges: foldingRangeLimit })));
   connection.languages.inlayHint.on((p) => onDocument("textDocument/inlayHint", p.textDocument.uri, [], (d) => computeInlayHints(d, p.range)));
+  connection.onCompletion((p) => onDocument("textDocument/completion", p.textDocument.uri, { isIncomplete: false, items: [] }, (d) => computeCompletion(d, p.position)));
   connection.onHover((p) => onDocument("textDocument/hover", p.textDocument.uri, null, (d) => computeHover(d, p.position)));
   connection.languages.callHierarchy.onPrepare((p) => onDocument("textDocument/prepareCallHierarchy", p.textDocument.uri, [], (d) => prepareHierarchy(d, p.position)));
   connection.languages.callHierarchy.onIncomingCalls((p) => onDocument("callHierarchy/incomingCalls", p.item.uri, [], (d) => callHierarchyIncomingCalls(d, p.item)));
