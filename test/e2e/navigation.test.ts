@@ -90,6 +90,24 @@ describe("navigation over stdio", () => {
     expect(result.items[0]!.label).toBe(leafId);
   });
 
+  it("renames an id with every reference, and refuses an id that exists", async () => {
+    const id = (JSON.parse(lines[3]!) as { id: string }).id;
+    const position = at(3, `"id":"${id}"`, 6);
+    const prepared = (await client.connection.sendRequest("textDocument/prepareRename", { textDocument: { uri }, position })) as { placeholder: string };
+    expect(prepared.placeholder).toBe(id);
+    const edit = (await client.connection.sendRequest("textDocument/rename", { textDocument: { uri }, position, newName: "renamed1" })) as { changes: Record<string, { newText: string }[]> };
+    const references = lines.filter((l) => l.includes(`"${id}"`)).length;
+    expect(edit.changes[uri]!.length).toBeGreaterThanOrEqual(references);
+    expect(edit.changes[uri]!.every((e) => e.newText === '"renamed1"')).toBe(true);
+    const taken = (JSON.parse(lines[2]!) as { id: string }).id;
+    await expect(client.connection.sendRequest("textDocument/rename", { textDocument: { uri }, position, newName: taken })).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it("formats a Pi-written session into itself", async () => {
+    const edits = await client.connection.sendRequest("textDocument/formatting", { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } });
+    expect(edits).toEqual([]);
+  });
+
   it("answers an unknown document with nothing rather than an error", async () => {
     const result = await client.connection.sendRequest("textDocument/definition", { textDocument: { uri: "file:///nope.jsonl" }, position: { line: 0, character: 0 } });
     expect(result).toEqual([]);

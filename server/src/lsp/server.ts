@@ -37,6 +37,8 @@ import {
   typeHierarchySupertypes,
 } from "../features/hierarchy";
 import { computeFoldingRanges } from "../features/folding";
+import { computeFormatting } from "../features/formatting";
+import { computeRename, isRenameRefusal, prepareRename } from "../features/rename";
 import { computeHover } from "../features/hover";
 import { computeDefinition, computeDocumentHighlights, computeDocumentLinks, computeReferences } from "../features/navigation";
 import { computeDocumentSymbols } from "../features/symbols";
@@ -111,6 +113,8 @@ export function startServer(connection: Connection): void {
         foldingRangeProvider: true,
         inlayHintProvider: { resolveProvider: false },
         completionProvider: { triggerCharacters: ['"', ":", ","], resolveProvider: false },
+        renameProvider: { prepareProvider: true },
+        documentFormattingProvider: true,
         codeLensProvider: { resolveProvider: true },
         executeCommandProvider: { commands: [SHOW_CONTEXT_COMMAND] },
       },
@@ -227,6 +231,19 @@ export function startServer(connection: Connection): void {
   );
   connection.onFoldingRanges((p) => onDocument("textDocument/foldingRange", p.textDocument.uri, [], (d) => computeFoldingRanges(d, { maxRanges: foldingRangeLimit })));
   connection.languages.inlayHint.on((p) => onDocument("textDocument/inlayHint", p.textDocument.uri, [], (d) => computeInlayHints(d, p.range)));
+  // A refused rename is an InvalidParams error with the reason, as the protocol asks; it is thrown
+  // outside `runSafe`, which would turn it into an empty answer.
+  connection.onPrepareRename((p) => {
+    const result = onDocument("textDocument/prepareRename", p.textDocument.uri, null, (d) => prepareRename(d, p.position));
+    if (result && isRenameRefusal(result)) throw new ResponseError(ErrorCodes.InvalidParams, result.error);
+    return result;
+  });
+  connection.onRenameRequest((p) => {
+    const result = onDocument("textDocument/rename", p.textDocument.uri, null, (d) => computeRename(d, p.position, p.newName));
+    if (result && isRenameRefusal(result)) throw new ResponseError(ErrorCodes.InvalidParams, result.error);
+    return result;
+  });
+  connection.onDocumentFormatting((p) => onDocument("textDocument/formatting", p.textDocument.uri, [], (d) => computeFormatting(d)));
   connection.onCompletion((p) => onDocument("textDocument/completion", p.textDocument.uri, { isIncomplete: false, items: [] }, (d) => computeCompletion(d, p.position)));
   connection.onHover((p) => onDocument("textDocument/hover", p.textDocument.uri, null, (d) => computeHover(d, p.position)));
   connection.languages.callHierarchy.onPrepare((p) => onDocument("textDocument/prepareCallHierarchy", p.textDocument.uri, [], (d) => prepareHierarchy(d, p.position)));
