@@ -13,7 +13,7 @@ const USAGE = `pi-session-lsp ${VERSION}: a language server for Pi session files
 
 Usage:
   pi-session-lsp --stdio                       start the language server on stdin/stdout
-  pi-session-lsp check [--format text|json] PATH...
+  pi-session-lsp check [--format text|json] [--fix [--dry-run]] PATH...
   pi-session-lsp context [--leaf ID] [--format json|markdown] [--pi 1.x|0.74] FILE
   pi-session-lsp --version
 

@@ -7,12 +7,14 @@
  * other paths are still checked), 0 otherwise.
  */
 
+import * as nodeFs from "node:fs";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Diagnostic } from "vscode-languageserver";
 import { SessionDocument } from "../core/document";
 import { computeDiagnostics } from "../features/diagnostics";
+import { applySafeFixes, unifiedDiff, unitsOf } from "../features/fixes";
 
 export interface CliIo {
   out: (text: string) => void;
@@ -21,13 +23,22 @@ export interface CliIo {
 
 const SEVERITY_NAMES = ["", "error", "warning", "information", "hint"];
 
-export const CHECK_USAGE = `Usage: pi-session-lsp check [--format text|json] PATH...
+export const CHECK_USAGE = `Usage: pi-session-lsp check [--format text|json] [--fix [--dry-run]] PATH...
 
 Checks Pi session files (*.jsonl) and prints their diagnostics. Folders are searched recursively
-for *.jsonl files. Exit status: 0 no errors, 1 errors found, 2 usage error or unreadable path.`;
+for *.jsonl files. Exit status: 0 no errors, 1 errors found, 2 usage error or unreadable path.
+
+--fix applies the safe fixes, those that keep every entry and its content (byte order mark, final
+newline, pretty-printed entries joined, missing or invalid header, bare null lines, duplicate ids,
+parent cycles), saves the original as FILE.bak (FILE.bak.1, ... if that exists), replaces FILE
+atomically, and prints what is left. --dry-run (implies --fix) prints a unified diff instead and
+writes nothing; what is left is then reported at its place in the fixed text. With --fix the exit
+status is that of the fixed files; a file that cannot be written gives 2 and stays as it was.`;
 
 export function runCheck(args: readonly string[], io: CliIo): number {
   let format = "text";
+  let fix = false;
+  let dryRun = false;
   const paths: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -38,6 +49,11 @@ export function runCheck(args: readonly string[], io: CliIo): number {
         return 2;
       }
       format = value;
+    } else if (arg === "--fix") {
+      fix = true;
+    } else if (arg === "--dry-run") {
+      fix = true;
+      dryRun = true;
     } else if (arg === "--help" || arg === "-h") {
       io.out(`${CHECK_USAGE}\n`);
       return 0;
@@ -56,19 +72,102 @@ export function runCheck(args: readonly string[], io: CliIo): number {
   let status = 0;
   for (const file of expandPaths(paths, io, () => (status = 2))) {
     let text: string;
+    let bytes: Buffer;
     try {
-      text = readFileSync(file, "utf8");
+      bytes = readFileSync(file);
+      text = bytes.toString("utf8");
     } catch (error) {
       io.err(`pi-session-lsp check: cannot read ${file}: ${(error as Error).message}\n`);
       status = 2;
       continue;
     }
-    const diagnostics = computeDiagnostics(new SessionDocument(pathToFileURL(resolve(file)).href, "jsonl", 0, text));
-    if (format === "json") io.out(`${JSON.stringify({ file, diagnostics })}\n`);
+    let doc = new SessionDocument(pathToFileURL(resolve(file)).href, "jsonl", 0, text);
+    let report: Record<string, unknown> = {};
+    // Text that is not valid UTF-8 would not be written back byte for byte, so it is not fixed.
+    const lossless = fix && Buffer.from(text, "utf8").equals(bytes);
+    if (fix && !lossless) {
+      io.err(`pi-session-lsp check: cannot fix ${file}: it is not valid UTF-8, and rewriting it would change bytes that are not fixes; the file is unchanged\n`);
+      status = 2;
+    }
+    if (lossless) {
+      const result = applySafeFixes(doc);
+      if (result.doc !== doc) {
+        const fixed = Object.fromEntries(result.fixed);
+        const summary = [...result.fixed].map(([code, count]) => (count > 1 ? `${code} ×${count}` : code)).join(", ");
+        if (dryRun) {
+          const diff = unifiedDiff(unitsOf(doc), unitsOf(result.doc), `a/${file}`, `b/${file}`);
+          if (format === "json") report = { fixed, diff };
+          else io.out(diff);
+          doc = result.doc;
+        } else {
+          try {
+            const backup = writeFixed(file, result.doc.getText());
+            if (format === "json") report = { fixed, backup };
+            else io.out(`${file}: fixed ${summary}; the original is saved as ${backup}\n`);
+            doc = result.doc;
+          } catch (error) {
+            io.err(`pi-session-lsp check: cannot fix ${file}: ${(error as Error).message}; the file is unchanged\n`);
+            status = 2;
+          }
+        }
+      }
+    }
+    const diagnostics = computeDiagnostics(doc);
+    if (format === "json") io.out(`${JSON.stringify({ file, ...report, diagnostics })}\n`);
     else for (const d of diagnostics) io.out(`${formatText(file, d)}\n`);
     if (status === 0 && diagnostics.some((d) => d.severity === 1)) status = 1;
   }
   return status;
+}
+
+/** The file system calls `writeFixed` makes; tests inject failures. */
+export type FixFs = Pick<typeof nodeFs, "statSync" | "copyFileSync" | "openSync" | "writeSync" | "fsyncSync" | "closeSync" | "renameSync" | "unlinkSync">;
+
+/**
+ * Replaces `file` with `text` so that a failure at any step leaves the original in place: the
+ * original is first copied to a backup that does not exist yet (FILE.bak, else FILE.bak.1 …), the
+ * new text is written and flushed to a temporary file in the same folder, and that file is renamed
+ * over the original (atomic on one file system). A temporary file left by a failure is removed.
+ * Returns the backup's path.
+ */
+export function writeFixed(file: string, text: string, fs: FixFs = nodeFs): string {
+  const mode = fs.statSync(file).mode & 0o7777;
+  let backup = `${file}.bak`;
+  for (let n = 1; ; n++) {
+    try {
+      fs.copyFileSync(file, backup, nodeFs.constants.COPYFILE_EXCL);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || n > 1000) throw error;
+      backup = `${file}.bak.${n}`;
+    }
+  }
+  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now().toString(36)}.tmp`);
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(temp, "wx", mode);
+    const bytes = Buffer.from(text, "utf8");
+    for (let written = 0; written < bytes.length; ) written += fs.writeSync(fd, bytes, written, bytes.length - written);
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fd = undefined;
+    fs.renameSync(temp, file);
+  } catch (error) {
+    if (fd !== undefined) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // Already failing; the original error is the one to report.
+      }
+    }
+    try {
+      fs.unlinkSync(temp);
+    } catch {
+      // The temporary file was never created, or is gone.
+    }
+    throw error;
+  }
+  return backup;
 }
 
 export function formatText(file: string, d: Diagnostic): string {

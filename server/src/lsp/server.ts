@@ -23,6 +23,7 @@ import {
   type InitializeResult,
 } from "vscode-languageserver";
 import { SessionDocument } from "../core/document";
+import { CODE_ACTION_KINDS, computeCodeActions } from "../features/codeActions";
 import { computeCodeLenses, resolveCodeLens } from "../features/codeLens";
 import { computeCompletion } from "../features/completion";
 import { BUILD_CONTEXT_REQUEST, computeContextRequest, computeShowContext, SHOW_CONTEXT_COMMAND, type BuildContextParams, type BuildContextResult, type ContextAnswer } from "../features/contextRequest";
@@ -38,6 +39,7 @@ import {
 } from "../features/hierarchy";
 import { computeFoldingRanges } from "../features/folding";
 import { computeFormatting } from "../features/formatting";
+import { isMigrationActionData, resolveMigrationAction } from "../features/migration";
 import { computeRename, isRenameRefusal, prepareRename } from "../features/rename";
 import { computeHover } from "../features/hover";
 import { computeDefinition, computeDocumentHighlights, computeDocumentLinks, computeReferences } from "../features/navigation";
@@ -63,6 +65,8 @@ export function startServer(connection: Connection): void {
   });
   let pullDiagnostics = false;
   let diagnosticRefreshSupport = false;
+  /** Whether the client can fetch a code action's edit later (`codeAction/resolve`). */
+  let resolveEditSupport = false;
   /** Bumped when a setting changes what diagnostics contain, so pulled result ids change too. */
   let settingsGeneration = 0;
   let configurationSupport = false;
@@ -95,6 +99,7 @@ export function startServer(connection: Connection): void {
     foldingRangeLimit = params.capabilities.textDocument?.foldingRange?.rangeLimit;
     codeLensRefreshSupport = params.capabilities.workspace?.codeLens?.refreshSupport === true;
     diagnosticRefreshSupport = params.capabilities.workspace?.diagnostics?.refreshSupport === true;
+    resolveEditSupport = params.capabilities.textDocument?.codeAction?.resolveSupport?.properties.includes("edit") === true;
     initialSettings = readSettings(params.initializationOptions);
     settings = initialSettings;
     return {
@@ -115,6 +120,7 @@ export function startServer(connection: Connection): void {
         completionProvider: { triggerCharacters: ['"', ":", ","], resolveProvider: false },
         renameProvider: { prepareProvider: true },
         documentFormattingProvider: true,
+        codeActionProvider: { codeActionKinds: CODE_ACTION_KINDS, resolveProvider: true },
         codeLensProvider: { resolveProvider: true },
         executeCommandProvider: { commands: [SHOW_CONTEXT_COMMAND] },
       },
@@ -242,6 +248,11 @@ export function startServer(connection: Connection): void {
     const result = onDocument("textDocument/rename", p.textDocument.uri, null, (d) => computeRename(d, p.position, p.newName));
     if (result && isRenameRefusal(result)) throw new ResponseError(ErrorCodes.InvalidParams, result.error);
     return result;
+  });
+  connection.onCodeAction((p) => onDocument("textDocument/codeAction", p.textDocument.uri, [], (d) => computeCodeActions(d, p.range, p.context, { lazyEdits: resolveEditSupport })));
+  connection.onCodeActionResolve((action) => {
+    const uri = isMigrationActionData(action.data) ? action.data.uri : undefined;
+    return uri ? onDocument("codeAction/resolve", uri, action, (d) => resolveMigrationAction(d, action)) : action;
   });
   connection.onDocumentFormatting((p) => onDocument("textDocument/formatting", p.textDocument.uri, [], (d) => computeFormatting(d)));
   connection.onCompletion((p) => onDocument("textDocument/completion", p.textDocument.uri, { isIncomplete: false, items: [] }, (d) => computeCompletion(d, p.position)));
