@@ -305,12 +305,19 @@ describe("source.fixAll", () => {
   const dir = join(__dirname, "../parity/fixtures");
   const faults = readdirSync(dir).filter((f) => f.startsWith("fault-") && f.endsWith(".jsonl"));
 
-  /** Every object a line holds, without the link fields a safe fix may change, as sorted JSON texts. */
+  /**
+   * Every object a line holds, as sorted JSON texts, without what a safe fix may change: the link
+   * fields, and what the v1/v2 migration rewrites as Pi does (a header's version, a compaction's
+   * `firstKeptEntryIndex` becoming `firstKeptEntryId`, the role `hookMessage` becoming `custom`).
+   */
   function contents(d: SessionDocument): string[] {
     const out: string[] = [];
     for (const p of d.parsed) {
       if (p.kind !== "value" || !p.object) continue;
-      const { id: _id, parentId: _parentId, ...rest } = p.object;
+      const { id: _id, parentId: _parentId, firstKeptEntryId: _kept, firstKeptEntryIndex: _index, ...rest } = p.object;
+      if (rest.type === "session") delete rest.version;
+      const message = rest.message as Record<string, unknown> | undefined;
+      if (message && typeof message === "object" && message.role === "hookMessage") rest.message = { ...message, role: "custom" };
       out.push(JSON.stringify(rest));
     }
     return out.sort();
@@ -338,6 +345,15 @@ describe("source.fixAll", () => {
     const action = computeCodeActions(d, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, { diagnostics: [], only: ["source.fixAll"] }, options);
     const result = action.length === 0 ? text : applyEdits(text, action[0]!.edit!.changes![URI]!);
     expect(result).toBe(fixed.getText());
+  });
+
+  it("migrates v1 and v2 files as part of fix all, as Pi would on open", () => {
+    for (const name of ["fault-v1.jsonl", "fault-v2.jsonl"]) {
+      const { doc: fixed, fixed: codes } = applySafeFixes(doc(readFileSync(join(dir, name), "utf8")), options);
+      expect(codes.get("old-version"), name).toBeGreaterThan(0);
+      expect(computeDiagnostics(fixed).map((x) => x.code), name).not.toContain("old-version");
+      expect(fixed.analysis.header?.version, name).toBe(3);
+    }
   });
 
   it("leaves what has no safe fix: malformed lines, dangling parents", () => {

@@ -244,9 +244,11 @@ function parseableEntries(text) {
 	return out;
 }
 
+// Link fields are ids, which a fix may renew (duplicate ids) or choose (the v1 migration, whose
+// stable ids differ from the random ones Pi invents); matching ignores them.
 const strip = (e) => {
 	if (!e || typeof e !== "object") return JSON.stringify(e);
-	const { id, parentId, ...rest } = e;
+	const { id, parentId, firstKeptEntryId, ...rest } = e;
 	return JSON.stringify(rest);
 };
 

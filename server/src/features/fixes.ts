@@ -33,6 +33,9 @@ import { SessionDocument } from "../core/document";
 import { locate } from "../core/locate";
 import { CURRENT_VERSION } from "../core/schema";
 import { DIAGNOSTIC_SOURCE, computeDiagnostics } from "./diagnostics";
+import { migrationFix } from "./migration";
+
+const MIGRATION_CODES: ReadonlySet<string> = new Set(["old-version", "invalid-version"]);
 
 export interface FixOptions {
   /** The clock for header timestamps and UUIDv7 ids; default `new Date()`. */
@@ -423,11 +426,13 @@ export function quickFixes(doc: SessionDocument, diagnostics: readonly Diagnosti
 /**
  * Fixes that depend on one another are applied in rounds, each on the result of the one before:
  * the text's shape first (a pretty-printed header must be joined before a missing header is
- * inserted), then the header, then ids (a fresh id can dissolve a cycle), then cycles.
+ * inserted), then the header, then the v1/v2 migration (which gives a v1 file its ids), then ids
+ * (a fresh id can dissolve a cycle), then cycles.
  */
 const TIERS: readonly (readonly string[])[] = [
   ["bom", "malformed-json", "not-an-object", "truncated-line", "no-final-newline"],
   ["empty-file", "missing-header", "invalid-header"],
+  ["old-version", "invalid-version"],
   ["duplicate-id"],
   ["parent-cycle", "self-parent"],
 ];
@@ -472,7 +477,9 @@ function safeRound(doc: SessionDocument, options: FixOptions): { edits: TextEdit
         if (cycle < 0 || cyclesDone.has(cycle) || cycleBreakPoint(ctx.a, ctx.a.cycles[cycle]!) !== entry) continue;
         cyclesDone.add(cycle);
       }
-      const fix = fixesIn(ctx, d).find((f) => f.safe);
+      // The migration is one edit for the whole file, whichever diagnostic asks for it; its quick
+      // fix is offered by codeActions.ts, so it is not among `fixesIn`'s.
+      const fix = MIGRATION_CODES.has(code) ? migrationFix(doc) : fixesIn(ctx, d).find((f) => f.safe);
       if (!fix) continue;
       for (const edit of fix.edits) candidates.push({ edit, code });
     }
