@@ -489,3 +489,17 @@ describe("isInContext (section 5.3)", () => {
     expect(gone.entries.map((e) => isInContext(gone, e))).toEqual([false, false, false, true]);
   });
 });
+
+describe("hover on entries without text", () => {
+  it("quotes nothing for an empty branch summary, on the entry and on a reference to it", () => {
+    const header = '{"type":"session","version":3,"id":"s","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/"}';
+    const summary = '{"type":"branch_summary","id":"b1","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","fromId":"root","summary":""}';
+    const child = '{"type":"message","id":"u1","parentId":"b$01","timestamp":"2026-03-02T10:00:02.000Z","message":{"role":"user","content":"hi","timestamp":1}}';
+    const { doc, position } = documentWithCursor([header, summary, child].join("\n"));
+    const value = (computeHover(doc, position)?.contents as { value: string }).value;
+    expect(value).toContain("b1");
+    expect(value).not.toMatch(/^>\s*$/m);
+    const onEntry = (computeHover(doc, { line: 1, character: 5 })?.contents as { value: string }).value;
+    expect(onEntry).not.toMatch(/^>\s*$/m);
+  });
+});

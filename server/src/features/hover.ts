@@ -124,7 +124,8 @@ function roleHover(entry: Entry, role: string): string {
 function entryHover(a: SessionAnalysis, entry: Entry): string {
   const out = [headline(entry)];
   const text = previewOf(entry);
-  if (text !== undefined) out.push(quote(text));
+  // An empty text (a branch summary with "" for instance) has nothing to quote.
+  if (text !== undefined && text.trim() !== "") out.push(quote(text));
   const facts: string[] = [];
   facts.push(`- **Tree:** ${treeFacts(a, entry)}`);
   const label = labelOf(a, entry);
@@ -549,7 +550,7 @@ function toolCallName(entry: Entry, id: string): string {
 
 function previewLine(entry: Entry): string {
   const text = previewOf(entry);
-  return text === undefined ? "" : `\n\n${quote(text)}`;
+  return text === undefined || text.trim() === "" ? "" : `\n\n${quote(text)}`;
 }
 
 // ---- Timestamps ---------------------------------------------------------------------------------
