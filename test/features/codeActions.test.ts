@@ -409,3 +409,12 @@ describe("line diff", () => {
     expect(uuidv7(NOW, () => 0.999)).toMatch(UUID);
   });
 });
+
+describe("fix all and the user's severity overrides", () => {
+  it("leaves alone the faults of codes turned off", () => {
+    const text = readFileSync(join(__dirname, "../parity/fixtures/fault-bom.jsonl"), "utf8");
+    const d = new SessionDocument("file:///t.jsonl", "jsonl", 1, text);
+    expect(applySafeFixes(d).fixed.get("bom")).toBe(1);
+    expect(applySafeFixes(d, { ignoredCodes: new Set(["bom"]) }).fixed.has("bom")).toBe(false);
+  });
+});

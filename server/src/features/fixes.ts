@@ -44,6 +44,8 @@ export interface FixOptions {
   random?: () => number;
   /** Whether large edits (the v1/v2 migration) may be left for `codeAction/resolve`. */
   lazyEdits?: boolean;
+  /** Codes the user turned off (`piSession.severity`): Fix all leaves their faults alone. */
+  ignoredCodes?: ReadonlySet<string>;
 }
 
 export interface Fix {
@@ -464,7 +466,7 @@ function safeRound(doc: SessionDocument, options: FixOptions): { edits: TextEdit
   const diagnostics = computeDiagnostics(doc);
   const ctx = makeContext(doc, options);
   for (const tier of TIERS) {
-    const picked = diagnostics.filter((d) => tier.includes(String(d.code)));
+    const picked = diagnostics.filter((d) => tier.includes(String(d.code)) && !options.ignoredCodes?.has(String(d.code)));
     if (picked.length === 0) continue;
     const candidates: { edit: TextEdit; code: string }[] = [];
     const cyclesDone = new Set<number>();

@@ -150,6 +150,11 @@ export function startServer(connection: Connection): void {
     }
   }
 
+  /** The codes the user turned off with `piSession.severity`. */
+  function offCodes(current: Settings): Set<string> {
+    return new Set(Object.entries(current.severity).filter(([, level]) => level === "off").map(([code]) => code));
+  }
+
   /** What the editor shows: the checker's diagnostics, plus the fading hints unless turned off. */
   function diagnosticsFor(document: SessionDocument) {
     const diagnostics = computeDiagnostics(document);
@@ -249,7 +254,7 @@ export function startServer(connection: Connection): void {
     if (result && isRenameRefusal(result)) throw new ResponseError(ErrorCodes.InvalidParams, result.error);
     return result;
   });
-  connection.onCodeAction((p) => onDocument("textDocument/codeAction", p.textDocument.uri, [], (d) => computeCodeActions(d, p.range, p.context, { lazyEdits: resolveEditSupport })));
+  connection.onCodeAction((p) => onDocument("textDocument/codeAction", p.textDocument.uri, [], (d) => computeCodeActions(d, p.range, p.context, { lazyEdits: resolveEditSupport, ignoredCodes: offCodes(settings) })));
   connection.onCodeActionResolve((action) => {
     const uri = isMigrationActionData(action.data) ? action.data.uri : undefined;
     return uri ? onDocument("codeAction/resolve", uri, action, (d) => resolveMigrationAction(d, action)) : action;
