@@ -299,3 +299,16 @@ function expandSnippet(snippet: string): string {
   }
   return out;
 }
+
+describe("firstKeptEntryId candidates", () => {
+  it("offer the compaction's ancestors first, nearest first, before the leaf and other branches", () => {
+    const header = '{"type":"session","version":3,"id":"s","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/"}';
+    const msg = (id: string, parent: string | null) => `{"type":"message","id":"${id}","parentId":${parent === null ? "null" : `"${parent}"`},"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}`;
+    const compaction = '{"type":"compaction","id":"c1","parentId":"a3","timestamp":"2026-03-02T10:00:05.000Z","summary":"S","firstKeptEntryId":"$0","tokensBefore":10}';
+    const { doc, position } = documentWithCursor([header, msg("a1", null), msg("a2", "a1"), msg("b2", "a1"), msg("a3", "a2"), compaction, msg("z9", "b2")].join("\n"));
+    const labels = computeCompletion(doc, position).items.map((i) => i.label);
+    expect(labels.slice(0, 3)).toEqual(["a3", "a2", "a1"]);
+    expect(labels).toContain("z9");
+    expect(labels).not.toContain("c1");
+  });
+});

@@ -78,7 +78,7 @@ export function computeCompletion(doc: SessionDocument, position: Position, opti
     const key = at.path[at.path.length - 1];
     if (at.path.length === 1 && key === "type") return valueItems(typeItems(), edit, false);
     if (at.path.length === 2 && at.path[0] === "message" && key === "role" && (type === "message" || type === undefined)) return valueItems(roleItems(), edit, false);
-    if (at.path.length === 1 && typeof key === "string" && isReferenceField(type, key)) return idCompletion(a, line, entry, edit, typed, key === "parentId");
+    if (at.path.length === 1 && typeof key === "string" && isReferenceField(type, key)) return idCompletion(a, line, entry, edit, typed, key);
     if (at.path.length === 2 && at.path[0] === "message" && key === "toolCallId" && type === "message" && role === "toolResult") {
       return toolCallCompletion(a, line, entry, scan.parentId, edit, typed);
     }
@@ -247,7 +247,8 @@ function placeholder(kinds: readonly JsonKind[], name: string): string {
 
 // ---- Entry ids ------------------------------------------------------------------------------------
 
-function idCompletion(a: SessionAnalysis, line: number, self: Entry | undefined, range: Range, typed: string, isParent: boolean): CompletionList {
+function idCompletion(a: SessionAnalysis, line: number, self: Entry | undefined, range: Range, typed: string, field: string): CompletionList {
+  const isParent = field === "parentId";
   const items: CompletionItem[] = [];
   let cut = false;
   const taken = new Set<Entry>();
@@ -273,8 +274,16 @@ function idCompletion(a: SessionAnalysis, line: number, self: Entry | undefined,
   // for a parent none of its descendants, which would close a cycle Pi hangs on.
   const usable = (e: Entry): boolean =>
     e.id !== undefined && e.id.startsWith(typed) && e !== self && a.byId.get(e.id) === e && !(isParent && self !== undefined && a.isAncestor(self, e));
+  // A compaction keeps history from an entry on its own path: its ancestors come first, nearest
+  // first (the walk is bounded by the number of entries, so it ends on a cyclic chain).
+  if (field === "firstKeptEntryId" && self) {
+    let e = a.parent[self.index];
+    for (let steps = 0; e && steps < a.entries.length && items.length < MAX_ID_ITEMS; steps++, e = a.parent[e.index]) {
+      if (usable(e)) add(e, "on the path before this compaction");
+    }
+  }
   const leaf = a.leaf;
-  if (leaf && usable(leaf)) add(leaf, "the current leaf (where Pi resumes)");
+  if (leaf && !taken.has(leaf) && usable(leaf)) add(leaf, "the current leaf (where Pi resumes)");
   // Nearest first: walk outwards from the cursor, entries above winning ties.
   const entries = a.entries;
   let below = firstEntryAtOrAfter(entries, line);
