@@ -26,15 +26,8 @@ import { computeDefinition, computeDocumentHighlights, computeDocumentLinks, com
 import { computeRename, prepareRename } from "../../server/src/features/rename";
 import { computeDocumentSymbols } from "../../server/src/features/symbols";
 import { computeWorkspaceSymbols } from "../../server/src/features/workspaceSymbols";
+import { seededRandom } from "../helpers/lspClient";
 
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Mangled sessions per run; `PI_LSP_FUZZ_ROUNDS` widens the search. */
 const ROUNDS = Number(process.env.PI_LSP_FUZZ_ROUNDS ?? 240);
@@ -82,7 +75,7 @@ function checkRange(doc: SessionDocument, range: Range): void {
 
 describe("every feature on mangled sessions", () => {
   it("never throws and keeps ranges on their lines", () => {
-    const random = prng(11);
+    const random = seededRandom(11);
     let calls = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const text = mangle(sessions[round % sessions.length]!, random);

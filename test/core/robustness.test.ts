@@ -14,16 +14,8 @@ import { SessionDocument } from "../../server/src/core/document";
 import { locate } from "../../server/src/core/locate";
 import { parseLine } from "../../server/src/core/parse";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
+import { seededRandom } from "../helpers/lspClient";
 
-function prng(seed: number): () => number {
-  // mulberry32: small, fast, and good enough to pick edits.
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const fixturesDir = join(__dirname, "../parity/fixtures");
 const sessions = readdirSync(fixturesDir)
@@ -93,7 +85,7 @@ function check(text: string): string[] {
 
 describe("robustness", () => {
   it("parseLine and locate never throw on random text", () => {
-    const random = prng(1);
+    const random = seededRandom(1);
     for (let i = 0; i < 3000; i++) {
       let line = "";
       const length = Math.floor(random() * 40);
@@ -104,7 +96,7 @@ describe("robustness", () => {
   });
 
   it("diagnostics never throw on mutated real sessions, and ranges stay on their line", () => {
-    const random = prng(2);
+    const random = seededRandom(2);
     for (let i = 0; i < 600; i++) {
       let text = sessions[i % sessions.length]!;
       const rounds = 1 + Math.floor(random() * 3);
@@ -114,7 +106,7 @@ describe("robustness", () => {
   });
 
   it("an incrementally edited document says what a fresh one says", () => {
-    const random = prng(3);
+    const random = seededRandom(3);
     for (let s = 0; s < sessions.length; s++) {
       let text = sessions[s]!;
       const doc = new SessionDocument("file:///f.jsonl", "jsonl", 1, text);

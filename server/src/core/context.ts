@@ -13,7 +13,7 @@
  */
 
 import type { Entry, SessionAnalysis } from "./analysis";
-import { selectEntries } from "./buildContext";
+import { buildContext, selectEntries, type ContextResult } from "./buildContext";
 
 /** The context state of one entry. */
 export const ContextState = {
@@ -63,4 +63,16 @@ export function contextSelection(a: SessionAnalysis): ContextSelection {
 /** Whether Pi selects `entry` for the model's context (Pi 1.x's selection for system messages). */
 export function isInContext(a: SessionAnalysis, entry: Entry): boolean {
   return contextSelection(a).state[entry.index] === ContextState.Selected;
+}
+
+const activeBuilds = new WeakMap<SessionAnalysis, ContextResult>();
+
+/**
+ * The context Pi 1.x builds when it resumes the file (from its last entry), built once per analysis:
+ * the header lens, the request for the active leaf and the inlay hints all read this one.
+ */
+export function activeContext(a: SessionAnalysis): ContextResult {
+  let result = activeBuilds.get(a);
+  if (!result) activeBuilds.set(a, (result = buildContext(a, { flavor: "1.x" })));
+  return result;
 }

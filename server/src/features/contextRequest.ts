@@ -20,6 +20,7 @@ import type { SessionDocument } from "../core/document";
 import { currentSystem } from "../core/systemPrompt";
 import { estimateContextTokens } from "../core/tokens";
 import { contextMarkdownOptions, renderContextMarkdown } from "./contextMarkdown";
+import { activeContext } from "../core/context";
 
 export const BUILD_CONTEXT_REQUEST = "piSession/buildContext";
 export const SHOW_CONTEXT_COMMAND = "piSession.showContext";
@@ -136,6 +137,7 @@ const buildMemo = new WeakMap<SessionAnalysis, { key: string; result: ContextRes
 
 function lastBuild(a: SessionAnalysis, leaf: Entry | null, flavor: PiFlavor): ContextResult {
   const key = `${flavor}:${leaf ? leaf.index : "none"}`;
+  if (flavor === "1.x" && leaf !== null && leaf === a.leaf) return activeContext(a);
   const memo = buildMemo.get(a);
   if (memo?.key === key) return memo.result;
   const result = buildContext(a, { leaf, flavor });

@@ -24,6 +24,7 @@ import { contextSelection, ContextState } from "../core/context";
 import type { SessionDocument } from "../core/document";
 import { CURRENT_VERSION, ENTRY_TYPE_BY_NAME, ENTRY_TYPES, ROLE_BY_NAME, ROLES, SESSION_HEADER_TYPE, isoTime, type FieldSpec } from "../core/schema";
 import { targetAt, toolCallFor, type ReferenceField, type Target } from "./target";
+import { groupDigits } from "./entryTitle";
 
 /** No hover is longer than this, whatever the line. */
 export const MAX_HOVER_CHARS = 3000;
@@ -168,7 +169,7 @@ function headline(entry: Entry): string {
     title = clip(type, 40);
     switch (type) {
       case "compaction":
-        if (typeof o.tokensBefore === "number") details.push(`${formatNumber(o.tokensBefore)} tokens before`);
+        if (typeof o.tokensBefore === "number") details.push(`${groupDigits(o.tokensBefore)} tokens before`);
         if (typeof o.firstKeptEntryId === "string") details.push(`keeps from ${code(o.firstKeptEntryId)}`);
         break;
       case "branch_summary":
@@ -276,10 +277,10 @@ function treeFacts(a: SessionAnalysis, entry: Entry): string {
   } else if (depth < 0) {
     parts.push("below a parent cycle: Pi hangs walking up from here");
   } else {
-    parts.push(`depth ${formatNumber(depth)}`);
+    parts.push(`depth ${groupDigits(depth)}`);
   }
   const children = a.childrenOf(entry).length;
-  parts.push(children === 0 ? "no children (a branch tip)" : `${formatNumber(children)} ${children === 1 ? "child" : "children"}${children > 1 ? " (a branch point)" : ""}`);
+  parts.push(children === 0 ? "no children (a branch tip)" : `${groupDigits(children)} ${children === 1 ? "child" : "children"}${children > 1 ? " (a branch point)" : ""}`);
   const parent = a.parent[entry.index];
   if (parent) {
     if (cycle < 0) parts.push(`parent on line ${parent.line + 1}`);
@@ -371,7 +372,7 @@ function usageFacts(u: Record<string, unknown>): string[] {
     ["cacheWrite", "cache write"],
     ["totalTokens", "total"],
   ];
-  const parts = names.filter(([key]) => typeof u[key] === "number").map(([key, label]) => `${formatNumber(u[key] as number)} ${label}`);
+  const parts = names.filter(([key]) => typeof u[key] === "number").map(([key, label]) => `${groupDigits(u[key] as number)} ${label}`);
   const out: string[] = [];
   if (parts.length > 0) out.push(`- **Tokens:** ${parts.join(" · ")}`);
   const total = objectAt(u, "cost")?.total;
@@ -408,7 +409,7 @@ function idHover(a: SessionAnalysis, entry: Entry, id: string): string {
     [named?.summaries.length ?? 0, "branch summary", "branch summaries"],
     [named?.compactions.length ?? 0, "compaction", "compactions"],
   ];
-  const parts = counts.filter(([n]) => n > 0).map(([n, one, many]) => `${formatNumber(n)} ${n === 1 ? one : many}`);
+  const parts = counts.filter(([n]) => n > 0).map(([n, one, many]) => `${groupDigits(n)} ${n === 1 ? one : many}`);
   facts.push(`- **Named by:** ${parts.length > 0 ? parts.join(", ") : "nothing"}`);
   const label = labelOf(a, entry);
   if (label) facts.push(`- **Label:** ${label}`);
@@ -601,7 +602,7 @@ export function duration(ms: number): string {
   if (ms < 60_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
   if (ms < 3_600_000) return `${Math.floor(ms / 60_000)} min ${Math.floor((ms % 60_000) / 1000)} s`;
   if (ms < 86_400_000) return `${Math.floor(ms / 3_600_000)} h ${Math.floor((ms % 3_600_000) / 60_000)} min`;
-  return `${formatNumber(Math.floor(ms / 86_400_000))} d ${Math.floor((ms % 86_400_000) / 3_600_000)} h`;
+  return `${groupDigits(Math.floor(ms / 86_400_000))} d ${Math.floor((ms % 86_400_000) / 3_600_000)} h`;
 }
 
 // ---- Header -------------------------------------------------------------------------------------
@@ -709,8 +710,8 @@ function headerHover(a: SessionAnalysis, line: number): string {
     }
   }
   const entries = a.entries.length;
-  facts.push(`- **Entries:** ${formatNumber(entries)} · ${formatNumber(s.leaves)} ${s.leaves === 1 ? "branch" : "branches"} (leaves) · ${formatNumber(a.roots.length)} ${a.roots.length === 1 ? "root" : "roots"}`);
-  if (a.leaf) facts.push(`- **Resumes at:** line ${a.leaf.line + 1}${a.activePath.length > 0 ? `, depth ${formatNumber(a.depth[a.leaf.index]!)}` : " (its path runs into a parent cycle: Pi hangs)"}`);
+  facts.push(`- **Entries:** ${groupDigits(entries)} · ${groupDigits(s.leaves)} ${s.leaves === 1 ? "branch" : "branches"} (leaves) · ${groupDigits(a.roots.length)} ${a.roots.length === 1 ? "root" : "roots"}`);
+  if (a.leaf) facts.push(`- **Resumes at:** line ${a.leaf.line + 1}${a.activePath.length > 0 ? `, depth ${groupDigits(a.depth[a.leaf.index]!)}` : " (its path runs into a parent cycle: Pi hangs)"}`);
   if (h && h.parentSession !== undefined) facts.push(`- **Parent session:** ${typeof h.parentSession === "string" ? code(h.parentSession, 120) : "not a string"}`);
   out.push(facts.join("\n"));
   return out.join("\n\n");
@@ -787,16 +788,10 @@ function code(text: string, max = 60): string {
 
 function lineList(entries: readonly Entry[]): string {
   const shown = entries.slice(0, MAX_LISTED).map((e) => e.line + 1);
-  const more = entries.length > MAX_LISTED ? `, … ${formatNumber(entries.length - MAX_LISTED)} more` : "";
+  const more = entries.length > MAX_LISTED ? `, … ${groupDigits(entries.length - MAX_LISTED)} more` : "";
   return `line${entries.length === 1 ? "" : "s"} ${shown.join(", ")}${more}`;
 }
 
-function formatNumber(n: number): string {
-  if (!Number.isFinite(n)) return String(n);
-  const [whole, fraction] = String(n).split(".");
-  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
-}
 
 function formatCost(total: number): string {
   if (!Number.isFinite(total)) return String(total);

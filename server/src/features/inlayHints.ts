@@ -37,8 +37,7 @@
 
 import type { InlayHint, Position, Range } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
-import { buildContext } from "../core/buildContext";
-import { contextSelection, ContextState } from "../core/context";
+import { activeContext, contextSelection, ContextState } from "../core/context";
 import type { SessionDocument } from "../core/document";
 import { locate } from "../core/locate";
 import { estimateTokens, formatTokens, usableUsage } from "../core/tokens";
@@ -122,7 +121,7 @@ function contextTokens(a: SessionAnalysis): ContextTokens | null {
   if (known !== undefined) return known;
   let tokens: ContextTokens | null = null;
   if (resumesAsIs(a)) {
-    const result = buildContext(a, { flavor: "1.x" });
+    const result = activeContext(a);
     if (result.ok) {
       const { sources } = result.build;
       const lastMessageOf = new Int32Array(a.entries.length);
