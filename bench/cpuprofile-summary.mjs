@@ -41,7 +41,7 @@ function locationOf(frame) {
   const sm = sourceMapFor(url);
   if (sm) {
     const entry = sm.map.findEntry(lineNumber, columnNumber);
-    if (entry && entry.originalSource) {
+    if (entry?.originalSource) {
       const source = entry.originalSource.startsWith("file://") ? fileURLToPath(entry.originalSource) : resolve(sm.dir, entry.originalSource);
       return `${relative(ROOT, source)}:${entry.originalLine + 1}`;
     }
@@ -70,7 +70,7 @@ function lineOf(url, line) {
     const generated = sourceLines(file)?.[line - 1] ?? "";
     const column = Math.max(0, generated.search(/\S/));
     const entry = sm.map.findEntry(line - 1, column);
-    if (entry && entry.originalSource) {
+    if (entry?.originalSource) {
       const source = entry.originalSource.startsWith("file://") ? fileURLToPath(entry.originalSource) : resolve(sm.dir, entry.originalSource);
       return { location: `${relative(ROOT, source)}:${entry.originalLine + 1}`, text: sourceLines(source)?.[entry.originalLine]?.trim() ?? "" };
     }
@@ -139,12 +139,18 @@ export function formatSummary(summary, top = 25, hot = 6) {
   const pct = (x) => `${((100 * x) / summary.totalMs).toFixed(1).padStart(5)}%`;
   const out = [`profile: ${summary.totalMs.toFixed(0)} ms sampled`, "", "   self ms   self    total ms  total   function (location)"];
   for (const f of summary.functions.slice(0, top)) {
-    out.push(`${f.selfMs.toFixed(1).padStart(10)} ${pct(f.selfMs)} ${f.totalMs.toFixed(1).padStart(10)} ${pct(f.totalMs)}   ${f.name}${f.location ? ` (${f.location})` : ""}`);
+    out.push(
+      `${f.selfMs.toFixed(1).padStart(10)} ${pct(f.selfMs)} ${f.totalMs.toFixed(1).padStart(10)} ${pct(f.totalMs)}   ${f.name}${f.location ? ` (${f.location})` : ""}`,
+    );
   }
   out.push("", "   self ms   self    file");
   for (const f of summary.files.slice(0, 12)) out.push(`${f.selfMs.toFixed(1).padStart(10)} ${pct(f.selfMs)}   ${f.file}`);
   const server = summary.functions.filter((f) => f.location.startsWith("server/") && f.hotLines.length > 0).slice(0, hot);
-  if (server.length > 0) out.push("", "hottest lines of the top server functions (share of the function's self time; where V8 inlined a callee, its lines count for the caller and may map to the wrong file: profile with --no-inlining for exact lines):");
+  if (server.length > 0)
+    out.push(
+      "",
+      "hottest lines of the top server functions (share of the function's self time; where V8 inlined a callee, its lines count for the caller and may map to the wrong file: profile with --no-inlining for exact lines):",
+    );
   for (const f of server) {
     out.push(`  ${f.name} (${f.location}), self ${f.selfMs.toFixed(1)} ms:`);
     for (const l of f.hotLines) {

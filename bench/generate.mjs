@@ -72,7 +72,10 @@ function makeRng(seed) {
     z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
     return (z ^ (z >>> 16)) >>> 0;
   };
-  let a = splitmix(), b = splitmix(), c = splitmix(), d = splitmix();
+  let a = splitmix(),
+    b = splitmix(),
+    c = splitmix(),
+    d = splitmix();
   const u32 = () => {
     const t = (((a + b) | 0) + d) | 0;
     d = (d + 1) | 0;
@@ -110,17 +113,69 @@ const WORDS = (
   "first last next previous current new old real invalid valid missing dangling duplicate cycle order"
 ).split(" ");
 const PROSE_EXTRA = ["naïve", "café", "→", "—", "“quoted”", "`code`", "**bold**", "e.g.", "i.e.", "(see above)", "~50k", "O(n)", "O(n²)"];
-const IDENTS = ["doc", "entry", "line", "lines", "parsed", "analysis", "byId", "parent", "children", "range", "span", "text", "value", "result", "index", "offset", "count", "cache", "node", "stack", "path", "items", "config", "options", "state", "leaf", "root"];
+const IDENTS = [
+  "doc",
+  "entry",
+  "line",
+  "lines",
+  "parsed",
+  "analysis",
+  "byId",
+  "parent",
+  "children",
+  "range",
+  "span",
+  "text",
+  "value",
+  "result",
+  "index",
+  "offset",
+  "count",
+  "cache",
+  "node",
+  "stack",
+  "path",
+  "items",
+  "config",
+  "options",
+  "state",
+  "leaf",
+  "root",
+];
 const FILES = [
-  "src/core/document.ts", "src/core/parse.ts", "src/core/analysis.ts", "src/core/locate.ts", "src/core/schema.ts",
-  "src/features/diagnostics.ts", "src/features/hover.ts", "src/features/definition.ts", "src/lsp/server.ts",
-  "src/cli/check.ts", "test/document.test.ts", "test/parse.test.ts", "test/analysis.test.ts", "README.md",
-  "package.json", "tsconfig.json", "docs/session-format.md", "src/util/strings.ts", "src/util/ranges.ts",
+  "src/core/document.ts",
+  "src/core/parse.ts",
+  "src/core/analysis.ts",
+  "src/core/locate.ts",
+  "src/core/schema.ts",
+  "src/features/diagnostics.ts",
+  "src/features/hover.ts",
+  "src/features/definition.ts",
+  "src/lsp/server.ts",
+  "src/cli/check.ts",
+  "test/document.test.ts",
+  "test/parse.test.ts",
+  "test/analysis.test.ts",
+  "README.md",
+  "package.json",
+  "tsconfig.json",
+  "docs/session-format.md",
+  "src/util/strings.ts",
+  "src/util/ranges.ts",
 ];
 const COMMANDS = [
-  "npm test", "npm run build", "npx tsc --noEmit -p .", "git status --short", "git diff --stat", "ls -la src/core",
-  "rg -n \"parentId\" src", "node bin/pi-session-lsp.js check test/fixtures", "npx vitest run test/parse.test.ts",
-  "wc -l src/**/*.ts", "git log --oneline -n 20", "cat package.json | head -40",
+  "npm test",
+  "npm run build",
+  "npx tsc --noEmit -p .",
+  "git status --short",
+  "git diff --stat",
+  "ls -la src/core",
+  'rg -n "parentId" src',
+  "node bin/pi-session-lsp.js check test/fixtures",
+  "npx vitest run test/parse.test.ts",
+  "wc -l src/**/*.ts",
+  "git log --oneline -n 20",
+  "cat package.json | head -40",
 ];
 
 class TextMaker {
@@ -153,19 +208,31 @@ class TextMaker {
 
   codeLine() {
     const { rng } = this;
-    const a = rng.pick(IDENTS), b = rng.pick(IDENTS), c = rng.pick(IDENTS);
+    const a = rng.pick(IDENTS),
+      b = rng.pick(IDENTS),
+      c = rng.pick(IDENTS);
     const indent = "  ".repeat(rng.int(0, 3));
     switch (rng.int(0, 9)) {
-      case 0: return `${indent}const ${a} = ${b}.${c}(${rng.pick(IDENTS)});`;
-      case 1: return `${indent}if (${a}.${b} === undefined) return "${rng.pick(WORDS)} ${rng.pick(WORDS)}";`;
-      case 2: return `${indent}for (let i = 0; i < ${a}.length; i++) ${b}.push(${a}[i]!);`;
-      case 3: return `${indent}// ${this.sentence()}`;
-      case 4: return `${indent}export function ${a}${b.charAt(0).toUpperCase()}${b.slice(1)}(${c}: string): number {`;
-      case 5: return `${indent}}`;
-      case 6: return `${indent}throw new Error(\`${rng.pick(WORDS)} \${${a}} is not a ${rng.pick(WORDS)}\`);`;
-      case 7: return `${indent}const re = /"(${a}|${b})"\\s*:\\s*"([^"\\\\]*)"/;`;
-      case 8: return `${indent}\t${a}: ${rng.int(0, 99999)}, ${b}: "${rng.pick(WORDS)}",`;
-      default: return `${indent}return ${a} ?? ${b};`;
+      case 0:
+        return `${indent}const ${a} = ${b}.${c}(${rng.pick(IDENTS)});`;
+      case 1:
+        return `${indent}if (${a}.${b} === undefined) return "${rng.pick(WORDS)} ${rng.pick(WORDS)}";`;
+      case 2:
+        return `${indent}for (let i = 0; i < ${a}.length; i++) ${b}.push(${a}[i]!);`;
+      case 3:
+        return `${indent}// ${this.sentence()}`;
+      case 4:
+        return `${indent}export function ${a}${b.charAt(0).toUpperCase()}${b.slice(1)}(${c}: string): number {`;
+      case 5:
+        return `${indent}}`;
+      case 6:
+        return `${indent}throw new Error(\`${rng.pick(WORDS)} \${${a}} is not a ${rng.pick(WORDS)}\`);`;
+      case 7:
+        return `${indent}const re = /"(${a}|${b})"\\s*:\\s*"([^"\\\\]*)"/;`;
+      case 8:
+        return `${indent}\t${a}: ${rng.int(0, 99999)}, ${b}: "${rng.pick(WORDS)}",`;
+      default:
+        return `${indent}return ${a} ?? ${b};`;
     }
   }
 
@@ -189,12 +256,23 @@ class TextMaker {
     while (out.length < chars) {
       const file = rng.pick(FILES);
       switch (rng.int(0, 5)) {
-        case 0: out += ` ✓ ${file} (${rng.int(1, 60)} tests) ${rng.int(1, 900)}ms\n`; break;
-        case 1: out += `${file}:${rng.int(1, 500)}:${rng.int(1, 80)} - error TS${rng.int(2000, 2999)}: ${this.sentence()}\n`; break;
-        case 2: out += `[${String(rng.int(0, 23)).padStart(2, "0")}:${String(rng.int(0, 59)).padStart(2, "0")}:${String(rng.int(0, 59)).padStart(2, "0")}] INFO ${this.sentence()} {"${rng.pick(IDENTS)}":${rng.int(0, 1e6)},"ok":true}\n`; break;
-        case 3: out += `-rw-r--r--  1 dev dev ${String(rng.int(0, 99999)).padStart(6)} Mar  2 10:${String(rng.int(0, 59)).padStart(2, "0")} ${file}\n`; break;
-        case 4: out += `    at ${rng.pick(IDENTS)} (C:\\Users\\dev\\project\\${file.replace(/\//g, "\\")}:${rng.int(1, 500)}:${rng.int(1, 80)})\n`; break;
-        default: out += `${this.codeLine()}\n`;
+        case 0:
+          out += ` ✓ ${file} (${rng.int(1, 60)} tests) ${rng.int(1, 900)}ms\n`;
+          break;
+        case 1:
+          out += `${file}:${rng.int(1, 500)}:${rng.int(1, 80)} - error TS${rng.int(2000, 2999)}: ${this.sentence()}\n`;
+          break;
+        case 2:
+          out += `[${String(rng.int(0, 23)).padStart(2, "0")}:${String(rng.int(0, 59)).padStart(2, "0")}:${String(rng.int(0, 59)).padStart(2, "0")}] INFO ${this.sentence()} {"${rng.pick(IDENTS)}":${rng.int(0, 1e6)},"ok":true}\n`;
+          break;
+        case 3:
+          out += `-rw-r--r--  1 dev dev ${String(rng.int(0, 99999)).padStart(6)} Mar  2 10:${String(rng.int(0, 59)).padStart(2, "0")} ${file}\n`;
+          break;
+        case 4:
+          out += `    at ${rng.pick(IDENTS)} (C:\\Users\\dev\\project\\${file.replace(/\//g, "\\")}:${rng.int(1, 500)}:${rng.int(1, 80)})\n`;
+          break;
+        default:
+          out += `${this.codeLine()}\n`;
       }
     }
     return out.trimEnd();
@@ -292,10 +370,14 @@ export function generateSession(params = DEFAULT_PARAMS) {
 
   const toolCallArgs = (tool) => {
     switch (tool) {
-      case "read": return { path: rng.pick(FILES) };
-      case "bash": return rng.chance(0.3) ? { command: rng.pick(COMMANDS), timeout: 120 } : { command: rng.pick(COMMANDS) };
-      case "edit": return { path: rng.pick(FILES), oldText: text.snippet(text.len(120, 2000)), newText: text.snippet(text.len(140, 2000)) };
-      default: return { path: rng.pick(FILES), content: text.snippet(text.len(600, 8000)) };
+      case "read":
+        return { path: rng.pick(FILES) };
+      case "bash":
+        return rng.chance(0.3) ? { command: rng.pick(COMMANDS), timeout: 120 } : { command: rng.pick(COMMANDS) };
+      case "edit":
+        return { path: rng.pick(FILES), oldText: text.snippet(text.len(120, 2000)), newText: text.snippet(text.len(140, 2000)) };
+      default:
+        return { path: rng.pick(FILES), content: text.snippet(text.len(600, 8000)) };
     }
   };
 
@@ -336,7 +418,9 @@ export function generateSession(params = DEFAULT_PARAMS) {
       output = chunks.join("\n");
     } else {
       switch (call.name) {
-        case "read": output = text.code(text.len(700, 30_000)); break;
+        case "read":
+          output = text.code(text.len(700, 30_000));
+          break;
         case "bash":
           isError = rng.chance(0.08);
           output = text.shell(text.len(350, 30_000));
@@ -346,7 +430,8 @@ export function generateSession(params = DEFAULT_PARAMS) {
           output = `Successfully replaced text in ${rng.pick(FILES)}.`;
           details = { diff: text.snippet(text.len(200, 3000)).replace(/^/gm, () => rng.pick(["+", "-", " "])), firstChangedLine: rng.int(1, 400) };
           break;
-        default: output = `Successfully wrote ${rng.int(100, 20000)} bytes to ${rng.pick(FILES)}`;
+        default:
+          output = `Successfully wrote ${rng.int(100, 20000)} bytes to ${rng.pick(FILES)}`;
       }
     }
     const message = { role: "toolResult", toolCallId: call.id, toolName: call.name, content: [{ type: "text", text: output }] };
@@ -359,7 +444,9 @@ export function generateSession(params = DEFAULT_PARAMS) {
 
   const user = () => {
     tick(5000, 180_000);
-    const content = rng.chance(0.15) ? `${text.prose(text.len(150, 2000))}\n\n\`\`\`ts\n${text.snippet(text.len(300, 5000))}\n\`\`\`` : text.prose(text.len(110, 3000));
+    const content = rng.chance(0.15)
+      ? `${text.prose(text.len(150, 2000))}\n\n\`\`\`ts\n${text.snippet(text.len(300, 5000))}\n\`\`\``
+      : text.prose(text.len(110, 3000));
     const message = { role: "user", content, timestamp: clock };
     tick(1, 5);
     return append("message", { message });
@@ -422,7 +509,12 @@ export function generateSession(params = DEFAULT_PARAMS) {
       const readFiles = Array.from({ length: rng.int(1, 6) }, () => rng.pick(FILES));
       const modifiedFiles = Array.from({ length: rng.int(0, 4) }, () => rng.pick(FILES));
       const summary = `## Goal\n${text.sentence()}\n\n## Progress\n${Array.from({ length: rng.int(4, 12) }, () => `- ${text.sentence()}`).join("\n")}\n\n## Key decisions\n${text.prose(text.len(900, 6000))}\n\n## Next steps\n- ${text.sentence()}`;
-      append("compaction", { summary, firstKeptEntryId: kept.id, tokensBefore: rng.int(120_000, 190_000), details: { readFiles: [...new Set(readFiles)], modifiedFiles: [...new Set(modifiedFiles)] } });
+      append("compaction", {
+        summary,
+        firstKeptEntryId: kept.id,
+        tokensBefore: rng.int(120_000, 190_000),
+        details: { readFiles: [...new Set(readFiles)], modifiedFiles: [...new Set(modifiedFiles)] },
+      });
       cumulativeInput = 8000;
     }
 
@@ -474,7 +566,10 @@ export function generateSession(params = DEFAULT_PARAMS) {
 // ---- Reuse -----------------------------------------------------------------------------------
 
 function generatorHash() {
-  return createHash("sha256").update(readFileSync(fileURLToPath(import.meta.url))).digest("hex").slice(0, 16);
+  return createHash("sha256")
+    .update(readFileSync(fileURLToPath(import.meta.url)))
+    .digest("hex")
+    .slice(0, 16);
 }
 
 /**

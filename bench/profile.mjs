@@ -75,14 +75,14 @@ async function main() {
   if (phase === "parse" || phase === "all") {
     parseOnly(text); // warm-up
     gc();
-    let kept;
+    let _kept;
     const result = await profiled(session, interval, "parse", () => {
       for (let i = 0; i < runs; i++) {
-        kept = undefined;
-        kept = parseOnly(text);
+        _kept = undefined;
+        _kept = parseOnly(text);
       }
     });
-    kept = undefined;
+    _kept = undefined;
     report(`JSON.parse only x${runs} (split + JSON.parse every line)`, result);
   }
 

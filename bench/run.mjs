@@ -230,7 +230,10 @@ function ownCpuMicros() {
 }
 
 function runMemoryChild(mode, path) {
-  const child = spawnSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), "--memory-child", mode, path], { encoding: "utf8", maxBuffer: 1 << 20 });
+  const child = spawnSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), "--memory-child", mode, path], {
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+  });
   if (child.status !== 0) throw new Error(`memory child (${mode}) failed: ${child.stderr}`);
   return JSON.parse(child.stdout.trim().split("\n").pop());
 }
@@ -284,7 +287,13 @@ export function editScenarios(doc) {
     while (a.byId.has(n.toString(16))) n += 0x100;
     appended++;
     const time = (leaf.parsed.time ?? Date.parse("2026-04-01T00:00:00.000Z")) + 60_000;
-    const entry = { type: "message", id: n.toString(16), parentId: leaf.id, timestamp: new Date(time).toISOString(), message: { role: "user", content: `Benchmark append ${appended}: one more prompt.`, timestamp: time - 1 } };
+    const entry = {
+      type: "message",
+      id: n.toString(16),
+      parentId: leaf.id,
+      timestamp: new Date(time).toISOString(),
+      message: { role: "user", content: `Benchmark append ${appended}: one more prompt.`, timestamp: time - 1 },
+    };
     const last = doc.lineCount - 1; // the empty piece after the final newline
     return { range: { start: { line: last, character: 0 }, end: { line: last, character: 0 } }, text: `${JSON.stringify(entry)}\n` };
   };
@@ -416,7 +425,9 @@ const short = (text, max = 70) => (text.length > max ? `${text.slice(0, max - 1)
 function lensesAnswer(lenses) {
   const byKind = {};
   for (const l of lenses) byKind[l.data.kind] = (byKind[l.data.kind] ?? 0) + 1;
-  return `${int(lenses.length)} lenses: ${Object.entries(byKind).map(([k, n]) => `${int(n)} ${k}`).join(", ")}`;
+  return `${int(lenses.length)} lenses: ${Object.entries(byKind)
+    .map(([k, n]) => `${int(n)} ${k}`)
+    .join(", ")}`;
 }
 
 const resolvedAnswer = (lens) => (lens.command ? lens.command.title : "no command");
@@ -513,7 +524,12 @@ export const FEATURES = [
       const a = doc.analysis;
       const line = bigEntryLine(doc, a);
       const position = at(line, Math.floor(doc.lines[line].length / 2));
-      return { where: `${where(a, a.entryAtLine[line])}, char ${int(position.character)}`, lines: [line], run: () => s.computeHover(doc, position), answer: hoverAnswer };
+      return {
+        where: `${where(a, a.entryAtLine[line])}, char ${int(position.character)}`,
+        lines: [line],
+        run: () => s.computeHover(doc, position),
+        answer: hoverAnswer,
+      };
     },
   },
   {
@@ -540,7 +556,9 @@ export const FEATURES = [
       const answer = (ranges) => {
         const byKind = {};
         for (const r of ranges) byKind[r.kind ?? "turn"] = (byKind[r.kind ?? "turn"] ?? 0) + 1;
-        return `${int(ranges.length)} ranges: ${Object.entries(byKind).map(([k, n]) => `${int(n)} ${k}`).join(", ")}`;
+        return `${int(ranges.length)} ranges: ${Object.entries(byKind)
+          .map(([k, n]) => `${int(n)} ${k}`)
+          .join(", ")}`;
       };
       return { where: "whole file", lines: [], run: () => s.computeFoldingRanges(doc, { maxRanges: 5000 }), answer };
     },
@@ -552,7 +570,10 @@ export const FEATURES = [
       const a = doc.analysis;
       const entry = deepEntry(a);
       const position = after(doc, entry.line, '"parentId":"', 13);
-      const answer = (locations) => (locations.length === 1 ? `line ${int(locations[0].range.start.line + 1)}${locations[0].range.start.line === a.parent[entry.index]?.line ? " (the parent)" : " (NOT the parent)"}` : `${locations.length} locations`);
+      const answer = (locations) =>
+        locations.length === 1
+          ? `line ${int(locations[0].range.start.line + 1)}${locations[0].range.start.line === a.parent[entry.index]?.line ? " (the parent)" : " (NOT the parent)"}`
+          : `${locations.length} locations`;
       return { where: where(a, entry), lines: [entry.line], run: () => s.computeDefinition(doc, position), answer };
     },
   },
@@ -563,7 +584,12 @@ export const FEATURES = [
       const a = doc.analysis;
       const entry = branchPoint(a);
       const position = after(doc, entry.line, '"id":"', 7);
-      return { where: where(a, entry), lines: [entry.line], run: () => s.computeReferences(doc, position, true), answer: (locations) => `${locations.length} locations (with the declaration)` };
+      return {
+        where: where(a, entry),
+        lines: [entry.line],
+        run: () => s.computeReferences(doc, position, true),
+        answer: (locations) => `${locations.length} locations (with the declaration)`,
+      };
     },
   },
   {
@@ -634,7 +660,12 @@ export const FEATURES = [
       const a = doc.analysis;
       const lens = middleBranchLens(doc, s);
       const params = { uri: doc.uri, leafId: lens.data.entryId };
-      return { where: `leaf ${where(a, a.entryAtLine[lens.data.line])}`, lines: [lens.data.line], run: () => s.computeContextRequest(doc, params), answer: contextAnswer };
+      return {
+        where: `leaf ${where(a, a.entryAtLine[lens.data.line])}`,
+        lines: [lens.data.line],
+        run: () => s.computeContextRequest(doc, params),
+        answer: contextAnswer,
+      };
     },
   },
   {
@@ -663,7 +694,12 @@ export const FEATURES = [
     setup(doc, s) {
       const start = keptStart(doc.analysis);
       const first = Math.floor((start + doc.lineCount) / 2);
-      return { where: `lines ${int(first + 1)}–${int(first + 100)} (kept from line ${int(start + 1)})`, lines: viewportLines(first), run: () => s.computeInlayHints(doc, viewport(first)), answer: inlayAnswer };
+      return {
+        where: `lines ${int(first + 1)}–${int(first + 100)} (kept from line ${int(start + 1)})`,
+        lines: viewportLines(first),
+        run: () => s.computeInlayHints(doc, viewport(first)),
+        answer: inlayAnswer,
+      };
     },
   },
   {
@@ -671,7 +707,12 @@ export const FEATURES = [
     title: "inlay hints: the last 100 lines",
     setup(doc, s) {
       const first = Math.max(0, doc.lineCount - 101);
-      return { where: `lines ${int(first + 1)}–${int(first + 100)}`, lines: viewportLines(first), run: () => s.computeInlayHints(doc, viewport(first)), answer: inlayAnswer };
+      return {
+        where: `lines ${int(first + 1)}–${int(first + 100)}`,
+        lines: viewportLines(first),
+        run: () => s.computeInlayHints(doc, viewport(first)),
+        answer: inlayAnswer,
+      };
     },
   },
   {
@@ -679,7 +720,12 @@ export const FEATURES = [
     title: "inlay hints: 100 lines of compacted history",
     setup(doc, s) {
       const first = Math.floor(keptStart(doc.analysis) / 2);
-      return { where: `lines ${int(first + 1)}–${int(first + 100)}`, lines: viewportLines(first), run: () => s.computeInlayHints(doc, viewport(first)), answer: inlayAnswer };
+      return {
+        where: `lines ${int(first + 1)}–${int(first + 100)}`,
+        lines: viewportLines(first),
+        run: () => s.computeInlayHints(doc, viewport(first)),
+        answer: inlayAnswer,
+      };
     },
   },
   {
@@ -690,7 +736,12 @@ export const FEATURES = [
       const a = doc.analysis;
       const line = lastParentIdLine(doc);
       const position = after(doc, line, '"parentId":"'); // just inside the quotes: nothing typed yet
-      return { where: `${where(a, a.entryAtLine[line])}, char ${int(position.character)}`, lines: [line], run: () => s.computeCompletion(doc, position), answer: completionAnswer };
+      return {
+        where: `${where(a, a.entryAtLine[line])}, char ${int(position.character)}`,
+        lines: [line],
+        run: () => s.computeCompletion(doc, position),
+        answer: completionAnswer,
+      };
     },
   },
   {
@@ -700,7 +751,12 @@ export const FEATURES = [
     variant: withBlankBeforeLastEntry,
     setup(doc, s) {
       const line = lastBlankLine(doc);
-      return { where: `line ${int(line + 1)} of ${int(doc.lineCount)} (inserted empty line)`, lines: [line], run: () => s.computeCompletion(doc, at(line, 0)), answer: completionAnswer };
+      return {
+        where: `line ${int(line + 1)} of ${int(doc.lineCount)} (inserted empty line)`,
+        lines: [line],
+        run: () => s.computeCompletion(doc, at(line, 0)),
+        answer: completionAnswer,
+      };
     },
   },
   {
@@ -784,7 +840,18 @@ function featureChild(key, path, rounds, warmReps) {
     last = run(input);
     warm.push(performance.now() - w0);
   }
-  const out = { key, where, answer: firstAnswer, answerAtEnd: last === undefined ? firstAnswer : answer(last), openMs: { construct: t1 - t0, analyze: t2 - t1 }, cold, afterEdit, reanalysis, warm, cpuMicros: ownCpuMicros() };
+  const out = {
+    key,
+    where,
+    answer: firstAnswer,
+    answerAtEnd: last === undefined ? firstAnswer : answer(last),
+    openMs: { construct: t1 - t0, analyze: t2 - t1 },
+    cold,
+    afterEdit,
+    reanalysis,
+    warm,
+    cpuMicros: ownCpuMicros(),
+  };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
@@ -797,7 +864,12 @@ function runFeatureChild(key, path, rounds, warmReps) {
 
 /** The numbers of one feature child, rounded, with its verdict against the target. */
 function featureStats(feature, r) {
-  const afterEdit = { median: round(median(r.afterEdit)), p90: round(percentile(r.afterEdit, 90)), max: round(Math.max(...r.afterEdit)), samples: r.afterEdit.map((x) => round(x)) };
+  const afterEdit = {
+    median: round(median(r.afterEdit)),
+    p90: round(percentile(r.afterEdit, 90)),
+    max: round(Math.max(...r.afterEdit)),
+    samples: r.afterEdit.map((x) => round(x)),
+  };
   const result = {
     title: feature.title,
     where: r.where,
@@ -924,7 +996,12 @@ function main() {
   const features = Object.fromEntries(featureRuns.map(([f, r]) => [f.key, featureStats(f, r)]));
   const pooled = (pick) => featureRuns.flatMap(([, r]) => pick(r));
   const reanalysisAll = pooled((r) => r.reanalysis);
-  const reanalysis = { median: round(median(reanalysisAll)), p90: round(percentile(reanalysisAll, 90)), max: round(Math.max(...reanalysisAll)), rounds: reanalysisAll.length };
+  const reanalysis = {
+    median: round(median(reanalysisAll)),
+    p90: round(percentile(reanalysisAll, 90)),
+    max: round(Math.max(...reanalysisAll)),
+    rounds: reanalysisAll.length,
+  };
   const openConstruct = median(pooled((r) => [r.openMs.construct]));
   const openAnalyze = median(pooled((r) => [r.openMs.analyze]));
   const childCpu = [memParse, memCheck, ...featureRuns.map(([, r]) => r)].reduce((sum, r) => sum + r.cpuMicros, 0);
@@ -953,10 +1030,19 @@ function main() {
   row("  construct (split + per-line parse)", ms(median(phases.construct)));
   row("  analyze (doc.analysis)", ms(median(phases.analyze)));
   row("  computeDiagnostics (analysis cached)", ms(median(phases.diagnostics)));
-  row("diagnostics", `${diagnostics.length}: ${bySeverity.error} error, ${bySeverity.warning} warning, ${bySeverity.information} information, ${bySeverity.hint} hint`);
+  row(
+    "diagnostics",
+    `${diagnostics.length}: ${bySeverity.error} error, ${bySeverity.warning} warning, ${bySeverity.information} information, ${bySeverity.hint} hint`,
+  );
   row("full check / JSON.parse only", `${ratio.toFixed(2)}x`, `<= ${TARGET_RATIO}x`, verdict(ratio <= TARGET_RATIO));
   section("Re-analysis after an edit: doc.update + computeDiagnostics (median; p90; max)");
-  const editRow = (what, e) => row(what, `${ms(e.median)}  (p90 ${e.p90.toFixed(1)}, max ${e.max.toFixed(1)}; update ${e.updateMedian.toFixed(1)} + diag ${e.diagnosticsMedian.toFixed(1)})`, `<= ${TARGET_EDIT_MS} ms`, verdict(e.median <= TARGET_EDIT_MS));
+  const editRow = (what, e) =>
+    row(
+      what,
+      `${ms(e.median)}  (p90 ${e.p90.toFixed(1)}, max ${e.max.toFixed(1)}; update ${e.updateMedian.toFixed(1)} + diag ${e.diagnosticsMedian.toFixed(1)})`,
+      `<= ${TARGET_EDIT_MS} ms`,
+      verdict(e.median <= TARGET_EDIT_MS),
+    );
   editRow(`1-char edit in the middle, ${midRuns.length} lines`, edits.middle);
   editRow(`append an entry line at the end, x${appendRuns.length}`, edits.append);
   editRow(`1-char edit in a ~400 KB line, ${bigRuns.length} lines (info)`, edits.bigLine);
@@ -980,7 +1066,10 @@ function main() {
     );
     row(`    ${r.where} -> ${r.answer}${r.answerAtEnd ? `; after the edits: ${r.answerAtEnd}` : ""}`, "");
   }
-  row("re-analysis per round (not in the times above)", `${ms(reanalysis.median)}  (p90 ${reanalysis.p90.toFixed(1)}, max ${reanalysis.max.toFixed(1)}; ${reanalysis.rounds} rounds)`);
+  row(
+    "re-analysis per round (not in the times above)",
+    `${ms(reanalysis.median)}  (p90 ${reanalysis.p90.toFixed(1)}, max ${reanalysis.max.toFixed(1)}; ${reanalysis.rounds} rounds)`,
+  );
   row("open per process: construct + analysis (median)", `${ms(openConstruct)} + ${ms(openAnalyze)}`);
   section("Memory");
   row("this process after the check: RSS / heap used", `${mib(afterCheck.rss)} / ${mib(afterCheck.heapUsed)}`);
@@ -1013,7 +1102,12 @@ function main() {
     file,
     parsedValues,
     parseOnlyMs: parseStats,
-    fullCheckMs: { ...checkStats, construct: round(median(phases.construct)), analyze: round(median(phases.analyze)), diagnostics: round(median(phases.diagnostics)) },
+    fullCheckMs: {
+      ...checkStats,
+      construct: round(median(phases.construct)),
+      analyze: round(median(phases.analyze)),
+      diagnostics: round(median(phases.diagnostics)),
+    },
     diagnostics: { total: diagnostics.length, ...bySeverity },
     ratio: { value: round(ratio, 3), target: TARGET_RATIO, pass: ratio <= TARGET_RATIO },
     editMs: {

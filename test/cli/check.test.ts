@@ -44,7 +44,9 @@ describe("pi-session-lsp check", () => {
     const file = join(dir, "nested/deeper/bad.jsonl");
     const r = run("check", file);
     // The dangling parentId value "zz" starts at 0-based column 39 of line 2.
-    expect(r.stdout).toBe(`${file}:3:40: error dangling-parent: parentId "zz" names no entry. Pi treats this entry as a root: a context built through it stops here and loses everything above.\n`);
+    expect(r.stdout).toBe(
+      `${file}:3:40: error dangling-parent: parentId "zz" names no entry. Pi treats this entry as a root: a context built through it stops here and loses everything above.\n`,
+    );
     expect(r.status).toBe(1);
   });
 
@@ -56,7 +58,10 @@ describe("pi-session-lsp check", () => {
 
   it("searches folders recursively for *.jsonl files, in a stable order", () => {
     const r = run("check", "--format", "json", dir);
-    const files = r.stdout.trim().split("\n").map((line) => (JSON.parse(line) as { file: string }).file);
+    const files = r.stdout
+      .trim()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { file: string }).file);
     expect(files).toEqual([join(dir, "good.jsonl"), join(dir, "nested/deeper/bad.jsonl"), join(dir, "nested/warn.jsonl")]);
     expect(r.status).toBe(1);
   });
@@ -107,7 +112,9 @@ describe("pi-session-lsp check", () => {
   it("says the same as the server for the same text (same core)", () => {
     const r = run("check", "--format", "json", "client-samples/sessions/broken.jsonl");
     const diagnostics = (JSON.parse(r.stdout) as { diagnostics: { code: string; relatedInformation?: { location: { uri: string } }[] }[] }).diagnostics;
-    expect(diagnostics.map((d) => d.code)).toEqual(expect.arrayContaining(["duplicate-id", "malformed-json", "dangling-parent", "parent-cycle", "truncated-line"]));
+    expect(diagnostics.map((d) => d.code)).toEqual(
+      expect.arrayContaining(["duplicate-id", "malformed-json", "dangling-parent", "parent-cycle", "truncated-line"]),
+    );
     // Related locations name the file by an absolute file URI, even for a relative path argument.
     const uris = diagnostics.flatMap((d) => d.relatedInformation ?? []).map((i) => i.location.uri);
     expect(uris.length).toBeGreaterThan(0);

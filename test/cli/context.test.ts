@@ -17,7 +17,8 @@ import { ensureBuilt } from "../helpers/lspClient";
 const bin = join(__dirname, "../../bin/pi-session-lsp.js");
 const parity = join(__dirname, "../parity");
 const fixture = (name: string) => join(parity, "fixtures", `${name}.jsonl`);
-const golden = (name: string, pi: "1.6.0" | "0.74.2") => JSON.parse(readFileSync(join(parity, "expected", `${name}.${pi}.json`), "utf8")) as { context: unknown };
+const golden = (name: string, pi: "1.6.0" | "0.74.2") =>
+  JSON.parse(readFileSync(join(parity, "expected", `${name}.${pi}.json`), "utf8")) as { context: unknown };
 
 function run(...args: string[]) {
   const result = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8" });
@@ -33,7 +34,14 @@ beforeAll(async () => {
 });
 
 describe("pi-session-lsp context --format json", () => {
-  for (const name of ["written-16-conversation", "written-16-compaction", "written-16-branches", "written-16-context-edit", "written-16-system", "written-074-compaction"]) {
+  for (const name of [
+    "written-16-conversation",
+    "written-16-compaction",
+    "written-16-branches",
+    "written-16-context-edit",
+    "written-16-system",
+    "written-074-compaction",
+  ]) {
     it(`prints exactly what Pi 1.6.0 builds for ${name}`, () => {
       const r = run("context", fixture(name));
       expect(r.stderr).toBe("");
@@ -109,7 +117,9 @@ describe("pi-session-lsp context failures", () => {
     const r = run("context", fixture("fault-cycle-leaf-path"));
     expect(r.status).toBe(1);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toContain('cannot build the context from entry "a0000007" (line 8): its parentId chain runs into a cycle (3 entries: "a0000007" → "a0000006" → "a0000005" → "a0000007"');
+    expect(r.stderr).toContain(
+      'cannot build the context from entry "a0000007" (line 8): its parentId chain runs into a cycle (3 entries: "a0000007" → "a0000006" → "a0000005" → "a0000007"',
+    );
     expect(r.stderr).toContain("RangeError: Invalid array length");
     const old = run("context", "--pi", "0.74", fixture("fault-cycle-leaf-path"));
     expect(old.status).toBe(1);
@@ -147,7 +157,9 @@ describe("pi-session-lsp context failures", () => {
     const r = run("context", "--leaf", "nope", fixture("written-16-branches"));
     expect(r.status).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toBe(`pi-session-lsp context: ${fixture("written-16-branches")}: no entry has the id "nope" (the last entry, where Pi resumes, is "01597670")\n`);
+    expect(r.stderr).toBe(
+      `pi-session-lsp context: ${fixture("written-16-branches")}: no entry has the id "nope" (the last entry, where Pi resumes, is "01597670")\n`,
+    );
     const long = run("context", "--leaf", "x".repeat(10_000), fixture("written-16-branches"));
     expect(long.status).toBe(2);
     expect(long.stderr.length).toBeLessThan(400);

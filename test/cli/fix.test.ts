@@ -88,7 +88,19 @@ describe("pi-session-lsp check --fix", () => {
     expect(readFileSync(file, "utf8")).toBe(broken);
     expect(readdirSync(join(file, "..")).sort()).toEqual(["dry.jsonl"]);
     expect(r.stdout).toContain(
-      [`--- a/${file}`, `+++ b/${file}`, "@@ -1,4 +1,4 @@", `-\uFEFF${header}`, `+${header}`, ` ${user("a1", null)}`, ' {"oops', `-${user("a2", "a2", 2)}`, "\\ No newline at end of file", `+${user("a2", "a1", 2)}`, ""].join("\n"),
+      [
+        `--- a/${file}`,
+        `+++ b/${file}`,
+        "@@ -1,4 +1,4 @@",
+        `-\uFEFF${header}`,
+        `+${header}`,
+        ` ${user("a1", null)}`,
+        ' {"oops',
+        `-${user("a2", "a2", 2)}`,
+        "\\ No newline at end of file",
+        `+${user("a2", "a1", 2)}`,
+        "",
+      ].join("\n"),
     );
     expect(r.stdout).toContain("error malformed-json");
     expect(r.status).toBe(1);
@@ -109,7 +121,11 @@ describe("pi-session-lsp check --fix", () => {
 
   it("--dry-run --format json gives the diff in the report", () => {
     const file = sessionFile("dryjson", broken);
-    const report = JSON.parse(run("check", "--dry-run", "--format=json", file).stdout) as { fixed: Record<string, number>; diff: string; diagnostics: { code: string }[] };
+    const report = JSON.parse(run("check", "--dry-run", "--format=json", file).stdout) as {
+      fixed: Record<string, number>;
+      diff: string;
+      diagnostics: { code: string }[];
+    };
     expect(report.fixed).toEqual({ bom: 1, "self-parent": 1, "no-final-newline": 1 });
     expect(report.diff).toContain(`+${user("a2", "a1", 2)}\n`);
     expect(report.diagnostics.map((d) => d.code)).toEqual(["malformed-json"]);
@@ -148,7 +164,7 @@ describe("writeFixed", () => {
     let calls = 0;
     const real = fs as unknown as Record<string, (...args: unknown[]) => unknown>;
     return new Proxy(fs as unknown as FixFs, {
-      get(target, name: string) {
+      get(_target, name: string) {
         if (name !== call) return real[name];
         return (...args: unknown[]) => {
           if (calls++ >= after) throw Object.assign(new Error(`injected ${call} failure`), { code: "EIO" });
@@ -158,7 +174,12 @@ describe("writeFixed", () => {
     });
   }
 
-  for (const [call, after] of [["renameSync", 0], ["writeSync", 0], ["fsyncSync", 0], ["openSync", 0]] as const) {
+  for (const [call, after] of [
+    ["renameSync", 0],
+    ["writeSync", 0],
+    ["fsyncSync", 0],
+    ["openSync", 0],
+  ] as const) {
     it(`keeps the original intact and leaves no temporary file when ${call} fails`, () => {
       const file = sessionFile(`fail-${call}`, broken);
       expect(() => writeFixed(file, repaired, failing(call, after))).toThrow(`injected ${call} failure`);
@@ -187,7 +208,10 @@ describe("writeFixed", () => {
   it("writes the whole text even when writes are short, and keeps the file's mode", () => {
     const file = sessionFile("short", broken);
     fs.chmodSync(file, 0o640);
-    const short: FixFs = { ...fs, writeSync: ((fd: number, buffer: Buffer, offset: number, length: number) => fs.writeSync(fd, buffer, offset, Math.min(length, 7))) as FixFs["writeSync"] };
+    const short: FixFs = {
+      ...fs,
+      writeSync: ((fd: number, buffer: Buffer, offset: number, length: number) => fs.writeSync(fd, buffer, offset, Math.min(length, 7))) as FixFs["writeSync"],
+    };
     expect(writeFixed(file, repaired, short)).toBe(`${file}.bak`);
     expect(readFileSync(file, "utf8")).toBe(repaired);
     expect(fs.statSync(file).mode & 0o777).toBe(0o640);

@@ -71,7 +71,9 @@ describe("Emacs + Eglot with client-samples/emacs/pi-session.el", () => {
 
   beforeAll(async () => {
     requireEditor("emacs", "emacs-nox elpa-eglot");
-    const eglot = spawnSync("emacs", ["--batch", "-f", "package-activate-all", "--eval", '(kill-emacs (if (locate-library "eglot") 0 1))'], { timeout: 10_000 });
+    const eglot = spawnSync("emacs", ["--batch", "-f", "package-activate-all", "--eval", '(kill-emacs (if (locate-library "eglot") 0 1))'], {
+      timeout: 10_000,
+    });
     if (eglot.status !== 0) throw new Error("Eglot is not installed for this Emacs: run `apt-get install -y elpa-eglot` (Emacs 29+ has it built in).");
     run = await runEditor(
       "emacs",
@@ -128,7 +130,10 @@ describe("Emacs + Eglot with client-samples/emacs/pi-session.el", () => {
     const faded = flymake.filter((d) => d.text.includes("[not-in-context]"));
     expect(faded.length, because).toBeGreaterThan(0);
     expect(new Set(faded.map((d) => d.type)), because).toEqual(new Set(["eglot-note"]));
-    expect(faded.map((d) => d.line), because).toContain(PARENT_LINE);
+    expect(
+      faded.map((d) => d.line),
+      because,
+    ).toContain(PARENT_LINE);
     expect(seen.fadedBefore, because).toBe(faded.length);
     expect(seen.fadedAfter, because).toBe(0);
     expect(seen.diagnosticsAfterSettings, because).toBe(checked().length);
@@ -161,7 +166,12 @@ describe("Emacs + Eglot with client-samples/emacs/pi-session.el", () => {
     expect(seen.ccCommand, because).toBe("pi-session-show-context");
     expect(context, because).toBeDefined();
     expect(context!.readOnly, because).toBe(true);
-    for (const text of [`leaf \`${CONTEXT_LEAF}\``, "Earlier attempts at naming were discarded.", "Start over: what does the module do?", "It formats and compares dates."]) {
+    for (const text of [
+      `leaf \`${CONTEXT_LEAF}\``,
+      "Earlier attempts at naming were discarded.",
+      "Start over: what does the module do?",
+      "It formats and compares dates.",
+    ]) {
       expect(context!.markdown, because).toContain(text);
     }
     // Exactly what the CLI prints for the same leaf, and for the active context.

@@ -57,7 +57,11 @@ export interface EditorRun {
  * Runs an editor with a hard time limit, in a fresh HOME (no user configuration, logs kept out of
  * the real home), with `pi-session-lsp` on PATH and no standard input.
  */
-export function runEditor(command: string, args: readonly string[], options: { env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {}): Promise<EditorRun> {
+export function runEditor(
+  command: string,
+  args: readonly string[],
+  options: { env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {},
+): Promise<EditorRun> {
   const home = mkdtempSync(join(tmpdir(), "pi-session-editor-home-"));
   const timeoutMs = options.timeoutMs ?? EDITOR_TIMEOUT_MS;
   return new Promise((resolve) => {
@@ -84,7 +88,10 @@ export function runEditor(command: string, args: readonly string[], options: { e
 }
 
 function lastJsonObject(stdout: string): Record<string, unknown> | undefined {
-  const lines = stdout.split("\n").map((l) => l.trim()).filter((l) => l.startsWith("{"));
+  const lines = stdout
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith("{"));
   for (let i = lines.length - 1; i >= 0; i--) {
     try {
       const value = JSON.parse(lines[i]!) as unknown;

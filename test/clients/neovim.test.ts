@@ -95,7 +95,11 @@ interface DriverResult {
 function why(run: EditorRun, result: DriverResult): string {
   if (!run.result) return describeRun(run);
   const stderr = run.stderr.trim().split("\n").slice(-5).join("\n");
-  return [`${result.client}: exit code ${String(run.code)}${run.timedOut ? " (killed: too slow)" : ""}`, `driver errors: ${JSON.stringify(result.errors)}`, stderr && `stderr (end):\n${stderr}`]
+  return [
+    `${result.client}: exit code ${String(run.code)}${run.timedOut ? " (killed: too slow)" : ""}`,
+    `driver errors: ${JSON.stringify(result.errors)}`,
+    stderr && `stderr (end):\n${stderr}`,
+  ]
     .filter(Boolean)
     .join("\n");
 }
@@ -123,7 +127,9 @@ function cli(args: string[]): { status: number | null; stdout: string } {
 /** `check --format json` on one file: its diagnostics, as the editor should show them. */
 function checkDiagnostics(file: string): Diagnostic[] {
   const { stdout } = cli(["check", "--format", "json", file]);
-  const report = JSON.parse(stdout.trim().split("\n")[0]!) as { diagnostics: { range: { start: { line: number; character: number } }; severity: number; code: string }[] };
+  const report = JSON.parse(stdout.trim().split("\n")[0]!) as {
+    diagnostics: { range: { start: { line: number; character: number } }; severity: number; code: string }[];
+  };
   return sortDiagnostics(report.diagnostics.map((d) => ({ line: d.range.start.line, character: d.range.start.character, severity: d.severity, code: d.code })));
 }
 
@@ -178,7 +184,8 @@ function parentReference(file: string, line: number) {
 }
 
 describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
-  const version = nvim === "nvim" ? (requireEditor("nvim", "neovim"), nvimVersion(nvim)) : nvimVersion(nvim);
+  if (nvim === "nvim") requireEditor("nvim", "neovim");
+  const version = nvimVersion(nvim);
   const samples = ["pi-session.lua"];
   if (version && (version[0] > 0 || version[1] >= 11)) samples.push("pi-session-0.11.lua");
 
@@ -187,22 +194,26 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
   });
 
   describe.each(samples)("%s", (sample) => {
-    it("with sessions_only, leaves *.jsonl files outside sessions_dir alone", async () => {
-      const run = await runEditor(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", `luafile ${DRIVER}`], {
-        timeoutMs: RUN_TIMEOUT_MS,
-        env: {
-          PI_NVIM_SAMPLE: join(SAMPLES, "neovim", sample),
-          PI_NVIM_FILE: join(SESSIONS, "broken.jsonl"),
-          PI_NVIM_OPTIONS: JSON.stringify({ sessions_dir: join(REPO, "no-such-sessions-folder"), sessions_only: true }),
-          PI_NVIM_TIMEOUT_MS: "1000",
-          PI_NVIM_WATCHDOG_MS: String(WATCHDOG_MS),
-        },
-      });
-      const result = (run.result ?? { errors: [] }) as unknown as DriverResult;
-      expect(result.filetype, describeRun(run)).toBe("jsonl");
-      expect(result.markedAsSession).toBe(false);
-      expect(result.errors, "no server should be attached").toEqual([expect.stringMatching(/^initialize: no initialized pi_session client/)]);
-    }, RUN_TIMEOUT_MS + 5_000);
+    it(
+      "with sessions_only, leaves *.jsonl files outside sessions_dir alone",
+      async () => {
+        const run = await runEditor(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", `luafile ${DRIVER}`], {
+          timeoutMs: RUN_TIMEOUT_MS,
+          env: {
+            PI_NVIM_SAMPLE: join(SAMPLES, "neovim", sample),
+            PI_NVIM_FILE: join(SESSIONS, "broken.jsonl"),
+            PI_NVIM_OPTIONS: JSON.stringify({ sessions_dir: join(REPO, "no-such-sessions-folder"), sessions_only: true }),
+            PI_NVIM_TIMEOUT_MS: "1000",
+            PI_NVIM_WATCHDOG_MS: String(WATCHDOG_MS),
+          },
+        });
+        const result = (run.result ?? { errors: [] }) as unknown as DriverResult;
+        expect(result.filetype, describeRun(run)).toBe("jsonl");
+        expect(result.markedAsSession).toBe(false);
+        expect(result.errors, "no server should be attached").toEqual([expect.stringMatching(/^initialize: no initialized pi_session client/)]);
+      },
+      RUN_TIMEOUT_MS + 5_000,
+    );
 
     describe.each(CASES)("on $file", (testCase) => {
       const file = join(SESSIONS, testCase.file);
@@ -250,9 +261,7 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
       });
 
       it("shows the diagnostics of `check`, on the same lines, with the same codes", () => {
-        const shown = sortDiagnostics(
-          (result.diagnostics ?? []).map(({ line, character, severity, code }) => ({ line, character, severity, code })),
-        );
+        const shown = sortDiagnostics((result.diagnostics ?? []).map(({ line, character, severity, code }) => ({ line, character, severity, code })));
         const fading = shown.filter((d) => d.code === "not-in-context");
         expect(
           shown.filter((d) => d.code !== "not-in-context"),
@@ -279,7 +288,9 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
         const cursor = result.cursorAfterDefinition;
         expect(cursor, why(run, result)).toBeDefined();
         expect(cursor!.file).toBe(file);
-        expect(cursor!.line, `the cursor should land on line ${reference.targetLine} (0-based), the entry with id ${reference.parentId}`).toBe(reference.targetLine);
+        expect(cursor!.line, `the cursor should land on line ${reference.targetLine} (0-based), the entry with id ${reference.parentId}`).toBe(
+          reference.targetLine,
+        );
         expect(cursor!.character).toBeGreaterThanOrEqual(reference.targetIdColumns[0]);
         expect(cursor!.character).toBeLessThan(reference.targetIdColumns[1]);
       });

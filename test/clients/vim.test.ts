@@ -92,13 +92,19 @@ function resultOf(run: EditorRun): VimResult {
 
 /** What `pi-session-lsp check --format json` says about the file, as Vim numbers it. */
 function checkDiagnostics(): Array<{ lnum: number; col: number; type: string; code: string }> {
-  const check = spawnSync(process.execPath, [join(REPO, "bin", "pi-session-lsp.js"), "check", "--format", "json", BROKEN], { encoding: "utf8", timeout: 10_000 });
+  const check = spawnSync(process.execPath, [join(REPO, "bin", "pi-session-lsp.js"), "check", "--format", "json", BROKEN], {
+    encoding: "utf8",
+    timeout: 10_000,
+  });
   expect(check.status, `check failed: ${check.stderr}`).toBe(1);
-  const report = JSON.parse(check.stdout.trim()) as { diagnostics: Array<{ range: { start: { line: number; character: number } }; severity: number; code: string }> };
+  const report = JSON.parse(check.stdout.trim()) as {
+    diagnostics: Array<{ range: { start: { line: number; character: number } }; severity: number; code: string }>;
+  };
   return report.diagnostics.map((d) => ({ lnum: d.range.start.line + 1, col: d.range.start.character + 1, type: d.severity === 1 ? "E" : "W", code: d.code }));
 }
 
-const byPosition = (a: { lnum: number; col: number; code: string }, b: { lnum: number; col: number; code: string }) => a.lnum - b.lnum || a.col - b.col || a.code.localeCompare(b.code);
+const byPosition = (a: { lnum: number; col: number; code: string }, b: { lnum: number; col: number; code: string }) =>
+  a.lnum - b.lnum || a.col - b.col || a.code.localeCompare(b.code);
 
 // The probes: a parentId naming a branch_summary, a parentId naming a duplicated id (Pi uses the
 // last entry holding it), and a dangling parentId (hover only: there is nowhere to jump).
@@ -113,7 +119,10 @@ const contextLeaf = locate("id", "572760f0");
 
 /** What `pi-session-lsp context --format markdown` prints for a leaf. */
 function cliContext(leaf: string): string[] {
-  const cli = spawnSync(process.execPath, [join(REPO, "bin", "pi-session-lsp.js"), "context", "--format", "markdown", "--leaf", leaf, BROKEN], { encoding: "utf8", timeout: 10_000 });
+  const cli = spawnSync(process.execPath, [join(REPO, "bin", "pi-session-lsp.js"), "context", "--format", "markdown", "--leaf", leaf, BROKEN], {
+    encoding: "utf8",
+    timeout: 10_000,
+  });
   expect(cli.status, `context failed: ${cli.stderr}`).toBe(0);
   return cli.stdout.split("\n");
 }
@@ -126,11 +135,15 @@ describe("Vim + ALE with client-samples/vim/pi-session.vim", () => {
   beforeAll(async () => {
     requireEditor("vim", "vim");
     requireAle();
-    run = await runVim([
-      { line: summaryChild.line, col: summaryChild.col },
-      { line: duplicateChild.line, col: duplicateChild.col, actions: ["hover", "definition"] },
-      { line: dangling.line, col: dangling.col, actions: ["hover"] },
-    ], [], { PI_CONTEXT: ".", PI_CONTEXT_LINE: String(contextLeaf.line) });
+    run = await runVim(
+      [
+        { line: summaryChild.line, col: summaryChild.col },
+        { line: duplicateChild.line, col: duplicateChild.col, actions: ["hover", "definition"] },
+        { line: dangling.line, col: dangling.col, actions: ["hover"] },
+      ],
+      [],
+      { PI_CONTEXT: ".", PI_CONTEXT_LINE: String(contextLeaf.line) },
+    );
     why = describeRun(run);
     result = resultOf(run);
   }, HARD_LIMIT_MS + 5_000);
@@ -150,12 +163,18 @@ describe("Vim + ALE with client-samples/vim/pi-session.vim", () => {
     const expected = checkDiagnostics()
       .filter((d) => d.code !== "no-final-newline")
       .map((d) => (d.code === "truncated-line" && d.lnum === lines.length ? { ...d, code: "malformed-json" } : d));
-    expect(checkDiagnostics().some((d) => d.code === "truncated-line"), "the fixture still has a cut-off last line").toBe(true);
+    expect(
+      checkDiagnostics().some((d) => d.code === "truncated-line"),
+      "the fixture still has a cut-off last line",
+    ).toBe(true);
 
     const seen = result.diagnostics.map(({ lnum, col, type, code }) => ({ lnum, col, type, code }));
     expect(seen.sort(byPosition), why).toEqual(expected.sort(byPosition));
     // The sample turns fading off (ALE would list every faded entry as a warning).
-    expect(seen.filter((d) => d.code === "not-in-context"), why).toEqual([]);
+    expect(
+      seen.filter((d) => d.code === "not-in-context"),
+      why,
+    ).toEqual([]);
 
     // The location list a user opens with :lopen: same places, each text led by its code.
     const loclist = result.loclist.map((d) => ({ lnum: d.lnum, col: d.col, code: d.text.split(":")[0]! }));
@@ -169,7 +188,9 @@ describe("Vim + ALE with client-samples/vim/pi-session.vim", () => {
     expect(hover(toSummary), why).toContain("branch_summary");
     expect(hover(toSummary), why).toContain(`line ${summary.line}`);
     expect(hover(toSummary), why).toContain("The user asked about time zones");
-    expect(hover(toDuplicate), why).toContain(`held by 2 entries (lines ${duplicateFirst.line}, ${duplicateLast.line}); Pi uses the last, line ${duplicateLast.line}`);
+    expect(hover(toDuplicate), why).toContain(
+      `held by 2 entries (lines ${duplicateFirst.line}, ${duplicateLast.line}); Pi uses the last, line ${duplicateLast.line}`,
+    );
     expect(hover(toNothing), why).toContain("Names no entry");
   });
 
@@ -191,16 +212,20 @@ describe("Vim + ALE with client-samples/vim/pi-session.vim", () => {
 });
 
 describe("Vim + ALE: settings from g:pi_session_lsp_settings reach the server", () => {
-  it("fadeInactive: v:true brings the not-in-context hints into ALE's list", async () => {
-    requireEditor("vim", "vim");
-    requireAle();
-    const run = await runVim([], ["--cmd", "let g:pi_session_lsp_settings = {'fadeInactive': v:true}"]);
-    const why = describeRun(run);
-    const result = resultOf(run);
-    expect(result.errors, why).toEqual([]);
-    const faded = result.diagnostics.filter((d) => d.code === "not-in-context");
-    expect(faded.length, why).toBeGreaterThan(0);
-    // ALE has no hint type: a hint shows as a warning.
-    expect(new Set(faded.map((d) => d.type)), why).toEqual(new Set(["W"]));
-  }, HARD_LIMIT_MS + 5_000);
+  it(
+    "fadeInactive: v:true brings the not-in-context hints into ALE's list",
+    async () => {
+      requireEditor("vim", "vim");
+      requireAle();
+      const run = await runVim([], ["--cmd", "let g:pi_session_lsp_settings = {'fadeInactive': v:true}"]);
+      const why = describeRun(run);
+      const result = resultOf(run);
+      expect(result.errors, why).toEqual([]);
+      const faded = result.diagnostics.filter((d) => d.code === "not-in-context");
+      expect(faded.length, why).toBeGreaterThan(0);
+      // ALE has no hint type: a hint shows as a warning.
+      expect(new Set(faded.map((d) => d.type)), why).toEqual(new Set(["W"]));
+    },
+    HARD_LIMIT_MS + 5_000,
+  );
 });

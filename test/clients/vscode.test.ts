@@ -45,7 +45,9 @@ interface Manifest {
 }
 
 const manifest = JSON.parse(readFileSync(join(SAMPLE, "package.json"), "utf8")) as Manifest;
-const lockfile = JSON.parse(readFileSync(join(SAMPLE, "package-lock.json"), "utf8")) as { packages: Record<string, { version?: string; engines?: Record<string, string> }> };
+const lockfile = JSON.parse(readFileSync(join(SAMPLE, "package-lock.json"), "utf8")) as {
+  packages: Record<string, { version?: string; engines?: Record<string, string> }>;
+};
 const source = readFileSync(join(SAMPLE, "src", "extension.ts"), "utf8");
 const contributed = manifest.contributes.configuration.properties;
 
@@ -120,7 +122,7 @@ describe("VS Code sample: package.json", () => {
   it("contributes every setting the extension reads", () => {
     const read = [...source.matchAll(/config\.get(?:<[^>]*>)?\(\s*"([^"]+)"/g)].map((m) => `${SETTINGS_SECTION}.${m[1]}`);
     const watched = [...source.matchAll(/affectsConfiguration\(\s*"([^"]+)"/g)].map((m) => m[1]!);
-    expect(read.length, "no config.get(\"…\") found in src/extension.ts: has the way it reads settings changed?").toBeGreaterThan(0);
+    expect(read.length, 'no config.get("…") found in src/extension.ts: has the way it reads settings changed?').toBeGreaterThan(0);
     for (const name of read) expect(Object.keys(contributed), `src/extension.ts reads ${name}`).toContain(name);
     for (const name of watched) {
       expect(
@@ -151,9 +153,15 @@ describe("VS Code sample: package.json", () => {
     expect(read.error, "client-samples/vscode/tsconfig.json does not parse").toBeUndefined();
     const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, SAMPLE, undefined, configPath);
     const input = join(SAMPLE, "src", "extension.ts");
-    expect(parsed.fileNames.map((f) => resolve(f)), "tsconfig.json compiles src/extension.ts").toContain(input);
+    expect(
+      parsed.fileNames.map((f) => resolve(f)),
+      "tsconfig.json compiles src/extension.ts",
+    ).toContain(input);
     const outputs = ts.getOutputFileNames(parsed, input, false).filter((f) => f.endsWith(".js"));
-    expect(outputs.map((f) => resolve(f)), `main is ${manifest.main}`).toEqual([resolve(SAMPLE, manifest.main)]);
+    expect(
+      outputs.map((f) => resolve(f)),
+      `main is ${manifest.main}`,
+    ).toEqual([resolve(SAMPLE, manifest.main)]);
   });
 
   it("declares a VS Code version its dependencies support, and activates on the files it serves", () => {

@@ -10,11 +10,13 @@ import { SessionDocument } from "../../server/src/core/document";
 import { HEADER, assistant, compaction, session, user } from "../helpers/piLines";
 
 const analysis = (...lines: string[]) => new SessionDocument("file:///c.jsonl", "jsonl", 1, session(...lines)).analysis;
-const texts = (messages: unknown[]) => messages.map((m) => {
-  const r = m as { role: string; content?: unknown; summary?: string };
-  const content = typeof r.content === "string" ? r.content : Array.isArray(r.content) ? (r.content as { text?: string }[]).map((b) => b.text).join("") : r.summary;
-  return `${r.role}: ${content}`;
-});
+const texts = (messages: unknown[]) =>
+  messages.map((m) => {
+    const r = m as { role: string; content?: unknown; summary?: string };
+    const content =
+      typeof r.content === "string" ? r.content : Array.isArray(r.content) ? (r.content as { text?: string }[]).map((b) => b.text).join("") : r.summary;
+    return `${r.role}: ${content}`;
+  });
 
 const SUMMARY = "compactionSummary: ## Goal\nFix the parser.\n\n## Progress\n- Tests pass.";
 
@@ -37,8 +39,19 @@ describe("buildContext", () => {
   });
 
   it("ignores retainedTail as Pi 1.6 does, and uses it as a checkpoint with the retained-tail flavour", () => {
-    const withTail = compaction("c1", "a2", "u2", 5000).replace(/}$/, ',"retainedTail":[{"role":"user","content":"kept request","timestamp":1},{"role":"assistant","content":[{"type":"text","text":"kept reply"}],"timestamp":2}]}');
-    const a = analysis(HEADER, user("u1", null, "First."), assistant("a1", "u1", "One."), user("u2", "a1", "Second."), assistant("a2", "u2", "Two."), withTail, user("u3", "c1", "After."));
+    const withTail = compaction("c1", "a2", "u2", 5000).replace(
+      /}$/,
+      ',"retainedTail":[{"role":"user","content":"kept request","timestamp":1},{"role":"assistant","content":[{"type":"text","text":"kept reply"}],"timestamp":2}]}',
+    );
+    const a = analysis(
+      HEADER,
+      user("u1", null, "First."),
+      assistant("a1", "u1", "One."),
+      user("u2", "a1", "Second."),
+      assistant("a2", "u2", "Two."),
+      withTail,
+      user("u3", "c1", "After."),
+    );
     const piLike = buildContext(a, { flavor: "1.x" });
     expect(piLike.ok && texts(piLike.build.context.messages)).toEqual([SUMMARY, "user: Second.", "assistant: Two.", "user: After."]);
     const tail = buildContext(a, { flavor: "retained-tail" });

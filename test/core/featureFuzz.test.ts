@@ -18,7 +18,13 @@ import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { computeFadingHints } from "../../server/src/features/fading";
 import { computeFoldingRanges } from "../../server/src/features/folding";
 import { computeFormatting } from "../../server/src/features/formatting";
-import { callHierarchyIncomingCalls, callHierarchyOutgoingCalls, prepareHierarchy, typeHierarchySubtypes, typeHierarchySupertypes } from "../../server/src/features/hierarchy";
+import {
+  callHierarchyIncomingCalls,
+  callHierarchyOutgoingCalls,
+  prepareHierarchy,
+  typeHierarchySubtypes,
+  typeHierarchySupertypes,
+} from "../../server/src/features/hierarchy";
 import { computeHover } from "../../server/src/features/hover";
 import { computeInlayHints } from "../../server/src/features/inlayHints";
 import { computeMigration } from "../../server/src/features/migration";
@@ -28,11 +34,13 @@ import { computeDocumentSymbols } from "../../server/src/features/symbols";
 import { computeWorkspaceSymbols } from "../../server/src/features/workspaceSymbols";
 import { seededRandom } from "../helpers/lspClient";
 
-
 /** Mangled sessions per run; `PI_LSP_FUZZ_ROUNDS` widens the search. */
 const ROUNDS = Number(process.env.PI_LSP_FUZZ_ROUNDS ?? 240);
 const dir = join(__dirname, "../parity/fixtures");
-const sessions = readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort().map((f) => readFileSync(join(dir, f), "utf8"));
+const sessions = readdirSync(dir)
+  .filter((f) => f.endsWith(".jsonl"))
+  .sort()
+  .map((f) => readFileSync(join(dir, f), "utf8"));
 
 function mangle(text: string, random: () => number): string {
   const lines = text.split("\n");

@@ -16,7 +16,6 @@ import { parseLine } from "../../server/src/core/parse";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { seededRandom } from "../helpers/lspClient";
 
-
 const fixturesDir = join(__dirname, "../parity/fixtures");
 const sessions = readdirSync(fixturesDir)
   .filter((f) => f.endsWith(".jsonl"))
@@ -26,7 +25,7 @@ const sessions = readdirSync(fixturesDir)
 const ALPHABET = ['"', "{", "}", "[", "]", ":", ",", "\\", "\n", "\r\n", "\r", " ", "x", "0", "null", "\u{1F600}", "中", "\uFEFF", "\u0000"];
 
 function mutate(text: string, random: () => number): string {
-  const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const at = () => Math.floor(random() * (text.length + 1));
   const lines = text.split("\n");
   switch (Math.floor(random() * 8)) {
@@ -57,7 +56,21 @@ function mutate(text: string, random: () => number): string {
       return lines.join("\n");
     }
     case 6: {
-      const values = ["null", "0", "false", '""', "[]", "[1,2]", "42", "true", '"text"', "{}", '{"type":"session"}', '{"type":"message"}', '{"id":1,"parentId":{}}'];
+      const values = [
+        "null",
+        "0",
+        "false",
+        '""',
+        "[]",
+        "[1,2]",
+        "42",
+        "true",
+        '"text"',
+        "{}",
+        '{"type":"session"}',
+        '{"type":"message"}',
+        '{"id":1,"parentId":{}}',
+      ];
       lines.splice(Math.floor(random() * lines.length), 0, pick(values));
       return lines.join("\n");
     }
@@ -127,7 +140,9 @@ describe("robustness", () => {
         text = text.slice(0, offset(start)) + insert + text.slice(offset(end));
         doc.update([{ range: { start, end }, text: insert }], step + 2);
         expect(doc.getText()).toBe(text);
-        expect(check(text)).toEqual(computeDiagnostics(doc).map((d) => `${d.range.start.line}:${d.range.start.character}-${d.range.end.character} ${String(d.code)} ${d.message}`));
+        expect(check(text)).toEqual(
+          computeDiagnostics(doc).map((d) => `${d.range.start.line}:${d.range.start.character}-${d.range.end.character} ${String(d.code)} ${d.message}`),
+        );
       }
     }
   });

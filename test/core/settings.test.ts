@@ -24,7 +24,10 @@ describe("settings", () => {
 
 describe("severity overrides", () => {
   it("keeps valid levels only", () => {
-    expect(readSettings({ severity: { "blank-line": "off", "dangling-parent": "warning", x: "loud", y: 3 } }).severity).toEqual({ "blank-line": "off", "dangling-parent": "warning" });
+    expect(readSettings({ severity: { "blank-line": "off", "dangling-parent": "warning", x: "loud", y: 3 } }).severity).toEqual({
+      "blank-line": "off",
+      "dangling-parent": "warning",
+    });
   });
 
   it("changes severities and hides codes set to off", () => {

@@ -13,9 +13,25 @@ const tool = (name: string) => ({ name, description: `${name} tool`, parameters:
 describe("system prompt replay", () => {
   it("appends content, patches sections by name and adds and removes tools in order", () => {
     const state = currentSystem([
-      { role: "system", content: "You are Pi.", sections: { tools: "<tools>\nread\n</tools>", cwd: "<cwd>/a</cwd>" }, toolsAdded: [tool("read"), tool("bash")], timestamp: 5 },
+      {
+        role: "system",
+        content: "You are Pi.",
+        sections: { tools: "<tools>\nread\n</tools>", cwd: "<cwd>/a</cwd>" },
+        toolsAdded: [tool("read"), tool("bash")],
+        timestamp: 5,
+      },
       { role: "user", content: "hi", timestamp: 6 },
-      { role: "system", content: [{ type: "text", text: "Be brief." }, { type: "text", text: "Really." }], sections: { cwd: null, rules: "<rules>x</rules>" }, toolsRemoved: [{ name: "bash" }], toolsAdded: [tool("edit")], timestamp: 7 },
+      {
+        role: "system",
+        content: [
+          { type: "text", text: "Be brief." },
+          { type: "text", text: "Really." },
+        ],
+        sections: { cwd: null, rules: "<rules>x</rules>" },
+        toolsRemoved: [{ name: "bash" }],
+        toolsAdded: [tool("edit")],
+        timestamp: 7,
+      },
     ]);
     expect(state?.message).toEqual({
       role: "system",
@@ -36,7 +52,9 @@ describe("system prompt replay", () => {
   });
 
   it("replays the system messages of a session Pi 1.6 wrote", () => {
-    const expected = JSON.parse(readFileSync(join(__dirname, "../parity/expected/written-16-system.1.6.0.json"), "utf8")) as { context: { messages: unknown[] } };
+    const expected = JSON.parse(readFileSync(join(__dirname, "../parity/expected/written-16-system.1.6.0.json"), "utf8")) as {
+      context: { messages: unknown[] };
+    };
     const state = currentSystem(expected.context.messages);
     expect(state?.sectionNames.length).toBeGreaterThan(0);
     expect(state?.toolNames.length).toBeGreaterThan(0);
@@ -47,6 +65,11 @@ describe("system prompt replay", () => {
       if (r.role === "system") for (const [name, value] of Object.entries(r.sections ?? {})) last.set(name, value);
     }
     expect(last.size).toBeGreaterThan(0);
-    expect(state?.sectionNames.sort()).toEqual([...last].filter(([, v]) => v !== null).map(([k]) => k).sort());
+    expect(state?.sectionNames.sort()).toEqual(
+      [...last]
+        .filter(([, v]) => v !== null)
+        .map(([k]) => k)
+        .sort(),
+    );
   });
 });

@@ -10,7 +10,9 @@ import { describe, expect, it } from "vitest";
 import { actualOf, describeDiagnostic, diagnose, parseFixture } from "../helpers/fixture";
 
 const dir = join(__dirname, "../fixtures/diagnostics");
-const files = readdirSync(dir).filter((f) => f.endsWith(".txt")).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith(".txt"))
+  .sort();
 
 describe("diagnostic fixtures", () => {
   it("exist", () => {

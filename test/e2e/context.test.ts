@@ -8,15 +8,24 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ResponseError, type CodeLens, type InitializeResult } from "vscode-languageserver/node";
-import { ensureBuilt, LspTestClient, PULL_CAPABILITIES, sleep, spawnServer, startInProcess } from "../helpers/lspClient";
+import { ensureBuilt, type LspTestClient, PULL_CAPABILITIES, sleep, spawnServer, startInProcess } from "../helpers/lspClient";
 
 const uri = "file:///work/sessions/written-16-compaction.jsonl";
 const text = readFileSync(join(__dirname, "../parity/fixtures/written-16-compaction.jsonl"), "utf8");
-const golden = (pi: string): unknown => (JSON.parse(readFileSync(join(__dirname, `../parity/expected/written-16-compaction.${pi}.json`), "utf8")) as { context: unknown }).context;
+const golden = (pi: string): unknown =>
+  (JSON.parse(readFileSync(join(__dirname, `../parity/expected/written-16-compaction.${pi}.json`), "utf8")) as { context: unknown }).context;
 
 interface ContextResult {
   context: { messages: unknown[]; thinkingLevel: unknown; model: unknown } | null;
-  stats: { messages: number; byRole: Record<string, number>; estimatedTokens: number; model: string | null; thinkingLevel: unknown; compaction: { id: string } | null; leaf: { id: string; line: number } | null };
+  stats: {
+    messages: number;
+    byRole: Record<string, number>;
+    estimatedTokens: number;
+    model: string | null;
+    thinkingLevel: unknown;
+    compaction: { id: string } | null;
+    leaf: { id: string; line: number } | null;
+  };
   markdown?: string;
 }
 
@@ -112,7 +121,9 @@ describe("context lenses over stdio", () => {
     expect(stale.command).toEqual({ title: "(out of date)", command: "" });
     const fresh = await client.request<CodeLens[]>("textDocument/codeLens", { textDocument: { uri } });
     expect(fresh.map((l) => l.range.start.line)).toEqual([0, 13, 19, 22]);
-    expect((await client.request<CodeLens>("codeLens/resolve", fresh[1])).command!.title).toBe("summarises 7 entries (lines 3–9) · 18,230 tokens before · keeps from line 10");
+    expect((await client.request<CodeLens>("codeLens/resolve", fresh[1])).command!.title).toBe(
+      "summarises 7 entries (lines 3–9) · 18,230 tokens before · keeps from line 10",
+    );
   });
 });
 

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeAction, Diagnostic } from "vscode-languageserver/node";
-import { ensureBuilt, LspTestClient, PULL_CAPABILITIES, spawnServer } from "../helpers/lspClient";
+import { ensureBuilt, type LspTestClient, PULL_CAPABILITIES, spawnServer } from "../helpers/lspClient";
 
 const broken = readFileSync(join(__dirname, "../../client-samples/sessions/broken.jsonl"), "utf8");
 const v2 = readFileSync(join(__dirname, "../parity/fixtures/fault-v2.jsonl"), "utf8");
@@ -26,7 +26,11 @@ afterAll(async () => {
 
 async function actions(uri: string, diagnostics: Diagnostic[], only?: string[]): Promise<CodeAction[]> {
   const range = diagnostics[0]?.range ?? { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
-  return (await client.connection.sendRequest("textDocument/codeAction", { textDocument: { uri }, range, context: { diagnostics, ...(only ? { only } : {}) } })) as CodeAction[];
+  return (await client.connection.sendRequest("textDocument/codeAction", {
+    textDocument: { uri },
+    range,
+    context: { diagnostics, ...(only ? { only } : {}) },
+  })) as CodeAction[];
 }
 
 describe("mending a session over stdio", () => {

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Location } from "vscode-languageserver/node";
-import { ensureBuilt, LspTestClient, PULL_CAPABILITIES, spawnServer } from "../helpers/lspClient";
+import { ensureBuilt, type LspTestClient, PULL_CAPABILITIES, spawnServer } from "../helpers/lspClient";
 
 const uri = "file:///work/sessions/written-16-branches.jsonl";
 const text = readFileSync(join(__dirname, "../parity/fixtures/written-16-branches.jsonl"), "utf8");
@@ -36,7 +36,10 @@ afterAll(async () => {
 describe("navigation over stdio", () => {
   it("jumps from a parentId to the parent entry's id", async () => {
     const parentId = (JSON.parse(lines[3]!) as { parentId: string }).parentId;
-    const result = (await client.connection.sendRequest("textDocument/definition", { textDocument: { uri }, position: at(3, `"parentId":"${parentId}"`, 13) })) as Location[];
+    const result = (await client.connection.sendRequest("textDocument/definition", {
+      textDocument: { uri },
+      position: at(3, `"parentId":"${parentId}"`, 13),
+    })) as Location[];
     expect(result).toHaveLength(1);
     const target = lines.findIndex((l) => l.includes(`"id":"${parentId}"`));
     expect(result[0]!.range.start.line).toBe(target);
@@ -47,25 +50,39 @@ describe("navigation over stdio", () => {
     // The entry on line 3 has more than one child in this Pi-written session.
     const id = (JSON.parse(lines[3]!) as { id: string }).id;
     const children = lines.filter((l) => l.includes(`"parentId":"${id}"`)).length;
-    const result = (await client.connection.sendRequest("textDocument/references", { textDocument: { uri }, position: at(3, `"id":"${id}"`, 6), context: { includeDeclaration: false } })) as Location[];
+    const result = (await client.connection.sendRequest("textDocument/references", {
+      textDocument: { uri },
+      position: at(3, `"id":"${id}"`, 6),
+      context: { includeDeclaration: false },
+    })) as Location[];
     expect(children).toBeGreaterThan(1);
     expect(result.length).toBeGreaterThanOrEqual(children);
-    const highlights = (await client.connection.sendRequest("textDocument/documentHighlight", { textDocument: { uri }, position: at(3, `"id":"${id}"`, 6) })) as unknown[];
+    const highlights = (await client.connection.sendRequest("textDocument/documentHighlight", {
+      textDocument: { uri },
+      position: at(3, `"id":"${id}"`, 6),
+    })) as unknown[];
     expect(highlights).toHaveLength(result.length + 1);
   });
 
   it("hovers an entry type and an assistant message", async () => {
-    const typeHover = (await client.connection.sendRequest("textDocument/hover", { textDocument: { uri }, position: at(1, '"model_change"') })) as { contents: { kind: string; value: string } };
+    const typeHover = (await client.connection.sendRequest("textDocument/hover", { textDocument: { uri }, position: at(1, '"model_change"') })) as {
+      contents: { kind: string; value: string };
+    };
     expect(typeHover.contents.kind).toBe("markdown");
     expect(typeHover.contents.value).toContain("model_change");
     const assistant = lines.findIndex((l) => l.includes('"role":"assistant"'));
-    const entryHover = (await client.connection.sendRequest("textDocument/hover", { textDocument: { uri }, position: at(assistant, '"usage"') })) as { contents: { value: string } };
+    const entryHover = (await client.connection.sendRequest("textDocument/hover", { textDocument: { uri }, position: at(assistant, '"usage"') })) as {
+      contents: { value: string };
+    };
     expect(entryHover.contents.value).toContain("assistant");
     expect(entryHover.contents.value).toMatch(/Tokens/);
   });
 
   it("walks the tree through the type hierarchy, one level per request", async () => {
-    const [item] = (await client.connection.sendRequest("textDocument/prepareTypeHierarchy", { textDocument: { uri }, position: at(3, '"id"') })) as { name: string; data: unknown }[];
+    const [item] = (await client.connection.sendRequest("textDocument/prepareTypeHierarchy", { textDocument: { uri }, position: at(3, '"id"') })) as {
+      name: string;
+      data: unknown;
+    }[];
     expect(item).toBeDefined();
     const subtypes = (await client.connection.sendRequest("typeHierarchy/subtypes", { item })) as { range: { start: { line: number } } }[];
     const id = (JSON.parse(lines[3]!) as { id: string }).id;
@@ -84,7 +101,10 @@ describe("navigation over stdio", () => {
 
   it("completes entry ids inside a parentId, the leaf first", async () => {
     const parentId = (JSON.parse(lines[3]!) as { parentId: string }).parentId;
-    const result = (await client.connection.sendRequest("textDocument/completion", { textDocument: { uri }, position: at(3, `"parentId":"${parentId}"`, 12) })) as { items: { label: string }[] };
+    const result = (await client.connection.sendRequest("textDocument/completion", {
+      textDocument: { uri },
+      position: at(3, `"parentId":"${parentId}"`, 12),
+    })) as { items: { label: string }[] };
     const leafId = (JSON.parse(lines.filter((l) => l.trim()).at(-1)!) as { id: string }).id;
     expect(result.items.length).toBeGreaterThan(1);
     expect(result.items[0]!.label).toBe(leafId);
@@ -95,12 +115,16 @@ describe("navigation over stdio", () => {
     const position = at(3, `"id":"${id}"`, 6);
     const prepared = (await client.connection.sendRequest("textDocument/prepareRename", { textDocument: { uri }, position })) as { placeholder: string };
     expect(prepared.placeholder).toBe(id);
-    const edit = (await client.connection.sendRequest("textDocument/rename", { textDocument: { uri }, position, newName: "renamed1" })) as { changes: Record<string, { newText: string }[]> };
+    const edit = (await client.connection.sendRequest("textDocument/rename", { textDocument: { uri }, position, newName: "renamed1" })) as {
+      changes: Record<string, { newText: string }[]>;
+    };
     const references = lines.filter((l) => l.includes(`"${id}"`)).length;
     expect(edit.changes[uri]!.length).toBeGreaterThanOrEqual(references);
     expect(edit.changes[uri]!.every((e) => e.newText === '"renamed1"')).toBe(true);
     const taken = (JSON.parse(lines[2]!) as { id: string }).id;
-    await expect(client.connection.sendRequest("textDocument/rename", { textDocument: { uri }, position, newName: taken })).rejects.toMatchObject({ code: -32602 });
+    await expect(client.connection.sendRequest("textDocument/rename", { textDocument: { uri }, position, newName: taken })).rejects.toMatchObject({
+      code: -32602,
+    });
   });
 
   it("formats a Pi-written session into itself", async () => {
@@ -109,7 +133,10 @@ describe("navigation over stdio", () => {
   });
 
   it("answers an unknown document with nothing rather than an error", async () => {
-    const result = await client.connection.sendRequest("textDocument/definition", { textDocument: { uri: "file:///nope.jsonl" }, position: { line: 0, character: 0 } });
+    const result = await client.connection.sendRequest("textDocument/definition", {
+      textDocument: { uri: "file:///nope.jsonl" },
+      position: { line: 0, character: 0 },
+    });
     expect(result).toEqual([]);
   });
 });
@@ -120,11 +147,15 @@ describe("outline and folding over stdio", () => {
     try {
       await capped.initialize(PULL_CAPABILITIES, { initializationOptions: { piSession: { maxSymbols: 3 } } });
       await capped.open(uri, text);
-      const symbols = (await capped.connection.sendRequest("textDocument/documentSymbol", { textDocument: { uri } })) as { name: string; children?: unknown[] }[];
+      const symbols = (await capped.connection.sendRequest("textDocument/documentSymbol", { textDocument: { uri } })) as {
+        name: string;
+        children?: unknown[];
+      }[];
       const count = (list: { children?: unknown[] }[]): number => list.reduce((n, s) => n + 1 + count((s.children ?? []) as { children?: unknown[] }[]), 0);
       expect(count(symbols)).toBe(3);
       const deadline = Date.now() + 5000;
-      while (!capped.otherNotifications.some((n) => n.method === "piSession/resultLimitReached") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while (!capped.otherNotifications.some((n) => n.method === "piSession/resultLimitReached") && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
       expect(capped.otherNotifications.find((n) => n.method === "piSession/resultLimitReached")?.params).toEqual({ uri, feature: "documentSymbols", limit: 3 });
       expect(capped.logs.some((l) => l.message.includes("stops at 3 symbols"))).toBe(true);
     } finally {

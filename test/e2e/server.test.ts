@@ -11,7 +11,7 @@ import type { Diagnostic, PublishDiagnosticsParams } from "vscode-languageserver
 import {
   describeDiagnostics,
   ensureBuilt,
-  LspTestClient,
+  type LspTestClient,
   PULL_CAPABILITIES,
   PUSH_CAPABILITIES,
   seededRandom,
@@ -122,7 +122,10 @@ describe("push diagnostics (client without textDocument.diagnostic)", () => {
     await c.waitForDiagnostics(uri, (p) => p.version === finalVersion, { since, what: `the publish for version ${finalVersion}` });
     await sleep(QUIET_MS); // Anything published late would arrive now.
 
-    const versions = c.published.slice(since).filter((p) => p.uri === uri).map((p) => p.version);
+    const versions = c.published
+      .slice(since)
+      .filter((p) => p.uri === uri)
+      .map((p) => p.version);
     for (let i = 1; i < versions.length; i++) {
       expect(versions[i]!, `publish #${i + 1} (versions in order: ${versions.join(", ")})`).toBeGreaterThanOrEqual(versions[i - 1]!);
     }
@@ -230,7 +233,7 @@ describe("robustness: the server survives garbage input", () => {
       `{"type":"message","id":`,
       `[[[[[[[[[[`,
       `${"[".repeat(5_000)}${"]".repeat(5_000)}`,
-      `{"type":"message","id":"x","parentId":"x","message":${"{\"a\":".repeat(2_000)}1${"}".repeat(2_000)}}`,
+      `{"type":"message","id":"x","parentId":"x","message":${'{"a":'.repeat(2_000)}1${"}".repeat(2_000)}}`,
       `null`,
       `"\\ud800"`,
       `{"type":"session","id":{"nested":[1,2,{"x":null}]}}`,

@@ -11,7 +11,17 @@ import type { CodeAction, Diagnostic, TextEdit } from "vscode-languageserver";
 import { SessionDocument } from "../../server/src/core/document";
 import { FIX_ALL_KIND, computeCodeActions } from "../../server/src/features/codeActions";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
-import { applySafeFixes, cwdForDocument, editsBetween, freshEntryId, lineDiff, quickFixes, unifiedDiff, unitsOf, uuidv7 } from "../../server/src/features/fixes";
+import {
+  applySafeFixes,
+  cwdForDocument,
+  editsBetween,
+  freshEntryId,
+  lineDiff,
+  quickFixes,
+  unifiedDiff,
+  unitsOf,
+  uuidv7,
+} from "../../server/src/features/fixes";
 import { HEADER, assistant, session, user } from "../helpers/piLines";
 
 const URI = "file:///home/dev/.pi/agent/sessions/--home-dev-p--/2026-03-02T10-00-00-000Z_x.jsonl";
@@ -29,7 +39,10 @@ function applyEdits(text: string, edits: readonly TextEdit[]): string {
     if (cmp(sorted[i]!.range.end, sorted[i - 1]!.range.start) > 0) throw new Error(`overlapping edits: ${JSON.stringify(sorted)}`);
   }
   const d = doc(text);
-  d.update(sorted.map((e) => ({ range: e.range, text: e.newText })), 2);
+  d.update(
+    sorted.map((e) => ({ range: e.range, text: e.newText })),
+    2,
+  );
   return d.getText();
 }
 
@@ -51,7 +64,10 @@ function fix(text: string, code: string, title: string): string {
 }
 
 const codes = (text: string) => computeDiagnostics(doc(text)).map((d) => String(d.code));
-const errors = (text: string) => computeDiagnostics(doc(text)).filter((d) => d.severity === 1).map((d) => String(d.code));
+const errors = (text: string) =>
+  computeDiagnostics(doc(text))
+    .filter((d) => d.severity === 1)
+    .map((d) => String(d.code));
 
 describe("quick fixes", () => {
   const a = user("a0000001", null, "hi", 1);
@@ -117,7 +133,9 @@ describe("quick fixes", () => {
 
   it("gives an invalid header a string id: the number as a string, or a fresh UUIDv7", () => {
     const numeric = session('{"type":"session","version":3,"id":12345,"timestamp":"2026-03-02T10:00:00.000Z","cwd":"/p"}', a);
-    expect(fix(numeric, "invalid-header", "Give the header")).toBe(session('{"type":"session","version":3,"id":"12345","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/p"}', a));
+    expect(fix(numeric, "invalid-header", "Give the header")).toBe(
+      session('{"type":"session","version":3,"id":"12345","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/p"}', a),
+    );
     const missing = session('{"type":"session","version":3,"timestamp":"2026-03-02T10:00:00.000Z","cwd":"/p"}', a);
     const fixed = fix(missing, "invalid-header", "Give the header");
     expect(JSON.parse(fixed.split("\n")[0]!).id).toMatch(UUID);
@@ -216,17 +234,35 @@ describe("quick fixes", () => {
   });
 
   it("joins an entry whose pretty-printed lines include lines that parse alone", () => {
-    const value = { type: "custom", id: "c0000003", parentId: "a0000001", timestamp: "2026-03-02T10:00:03.000Z", customType: "x", data: { list: ["one", 2, true] } };
+    const value = {
+      type: "custom",
+      id: "c0000003",
+      parentId: "a0000001",
+      timestamp: "2026-03-02T10:00:03.000Z",
+      customType: "x",
+      data: { list: ["one", 2, true] },
+    };
     const text = session(HEADER, a, JSON.stringify(value, null, 2));
     expect(codes(text)).toContain("not-an-object");
     expect(fix(text, "not-an-object", "Join lines")).toBe(session(HEADER, a, JSON.stringify(value)));
   });
 
-  it("deletes a line that is not an object: safe for null, false, 0 and \"\", not for values that hold something", () => {
-    for (const [value, safe] of [["null", true], ["false", true], ["0", true], ['""', true], ['["data"]', false], ['"text"', false], ["42", false]] as const) {
+  it('deletes a line that is not an object: safe for null, false, 0 and "", not for values that hold something', () => {
+    for (const [value, safe] of [
+      ["null", true],
+      ["false", true],
+      ["0", true],
+      ['""', true],
+      ['["data"]', false],
+      ['"text"', false],
+      ["42", false],
+    ] as const) {
       const text = session(HEADER, a, value, b);
       const { actions } = actionsFor(text, "not-an-object");
-      expect(actions.map((x) => x.isPreferred ?? false), value).toEqual([safe]);
+      expect(
+        actions.map((x) => x.isPreferred ?? false),
+        value,
+      ).toEqual([safe]);
       const fixed = fix(text, "not-an-object", "Delete line 3");
       expect(fixed).toBe(session(HEADER, a, b));
       expect(codes(fixed)).toEqual([]);
@@ -256,8 +292,18 @@ describe("quick fixes", () => {
 
   it("ignores diagnostics of other sources and stale ones", () => {
     const text = session(HEADER, a);
-    const foreign: Diagnostic = { range: { start: { line: 1, character: 0 }, end: { line: 1, character: 1 } }, message: "x", code: "malformed-json", source: "other" };
-    const stale: Diagnostic = { range: { start: { line: 9, character: 0 }, end: { line: 9, character: 1 } }, message: "x", code: "malformed-json", source: "pi-session" };
+    const foreign: Diagnostic = {
+      range: { start: { line: 1, character: 0 }, end: { line: 1, character: 1 } },
+      message: "x",
+      code: "malformed-json",
+      source: "other",
+    };
+    const stale: Diagnostic = {
+      range: { start: { line: 9, character: 0 }, end: { line: 9, character: 1 } },
+      message: "x",
+      code: "malformed-json",
+      source: "pi-session",
+    };
     const wrongLine: Diagnostic = { ...stale, range: { start: { line: 1, character: 0 }, end: { line: 1, character: 1 } } };
     expect(computeCodeActions(doc(text), foreign.range, { diagnostics: [foreign, stale, wrongLine] }, options)).toEqual([]);
   });
@@ -290,7 +336,12 @@ describe("source.fixAll", () => {
     const text = `\uFEFF${JSON.stringify(header, null, 2)}\n${r}\n${first}\n${c}\n${second}`;
     expect(codes(text)).toEqual(expect.arrayContaining(["malformed-json", "missing-header", "duplicate-id", "parent-cycle", "no-final-newline"]));
     const d = doc(text);
-    const action = computeCodeActions(d, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, { diagnostics: [], only: ["source.fixAll"] }, options)[0]!;
+    const action = computeCodeActions(
+      d,
+      { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+      { diagnostics: [], only: ["source.fixAll"] },
+      options,
+    )[0]!;
     expect(action.kind).toBe(FIX_ALL_KIND);
     const fixed = applyEdits(text, action.edit!.changes![URI]!);
     expect(fixed).toBe(applySafeFixes(d, options).doc.getText());
@@ -328,8 +379,15 @@ describe("source.fixAll", () => {
     const d = doc(text);
     const { doc: fixed } = applySafeFixes(d, options);
     const after = computeDiagnostics(fixed);
-    for (const [i, { fixes }] of quickFixes(fixed, after.filter((x) => x.severity === 1), options).entries()) {
-      expect(fixes.filter((f) => f.safe), `${String(after[i]!.code)} left`).toEqual([]);
+    for (const [i, { fixes }] of quickFixes(
+      fixed,
+      after.filter((x) => x.severity === 1),
+      options,
+    ).entries()) {
+      expect(
+        fixes.filter((f) => f.safe),
+        `${String(after[i]!.code)} left`,
+      ).toEqual([]);
     }
     // Every object of the original is still there, with its content; a new header may be added.
     const before = contents(d);
@@ -342,7 +400,12 @@ describe("source.fixAll", () => {
     expect(kept.every((k) => JSON.parse(k).type === "session")).toBe(true);
     expect(fixed.analysis.entries.length).toBeGreaterThanOrEqual(d.analysis.entries.length);
     // The code action's edits, on the original text, give the same result.
-    const action = computeCodeActions(d, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, { diagnostics: [], only: ["source.fixAll"] }, options);
+    const action = computeCodeActions(
+      d,
+      { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+      { diagnostics: [], only: ["source.fixAll"] },
+      options,
+    );
     const result = action.length === 0 ? text : applyEdits(text, action[0]!.edit!.changes![URI]!);
     expect(result).toBe(fixed.getText());
   });
@@ -351,13 +414,19 @@ describe("source.fixAll", () => {
     for (const name of ["fault-v1.jsonl", "fault-v2.jsonl"]) {
       const { doc: fixed, fixed: codes } = applySafeFixes(doc(readFileSync(join(dir, name), "utf8")), options);
       expect(codes.get("old-version"), name).toBeGreaterThan(0);
-      expect(computeDiagnostics(fixed).map((x) => x.code), name).not.toContain("old-version");
+      expect(
+        computeDiagnostics(fixed).map((x) => x.code),
+        name,
+      ).not.toContain("old-version");
       expect(fixed.analysis.header?.version, name).toBe(3);
     }
   });
 
   it("leaves what has no safe fix: malformed lines, dangling parents", () => {
-    const left = (name: string) => computeDiagnostics(applySafeFixes(doc(readFileSync(join(dir, name), "utf8")), options).doc).filter((x) => x.severity === 1).map((x) => x.code);
+    const left = (name: string) =>
+      computeDiagnostics(applySafeFixes(doc(readFileSync(join(dir, name), "utf8")), options).doc)
+        .filter((x) => x.severity === 1)
+        .map((x) => x.code);
     expect(left("fault-malformed-middle.jsonl")).toEqual(["malformed-json", "dangling-parent"]);
     expect(left("fault-truncated-last-line.jsonl")).toEqual(["malformed-json"]);
     expect(left("fault-dup-id-cycle-leaf.jsonl")).toEqual([]);
@@ -378,14 +447,33 @@ describe("line diff", () => {
       { aStart: 9, aEnd: 10, bStart: 9, bEnd: 11 },
     ]);
     expect(unifiedDiff(a, b, "a/x", "b/x")).toBe(
-      ["--- a/x", "+++ b/x", "@@ -1,10 +1,11 @@", " 1", " 2", "-3", "+three", " 4", " 5", " 6", " 7", " 8", " 9", "-10", "\\ No newline at end of file", "+10", "+11", ""].join("\n"),
+      [
+        "--- a/x",
+        "+++ b/x",
+        "@@ -1,10 +1,11 @@",
+        " 1",
+        " 2",
+        "-3",
+        "+three",
+        " 4",
+        " 5",
+        " 6",
+        " 7",
+        " 8",
+        " 9",
+        "-10",
+        "\\ No newline at end of file",
+        "+10",
+        "+11",
+        "",
+      ].join("\n"),
     );
     expect(unifiedDiff(a, a, "a", "b")).toBe("");
   });
 
   it("turns any pair of texts into non-overlapping edits that reproduce the second", () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const pick = () => ["a", "b", "c", "", "{}"][Math.floor(random() * 5)]!;
     for (let round = 0; round < 300; round++) {
       const make = () => Array.from({ length: Math.floor(random() * 8) }, pick).join(random() < 0.2 ? "\r\n" : "\n") + (random() < 0.5 ? "\n" : "");

@@ -94,7 +94,10 @@ describe("which lines get a lens", () => {
 
   it("gives a lens only its position and data until it is resolved", () => {
     const [header, ...rest] = computeCodeLenses(doc(COMPACTED));
-    expect(header).toEqual({ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, data: { uri, entryId: null, line: 0, kind: "context" } });
+    expect(header).toEqual({
+      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+      data: { uri, entryId: null, line: 0, kind: "context" },
+    });
     expect(rest.map((l) => l.data)).toEqual([
       { uri, entryId: "c1", line: 7, kind: "compaction" },
       { uri, entryId: "s1", line: 10, kind: "branch" },
@@ -147,7 +150,11 @@ describe("resolved titles", () => {
     const d = doc(COMPACTED);
     const commands = computeCodeLenses(d).map((l) => resolveCodeLens(d, l).command!);
     expect(commands.map((c) => c.command)).toEqual([SHOW_CONTEXT_COMMAND, SHOW_CONTEXT_COMMAND, SHOW_CONTEXT_COMMAND]);
-    expect(commands.map((c) => c.arguments)).toEqual([[uri, null], [uri, "c1"], [uri, "s1"]]);
+    expect(commands.map((c) => c.arguments)).toEqual([
+      [uri, null],
+      [uri, "c1"],
+      [uri, "s1"],
+    ]);
   });
 
   it("says what each compaction of a Pi-written session summarised", () => {
@@ -181,7 +188,17 @@ describe("resolved titles", () => {
   });
 
   it("rounds tokens the way the titles show them", () => {
-    expect([0, 950, 1000, 9140, 9960, 48210, 999_499, 999_500, 1_250_000].map(formatTokens)).toEqual(["0", "950", "1k", "9.1k", "10k", "48k", "999k", "1M", "1.3M"]);
+    expect([0, 950, 1000, 9140, 9960, 48210, 999_499, 999_500, 1_250_000].map(formatTokens)).toEqual([
+      "0",
+      "950",
+      "1k",
+      "9.1k",
+      "10k",
+      "48k",
+      "999k",
+      "1M",
+      "1.3M",
+    ]);
   });
 });
 
@@ -318,7 +335,8 @@ describe("the built-context request", () => {
 
   it("builds Pi 0.74's context when asked", () => {
     const d = fixture("written-16-compaction.jsonl");
-    const golden = (pi: string) => (JSON.parse(readFileSync(join(__dirname, `../parity/expected/written-16-compaction.${pi}.json`), "utf8")) as { context: unknown }).context;
+    const golden = (pi: string) =>
+      (JSON.parse(readFileSync(join(__dirname, `../parity/expected/written-16-compaction.${pi}.json`), "utf8")) as { context: unknown }).context;
     const modern = computeContextRequest(d, { uri });
     const old = computeContextRequest(d, { uri, flavor: "0.74" });
     if (!modern.ok || !old.ok) throw new Error("refused");

@@ -54,7 +54,9 @@ describe("entry types and roles", () => {
   });
 
   it("offers roles inside a message role, also on a line still being typed", () => {
-    const { list, doc } = complete(lines(HEADER, MODEL, `{"type":"message","id":"x1","parentId":"a0000001","timestamp":"2026-03-02T10:00:09.000Z","message":{"role":"$0"`));
+    const { list, doc } = complete(
+      lines(HEADER, MODEL, `{"type":"message","id":"x1","parentId":"a0000001","timestamp":"2026-03-02T10:00:09.000Z","message":{"role":"$0"`),
+    );
     expect(labels(list)).toEqual(expect.arrayContaining(["user", "assistant", "toolResult", "bashExecution", "system"]));
     const toolResult = list.items.find((i) => i.label === "toolResult")!;
     expect((toolResult.documentation as { value: string }).value).toMatch(/To the model/);
@@ -95,7 +97,9 @@ describe("field names", () => {
   });
 
   it("offers the role's fields inside the message object, with message timestamps in ms", () => {
-    const { list } = complete(lines(HEADER, `{"type":"message","id":"x1","parentId":null,"timestamp":"2026-03-02T10:00:09.000Z","message":{"role":"toolResult",$0}}`));
+    const { list } = complete(
+      lines(HEADER, `{"type":"message","id":"x1","parentId":null,"timestamp":"2026-03-02T10:00:09.000Z","message":{"role":"toolResult",$0}}`),
+    );
     expect(labels(list)).toEqual(["toolCallId", "toolName", "content", "isError", "timestamp"]);
     expect(edit(list.items.find((i) => i.label === "timestamp")!).newText).toBe(`"timestamp":\${1:${NOW.getTime()}}`);
     expect(edit(list.items.find((i) => i.label === "isError")!).newText).toBe('"isError":${1|false,true|}');
@@ -103,7 +107,12 @@ describe("field names", () => {
 });
 
 describe("entry ids", () => {
-  const many = (n: number): string[] => Array.from({ length: n }, (_, i) => `{"type":"custom","id":"e${String(i).padStart(7, "0")}","parentId":${i === 0 ? "null" : `"e${String(i - 1).padStart(7, "0")}"`},"timestamp":"2026-03-02T10:00:01.000Z","customType":"x"}`);
+  const many = (n: number): string[] =>
+    Array.from(
+      { length: n },
+      (_, i) =>
+        `{"type":"custom","id":"e${String(i).padStart(7, "0")}","parentId":${i === 0 ? "null" : `"e${String(i - 1).padStart(7, "0")}"`},"timestamp":"2026-03-02T10:00:01.000Z","customType":"x"}`,
+    );
 
   it("puts the leaf first, then entries by distance from the cursor, above winning ties", () => {
     const entries = many(9);
@@ -123,19 +132,57 @@ describe("entry ids", () => {
     expect(labels(complete(lines(HEADER, ...entries)).list)).toEqual(["e0000001", "e0000000"]);
     // A label may name any entry but itself.
     const label = `{"type":"label","id":"e0000006","parentId":"e0000005","timestamp":"2026-03-02T10:00:01.000Z","targetId":"$0","label":"x"}`;
-    expect(labels(complete(lines(HEADER, ...entries.slice(0, 6).map((l) => l.replace("$0", "")), label)).list)).toEqual(["e0000005", "e0000004", "e0000003", "e0000002", "e0000001", "e0000000"]);
+    expect(labels(complete(lines(HEADER, ...entries.slice(0, 6).map((l) => l.replace("$0", "")), label)).list)).toEqual([
+      "e0000005",
+      "e0000004",
+      "e0000003",
+      "e0000002",
+      "e0000001",
+      "e0000000",
+    ]);
   });
 
   it("filters by what is typed and replaces the whole string content", () => {
-    const { list, doc } = complete(lines(HEADER, MODEL, USER, `{"type":"message","id":"b1","parentId":"a00$0zz","timestamp":"2026-03-02T10:00:09.000Z","message":{"role":"user","content":"x","timestamp":1}}`));
+    const { list, doc } = complete(
+      lines(
+        HEADER,
+        MODEL,
+        USER,
+        `{"type":"message","id":"b1","parentId":"a00$0zz","timestamp":"2026-03-02T10:00:09.000Z","message":{"role":"user","content":"x","timestamp":1}}`,
+      ),
+    );
     expect(labels(list)).toEqual(["a0000002", "a0000001"]);
     expect(textOf(doc, edit(list.items[0]!).range)).toBe("a00zz");
   });
 
   it("completes firstKeptEntryId and fromId, but not a field that names no entry", () => {
-    expect(labels(complete(lines(HEADER, MODEL, USER, `{"type":"compaction","id":"c1","parentId":"a0000002","timestamp":"2026-03-02T10:00:09.000Z","summary":"s","firstKeptEntryId":"$0","tokensBefore":1}`)).list)).toEqual(["a0000002", "a0000001"]);
-    expect(labels(complete(lines(HEADER, MODEL, USER, `{"type":"branch_summary","id":"c1","parentId":"a0000002","timestamp":"2026-03-02T10:00:09.000Z","fromId":"$0","summary":"s"}`)).list)).toEqual(["a0000002", "a0000001"]);
-    expect(complete(lines(HEADER, MODEL, `{"type":"custom","id":"c1","parentId":null,"timestamp":"2026-03-02T10:00:09.000Z","customType":"$0"}`)).list.items).toEqual([]);
+    expect(
+      labels(
+        complete(
+          lines(
+            HEADER,
+            MODEL,
+            USER,
+            `{"type":"compaction","id":"c1","parentId":"a0000002","timestamp":"2026-03-02T10:00:09.000Z","summary":"s","firstKeptEntryId":"$0","tokensBefore":1}`,
+          ),
+        ).list,
+      ),
+    ).toEqual(["a0000002", "a0000001"]);
+    expect(
+      labels(
+        complete(
+          lines(
+            HEADER,
+            MODEL,
+            USER,
+            `{"type":"branch_summary","id":"c1","parentId":"a0000002","timestamp":"2026-03-02T10:00:09.000Z","fromId":"$0","summary":"s"}`,
+          ),
+        ).list,
+      ),
+    ).toEqual(["a0000002", "a0000001"]);
+    expect(
+      complete(lines(HEADER, MODEL, `{"type":"custom","id":"c1","parentId":null,"timestamp":"2026-03-02T10:00:09.000Z","customType":"$0"}`)).list.items,
+    ).toEqual([]);
   });
 
   it("caps the list and says so", () => {
@@ -157,7 +204,15 @@ describe("tool call ids", () => {
   });
 
   it("follows the parentId of a line still being typed", () => {
-    const { list } = complete(lines(HEADER, MODEL, USER, CALLS, `{"type":"message","id":"r2","parentId":"a0000003","timestamp":"2026-03-02T10:00:08.000Z","message":{"role":"toolResult","toolCallId":"$0`));
+    const { list } = complete(
+      lines(
+        HEADER,
+        MODEL,
+        USER,
+        CALLS,
+        `{"type":"message","id":"r2","parentId":"a0000003","timestamp":"2026-03-02T10:00:08.000Z","message":{"role":"toolResult","toolCallId":"$0`,
+      ),
+    );
     expect(labels(list)).toEqual(["toolu_01", "toolu_02"]);
   });
 });
@@ -168,7 +223,9 @@ describe("new entries on a blank line", () => {
     expect(labels(list)).toEqual(["user message", "assistant reply", "tool result", "label", "model change", "compaction", "branch summary"]);
     const user = edit(list.items[0]!);
     expect(user.range).toEqual({ start: { line: 3, character: 0 }, end: { line: 3, character: 0 } });
-    expect(user.newText).toBe(`{"type":"message","id":"beefcafe","parentId":"a0000002","timestamp":"2026-11-29T14:00:00.000Z","message":{"role":"user","content":"\${1:text}","timestamp":${NOW.getTime()}\\}\\}`);
+    expect(user.newText).toBe(
+      `{"type":"message","id":"beefcafe","parentId":"a0000002","timestamp":"2026-11-29T14:00:00.000Z","message":{"role":"user","content":"\${1:text}","timestamp":${NOW.getTime()}\\}\\}`,
+    );
     // Every snippet, with its placeholders filled by their defaults, is a line Pi could have written.
     for (const item of list.items) {
       const line = expandSnippet(edit(item).newText);
@@ -303,9 +360,13 @@ function expandSnippet(snippet: string): string {
 describe("firstKeptEntryId candidates", () => {
   it("offer the compaction's ancestors first, nearest first, before the leaf and other branches", () => {
     const header = '{"type":"session","version":3,"id":"s","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/"}';
-    const msg = (id: string, parent: string | null) => `{"type":"message","id":"${id}","parentId":${parent === null ? "null" : `"${parent}"`},"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}`;
-    const compaction = '{"type":"compaction","id":"c1","parentId":"a3","timestamp":"2026-03-02T10:00:05.000Z","summary":"S","firstKeptEntryId":"$0","tokensBefore":10}';
-    const { doc, position } = documentWithCursor([header, msg("a1", null), msg("a2", "a1"), msg("b2", "a1"), msg("a3", "a2"), compaction, msg("z9", "b2")].join("\n"));
+    const msg = (id: string, parent: string | null) =>
+      `{"type":"message","id":"${id}","parentId":${parent === null ? "null" : `"${parent}"`},"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}`;
+    const compaction =
+      '{"type":"compaction","id":"c1","parentId":"a3","timestamp":"2026-03-02T10:00:05.000Z","summary":"S","firstKeptEntryId":"$0","tokensBefore":10}';
+    const { doc, position } = documentWithCursor(
+      [header, msg("a1", null), msg("a2", "a1"), msg("b2", "a1"), msg("a3", "a2"), compaction, msg("z9", "b2")].join("\n"),
+    );
     const labels = computeCompletion(doc, position).items.map((i) => i.label);
     expect(labels.slice(0, 3)).toEqual(["a3", "a2", "a1"]);
     expect(labels).toContain("z9");

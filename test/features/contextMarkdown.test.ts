@@ -7,7 +7,19 @@ import { describe, expect, it } from "vitest";
 import { buildContext, type ContextBuild, type PiFlavor } from "../../server/src/core/buildContext";
 import { SessionDocument } from "../../server/src/core/document";
 import { contextMarkdownOptions, renderContextMarkdown, sessionName, shorten } from "../../server/src/features/contextMarkdown";
-import { HEADER, assistant, assistantCalling, branchSummary, compaction, modelChange, session, sessionInfo, thinkingChange, toolResult, user } from "../helpers/piLines";
+import {
+  HEADER,
+  assistant,
+  assistantCalling,
+  branchSummary,
+  compaction,
+  modelChange,
+  session,
+  sessionInfo,
+  thinkingChange,
+  toolResult,
+  user,
+} from "../helpers/piLines";
 
 const doc = (text: string) => new SessionDocument("file:///context.jsonl", "jsonl", 1, text);
 
@@ -174,7 +186,9 @@ describe("renderContextMarkdown", () => {
   it("takes the session name as Pi does: the last session_info in file order, trimmed", () => {
     const a = doc(session(HEADER, user("u1", null, "hi", 1), sessionInfo("s1", "u1", "First", 2), sessionInfo("s2", "u1", "  Second  ", 3))).analysis;
     expect(sessionName(a)).toBe("Second");
-    expect(sessionName(doc(session(HEADER, user("u1", null, "hi", 1), sessionInfo("s1", "u1", "Named", 2), sessionInfo("s2", "s1", "  ", 3))).analysis)).toBeUndefined();
+    expect(
+      sessionName(doc(session(HEADER, user("u1", null, "hi", 1), sessionInfo("s1", "u1", "Named", 2), sessionInfo("s2", "s1", "  ", 3))).analysis),
+    ).toBeUndefined();
   });
 
   it("shortens a 400 KB tool output to its first 20 lines and says how many more there were", () => {

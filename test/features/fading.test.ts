@@ -71,7 +71,11 @@ describe("fading entries out of the context", () => {
       compaction("c1", "a2", "u2", 12000), //      7
       user("u3", "c1", "Next."), //                8
     );
-    expect(faded(text)).toEqual(["1: summarised by the compaction on line 8", "2: summarised by the compaction on line 8", "3: summarised by the compaction on line 8"]);
+    expect(faded(text)).toEqual([
+      "1: summarised by the compaction on line 8",
+      "2: summarised by the compaction on line 8",
+      "3: summarised by the compaction on line 8",
+    ]);
   });
 
   it("fades a system message in the kept range, which Pi 1.x drops", () => {
@@ -84,7 +88,10 @@ describe("fading entries out of the context", () => {
       compaction("c1", "a2", "u2", 12000), //      5
       user("u3", "c1", "Next."), //                6
     );
-    expect(faded(text)).toEqual(["1: summarised by the compaction on line 6", "3: a system message Pi 1.x drops before the compaction on line 6 (Pi 0.73/0.74 keeps it)"]);
+    expect(faded(text)).toEqual([
+      "1: summarised by the compaction on line 6",
+      "3: a system message Pi 1.x drops before the compaction on line 6 (Pi 0.73/0.74 keeps it)",
+    ]);
   });
 
   it("fades a message that the last context edit naming it removes", () => {
@@ -133,7 +140,7 @@ describe("fading entries out of the context", () => {
   });
 
   it("covers the line without its CRLF ending, whatever precedes it", () => {
-    const text = [HEADER, user("u1", null, "Fix 🧪 the 𝄞 test."), assistant("a1", "u1", "Side 😀."), assistant("a2", "u1", "Main.")].join("\r\n") + "\r\n";
+    const text = `${[HEADER, user("u1", null, "Fix 🧪 the 𝄞 test."), assistant("a1", "u1", "Side 😀."), assistant("a2", "u1", "Main.")].join("\r\n")}\r\n`;
     const d = doc(text);
     const [x] = computeFadingHints(d);
     expect(x!.range).toEqual({ start: { line: 2, character: 0 }, end: { line: 2, character: assistant("a1", "u1", "Side 😀.").length } });

@@ -75,15 +75,7 @@ describe("runs off the active path", () => {
       user("u5", "a1", "Use a parser instead.", 7), //            7
       assistant("a5", "u5", "Done, with date-fns.", 8), //        8 leaf
     );
-    expect(render(folding(text))).toBe(
-      tree(
-        "1-2 turn",
-        "3-6 region (4 entries off the active path)",
-        "  3-4 turn",
-        "  5-6 turn",
-        "7-8 turn",
-      ),
-    );
+    expect(render(folding(text))).toBe(tree("1-2 turn", "3-6 region (4 entries off the active path)", "  3-4 turn", "  5-6 turn", "7-8 turn"));
   });
 
   it("shorten turns so that no two ranges cross", () => {
@@ -144,20 +136,31 @@ describe("compactions", () => {
   });
 
   it("summarise everything before them when the kept entry is not on their path", () => {
-    const dangling = session(HEADER, user("u1", null, "One."), assistant("a1", "u1", "1."), user("u2", "a1", "Two."), compaction("c1", "u2", "gone", 1000), user("u3", "c1", "Three."));
+    const dangling = session(
+      HEADER,
+      user("u1", null, "One."),
+      assistant("a1", "u1", "1."),
+      user("u2", "a1", "Two."),
+      compaction("c1", "u2", "gone", 1000),
+      user("u3", "c1", "Three."),
+    );
     // The turn of "Two." would run from inside the region to the compaction: it cannot fold.
     expect(render(folding(dangling))).toBe(tree("1-3 region (3 entries summarised by the compaction on line 5)", "  1-2 turn"));
   });
 
   it("come first when the number of ranges is capped", () => {
-    expect(render(folding(text, 3))).toBe(tree("1-5 region (5 entries summarised by the compaction on line 9)", "  2-3 turn", "6-10 region (5 entries summarised by the compaction on line 14)"));
+    expect(render(folding(text, 3))).toBe(
+      tree("1-5 region (5 entries summarised by the compaction on line 9)", "  2-3 turn", "6-10 region (5 entries summarised by the compaction on line 14)"),
+    );
     expect(folding(text, 0)).toEqual([]);
   });
 });
 
 describe("on sessions the real Pi wrote", () => {
   const dir = join(__dirname, "../parity/fixtures");
-  const files = readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".jsonl"))
+    .sort();
 
   it("folding ranges are valid, sorted and well nested, and the outline is well formed", () => {
     for (const file of files) {
@@ -189,7 +192,14 @@ describe("on sessions the real Pi wrote", () => {
 
 describe("line endings and faults", () => {
   it("folds the same lines in a CRLF file", () => {
-    const lines = [HEADER, modelChange("m1", null), user("u1", "m1", "Fix 😀 修复."), assistant("a1", "u1", "Done."), user("u2", "a1", "Next."), assistant("a2", "u2", "OK.")];
+    const lines = [
+      HEADER,
+      modelChange("m1", null),
+      user("u1", "m1", "Fix 😀 修复."),
+      assistant("a1", "u1", "Done."),
+      user("u2", "a1", "Next."),
+      assistant("a2", "u2", "OK."),
+    ];
     const lf = render(folding(`${lines.join("\n")}\n`));
     expect(lf).toBe(tree("2-3 turn", "4-5 turn"));
     expect(render(folding(`${lines.join("\r\n")}\r\n`))).toBe(lf);

@@ -26,11 +26,13 @@ function format(text: string): { edits: TextEdit[]; text: string } {
 }
 
 const H = '{"type":"session","version":3,"id":"0197a0b0-0000-7000-8000-000000000001","timestamp":"2026-03-02T10:00:00.002Z","cwd":"/home/dev/p"}';
-const USER = '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1772445601000}}';
+const USER =
+  '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1772445601000}}';
 
 describe("computeFormatting", () => {
   it("rewrites a spaced-out line compactly, keeping key order", () => {
-    const spaced = '{ "type": "message",  "id": "a1", "parentId": null,\t"timestamp": "2026-03-02T10:00:01.000Z", "message": { "role": "user", "content": "hi", "timestamp": 1772445601000 } }  ';
+    const spaced =
+      '{ "type": "message",  "id": "a1", "parentId": null,\t"timestamp": "2026-03-02T10:00:01.000Z", "message": { "role": "user", "content": "hi", "timestamp": 1772445601000 } }  ';
     const { edits, text } = format(`${H}\n${spaced}\n`);
     expect(edits).toHaveLength(1);
     expect(edits[0]!.range).toEqual({ start: { line: 1, character: 0 }, end: { line: 1, character: spaced.length } });
@@ -38,10 +40,13 @@ describe("computeFormatting", () => {
   });
 
   it("writes escaped unicode the way JSON.stringify does", () => {
-    const escaped = '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"caf\\u00e9 \\ud83d\\ude00 \\/ \\u0007 \\ud800","timestamp":1772445601000}}';
+    const escaped =
+      '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"caf\\u00e9 \\ud83d\\ude00 \\/ \\u0007 \\ud800","timestamp":1772445601000}}';
     const { text } = format(`${H}\n${escaped}\n`);
     // Pi's form: é and 😀 as themselves, "/" unescaped, a control character and a lone surrogate as \u escapes.
-    expect(text.split("\n")[1]).toBe('{"type":"message","id":"a1","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"café 😀 / \\u0007 \\ud800","timestamp":1772445601000}}');
+    expect(text.split("\n")[1]).toBe(
+      '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"café 😀 / \\u0007 \\ud800","timestamp":1772445601000}}',
+    );
     expect(JSON.parse(text.split("\n")[1]!)).toEqual(JSON.parse(escaped));
   });
 

@@ -46,7 +46,9 @@ function prepare(source: string): { doc: SessionDocument; item: HierarchyItem } 
 
 describe("prepareHierarchy", () => {
   it("names the entry on the cursor's line and selects its id", () => {
-    const { doc, item } = prepare([H, user("a1", null, "Fix the failing test in parser.ts please, it broke yesterday"), assistant("b1", "a1", "Looking$0.")].join("\n"));
+    const { doc, item } = prepare(
+      [H, user("a1", null, "Fix the failing test in parser.ts please, it broke yesterday"), assistant("b1", "a1", "Looking$0.")].join("\n"),
+    );
     expect(item.name).toBe('assistant: "Looking."');
     expect(item.range).toEqual({ start: { line: 2, character: 0 }, end: { line: 2, character: doc.lines[2]!.length } });
     expect(textOf(doc, item.selectionRange)).toBe('"b1"');
@@ -61,7 +63,7 @@ describe("prepareHierarchy", () => {
   it("works anywhere on the line, including after emoji and CJK text", () => {
     const line = user("a1", null, "修正してください 🙂 the test");
     const at = line.indexOf("🙂") + 2; // between the two halves' end and the space
-    const { doc, item } = prepare([H, line.slice(0, at) + "$0" + line.slice(at)].join("\n"));
+    const { doc, item } = prepare([H, `${line.slice(0, at)}$0${line.slice(at)}`].join("\n"));
     expect(item.name).toBe('user: "修正してください 🙂 the test"');
     expect(textOf(doc, item.selectionRange)).toBe('"a1"');
   });
@@ -127,12 +129,7 @@ describe("type hierarchy", () => {
   });
 
   it("a duplicated id resolves to its last holder, as in Pi", () => {
-    const source = [
-      H,
-      user("a1", null, "first holder$0"),
-      user("a1", null, "second holder", 3),
-      assistant("b1", "a1", "child of the id"),
-    ];
+    const source = [H, user("a1", null, "first holder$0"), user("a1", null, "second holder", 3), assistant("b1", "a1", "child of the id")];
     const { doc, item } = prepare(source.join("\n"));
     // The first holder keeps its own identity, but no child resolves to it.
     expect(item.detail).toBe("a1 · line 2 · duplicate id, shadowed");
@@ -245,7 +242,17 @@ describe("items after an edit", () => {
 
   it("never throw on data that is not ours", () => {
     const { doc, item } = prepare(source);
-    const bad: unknown[] = [undefined, null, 42, "x", {}, { line: -1, entryId: "b1" }, { line: 2.5, entryId: "b1" }, { line: 2, entryId: 7 }, { line: "2", entryId: "b1" }];
+    const bad: unknown[] = [
+      undefined,
+      null,
+      42,
+      "x",
+      {},
+      { line: -1, entryId: "b1" },
+      { line: 2.5, entryId: "b1" },
+      { line: 2, entryId: 7 },
+      { line: "2", entryId: "b1" },
+    ];
     for (const data of bad) {
       const other = { ...item, data } as unknown as HierarchyItem;
       expect(typeHierarchySupertypes(doc, other)).toEqual([]);
@@ -259,7 +266,8 @@ describe("items after an edit", () => {
 describe("a 50,000-deep chain", () => {
   const depth = 50_000;
   const lines = [H];
-  for (let i = 0; i < depth; i++) lines.push(i % 2 === 0 ? user(`e${i}`, i === 0 ? null : `e${i - 1}`, `turn ${i}`) : assistant(`e${i}`, `e${i - 1}`, `answer ${i}`));
+  for (let i = 0; i < depth; i++)
+    lines.push(i % 2 === 0 ? user(`e${i}`, i === 0 ? null : `e${i - 1}`, `turn ${i}`) : assistant(`e${i}`, `e${i - 1}`, `answer ${i}`));
   const doc = new SessionDocument("file:///deep.jsonl", "jsonl", 1, lines.join("\n"));
 
   it("prepares and expands one level in well under 5 ms, anywhere in the chain", () => {
@@ -285,7 +293,10 @@ describe("a 50,000-deep chain", () => {
       expect(names(typeHierarchySupertypes(doc, item))).toEqual(line === 1 ? [] : [`${line - 1}:${entryTitle(doc.analysis.entryAtLine[line - 1]!)}`]);
       expect(typeHierarchySubtypes(doc, item).map((i) => i.range.start.line)).toEqual(line === depth ? [] : [line + 1]);
       for (const t of [tPrepare, tSuper, tSub, tIn, tOut]) expect(t).toBeLessThan(5);
-      if (process.env.HIERARCHY_TIMINGS) console.log(`line ${line}: prepare ${tPrepare.toFixed(3)} ms, supertypes ${tSuper.toFixed(3)} ms, subtypes ${tSub.toFixed(3)} ms, incoming ${tIn.toFixed(3)} ms, outgoing ${tOut.toFixed(3)} ms`);
+      if (process.env.HIERARCHY_TIMINGS)
+        console.log(
+          `line ${line}: prepare ${tPrepare.toFixed(3)} ms, supertypes ${tSuper.toFixed(3)} ms, subtypes ${tSub.toFixed(3)} ms, incoming ${tIn.toFixed(3)} ms, outgoing ${tOut.toFixed(3)} ms`,
+        );
     }
   });
 });
@@ -311,8 +322,19 @@ describe("entryTitle", () => {
 
   it("names messages by role with a bounded preview", () => {
     const msg = (m: object) => title(`{"type":"message",${base},"message":${JSON.stringify(m)}}`);
-    expect(msg({ role: "assistant", content: [{ type: "thinking", thinking: "hmm" }, { type: "toolCall", id: "c", name: "read", arguments: {} }, { type: "toolCall", id: "d", name: "edit", arguments: {} }] })).toBe("assistant: toolCall read, edit");
-    expect(msg({ role: "toolResult", toolCallId: "c", toolName: "bash", content: [{ type: "text", text: "exit 1" }], isError: true })).toBe("toolResult: bash (error)");
+    expect(
+      msg({
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "hmm" },
+          { type: "toolCall", id: "c", name: "read", arguments: {} },
+          { type: "toolCall", id: "d", name: "edit", arguments: {} },
+        ],
+      }),
+    ).toBe("assistant: toolCall read, edit");
+    expect(msg({ role: "toolResult", toolCallId: "c", toolName: "bash", content: [{ type: "text", text: "exit 1" }], isError: true })).toBe(
+      "toolResult: bash (error)",
+    );
     expect(msg({ role: "bashExecution", command: "npm test", output: "" })).toBe('bashExecution: "npm test"');
     expect(msg({ role: "user", content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] })).toBe("user: (image)");
     expect(msg({ role: "user", content: "x".repeat(400_000) })).toBe(`user: "${"x".repeat(40)}…"`);

@@ -124,7 +124,9 @@ describe("hover on a message role", () => {
     const custom = sys.replace('"role":"system","content":"Be brief."', '"role":"custom","customType":"note","content":"Hi","display":true');
     expect(hover(fixture([...LINES, custom], 9, '"role":"cus')).md).toContain("Turned into a user message with its `content`.");
     const summary = sys.replace('"role":"system","content":"Be brief."', '"role":"compactionSummary","summary":"S"');
-    expect(hover(fixture([...LINES, summary], 9, '"role":"comp')).md).toContain("The conversation history before this point was compacted into the following summary:");
+    expect(hover(fixture([...LINES, summary], 9, '"role":"comp')).md).toContain(
+      "The conversation history before this point was compacted into the following summary:",
+    );
   });
 
   it("unknown roles are dropped", () => {
@@ -204,7 +206,11 @@ describe("hover on an entry", () => {
   });
 
   it("a path whose last line leads into a cycle has no active path", () => {
-    const lines = [HEADER, `{"type":"custom","id":"x","parentId":"y","timestamp":"2026-03-02T10:00:01.000Z","customType":"s"}`, `{"type":"custom","id":"y","parentId":"x","timestamp":"2026-03-02T10:00:02.000Z","customType":"s"}`];
+    const lines = [
+      HEADER,
+      `{"type":"custom","id":"x","parentId":"y","timestamp":"2026-03-02T10:00:01.000Z","customType":"s"}`,
+      `{"type":"custom","id":"y","parentId":"x","timestamp":"2026-03-02T10:00:02.000Z","customType":"s"}`,
+    ];
     const { md } = hover(fixture(lines, 1, '"customTy'));
     expect(md).toContain("- **Tree:** in a parent cycle of 2 entries (lines 2, 3): Pi hangs walking up from here · 1 child");
     expect(md).toContain("- **Active path:** none: the last entry (line 3) leads into a parent cycle, so Pi hangs resuming this session");
@@ -253,7 +259,9 @@ describe("hover on ids and references", () => {
   it("a dangling reference names no entry", () => {
     const orphan = `{"type":"message","id":"c1","parentId":"gone0001","timestamp":"2026-03-02T10:04:00.000Z","message":{"role":"user","content":"Hello","timestamp":1772445840000}}`;
     const { md } = hover(fixture([...LINES, orphan], 9, '"parentId":"go'));
-    expect(md).toBe("**parentId** `gone0001`\n\nNames no entry. Pi treats this entry as a root: a path through it stops here, and what is above drops out of the context.");
+    expect(md).toBe(
+      "**parentId** `gone0001`\n\nNames no entry. Pi treats this entry as a root: a path through it stops here, and what is above drops out of the context.",
+    );
     expect(hover(fixture([...LINES, orphan], 9, "Hel")).md).toContain("a root: its parent `gone0001` names no entry");
     const label = `{"type":"label","id":"c1","parentId":"a0000007","timestamp":"2026-03-02T10:04:00.000Z","targetId":"nope","label":"x"}`;
     expect(hover(fixture([...LINES, label], 9, '"targetId":"n')).md).toContain("Names no entry. The label marks no entry.");
@@ -270,11 +278,15 @@ describe("hover on ids and references", () => {
   it("a firstKeptEntryId off the path, and the compaction's own id", () => {
     const off = COMPACTION.replace('"firstKeptEntryId":"a0000003"', '"firstKeptEntryId":"b0000001"');
     const lines = [HEADER, MODEL, USER, CALL, RESULT, LABEL, SIDE, off, REPLY];
-    expect(hover(fixture(lines, 7, '"firstKeptEntryId":"b')).md).toContain("It is not on the path above this compaction: Pi keeps nothing from before the compaction.");
+    expect(hover(fixture(lines, 7, '"firstKeptEntryId":"b')).md).toContain(
+      "It is not on the path above this compaction: Pi keeps nothing from before the compaction.",
+    );
     // Nothing from before it is kept: the user message is summarised away.
     expect(hover(fixture(lines, 3, '"cacheRe')).md).toContain("- **Context:** not in it: summarised by the compaction on line 8");
     const own = COMPACTION.replace('"firstKeptEntryId":"a0000003"', '"firstKeptEntryId":"a0000006"');
-    expect(hover(fixture([HEADER, MODEL, USER, CALL, RESULT, LABEL, own], 6, '"firstKeptEntryId":"a')).md).toContain("The compaction's own id: Pi 1.x's way of keeping nothing");
+    expect(hover(fixture([HEADER, MODEL, USER, CALL, RESULT, LABEL, own], 6, '"firstKeptEntryId":"a')).md).toContain(
+      "The compaction's own id: Pi 1.x's way of keeping nothing",
+    );
   });
 
   it("duplicate ids: Pi uses the last", () => {
@@ -287,7 +299,9 @@ describe("hover on ids and references", () => {
     // On the first holder's id: Pi ignores it.
     const first = hover(fixture(lines, 1, '"id":"a0'));
     expect(first.md).toContain("- **Duplicate:** `a0000001` is held by 2 entries (lines 2, 10); Pi uses the last, line 10, and ignores this one");
-    expect(hover(fixture(lines, 1, '"modelId')).md).toContain("- **Id:** `a0000001` is held by 2 entries (lines 2, 10); Pi uses the last, line 10, and ignores this one");
+    expect(hover(fixture(lines, 1, '"modelId')).md).toContain(
+      "- **Id:** `a0000001` is held by 2 entries (lines 2, 10); Pi uses the last, line 10, and ignores this one",
+    );
   });
 
   it("a tool call and the tool result that answers it find each other", () => {
@@ -347,7 +361,10 @@ describe("hover on a timestamp", () => {
 
 describe("hover on the header", () => {
   it("name, cwd, version, counts, parent session", () => {
-    const header = HEADER.replace('"cwd":"/home/dev/project"', '"cwd":"/home/dev/project","parentSession":"/home/dev/.pi/agent/sessions/--home-dev-project--/old.jsonl"');
+    const header = HEADER.replace(
+      '"cwd":"/home/dev/project"',
+      '"cwd":"/home/dev/project","parentSession":"/home/dev/.pi/agent/sessions/--home-dev-project--/old.jsonl"',
+    );
     const named = `{"type":"session_info","id":"c1","parentId":"a0000007","timestamp":"2026-03-02T10:04:00.000Z","name":"  Fix the adder  "}`;
     const { md, token } = hover(fixture([header, ...LINES.slice(1), named], 0, '"cw'));
     expect(token).toBe('"cwd"');
@@ -409,8 +426,10 @@ describe("positions and bounds", () => {
   });
 
   it("a 400 KB line stays under the bound", () => {
-    const big = "x".repeat(200_000) + " 😀 " + "y ".repeat(100_000);
-    const line = RESULT.replace("export const add = (a, b) => a - b; // 🐛", big).replace('"id":"a0000004"', '"id":"c1"').replace('"parentId":"a0000003"', '"parentId":"a0000007"');
+    const big = `${"x".repeat(200_000)} 😀 ${"y ".repeat(100_000)}`;
+    const line = RESULT.replace("export const add = (a, b) => a - b; // 🐛", big)
+      .replace('"id":"a0000004"', '"id":"c1"')
+      .replace('"parentId":"a0000003"', '"parentId":"a0000007"');
     expect(line.length).toBeGreaterThan(400_000);
     const lines = [...LINES, line];
     const inText = hover(fixture(lines, 9, "xxxxxxxxxx"));
@@ -482,10 +501,25 @@ describe("isInContext (section 5.3)", () => {
 
   it("a missing firstKeptEntryId keeps nothing before; system messages before it are dropped by 1.x", () => {
     const sys = `{"type":"message","id":"s1","parentId":"a0000001","timestamp":"2026-03-02T10:00:01.500Z","message":{"role":"system","content":"Be brief.","timestamp":1772445601500}}`;
-    const lines = [HEADER, MODEL, sys, USER.replace('"parentId":"a0000001"', '"parentId":"s1"'), CALL, RESULT, LABEL, COMPACTION.replace('"firstKeptEntryId":"a0000003"', '"firstKeptEntryId":"a0000001"')];
+    const lines = [
+      HEADER,
+      MODEL,
+      sys,
+      USER.replace('"parentId":"a0000001"', '"parentId":"s1"'),
+      CALL,
+      RESULT,
+      LABEL,
+      COMPACTION.replace('"firstKeptEntryId":"a0000003"', '"firstKeptEntryId":"a0000001"'),
+    ];
     const a = doc(lines).analysis;
     expect(a.entries.map((e) => contextSelection(a).state[e.index])).toEqual([1, ContextState.DroppedSystem, 1, 1, 1, 1, 1]);
-    const gone = doc([HEADER, MODEL, USER, CALL, COMPACTION.replace('"firstKeptEntryId":"a0000003"', '"firstKeptEntryId":"zzz"').replace('"parentId":"a0000005"', '"parentId":"a0000003"')]).analysis;
+    const gone = doc([
+      HEADER,
+      MODEL,
+      USER,
+      CALL,
+      COMPACTION.replace('"firstKeptEntryId":"a0000003"', '"firstKeptEntryId":"zzz"').replace('"parentId":"a0000005"', '"parentId":"a0000003"'),
+    ]).analysis;
     expect(gone.entries.map((e) => isInContext(gone, e))).toEqual([false, false, false, true]);
   });
 });
@@ -494,12 +528,13 @@ describe("hover on entries without text", () => {
   it("quotes nothing for an empty branch summary, on the entry and on a reference to it", () => {
     const header = '{"type":"session","version":3,"id":"s","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/"}';
     const summary = '{"type":"branch_summary","id":"b1","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","fromId":"root","summary":""}';
-    const child = '{"type":"message","id":"u1","parentId":"b$01","timestamp":"2026-03-02T10:00:02.000Z","message":{"role":"user","content":"hi","timestamp":1}}';
+    const child =
+      '{"type":"message","id":"u1","parentId":"b$01","timestamp":"2026-03-02T10:00:02.000Z","message":{"role":"user","content":"hi","timestamp":1}}';
     const { doc, position } = documentWithCursor([header, summary, child].join("\n"));
-    const value = (computeHover(doc, position)?.contents as { value: string }).value;
+    const value = (computeHover(doc, position)?.contents as { value: string } | undefined)?.value;
     expect(value).toContain("b1");
     expect(value).not.toMatch(/^>\s*$/m);
-    const onEntry = (computeHover(doc, { line: 1, character: 5 })?.contents as { value: string }).value;
+    const onEntry = (computeHover(doc, { line: 1, character: 5 })?.contents as { value: string } | undefined)?.value;
     expect(onEntry).not.toMatch(/^>\s*$/m);
   });
 });

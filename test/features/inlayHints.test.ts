@@ -71,7 +71,14 @@ describe("parent previews", () => {
   });
 
   it("shows nothing for null, empty or non-string parents", () => {
-    const d = doc(session(HEADER, user("u1", null, "Root."), user("u2", "", "Also a root."), `{"type":"message","id":"u3","parentId":7,"timestamp":"2026-03-02T10:00:09.000Z","message":{"role":"user","content":"x"}}`));
+    const d = doc(
+      session(
+        HEADER,
+        user("u1", null, "Root."),
+        user("u2", "", "Also a root."),
+        `{"type":"message","id":"u3","parentId":7,"timestamp":"2026-03-02T10:00:09.000Z","message":{"role":"user","content":"x"}}`,
+      ),
+    );
     expect(parents(d)).toEqual([]);
   });
 
@@ -86,7 +93,7 @@ describe("parent previews", () => {
   });
 
   it("works on CRLF files and after a byte order mark", () => {
-    const crlf = doc([HEADER, user("u1", null, "Fix."), assistant("a1", "u1", "Done.")].join("\r\n") + "\r\n");
+    const crlf = doc(`${[HEADER, user("u1", null, "Fix."), assistant("a1", "u1", "Done.")].join("\r\n")}\r\n`);
     const [p, t] = computeInlayHints(crlf, lines(2, 2));
     expect(p!.label).toBe('← user: "Fix."');
     expect(crlf.lines[2]!.slice(0, p!.position.character).endsWith('"parentId":"u1"')).toBe(true);
@@ -135,7 +142,9 @@ describe("context tokens", () => {
     const build = buildContext(a);
     if (!build.ok) throw new Error("no context");
     const expected = new Map<number, number>();
-    build.build.sources.forEach((entry, k) => expected.set(entry.line, estimateContextTokens(build.build.context.messages.slice(0, k + 1)).tokens));
+    build.build.sources.forEach((entry, k) => {
+      expected.set(entry.line, estimateContextTokens(build.build.context.messages.slice(0, k + 1)).tokens);
+    });
 
     const exact = (h: InlayHint) => Number(/about ([\d,]+) tokens/.exec(h.tooltip as string)![1]!.replace(/,/g, ""));
     const check = (hints: InlayHint[]) => {
@@ -167,7 +176,13 @@ describe("context tokens", () => {
     const d = doc(text);
     const summary = "## Goal\nFix the parser.\n\n## Progress\n- Tests pass.";
     const s = Math.ceil(summary.length / 4);
-    expect(tokens(d)).toEqual([`3: user · ~${s + 10} tokens`, "5: assistant · ~3.3k tokens", `6: compactionSummary · ~${s} tokens`, "7: branchSummary · ~3.3k tokens", "8: user · ~3.3k tokens"]);
+    expect(tokens(d)).toEqual([
+      `3: user · ~${s + 10} tokens`,
+      "5: assistant · ~3.3k tokens",
+      `6: compactionSummary · ~${s} tokens`,
+      "7: branchSummary · ~3.3k tokens",
+      "8: user · ~3.3k tokens",
+    ]);
   });
 
   it("gives no token hints when the leaf runs into a cycle, but still previews parents, without hanging", () => {
@@ -190,7 +205,10 @@ describe("context tokens", () => {
 });
 
 describe("the requested range", () => {
-  const text = session(HEADER, ...Array.from({ length: 20 }, (_, i) => (i % 2 ? assistant(`e${i}`, `e${i - 1}`, "ok") : user(`e${i}`, i ? `e${i - 1}` : null, "go"))));
+  const text = session(
+    HEADER,
+    ...Array.from({ length: 20 }, (_, i) => (i % 2 ? assistant(`e${i}`, `e${i - 1}`, "ok") : user(`e${i}`, i ? `e${i - 1}` : null, "go"))),
+  );
 
   it("gives hints only for the lines in it, and only at positions inside it", () => {
     const d = doc(text);
@@ -231,7 +249,9 @@ describe("the requested range", () => {
 
 describe("the sessions the real Pi wrote (test/parity/fixtures)", () => {
   const dir = join(__dirname, "../parity/fixtures");
-  const files = readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".jsonl"))
+    .sort();
   let checked = 0;
 
   it.each(files)("%s: hints never throw, and the last token hint is the estimate of the whole context", (file) => {
@@ -258,4 +278,3 @@ describe("the sessions the real Pi wrote (test/parity/fixtures)", () => {
     expect(checked).toBeGreaterThan(files.length / 2);
   });
 });
-

@@ -62,7 +62,8 @@ function codes(text: string): string[] {
 }
 
 const fixture = (name: string) => readFileSync(join(PARITY, "fixtures", `${name}.jsonl`), "utf8");
-const piRewrite = (name: string, pi = "1.6.0") => (JSON.parse(readFileSync(join(PARITY, "expected", `${name}.${pi}.json`), "utf8")) as { fileAfter: string }).fileAfter;
+const piRewrite = (name: string, pi = "1.6.0") =>
+  (JSON.parse(readFileSync(join(PARITY, "expected", `${name}.${pi}.json`), "utf8")) as { fileAfter: string }).fileAfter;
 
 describe("computeMigration against the real Pi", () => {
   it("migrates fault-v1 as Pi 1.6.0 and 0.74.2 did, up to the ids", () => {
@@ -70,7 +71,11 @@ describe("computeMigration against the real Pi", () => {
     sameUpToIds(migrated, piRewrite("fault-v1"));
     sameUpToIds(migrated, piRewrite("fault-v1", "0.74.2"));
     // One chain, ids in Pi's form, firstKeptEntryIndex 3 (counting the header) → the third entry.
-    const entries = migrated.trim().split("\n").slice(1).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const entries = migrated
+      .trim()
+      .split("\n")
+      .slice(1)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     entries.forEach((e, i) => {
       expect(e.id).toMatch(/^[0-9a-f]{8}$/);
       expect(e.parentId).toBe(i === 0 ? null : entries[i - 1]!.id);
@@ -102,7 +107,8 @@ describe("computeMigration against the real Pi", () => {
 
 const V1_HEADER = '{"type":"session","id":"s1","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/p"}';
 const v1user = (text: string) => `{"type":"message","timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"${text}","timestamp":1}}`;
-const v1compaction = (index: number) => `{"type":"compaction","timestamp":"2026-03-02T10:00:02.000Z","summary":"S","firstKeptEntryIndex":${index},"tokensBefore":5}`;
+const v1compaction = (index: number) =>
+  `{"type":"compaction","timestamp":"2026-03-02T10:00:02.000Z","summary":"S","firstKeptEntryIndex":${index},"tokensBefore":5}`;
 
 function entriesOf(text: string): Record<string, unknown>[] {
   return text.split(/\r?\n/).flatMap((l) => {
@@ -117,13 +123,13 @@ function entriesOf(text: string): Record<string, unknown>[] {
 
 describe("computeMigration details", () => {
   it("gives identical lines different ids", () => {
-    const [a, b] = entriesOf(migrate([V1_HEADER, v1user("same"), v1user("same")].join("\n") + "\n"));
+    const [a, b] = entriesOf(migrate(`${[V1_HEADER, v1user("same"), v1user("same")].join("\n")}\n`));
     expect(a!.id).not.toBe(b!.id);
     expect(b!.parentId).toBe(a!.id);
   });
 
   it("keeps blank and unparsable lines where they are, and chains across them", () => {
-    const source = [V1_HEADER, v1user("one"), "", '{"type":"message", broken', "   ", v1user("two")].join("\n") + "\n";
+    const source = `${[V1_HEADER, v1user("one"), "", '{"type":"message", broken', "   ", v1user("two")].join("\n")}\n`;
     const migrated = migrate(source);
     const lines = migrated.split("\n");
     expect(lines.slice(2, 5)).toEqual(["", '{"type":"message", broken', "   "]);
@@ -132,7 +138,7 @@ describe("computeMigration details", () => {
   });
 
   it("converts firstKeptEntryIndex as Pi does: index 0 is the header, the index is deleted either way", () => {
-    const at = (index: number) => entriesOf(migrate([V1_HEADER, v1user("a"), v1user("b"), v1compaction(index), v1user("c")].join("\n") + "\n"));
+    const at = (index: number) => entriesOf(migrate(`${[V1_HEADER, v1user("a"), v1user("b"), v1compaction(index), v1user("c")].join("\n")}\n`));
     const two = at(2);
     expect(two[2]!.firstKeptEntryId).toBe(two[1]!.id);
     for (const index of [0, 99, -1, 1.5]) {
@@ -148,14 +154,18 @@ describe("computeMigration details", () => {
   });
 
   it("counts only the lines Pi parses in firstKeptEntryIndex", () => {
-    const e = entriesOf(migrate([V1_HEADER, "not json", v1user("a"), "", v1user("b"), v1compaction(2)].join("\n") + "\n"));
+    const e = entriesOf(migrate(`${[V1_HEADER, "not json", v1user("a"), "", v1user("b"), v1compaction(2)].join("\n")}\n`));
     expect(e[2]!.firstKeptEntryId).toBe(e[1]!.id);
   });
 
   it("renames hookMessage to custom, in v1 files too, and versions every header", () => {
-    const hook = '{"type":"message","timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"hookMessage","customType":"x","content":"c","display":true,"timestamp":1}}';
-    const migrated = migrate([V1_HEADER, hook, V1_HEADER.replace('"s1"', '"s2"')].join("\n") + "\n");
-    const lines = migrated.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const hook =
+      '{"type":"message","timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"hookMessage","customType":"x","content":"c","display":true,"timestamp":1}}';
+    const migrated = migrate(`${[V1_HEADER, hook, V1_HEADER.replace('"s1"', '"s2"')].join("\n")}\n`);
+    const lines = migrated
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect((lines[1]!.message as Record<string, unknown>).role).toBe("custom");
     expect(lines[0]!.version).toBe(3);
     expect(lines[2]!.version).toBe(3);
@@ -166,10 +176,12 @@ describe("computeMigration details", () => {
   it("keeps a version key where it is and CRLF endings", () => {
     const header = '{"type":"session","version":2,"id":"s1","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/p"}';
     const migrated = migrate(`${header}\r\n${v1user("x").replace('"type":"message"', '"type":"message","id":"a1","parentId":null')}\r\n`);
-    expect(migrated).toBe(`${header.replace('"version":2', '"version":3')}\r\n${v1user("x").replace('"type":"message"', '"type":"message","id":"a1","parentId":null')}\r\n`);
+    expect(migrated).toBe(
+      `${header.replace('"version":2', '"version":3')}\r\n${v1user("x").replace('"type":"message"', '"type":"message","id":"a1","parentId":null')}\r\n`,
+    );
   });
 
-  it("migrates a version Pi compares as old (the string \"2\")", () => {
+  it('migrates a version Pi compares as old (the string "2")', () => {
     const header = '{"type":"session","version":"2","id":"s1","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/p"}';
     expect(migrate(`${header}\n`)).toBe(`${header.replace('"version":"2"', '"version":3')}\n`);
   });

@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { Location } from "vscode-languageserver";
-import { SessionDocument } from "../../server/src/core/document";
+import type { SessionDocument } from "../../server/src/core/document";
 import { computeDefinition, computeDocumentHighlights, computeDocumentLinks, computeReferences } from "../../server/src/features/navigation";
 import { documentWithCursor, textOf } from "../helpers/cursor";
 
@@ -35,13 +35,14 @@ describe("go to definition", () => {
   it("follows targetId, fromId and firstKeptEntryId", () => {
     const label = '{"type":"label","id":"l1","parentId":"a2","timestamp":"2026-03-02T10:00:04.000Z","targetId":"a$01","label":"checkpoint"}';
     const summary = '{"type":"branch_summary","id":"s1","parentId":"a1","timestamp":"2026-03-02T10:00:05.000Z","fromId":"a$02","summary":"Tried x."}';
-    const compaction = '{"type":"compaction","id":"c1","parentId":"a2","timestamp":"2026-03-02T10:00:05.000Z","summary":"S","firstKeptEntryId":"a$02","tokensBefore":10}';
+    const compaction =
+      '{"type":"compaction","id":"c1","parentId":"a2","timestamp":"2026-03-02T10:00:05.000Z","summary":"S","firstKeptEntryId":"a$02","tokensBefore":10}';
     expect(definition([H, user("a1", null), user("a2", "a1"), label].join("\n"))).toEqual(['1:"a1"']);
     expect(definition([H, user("a1", null), user("a2", "a1"), summary].join("\n"))).toEqual(['2:"a2"']);
     expect(definition([H, user("a1", null), user("a2", "a1"), compaction].join("\n"))).toEqual(['2:"a2"']);
   });
 
-  it("goes nowhere for fromId \"root\" and for a dangling id, without an error", () => {
+  it('goes nowhere for fromId "root" and for a dangling id, without an error', () => {
     const summary = '{"type":"branch_summary","id":"s1","parentId":null,"timestamp":"2026-03-02T10:00:05.000Z","fromId":"ro$0ot","summary":"Tried x."}';
     expect(definition([H, summary].join("\n"))).toEqual([]);
     expect(definition([H, user("a1", "mis$0sing")].join("\n"))).toEqual([]);
@@ -52,7 +53,13 @@ describe("go to definition", () => {
   });
 
   it("follows a tool result to the toolCall block on its path, not one on another branch", () => {
-    const source = [H, user("u1", null), assistantCalling("a1", "u1", "toolu_1"), assistantCalling("b1", "u1", "toolu_1"), toolResult("r1", "a1", "tool$0u_1")].join("\n");
+    const source = [
+      H,
+      user("u1", null),
+      assistantCalling("a1", "u1", "toolu_1"),
+      assistantCalling("b1", "u1", "toolu_1"),
+      toolResult("r1", "a1", "tool$0u_1"),
+    ].join("\n");
     const { doc, position } = documentWithCursor(source);
     const [location] = computeDefinition(doc, position);
     expect(location?.range.start.line).toBe(2);
@@ -68,7 +75,9 @@ describe("go to definition", () => {
   it("links the header's parentSession to that file", () => {
     const header = H.replace('"cwd"', '"parentSession":"/home/dev/.pi/agent/sessions/--home-dev-p--/old.jsonl","cwd"');
     const { doc, position } = documentWithCursor([header.replace("old.jsonl", "o$0ld.jsonl"), user("a1", null)].join("\n"));
-    expect(computeDefinition(doc, position)).toEqual([{ uri: "file:///home/dev/.pi/agent/sessions/--home-dev-p--/old.jsonl", range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } }]);
+    expect(computeDefinition(doc, position)).toEqual([
+      { uri: "file:///home/dev/.pi/agent/sessions/--home-dev-p--/old.jsonl", range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } },
+    ]);
     const links = computeDocumentLinks(doc);
     expect(links).toHaveLength(1);
     expect(textOf(doc, links[0]!.range)).toBe('"/home/dev/.pi/agent/sessions/--home-dev-p--/old.jsonl"');
@@ -115,7 +124,9 @@ describe("references and highlights", () => {
   });
 
   it("pairs a tool call and its results", () => {
-    const source = [H, user("u1", null), assistantCalling("a1", "u1", "toolu_$07"), toolResult("r1", "a1", "toolu_7"), toolResult("r2", "a1", "toolu_8")].join("\n");
+    const source = [H, user("u1", null), assistantCalling("a1", "u1", "toolu_$07"), toolResult("r1", "a1", "toolu_7"), toolResult("r2", "a1", "toolu_8")].join(
+      "\n",
+    );
     const { doc, position } = documentWithCursor(source);
     expect(shown(doc, computeReferences(doc, position, true))).toEqual(['2:"toolu_7"', '3:"toolu_7"']);
     expect(computeDocumentHighlights(doc, position).map((h) => h.kind)).toEqual([3, 2]);

@@ -72,7 +72,7 @@ function refusal(source: string, newName: string): string {
   return result.error;
 }
 
-const EXPECTED = SESSION.map((l, i) => (i === 0 ? l : l.replaceAll('"a1"', '"first"'))).join("\n") + "\n";
+const EXPECTED = `${SESSION.map((l, i) => (i === 0 ? l : l.replaceAll('"a1"', '"first"'))).join("\n")}\n`;
 
 describe("prepareRename", () => {
   it("answers the id between its quotes, with the id as placeholder, on the id and on every reference kind", () => {
@@ -138,14 +138,14 @@ describe("computeRename", () => {
 
   it("leaves a file that checks as cleanly as before", () => {
     const text = rename(marked(SESSION, 1, '"id":"a'), "first");
-    const before = computeDiagnostics(new SessionDocument("file:///a.jsonl", "jsonl", 1, SESSION.join("\n") + "\n"));
+    const before = computeDiagnostics(new SessionDocument("file:///a.jsonl", "jsonl", 1, `${SESSION.join("\n")}\n`));
     const after = computeDiagnostics(new SessionDocument("file:///a.jsonl", "jsonl", 1, text));
     expect(after.map((d) => d.code)).toEqual(before.map((d) => d.code));
   });
 
   it("renames every holder of a duplicated id", () => {
     const lines = [H, user("a1", null), user("a1", null, "again"), user("a2", "a1")];
-    expect(rename(marked(lines, 3, '"parentId":"a'), "b")).toBe(lines.map((l, i) => (i === 0 ? l : l.replaceAll('"a1"', '"b"'))).join("\n") + "\n");
+    expect(rename(marked(lines, 3, '"parentId":"a'), "b")).toBe(`${lines.map((l, i) => (i === 0 ? l : l.replaceAll('"a1"', '"b"'))).join("\n")}\n`);
   });
 
   it("writes the new name as JSON, escaping what JSON needs", () => {
@@ -159,10 +159,10 @@ describe("computeRename", () => {
     const { doc, position } = documentWithCursor(marked(lines, 2, '"parentId":"a'));
     const prepared = prepareRename(doc, position);
     expect(isRenameRefusal(prepared) ? prepared.error : prepared.placeholder).toBe("a1");
-    expect(apply(doc, computeRename(doc, position, "z"))).toBe([H, user("z", null), user("a2", "z")].join("\n") + "\n");
+    expect(apply(doc, computeRename(doc, position, "z"))).toBe(`${[H, user("z", null), user("a2", "z")].join("\n")}\n`);
   });
 
-  it("refuses an empty id, quotes, backslashes, control characters, an existing id and \"root\"", () => {
+  it('refuses an empty id, quotes, backslashes, control characters, an existing id and "root"', () => {
     const source = marked(SESSION, 1, '"id":"a');
     expect(refusal(source, "")).toMatch(/cannot be empty/);
     expect(refusal(source, 'a"b')).toMatch(/quote/);
@@ -197,7 +197,7 @@ describe("computeRename", () => {
     if (isRenameRefusal(prepared)) throw new Error(prepared.error);
     expect(textOf(doc, prepared.range)).toBe("a1");
     const text = rename(source, "α1");
-    expect(text).toBe(withEmoji.map((l, i) => (i === 0 ? l : l.replaceAll('"a1"', '"α1"'))).join("\r\n") + "\r\n");
+    expect(text).toBe(`${withEmoji.map((l, i) => (i === 0 ? l : l.replaceAll('"a1"', '"α1"'))).join("\r\n")}\r\n`);
   });
 
   it("works after emoji earlier on the same line", () => {
@@ -207,13 +207,13 @@ describe("computeRename", () => {
     const prepared = prepareRename(doc, position);
     if (isRenameRefusal(prepared)) throw new Error(prepared.error);
     expect(textOf(doc, prepared.range)).toBe("a1");
-    expect(apply(doc, computeRename(doc, position, "b"))).toBe([H, user("b", null), line.replace('"parentId":"a1"', '"parentId":"b"')].join("\n") + "\n");
+    expect(apply(doc, computeRename(doc, position, "b"))).toBe(`${[H, user("b", null), line.replace('"parentId":"a1"', '"parentId":"b"')].join("\n")}\n`);
   });
 });
 
 describe("tool call rename", () => {
   const lines = [H, user("u1", null), assistantCalling("a1", "u1", "toolu_1"), toolResult("r1", "a1", "toolu_1"), assistantCalling("a2", "r1", "toolu_2")];
-  const expected = lines.map((l) => l.replaceAll('"toolu_1"', '"call_9"')).join("\n") + "\n";
+  const expected = `${lines.map((l) => l.replaceAll('"toolu_1"', '"call_9"')).join("\n")}\n`;
 
   it("renames the toolCall block and its results, from either side", () => {
     expect(rename(marked(lines, 2, '"id":"tool'), "call_9")).toBe(expected);

@@ -60,7 +60,8 @@ function all(symbols: readonly DocumentSymbol[]): DocumentSymbol[] {
 }
 
 function contains(outer: DocumentSymbol["range"], inner: DocumentSymbol["range"]): boolean {
-  const before = (a: { line: number; character: number }, b: { line: number; character: number }) => a.line < b.line || (a.line === b.line && a.character <= b.character);
+  const before = (a: { line: number; character: number }, b: { line: number; character: number }) =>
+    a.line < b.line || (a.line === b.line && a.character <= b.character);
   return before(outer.start, inner.start) && before(inner.end, outer.end);
 }
 
@@ -450,7 +451,9 @@ describe("the cap", () => {
 
   it("never adds a container without its first entry, and continues inline only after the side branches", () => {
     // 5 symbols fit, but the nested container would be the 6th without its entry.
-    expect(render(outline(text, 6).symbols)).toBe(tree("session", 'user: "Start."', 'branch 1 of 3: user: "Branch 1."', '  user: "Branch 1."', '  assistant: "Answer 1."'));
+    expect(render(outline(text, 6).symbols)).toBe(
+      tree("session", 'user: "Start."', 'branch 1 of 3: user: "Branch 1."', '  user: "Branch 1."', '  assistant: "Answer 1."'),
+    );
     expect(outline(text, 6).truncated).toBe(true);
     // Cut in the inline branch: everything above it, side branches included, is there.
     expect(render(outline(text, 12).symbols)).toBe(
@@ -501,7 +504,7 @@ describe("a 50,000-entry chain, 50,000 deep", () => {
 
 describe("text", () => {
   it("handles CRLF files: ranges stop before the carriage return", () => {
-    const text = [HEADER, user("u1", null, "Hi."), assistant("a1", "u1", "Hello.")].join("\r\n") + "\r\n";
+    const text = `${[HEADER, user("u1", null, "Hi."), assistant("a1", "u1", "Hello.")].join("\r\n")}\r\n`;
     const d = doc(text);
     const { symbols } = computeDocumentSymbols(d, { maxSymbols: 100 });
     expect(render(symbols)).toBe(tree("session", 'user: "Hi."', 'assistant: "Hello."'));
@@ -536,7 +539,8 @@ describe("text", () => {
   });
 
   it("finds the id after text with emoji when the line is not in Pi's key order", () => {
-    const line = '{"message":{"role":"user","content":"😀 中文 first","timestamp":1},"type":"message","timestamp":"2026-03-02T10:00:01.000Z","parentId":null,"id":"u1"}';
+    const line =
+      '{"message":{"role":"user","content":"😀 中文 first","timestamp":1},"type":"message","timestamp":"2026-03-02T10:00:01.000Z","parentId":null,"id":"u1"}';
     const d = doc(session(HEADER, line));
     const { symbols } = computeDocumentSymbols(d, { maxSymbols: 10 });
     expect(symbols[1]!.name).toBe('user: "😀 中文 first"');

@@ -14,7 +14,7 @@ import { computeDiagnostics } from "../../server/src/features/diagnostics";
 const uri = "file:///home/dev/.pi/agent/sessions/--home-dev-parser--/2026-03-02T10-00-00-000Z_walkthrough.jsonl";
 let clock = Date.parse("2026-03-02T10:00:00.000Z");
 let seed = 7;
-const options = { now: () => new Date((clock += 1000)), random: () => ((seed = (seed * 16807) % 2147483647) / 2147483647) };
+const options = { now: () => new Date((clock += 1000)), random: () => (seed = (seed * 16807) % 2147483647) / 2147483647 };
 
 /** Applies LSP text edits (non-overlapping, on the same text) the way an editor does. */
 function apply(text: string, edits: readonly TextEdit[]): string {

@@ -10,10 +10,12 @@ import { computeWorkspaceSymbols } from "../../server/src/features/workspaceSymb
 import { textOf } from "../helpers/cursor";
 
 const header = (id: string) => `{"type":"session","version":3,"id":"${id}","timestamp":"2026-03-02T10:00:00.002Z","cwd":"/home/dev/p"}`;
-const base = (id: string, parent: string | null) => `"id":"${id}","parentId":${parent === null ? "null" : `"${parent}"`},"timestamp":"2026-03-02T10:00:01.000Z"`;
+const base = (id: string, parent: string | null) =>
+  `"id":"${id}","parentId":${parent === null ? "null" : `"${parent}"`},"timestamp":"2026-03-02T10:00:01.000Z"`;
 const user = (id: string, parent: string | null, text: string) =>
   `{"type":"message",${base(id, parent)},"message":{"role":"user","content":${JSON.stringify(text)},"timestamp":1772445601000}}`;
-const info = (id: string, parent: string, name: unknown) => `{"type":"session_info",${base(id, parent)}${name === undefined ? "" : `,"name":${JSON.stringify(name)}`}}`;
+const info = (id: string, parent: string, name: unknown) =>
+  `{"type":"session_info",${base(id, parent)}${name === undefined ? "" : `,"name":${JSON.stringify(name)}`}}`;
 const label = (id: string, parent: string, target: string, text: unknown) =>
   `{"type":"label",${base(id, parent)},"targetId":"${target}"${text === undefined ? "" : `,"label":${JSON.stringify(text)}`}}`;
 
@@ -85,7 +87,10 @@ describe("workspace symbols", () => {
     expect(computeWorkspaceSymbols(docs, "", 0)).toEqual([]);
     const many = open("many.jsonl", [header(ID1), user("u", null, "x"), ...Array.from({ length: 3000 }, (_, i) => label(`l${i}`, "u", "u", `mark ${i}`))]);
     // Relabelling the same target keeps only the last label, so use distinct targets.
-    const distinct = open("distinct.jsonl", [header(ID1), ...Array.from({ length: 3000 }, (_, i) => label(`l${i}`, i === 0 ? "l0" : `l${i - 1}`, `l${i}`, `mark ${i}`))]);
+    const distinct = open("distinct.jsonl", [
+      header(ID1),
+      ...Array.from({ length: 3000 }, (_, i) => label(`l${i}`, i === 0 ? "l0" : `l${i - 1}`, `l${i}`, `mark ${i}`)),
+    ]);
     expect(computeWorkspaceSymbols([many], "mark").map((s) => s.name)).toEqual(["mark 2999"]);
     const capped = computeWorkspaceSymbols([distinct], "mark");
     expect(capped).toHaveLength(1000);
@@ -95,7 +100,10 @@ describe("workspace symbols", () => {
   it("follows edits: a new label shows up, a cleared name goes away", () => {
     const doc = open("c.jsonl", [header(ID1), user("u1", null, "hi"), info("i1", "u1", "Named"), ""]);
     expect(computeWorkspaceSymbols([doc], "").map((s) => s.name)).toEqual([`session ${ID1}`, "Named"]);
-    doc.update([{ range: { start: { line: 3, character: 0 }, end: { line: 3, character: 0 } }, text: `${label("l1", "i1", "u1", "first")}\n${info("i2", "l1", "")}\n` }], 2);
+    doc.update(
+      [{ range: { start: { line: 3, character: 0 }, end: { line: 3, character: 0 } }, text: `${label("l1", "i1", "u1", "first")}\n${info("i2", "l1", "")}\n` }],
+      2,
+    );
     expect(shown([doc], computeWorkspaceSymbols([doc], ""))).toEqual([`session ${ID1} @ c.jsonl:0:"${ID1}"`, `first @ c.jsonl:1:"u1" in session ${ID1}`]);
   });
 

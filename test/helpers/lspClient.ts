@@ -270,7 +270,11 @@ export class LspTestClient {
 
   /** `textDocument/diagnostic`. */
   pullDiagnostics(uri: string, previousResultId?: string, timeoutMs?: number): Promise<DocumentDiagnosticReport> {
-    return this.request<DocumentDiagnosticReport>("textDocument/diagnostic", { textDocument: { uri }, ...(previousResultId !== undefined ? { previousResultId } : {}) }, timeoutMs);
+    return this.request<DocumentDiagnosticReport>(
+      "textDocument/diagnostic",
+      { textDocument: { uri }, ...(previousResultId !== undefined ? { previousResultId } : {}) },
+      timeoutMs,
+    );
   }
 
   /** Pulls and expects a full report; returns its items. */
@@ -336,7 +340,10 @@ export class LspTestClient {
 
   /** The tail of the server's logs and stderr, for failure messages. */
   private context(): string {
-    const logs = this.logs.slice(-5).map((l) => `  [${l.type}] ${l.message.slice(0, 500)}`).join("\n");
+    const logs = this.logs
+      .slice(-5)
+      .map((l) => `  [${l.type}] ${l.message.slice(0, 500)}`)
+      .join("\n");
     const stderr = this.server.stderr().slice(-2000).trim();
     return `${logs ? `\nLast server log messages:\n${logs}` : ""}${stderr ? `\nServer stderr (end):\n${stderr}` : ""}`;
   }
@@ -432,7 +439,10 @@ function newestMtime(dir: string): number {
 /** A diagnostic as one comparable line: `L3 45-56 error dangling-parent`. */
 export function describeDiagnostic(d: Diagnostic): string {
   const { start, end } = d.range;
-  const where = start.line === end.line ? `L${start.line + 1} ${start.character}-${end.character}` : `L${start.line + 1}:${start.character}-L${end.line + 1}:${end.character}`;
+  const where =
+    start.line === end.line
+      ? `L${start.line + 1} ${start.character}-${end.character}`
+      : `L${start.line + 1}:${start.character}-L${end.line + 1}:${end.character}`;
   const severity = ["?", "error", "warning", "information", "hint"][d.severity ?? 0] ?? String(d.severity);
   return `${where} ${severity} ${String(d.code)}`;
 }
@@ -442,17 +452,13 @@ export function describeDiagnostics(diagnostics: readonly Diagnostic[]): string[
 }
 
 function describePublished(list: readonly PublishDiagnosticsParams[]): string {
-  return list
-    .map((p) => `  ${p.uri} version=${p.version ?? "-"}: [${describeDiagnostics(p.diagnostics).join("; ")}]`)
-    .join("\n");
+  return list.map((p) => `  ${p.uri} version=${p.version ?? "-"}: [${describeDiagnostics(p.diagnostics).join("; ")}]`).join("\n");
 }
 
 /** Diagnostics with every URI in them replaced, for comparing two documents' results. */
 export function withUri(diagnostics: readonly Diagnostic[], uri: string): Diagnostic[] {
   return diagnostics.map((d) =>
-    d.relatedInformation
-      ? { ...d, relatedInformation: d.relatedInformation.map((r) => ({ ...r, location: { ...r.location, uri } })) }
-      : d,
+    d.relatedInformation ? { ...d, relatedInformation: d.relatedInformation.map((r) => ({ ...r, location: { ...r.location, uri } })) } : d,
   );
 }
 

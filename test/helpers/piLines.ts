@@ -7,7 +7,8 @@
 
 const BASE = Date.parse("2026-03-02T10:00:00.000Z");
 
-export const HEADER = '{"type":"session","version":3,"id":"019cadfd-8900-79df-9839-64c588162ed6","timestamp":"2026-03-02T10:00:00.001Z","cwd":"/home/dev/project"}';
+export const HEADER =
+  '{"type":"session","version":3,"id":"019cadfd-8900-79df-9839-64c588162ed6","timestamp":"2026-03-02T10:00:00.001Z","cwd":"/home/dev/project"}';
 
 let autoSecond = 0;
 
@@ -19,7 +20,8 @@ function base(type: string, id: string, parent: string | null, second?: number):
 
 const msgTime = (second?: number) => BASE + (second ?? autoSecond) * 1000 - 1;
 
-const USAGE = '"usage":{"input":2125,"output":160,"cacheRead":1024,"cacheWrite":0,"totalTokens":3309,"cost":{"input":0.006375,"output":0.0024,"cacheRead":0.000307,"cacheWrite":0,"total":0.009082}}';
+const USAGE =
+  '"usage":{"input":2125,"output":160,"cacheRead":1024,"cacheWrite":0,"totalTokens":3309,"cost":{"input":0.006375,"output":0.0024,"cacheRead":0.000307,"cacheWrite":0,"total":0.009082}}';
 
 export function user(id: string, parent: string | null, text: string, second?: number): string {
   const head = base("message", id, parent, second);

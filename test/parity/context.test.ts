@@ -24,7 +24,9 @@ interface Outcome {
 }
 
 const root = __dirname;
-const fixtures = readdirSync(join(root, "fixtures")).filter((f) => f.endsWith(".jsonl")).sort();
+const fixtures = readdirSync(join(root, "fixtures"))
+  .filter((f) => f.endsWith(".jsonl"))
+  .sort();
 let compared = 0;
 
 describe("built context parity with the real Pi", () => {
@@ -32,7 +34,10 @@ describe("built context parity with the real Pi", () => {
     const text = readFileSync(join(root, "fixtures", fixture), "utf8");
     const doc = new SessionDocument(`file:///${fixture}`, "jsonl", 1, text);
     const a = doc.analysis;
-    for (const [pi, flavor] of [["0.74.2", "0.74"], ["1.6.0", "1.x"]] as [string, PiFlavor][]) {
+    for (const [pi, flavor] of [
+      ["0.74.2", "0.74"],
+      ["1.6.0", "1.x"],
+    ] as [string, PiFlavor][]) {
       let o: Outcome;
       try {
         o = JSON.parse(readFileSync(join(root, "expected", `${fixture.replace(/\.jsonl$/, "")}.${pi}.json`), "utf8")) as Outcome;

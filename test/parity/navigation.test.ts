@@ -38,7 +38,9 @@ interface Outcome {
 }
 
 const root = __dirname;
-const fixtures = readdirSync(join(root, "fixtures")).filter((f) => f.endsWith(".jsonl")).sort();
+const fixtures = readdirSync(join(root, "fixtures"))
+  .filter((f) => f.endsWith(".jsonl"))
+  .sort();
 
 function outcome(fixture: string, pi: string): Outcome | undefined {
   try {
@@ -122,9 +124,19 @@ describe("navigation parity with the real Pi", () => {
             const m = messages[i]!;
             if (m.role !== "toolResult") continue;
             // The message Pi placed before it that holds the call, found in Pi's own output.
-            const call = messages.slice(0, i).reverse().find((p) => p.role === "assistant" && Array.isArray(p.content) && (p.content as { type?: string; id?: string }[]).some((b) => b.type === "toolCall" && b.id === m.toolCallId));
+            const call = messages
+              .slice(0, i)
+              .reverse()
+              .find(
+                (p) =>
+                  p.role === "assistant" &&
+                  Array.isArray(p.content) &&
+                  (p.content as { type?: string; id?: string }[]).some((b) => b.type === "toolCall" && b.id === m.toolCallId),
+              );
             expect(call, `Pi's context has the call for ${String(m.toolCallId)}`).toBeDefined();
-            const resultLine = a.entries.find((e) => e.parsed.toolResultId === m.toolCallId && JSON.stringify(e.parsed.object?.message) === JSON.stringify(m))?.line;
+            const resultLine = a.entries.find(
+              (e) => e.parsed.toolResultId === m.toolCallId && JSON.stringify(e.parsed.object?.message) === JSON.stringify(m),
+            )?.line;
             if (resultLine === undefined) continue; // Edited by a context_edit: no line holds this exact message.
             const callLine = a.entries.find((e) => JSON.stringify(e.parsed.object?.message) === JSON.stringify(call))?.line;
             expect(definitionLine(doc, resultLine, ["message", "toolCallId"])).toBe(callLine);

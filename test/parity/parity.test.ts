@@ -51,7 +51,9 @@ const PI_BUGS: Record<string, { codes: string[]; why: string }> = {
 };
 
 const root = __dirname;
-const fixtures = readdirSync(join(root, "fixtures")).filter((f) => f.endsWith(".jsonl")).sort();
+const fixtures = readdirSync(join(root, "fixtures"))
+  .filter((f) => f.endsWith(".jsonl"))
+  .sort();
 const expectations = readdirSync(join(root, "expected")).filter((f) => f.endsWith(".json"));
 
 function outcomesOf(fixture: string): Outcome[] {
@@ -77,7 +79,13 @@ describe("parity with the real Pi", () => {
       describe(`${fixture} with Pi ${outcome.pi}`, () => {
         // Appending the missing final newline (Pi 1.x) repairs the file rather than damaging it.
         const damaged = outcome.fileChanged && outcome.fileChange !== "append";
-        const failed = (outcome.open !== "ok" && outcome.open !== "rewrote") || damaged || outcome.contextHung || outcome.branchHung || outcome.treeHung || outcome.contextError !== null;
+        const failed =
+          (outcome.open !== "ok" && outcome.open !== "rewrote") ||
+          damaged ||
+          outcome.contextHung ||
+          outcome.branchHung ||
+          outcome.treeHung ||
+          outcome.contextError !== null;
 
         // Migrating a v1/v2 file rewrites it by design; that is the `old-version` warning (or
         // `invalid-version` for a version Pi compares loosely), while every other rewrite, refusal,
@@ -86,11 +94,17 @@ describe("parity with the real Pi", () => {
         const migrated = outcome.fileChange === "rewrite" && outcome.loadedEntries > 0;
         if (migrated) {
           it("warns that Pi migrates and rewrites the file", () => {
-            expect(diagnostics.some((d) => d.code === "old-version" || d.code === "invalid-version"), summary).toBe(true);
+            expect(
+              diagnostics.some((d) => d.code === "old-version" || d.code === "invalid-version"),
+              summary,
+            ).toBe(true);
           });
         } else if (failed) {
           it("gets an error, because Pi refuses, rewrites, throws or hangs", () => {
-            expect(errors.length, `Pi: open=${outcome.open} changed=${outcome.fileChanged} contextHung=${outcome.contextHung} treeHung=${outcome.treeHung} contextError=${outcome.contextError}; we said: ${summary}`).toBeGreaterThan(0);
+            expect(
+              errors.length,
+              `Pi: open=${outcome.open} changed=${outcome.fileChanged} contextHung=${outcome.contextHung} treeHung=${outcome.treeHung} contextError=${outcome.contextError}; we said: ${summary}`,
+            ).toBeGreaterThan(0);
           });
         }
 

@@ -14,7 +14,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { TextDocument, type TextDocumentContentChangeEvent } from "vscode-languageserver-textdocument";
 import type { Position } from "vscode-languageserver/node";
-import { describeDiagnostics, LspTestClient, PULL_CAPABILITIES, PUSH_CAPABILITIES, seededRandom, startInProcess, withUri } from "../helpers/lspClient";
+import { describeDiagnostics, type LspTestClient, PULL_CAPABILITIES, PUSH_CAPABILITIES, seededRandom, startInProcess, withUri } from "../helpers/lspClient";
 
 /**
  * These tests compare the checker's diagnostics; the fading hints (on by default, tested in
@@ -42,10 +42,37 @@ const BASES: Record<string, string> = {
 
 /** Inserted text is built from these; none holds a lone "\r", which editors and Pi disagree on. */
 const SNIPPETS = [
-  '"', "{", "}", ",", ":", "[", "]", " ", "\t", "x", "é", "😀", "𝄞", "🧪",
-  "\n", "\r\n", "\n\n", "\r\n\r\n",
-  '"parentId":"a0000001",', '"parentId":"nowhere",', '"id":"a0000002",', '"id":"a0000003"', "null", '"type":"message"', '"version":2',
-  `${MODEL}\n`, `${USER}\r\n`, `${RESULT}\n`, `\n${LABEL}`, HEADER, `${COMPACTION}\r\n`,
+  '"',
+  "{",
+  "}",
+  ",",
+  ":",
+  "[",
+  "]",
+  " ",
+  "\t",
+  "x",
+  "é",
+  "😀",
+  "𝄞",
+  "🧪",
+  "\n",
+  "\r\n",
+  "\n\n",
+  "\r\n\r\n",
+  '"parentId":"a0000001",',
+  '"parentId":"nowhere",',
+  '"id":"a0000002",',
+  '"id":"a0000003"',
+  "null",
+  '"type":"message"',
+  '"version":2',
+  `${MODEL}\n`,
+  `${USER}\r\n`,
+  `${RESULT}\n`,
+  `\n${LABEL}`,
+  HEADER,
+  `${COMPACTION}\r\n`,
   "\uFEFF",
 ];
 
@@ -187,7 +214,10 @@ describe("incremental sync equals a fresh parse", () => {
         for (const d of expected) seen.add(JSON.parse(d).code as string);
         if (JSON.stringify(actual) !== JSON.stringify(expected)) {
           const text = c.text(uri);
-          expect(actual, `seed ${seed}, after step ${step}: the edited document's diagnostics differ from a fresh document's.\nLast edits:\n  ${history.slice(-5).join("\n  ")}\nText now (${text.length} chars): ${JSON.stringify(text.slice(0, 1500))}`).toEqual(expected);
+          expect(
+            actual,
+            `seed ${seed}, after step ${step}: the edited document's diagnostics differ from a fresh document's.\nLast edits:\n  ${history.slice(-5).join("\n  ")}\nText now (${text.length} chars): ${JSON.stringify(text.slice(0, 1500))}`,
+          ).toEqual(expected);
         }
       }
       // The script should have walked through a variety of faults, or it tests little.
@@ -245,9 +275,10 @@ describe("full-document changes", () => {
     await c.change(uri, [{ text: after }]);
     const expected = await freshDiagnostics(c, after, "bom");
     const actual = await editedDiagnostics(c, uri);
-    expect(actual.map((d) => `${JSON.parse(d).range.start.line + 1}:${JSON.parse(d).code}`), "codes by line, edited vs fresh").toEqual(
-      expected.map((d) => `${JSON.parse(d).range.start.line + 1}:${JSON.parse(d).code}`),
-    );
+    expect(
+      actual.map((d) => `${JSON.parse(d).range.start.line + 1}:${JSON.parse(d).code}`),
+      "codes by line, edited vs fresh",
+    ).toEqual(expected.map((d) => `${JSON.parse(d).range.start.line + 1}:${JSON.parse(d).code}`));
     expect(actual).toEqual(expected);
   });
 });

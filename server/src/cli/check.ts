@@ -86,7 +86,9 @@ export function runCheck(args: readonly string[], io: CliIo): number {
     // Text that is not valid UTF-8 would not be written back byte for byte, so it is not fixed.
     const lossless = fix && Buffer.from(text, "utf8").equals(bytes);
     if (fix && !lossless) {
-      io.err(`pi-session-lsp check: cannot fix ${file}: it is not valid UTF-8, and rewriting it would change bytes that are not fixes; the file is unchanged\n`);
+      io.err(
+        `pi-session-lsp check: cannot fix ${file}: it is not valid UTF-8, and rewriting it would change bytes that are not fixes; the file is unchanged\n`,
+      );
       status = 2;
     }
     if (lossless) {
@@ -206,7 +208,7 @@ function expandPaths(paths: readonly string[], io: CliIo, onUnreadable: () => vo
       }
       for (const name of names) {
         const full = join(dir, name);
-        let stat;
+        let stat: ReturnType<typeof statSync>;
         try {
           stat = statSync(full);
         } catch {

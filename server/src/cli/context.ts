@@ -98,7 +98,9 @@ export function runContext(args: readonly string[], io: CliIo): number {
   if (leafId !== undefined) {
     leaf = a.byId.get(leafId);
     if (!leaf) {
-      io.err(`pi-session-lsp context: ${file}: no entry has the id ${JSON.stringify(clip(leafId))}${a.leaf?.id !== undefined ? ` (the last entry, where Pi resumes, is ${JSON.stringify(clip(a.leaf.id))})` : ""}\n`);
+      io.err(
+        `pi-session-lsp context: ${file}: no entry has the id ${JSON.stringify(clip(leafId))}${a.leaf?.id !== undefined ? ` (the last entry, where Pi resumes, is ${JSON.stringify(clip(a.leaf.id))})` : ""}\n`,
+      );
       return 2;
     }
   }
@@ -121,7 +123,8 @@ export function runContext(args: readonly string[], io: CliIo): number {
  */
 function openRefusal(doc: SessionDocument, flavor: PiFlavor): string | undefined {
   const a = doc.analysis;
-  const refused = "Pi 1.x refuses to open it (\"Session file is not a valid pi session\"), and Pi 0.73/0.74 overwrites it with a new empty session, losing every entry";
+  const refused =
+    'Pi 1.x refuses to open it ("Session file is not a valid pi session"), and Pi 0.73/0.74 overwrites it with a new empty session, losing every entry';
   const headerLine = a.headerLine === undefined ? "" : ` (line ${a.headerLine + 1})`;
   switch (a.headerState) {
     case "no-entries":
@@ -135,7 +138,7 @@ function openRefusal(doc: SessionDocument, flavor: PiFlavor): string | undefined
       break;
   }
   if (flavor === "1.x" && doc.hasBom && doc.parsed[0]?.kind === "value") {
-    return "the file starts with a UTF-8 byte order mark: Pi 1.x cannot parse the header line and refuses to open the file (\"not a valid pi session\"). Pi 0.73/0.74 strips the mark (see --pi 0.74).";
+    return 'the file starts with a UTF-8 byte order mark: Pi 1.x cannot parse the header line and refuses to open the file ("not a valid pi session"). Pi 0.73/0.74 strips the mark (see --pi 0.74).';
   }
   if (a.header) {
     // Pi's own loose comparison (`version ?? 1`, `>= 3`) decides whether it migrates.

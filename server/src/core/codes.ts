@@ -14,21 +14,42 @@ export interface CodeInfo {
 
 export const CODES = {
   // Errors: Pi refuses, rewrites, hangs, throws, or silently drops part of the session.
-  "empty-file": { severity: "error", pi: "0 bytes: Pi writes a fresh header into it; whitespace only: Pi 0.73/0.74 overwrites it with a fresh header, Pi 1.x refuses to open it" },
+  "empty-file": {
+    severity: "error",
+    pi: "0 bytes: Pi writes a fresh header into it; whitespace only: Pi 0.73/0.74 overwrites it with a fresh header, Pi 1.x refuses to open it",
+  },
   "missing-header": { severity: "error", pi: "Pi 0.73/0.74 overwrites the whole file with a fresh header (every entry is lost); Pi 1.x refuses to open it" },
   "invalid-header": { severity: "error", pi: "Same as missing-header: a header whose id is not a string makes the file invalid" },
   "malformed-json": { severity: "error", pi: "Pi skips the line; entries whose parentId names it become roots and lose the history above them" },
-  "truncated-line": { severity: "error", pi: "Pi skips the cut-off line; Pi 1.x first appends a newline, Pi 0.73/0.74 writes its next entry onto the same line, losing that entry too" },
-  "not-an-object": { severity: "error", pi: "A `null` line makes Pi 0.73/0.74 throw on open; Pi 1.x skips null/false/0/\"\" and keeps other values as entries without an id" },
-  "parent-cycle": { severity: "error", pi: "Pi has no cycle guard: building the context from an entry in or below the cycle hangs (0.73/0.74) or runs out of memory with a RangeError (1.x)" },
+  "truncated-line": {
+    severity: "error",
+    pi: "Pi skips the cut-off line; Pi 1.x first appends a newline, Pi 0.73/0.74 writes its next entry onto the same line, losing that entry too",
+  },
+  "not-an-object": {
+    severity: "error",
+    pi: 'A `null` line makes Pi 0.73/0.74 throw on open; Pi 1.x skips null/false/0/"" and keeps other values as entries without an id',
+  },
+  "parent-cycle": {
+    severity: "error",
+    pi: "Pi has no cycle guard: building the context from an entry in or below the cycle hangs (0.73/0.74) or runs out of memory with a RangeError (1.x)",
+  },
   "self-parent": { severity: "error", pi: "A cycle of length one: building the context through this entry hangs (0.73/0.74) or fails with a RangeError (1.x)" },
   "dangling-parent": { severity: "error", pi: "Pi treats the entry as a root: the context built through it stops here and loses everything above" },
-  "duplicate-id": { severity: "error", pi: "Pi keeps the later entry under this id; references and children resolve to it, and the earlier one cannot be reached" },
+  "duplicate-id": {
+    severity: "error",
+    pi: "Pi keeps the later entry under this id; references and children resolve to it, and the earlier one cannot be reached",
+  },
   "missing-message": { severity: "error", pi: "Pi throws a TypeError when it builds a context that includes this entry" },
-  "bom": { severity: "error", pi: "Pi 0.73/0.74 strips it; Pi 1.x cannot parse the first line and refuses to open the file" },
+  bom: { severity: "error", pi: "Pi 0.73/0.74 strips it; Pi 1.x cannot parse the first line and refuses to open the file" },
   // Warnings: Pi opens the file, but the session is not what it seems.
-  "old-version": { severity: "warning", pi: "Pi migrates the file to v3 on open and rewrites the whole file, dropping lines it cannot parse; a v1 file's entries get new random ids and are chained into one line of history" },
-  "invalid-version": { severity: "warning", pi: "Pi compares the version loosely: \"3\" or 4 count as current (nothing migrated); other values start a migration and a rewrite of the whole file" },
+  "old-version": {
+    severity: "warning",
+    pi: "Pi migrates the file to v3 on open and rewrites the whole file, dropping lines it cannot parse; a v1 file's entries get new random ids and are chained into one line of history",
+  },
+  "invalid-version": {
+    severity: "warning",
+    pi: 'Pi compares the version loosely: "3" or 4 count as current (nothing migrated); other values start a migration and a rewrite of the whole file',
+  },
   "second-header": { severity: "warning", pi: "Pi ignores every header after the first" },
   "missing-field": { severity: "warning", pi: "Pi does not validate fields; the message says what the missing field breaks" },
   "wrong-type": { severity: "warning", pi: "Pi does not validate fields; the message says what the wrong type breaks" },
@@ -38,8 +59,14 @@ export const CODES = {
   "dangling-first-kept": { severity: "warning", pi: "Pi keeps nothing from before the compaction: firstKeptEntryId names no entry" },
   "first-kept-not-on-path": { severity: "warning", pi: "Pi keeps nothing from before the compaction: firstKeptEntryId is not an ancestor of the compaction" },
   "unmatched-tool-result": { severity: "warning", pi: "Pi sends the result anyway; most providers reject a tool result without its tool call" },
-  "hook-message-in-v3": { severity: "warning", pi: "Pi renames hookMessage to custom only when migrating v2 files; in a v3 file the role is unknown and the message is not sent" },
-  "no-final-newline": { severity: "warning", pi: "Pi 1.x appends a newline when it opens the file; Pi 0.73/0.74 writes its next entry onto the same line, and both entries become one unparsable line" },
+  "hook-message-in-v3": {
+    severity: "warning",
+    pi: "Pi renames hookMessage to custom only when migrating v2 files; in a v3 file the role is unknown and the message is not sent",
+  },
+  "no-final-newline": {
+    severity: "warning",
+    pi: "Pi 1.x appends a newline when it opens the file; Pi 0.73/0.74 writes its next entry onto the same line, and both entries become one unparsable line",
+  },
   // Information and hints: nothing is lost, but a person reading the file should know.
   "not-a-session": { severity: "information", pi: "No line looks like a Pi entry; Pi would refuse or overwrite it, and it is not checked further" },
   "unknown-entry-type": { severity: "information", pi: "Pi keeps the entry in the tree (it can be the leaf) but it contributes nothing to the context" },
@@ -56,5 +83,5 @@ export const ALL_CODES = Object.keys(CODES) as DiagnosticCode[];
 /** The README's table of codes, as Markdown: code, severity, and what Pi does. */
 export function codesTable(): string {
   const rows = ALL_CODES.map((code) => `| \`${code}\` | ${CODES[code].severity} | ${CODES[code].pi.replace(/\|/g, "\\|")} |`);
-  return ["| Code | Severity | What Pi does |", "| --- | --- | --- |", ...rows].join("\n") + "\n";
+  return `${["| Code | Severity | What Pi does |", "| --- | --- | --- |", ...rows].join("\n")}\n`;
 }

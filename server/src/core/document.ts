@@ -145,5 +145,5 @@ function parseDocumentLine(text: string, line: number): ParsedLine {
 }
 
 function clamp(value: number, low: number, high: number): number {
-  return value < low ? low : value > high ? high : value;
+  return value < low ? low : Math.min(value, high);
 }

@@ -91,7 +91,8 @@ export function parseLine(text: string): ParsedLine {
   const id = typeof object?.id === "string" ? object.id : undefined;
   const rawParent = object?.parentId;
   const parentId = typeof rawParent === "string" || rawParent === null ? rawParent : undefined;
-  const looksLikePi = type !== undefined && (type === "session" || ENTRY_TYPE_BY_NAME.has(type) || (id !== undefined && object !== undefined && "parentId" in object));
+  const looksLikePi =
+    type !== undefined && (type === "session" || ENTRY_TYPE_BY_NAME.has(type) || (id !== undefined && object !== undefined && "parentId" in object));
   const timestamp = object?.timestamp;
   const time = typeof timestamp === "string" ? isoTime(timestamp) : undefined;
   let findings: readonly LineFinding[] = NO_FINDINGS;
@@ -132,13 +133,23 @@ class LineChecker {
     }
     this.checkFields(this.object, [], BASE_FIELDS, "an entry");
     if (type === undefined) {
-      if (!("type" in this.object)) this.add("missing-field", "This entry has no `type`. Pi keeps it in the tree, but it contributes nothing to the context.", this.wholeObject());
-      else this.add("wrong-type", `\`type\` should be a string, not ${describe(this.object.type)}. Pi keeps the entry, but it contributes nothing to the context.`, this.valueSpan(["type"]));
+      if (!("type" in this.object))
+        this.add("missing-field", "This entry has no `type`. Pi keeps it in the tree, but it contributes nothing to the context.", this.wholeObject());
+      else
+        this.add(
+          "wrong-type",
+          `\`type\` should be a string, not ${describe(this.object.type)}. Pi keeps the entry, but it contributes nothing to the context.`,
+          this.valueSpan(["type"]),
+        );
       return;
     }
     const spec = ENTRY_TYPE_BY_NAME.get(type);
     if (!spec) {
-      this.add("unknown-entry-type", `Unknown entry type "${type}". Pi keeps the entry in the tree (it can be the leaf), but it contributes nothing to the context.`, this.valueSpan(["type"]));
+      this.add(
+        "unknown-entry-type",
+        `Unknown entry type "${type}". Pi keeps the entry in the tree (it can be the leaf), but it contributes nothing to the context.`,
+        this.valueSpan(["type"]),
+      );
       return;
     }
     if (type === "message") {
@@ -155,23 +166,46 @@ class LineChecker {
     const message = this.object.message;
     if (message === undefined || message === null) {
       const span = message === null ? this.valueSpan(["message"]) : this.valueSpan(["type"]);
-      this.add("missing-message", `This message entry has no \`message\`${message === null ? " (it is null)" : ""}. Pi throws a TypeError when it builds a context that includes this entry.`, span);
+      this.add(
+        "missing-message",
+        `This message entry has no \`message\`${message === null ? " (it is null)" : ""}. Pi throws a TypeError when it builds a context that includes this entry.`,
+        span,
+      );
       return;
     }
     if (jsonKind(message) !== "object") {
-      this.add("wrong-type", `\`message\` should be an object, not ${describe(message)}. Pi keeps it in the context, but converting it to model input drops it.`, this.valueSpan(["message"]), "message");
+      this.add(
+        "wrong-type",
+        `\`message\` should be an object, not ${describe(message)}. Pi keeps it in the context, but converting it to model input drops it.`,
+        this.valueSpan(["message"]),
+        "message",
+      );
       return;
     }
     const m = message as Record<string, unknown>;
     const role = m.role;
     if (typeof role !== "string") {
-      if (role === undefined) this.add("missing-field", "This message has no `role`. Pi keeps it in the context, but converting it to model input drops it.", this.keySpan(["message"]));
-      else this.add("wrong-type", `\`role\` should be a string, not ${describe(role)}. Pi keeps the message, but converting it to model input drops it.`, this.valueSpan(["message", "role"]));
+      if (role === undefined)
+        this.add(
+          "missing-field",
+          "This message has no `role`. Pi keeps it in the context, but converting it to model input drops it.",
+          this.keySpan(["message"]),
+        );
+      else
+        this.add(
+          "wrong-type",
+          `\`role\` should be a string, not ${describe(role)}. Pi keeps the message, but converting it to model input drops it.`,
+          this.valueSpan(["message", "role"]),
+        );
       return;
     }
     const spec = ROLE_BY_NAME.get(role);
     if (!spec) {
-      this.add("unknown-role", `Unknown message role "${role}". Pi keeps the message in the context, but converting it to model input drops it (an extension may define it).`, this.valueSpan(["message", "role"]));
+      this.add(
+        "unknown-role",
+        `Unknown message role "${role}". Pi keeps the message in the context, but converting it to model input drops it (an extension may define it).`,
+        this.valueSpan(["message", "role"]),
+      );
       return;
     }
     this.checkFields(m, ["message"], spec.fields, `${article(role)} ${role} message`, MESSAGE_FIELD_EFFECT);
@@ -189,7 +223,11 @@ class LineChecker {
       const b = block as Record<string, unknown>;
       const fields = typeof b.type === "string" ? BLOCK_FIELDS.get(b.type) : undefined;
       if (typeof b.type !== "string") {
-        this.add(b.type === undefined ? "missing-field" : "wrong-type", "A content block needs a string `type` (text, image, thinking or toolCall).", this.valueSpan([...path, i]));
+        this.add(
+          b.type === undefined ? "missing-field" : "wrong-type",
+          "A content block needs a string `type` (text, image, thinking or toolCall).",
+          this.valueSpan([...path, i]),
+        );
       } else if (fields && !fieldsValid(b, fields)) {
         this.checkFields(b, [...path, i], fields, `${article(b.type)} ${b.type} block`, MESSAGE_FIELD_EFFECT);
       }
@@ -201,17 +239,29 @@ class LineChecker {
     const u = usage as Record<string, unknown>;
     for (const name of USAGE_NUMBERS) {
       if (name in u && typeof u[name] !== "number") {
-        this.add("wrong-type", `\`usage.${name}\` should be a number, not ${describe(u[name])}. Pi adds it into the session's token totals.`, this.valueSpan([...path, name]));
+        this.add(
+          "wrong-type",
+          `\`usage.${name}\` should be a number, not ${describe(u[name])}. Pi adds it into the session's token totals.`,
+          this.valueSpan([...path, name]),
+        );
       }
     }
     const cost = u.cost;
     if (cost !== undefined && jsonKind(cost) !== "object") {
-      this.add("wrong-type", `\`usage.cost\` should be an object, not ${describe(cost)}. Pi adds it into the session's cost.`, this.valueSpan([...path, "cost"]));
+      this.add(
+        "wrong-type",
+        `\`usage.cost\` should be an object, not ${describe(cost)}. Pi adds it into the session's cost.`,
+        this.valueSpan([...path, "cost"]),
+      );
     } else if (cost !== undefined) {
       const c = cost as Record<string, unknown>;
       for (const name of ["input", "output", "cacheRead", "cacheWrite", "total"]) {
         if (name in c && typeof c[name] !== "number") {
-          this.add("wrong-type", `\`usage.cost.${name}\` should be a number, not ${describe(c[name])}. Pi adds it into the session's cost.`, this.valueSpan([...path, "cost", name]));
+          this.add(
+            "wrong-type",
+            `\`usage.cost.${name}\` should be a number, not ${describe(c[name])}. Pi adds it into the session's cost.`,
+            this.valueSpan([...path, "cost", name]),
+          );
         }
       }
     }
@@ -220,7 +270,9 @@ class LineChecker {
   private checkReplacement(): void {
     const replacement = this.object.replacement;
     if (jsonKind(replacement) !== "object") return;
-    const fields = [{ name: "content", kinds: ["string", "array"] as const, required: true, effect: "Pi 1.x then replaces the target's content with nothing valid." }];
+    const fields = [
+      { name: "content", kinds: ["string", "array"] as const, required: true, effect: "Pi 1.x then replaces the target's content with nothing valid." },
+    ];
     this.checkFields(replacement as Record<string, unknown>, ["replacement"], fields, "a replacement");
   }
 
@@ -244,7 +296,12 @@ class LineChecker {
         continue;
       }
       if (!field.kinds.includes(jsonKind(value))) {
-        this.add("wrong-type", `\`${field.name}\` should be ${field.kinds.join(" or ")}, not ${describe(value)}. ${effect}`.trimEnd(), this.valueSpan([...path, field.name]), name);
+        this.add(
+          "wrong-type",
+          `\`${field.name}\` should be ${field.kinds.join(" or ")}, not ${describe(value)}. ${effect}`.trimEnd(),
+          this.valueSpan([...path, field.name]),
+          name,
+        );
         continue;
       }
       if (field.iso && typeof value === "string" && !isIsoTimestamp(value)) {

@@ -196,7 +196,8 @@ export const ENTRY_TYPE_BY_NAME: ReadonlyMap<string, EntryTypeSpec> = new Map(EN
  */
 export const SESSION_HEADER_TYPE: EntryTypeSpec = {
   type: "session",
-  summary: "The session header. It must be the first parseable line, with a string `id`: otherwise Pi 0.73/0.74 overwrites the file with a fresh header and Pi 1.x refuses to open it. Later `session` lines are ignored.",
+  summary:
+    "The session header. It must be the first parseable line, with a string `id`: otherwise Pi 0.73/0.74 overwrites the file with a fresh header and Pi 1.x refuses to open it. Later `session` lines are ignored.",
   context: "No; it names the session, its working directory and the file it was forked from.",
   since: "v1 (`version` since v2; the current version is 3)",
   fields: [req("id", STR), opt("version", NUM, "An absent version means v1: Pi migrates the file and rewrites it with random ids."), ...HEADER_FIELDS],
@@ -225,12 +226,19 @@ export const ROLES: readonly RoleSpec[] = [
     role: "toolResult",
     summary: "The result of a tool call, answering a `toolCall` block of an earlier assistant message.",
     toModel: "Sent as it is; providers reject a tool result whose `toolCallId` answers no tool call before it.",
-    fields: [req("toolCallId", STR, "The result then answers no tool call, which providers reject."), req("toolName", STR), req("content", ARR), req("isError", BOOL), TS()],
+    fields: [
+      req("toolCallId", STR, "The result then answers no tool call, which providers reject."),
+      req("toolName", STR),
+      req("content", ARR),
+      req("isError", BOOL),
+      TS(),
+    ],
   },
   {
     role: "bashExecution",
     summary: "A shell command the user ran with `!`; sent to the model as user text unless excluded.",
-    toModel: "Turned into a user text message: Ran `command`, then the output in a code block (or \"(no output)\") and notes on cancellation, exit code and truncation. Dropped when `excludeFromContext` is true.",
+    toModel:
+      'Turned into a user text message: Ran `command`, then the output in a code block (or "(no output)") and notes on cancellation, exit code and truncation. Dropped when `excludeFromContext` is true.',
     fields: [
       req("command", STR),
       req("output", STR),
@@ -251,7 +259,8 @@ export const ROLES: readonly RoleSpec[] = [
   {
     role: "system",
     summary: "A system prompt update (Pi 1.x): prompt sections patched by name, tools added and removed.",
-    toModel: "Pi 1.x sends it as a system message; for providers without mid-conversation system messages, all of them are replayed into one leading system message. Pi 0.73/0.74 does not know the role and drops it.",
+    toModel:
+      "Pi 1.x sends it as a system message; for providers without mid-conversation system messages, all of them are replayed into one leading system message. Pi 0.73/0.74 does not know the role and drops it.",
     fields: [req("content", CONTENT), opt("sections", OBJ), opt("toolsAdded", ARR), opt("toolsRemoved", ARR), TS()],
   },
   {
@@ -263,7 +272,8 @@ export const ROLES: readonly RoleSpec[] = [
   {
     role: "compactionSummary",
     summary: "A compaction summary; Pi produces it while building the context and never stores it.",
-    toModel: "Turned into a user message: \"The conversation history before this point was compacted into the following summary:\", then the summary in `<summary>` tags.",
+    toModel:
+      'Turned into a user message: "The conversation history before this point was compacted into the following summary:", then the summary in `<summary>` tags.',
     fields: [req("summary", STR), TS()],
   },
   {
@@ -322,7 +332,15 @@ function piTime(value: string): number {
     const c = value.charCodeAt(i) - 48;
     return c >= 0 && c <= 9 ? c : NaN;
   };
-  if (value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45 || value.charCodeAt(10) !== 84 || value.charCodeAt(13) !== 58 || value.charCodeAt(16) !== 58 || value.charCodeAt(19) !== 46 || value.charCodeAt(23) !== 90) {
+  if (
+    value.charCodeAt(4) !== 45 ||
+    value.charCodeAt(7) !== 45 ||
+    value.charCodeAt(10) !== 84 ||
+    value.charCodeAt(13) !== 58 ||
+    value.charCodeAt(16) !== 58 ||
+    value.charCodeAt(19) !== 46 ||
+    value.charCodeAt(23) !== 90
+  ) {
     return ISO_RE.test(value) ? Date.parse(value) : NaN;
   }
   const year = digit(0) * 1000 + digit(1) * 100 + digit(2) * 10 + digit(3);

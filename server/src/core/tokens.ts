@@ -106,7 +106,6 @@ function contentChars(content: unknown): number {
   return chars;
 }
 
-
 function num(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) ? value : 0;
 }

@@ -147,7 +147,8 @@ export function contextTitle(prefix: string, summary: ContextSummary): string {
   if (failure) return `${prefix}: Pi fails here (TypeError: ${failure.reason}, line ${failure.entry.line + 1})`;
   const parts = [`${groupDigits(stats.messages)} message${stats.messages === 1 ? "" : "s"}`, `~${formatTokens(stats.estimatedTokens)} tokens`];
   parts.push(stats.model === null ? "no model" : singleLine(stats.model, NAME_CODE_POINTS));
-  if (typeof stats.thinkingLevel === "string" && stats.thinkingLevel !== "off" && stats.thinkingLevel.trim()) parts.push(`thinking ${singleLine(stats.thinkingLevel, NAME_CODE_POINTS)}`);
+  if (typeof stats.thinkingLevel === "string" && stats.thinkingLevel !== "off" && stats.thinkingLevel.trim())
+    parts.push(`thinking ${singleLine(stats.thinkingLevel, NAME_CODE_POINTS)}`);
   if (stats.compaction) parts.push("after compaction");
   return `${prefix}: ${parts.join(" · ")}`;
 }

@@ -54,7 +54,8 @@ export function computeCompletion(doc: SessionDocument, position: Position, opti
   const parsed = doc.parsed[line]!;
   if (parsed.kind === "blank") return newEntryCompletion(doc, a, position, now(), options.random);
   // A word typed on an empty line ("us", "comp") filters the new-entry snippets, which replace it.
-  if (parsed.kind === "malformed" && position.character === text.length && WORD_LINE.test(text)) return newEntryCompletion(doc, a, position, now(), options.random);
+  if (parsed.kind === "malformed" && position.character === text.length && WORD_LINE.test(text))
+    return newEntryCompletion(doc, a, position, now(), options.random);
 
   const offset = doc.jsonOffset(line);
   const cursor = position.character - offset;
@@ -69,7 +70,11 @@ export function computeCompletion(doc: SessionDocument, position: Position, opti
   const object = parsed.kind === "value" ? parsed.object : undefined;
   const type = object ? (typeof object.type === "string" ? object.type : undefined) : scan.type;
   const message = object ? object.message : undefined;
-  const role = object ? (message !== null && typeof message === "object" && typeof (message as Record<string, unknown>).role === "string" ? ((message as Record<string, unknown>).role as string) : undefined) : scan.role;
+  const role = object
+    ? message !== null && typeof message === "object" && typeof (message as Record<string, unknown>).role === "string"
+      ? ((message as Record<string, unknown>).role as string)
+      : undefined
+    : scan.role;
   if (type === "session") return EMPTY;
 
   if (at.kind === "string" && !at.isKey) {
@@ -77,7 +82,8 @@ export function computeCompletion(doc: SessionDocument, position: Position, opti
     const typed = json.slice(at.start, cursor);
     const key = at.path[at.path.length - 1];
     if (at.path.length === 1 && key === "type") return valueItems(typeItems(), edit, false);
-    if (at.path.length === 2 && at.path[0] === "message" && key === "role" && (type === "message" || type === undefined)) return valueItems(roleItems(), edit, false);
+    if (at.path.length === 2 && at.path[0] === "message" && key === "role" && (type === "message" || type === undefined))
+      return valueItems(roleItems(), edit, false);
     if (at.path.length === 1 && typeof key === "string" && isReferenceField(type, key)) return idCompletion(a, line, entry, edit, typed, key);
     if (at.path.length === 2 && at.path[0] === "message" && key === "toolCallId" && type === "message" && role === "toolResult") {
       return toolCallCompletion(a, line, entry, scan.parentId, edit, typed);
@@ -89,7 +95,8 @@ export function computeCompletion(doc: SessionDocument, position: Position, opti
     const key = at.path[at.path.length - 1];
     const edit = range(cursor, cursor);
     if (at.path.length === 1 && key === "type") return valueItems(typeItems(), edit, true);
-    if (at.path.length === 2 && at.path[0] === "message" && key === "role" && (type === "message" || type === undefined)) return valueItems(roleItems(), edit, true);
+    if (at.path.length === 2 && at.path[0] === "message" && key === "role" && (type === "message" || type === undefined))
+      return valueItems(roleItems(), edit, true);
     return EMPTY;
   }
   // A key position, or a key being typed.
@@ -220,9 +227,9 @@ function valueSnippet(field: FieldSpec, c: FieldContext): string {
     return parent?.id !== undefined ? `"\${1:${escapeSnippet(jsonContent(parent.id))}}"` : "${1:null}";
   }
   if (field.name === "timestamp") return c.isMessage ? `\${1:${c.now.getTime()}}` : `"\${1:${c.now.toISOString()}}"`;
-  if (field.name === "type" && !c.isMessage) return '"${1|' + ENTRY_TYPES.map((t) => t.type).join(",") + '|}"';
-  if (field.name === "role" && c.isMessage) return '"${1|' + STORED_ROLES.join(",") + '|}"';
-  if (field.name === "message" && !c.isMessage) return '{"role":"${1|' + STORED_ROLES.join(",") + '|}"$0\\}';
+  if (field.name === "type" && !c.isMessage) return `"\${1|${ENTRY_TYPES.map((t) => t.type).join(",")}|}"`;
+  if (field.name === "role" && c.isMessage) return `"\${1|${STORED_ROLES.join(",")}|}"`;
+  if (field.name === "message" && !c.isMessage) return `{"role":"\${1|${STORED_ROLES.join(",")}|}"$0\\}`;
   return placeholder(field.kinds, field.name);
 }
 
@@ -273,7 +280,7 @@ function idCompletion(a: SessionAnalysis, line: number, self: Entry | undefined,
   // Only the entry Pi finds for an id (the last holder) is offered, never the entry itself, and
   // for a parent none of its descendants, which would close a cycle Pi hangs on.
   const usable = (e: Entry): boolean =>
-    e.id !== undefined && e.id.startsWith(typed) && e !== self && a.byId.get(e.id) === e && !(isParent && self !== undefined && a.isAncestor(self, e));
+    e.id?.startsWith(typed) === true && e !== self && a.byId.get(e.id) === e && !(isParent && self !== undefined && a.isAncestor(self, e));
   // A compaction keeps history from an entry on its own path: its ancestors come first, nearest
   // first (the walk is bounded by the number of entries, so it ends on a cyclic chain).
   if (field === "firstKeptEntryId" && self) {
@@ -374,7 +381,14 @@ function pathStart(a: SessionAnalysis, line: number, self: Entry | undefined, pa
   return entryAbove(a, line);
 }
 
-function toolCallCompletion(a: SessionAnalysis, line: number, self: Entry | undefined, parentId: string | null | undefined, range: Range, typed: string): CompletionList {
+function toolCallCompletion(
+  a: SessionAnalysis,
+  line: number,
+  self: Entry | undefined,
+  parentId: string | null | undefined,
+  range: Range,
+  typed: string,
+): CompletionList {
   const { calls, cut } = openToolCalls(a, pathStart(a, line, self, parentId), MAX_ID_ITEMS);
   const items: CompletionItem[] = [];
   for (const call of calls) {
@@ -408,7 +422,7 @@ function newEntryCompletion(doc: SessionDocument, a: SessionAnalysis, position: 
       label,
       kind: KIND.Snippet,
       detail,
-      documentation: markdown("```json\n" + preview + "\n```"),
+      documentation: markdown(`\`\`\`json\n${preview}\n\`\`\``),
       sortText: rank(items.length),
       filterText: typedBefore + label,
       insertTextFormat: SNIPPET,
@@ -422,7 +436,12 @@ function newEntryCompletion(doc: SessionDocument, a: SessionAnalysis, position: 
   if (a.headerLine === undefined || line < a.headerLine) {
     const id = uuidv7(now, random);
     const head = `{"type":"session","version":3,"id":${JSON.stringify(id)},"timestamp":${JSON.stringify(now.toISOString())},"cwd":`;
-    add("session header", "The header Pi writes first (version 3, a fresh UUIDv7 id)", `${escapeSnippet(head)}"\${1:/home/user/project}"\\}`, `${head}"/home/user/project"}`);
+    add(
+      "session header",
+      "The header Pi writes first (version 3, a fresh UUIDv7 id)",
+      `${escapeSnippet(head)}"\${1:/home/user/project}"\\}`,
+      `${head}"/home/user/project"}`,
+    );
     return { isIncomplete: false, items };
   }
 
@@ -443,7 +462,12 @@ function newEntryCompletion(doc: SessionDocument, a: SessionAnalysis, position: 
     {
       label: "user message",
       detail: "message · user",
-      parts: [[head("message"), base.replace("%TYPE%", '"message"')], [lit(`"message":{"role":"user","content":`), `"message":{"role":"user","content":`], ['"${1:text}"', '"text"'], [lit(`,"timestamp":${ms}}}`), `,"timestamp":${ms}}}`]],
+      parts: [
+        [head("message"), base.replace("%TYPE%", '"message"')],
+        [lit(`"message":{"role":"user","content":`), `"message":{"role":"user","content":`],
+        ['"${1:text}"', '"text"'],
+        [lit(`,"timestamp":${ms}}}`), `,"timestamp":${ms}}}`],
+      ],
     },
     {
       label: "assistant reply",
@@ -482,12 +506,26 @@ function newEntryCompletion(doc: SessionDocument, a: SessionAnalysis, position: 
     {
       label: "label",
       detail: "label entry",
-      parts: [[head("label"), base.replace("%TYPE%", '"label"')], [lit(`"targetId":`), `"targetId":`], [`"\${1:${refDefault}}"`, JSON.stringify(parentId ?? "")], [lit(`,"label":`), `,"label":`], ['"${2:checkpoint}"', '"checkpoint"'], [lit("}"), "}"]],
+      parts: [
+        [head("label"), base.replace("%TYPE%", '"label"')],
+        [lit(`"targetId":`), `"targetId":`],
+        [`"\${1:${refDefault}}"`, JSON.stringify(parentId ?? "")],
+        [lit(`,"label":`), `,"label":`],
+        ['"${2:checkpoint}"', '"checkpoint"'],
+        [lit("}"), "}"],
+      ],
     },
     {
       label: "model change",
       detail: "model_change entry",
-      parts: [[head("model_change"), base.replace("%TYPE%", '"model_change"')], [lit(`"provider":`), `"provider":`], ['"${1:anthropic}"', '"anthropic"'], [lit(`,"modelId":`), `,"modelId":`], ['"${2:claude-sonnet-4-5}"', '"claude-sonnet-4-5"'], [lit("}"), "}"]],
+      parts: [
+        [head("model_change"), base.replace("%TYPE%", '"model_change"')],
+        [lit(`"provider":`), `"provider":`],
+        ['"${1:anthropic}"', '"anthropic"'],
+        [lit(`,"modelId":`), `,"modelId":`],
+        ['"${2:claude-sonnet-4-5}"', '"claude-sonnet-4-5"'],
+        [lit("}"), "}"],
+      ],
     },
     {
       label: "compaction",
@@ -506,7 +544,14 @@ function newEntryCompletion(doc: SessionDocument, a: SessionAnalysis, position: 
     {
       label: "branch summary",
       detail: "branch_summary entry",
-      parts: [[head("branch_summary"), base.replace("%TYPE%", '"branch_summary"')], [lit(`"fromId":`), `"fromId":`], [`"\${1:${refDefault}}"`, JSON.stringify(parentId ?? "")], [lit(`,"summary":`), `,"summary":`], ['"${2:summary}"', '"summary"'], [lit("}"), "}"]],
+      parts: [
+        [head("branch_summary"), base.replace("%TYPE%", '"branch_summary"')],
+        [lit(`"fromId":`), `"fromId":`],
+        [`"\${1:${refDefault}}"`, JSON.stringify(parentId ?? "")],
+        [lit(`,"summary":`), `,"summary":`],
+        ['"${2:summary}"', '"summary"'],
+        [lit("}"), "}"],
+      ],
     },
   ];
   for (const k of kinds) add(k.label, k.detail, k.parts.map((p) => p[0]).join(""), k.parts.map((p) => p[1]).join(""));
@@ -522,7 +567,9 @@ export function freshId(a: SessionAnalysis, random?: () => number): string {
     const id = random ? hex(random, 8) : randomUUID().slice(0, 8);
     if (!a.byId.has(id)) return id;
   }
-  return random ? `${hex(random, 8)}-${hex(random, 4)}-4${hex(random, 3)}-${"89ab"[Math.floor(random() * 4) & 3]}${hex(random, 3)}-${hex(random, 12)}` : randomUUID();
+  return random
+    ? `${hex(random, 8)}-${hex(random, 4)}-4${hex(random, 3)}-${"89ab"[Math.floor(random() * 4) & 3]}${hex(random, 3)}-${hex(random, 12)}`
+    : randomUUID();
 }
 
 function hex(random: () => number, digits: number): string {
@@ -595,7 +642,14 @@ class Stop extends Error {}
  */
 export function scanLine(text: string, cursor: number): LineScan | undefined {
   const stack: Frame[] = [];
-  const out: Omit<LineScan, "at"> & { at: ScanAt | undefined } = { at: undefined, type: undefined, role: undefined, parentId: undefined, topKeys: new Set(), messageKeys: new Set() };
+  const out: Omit<LineScan, "at"> & { at: ScanAt | undefined } = {
+    at: undefined,
+    type: undefined,
+    role: undefined,
+    parentId: undefined,
+    topKeys: new Set(),
+    messageKeys: new Set(),
+  };
   const pathOf = (depth: number): (string | number)[] => {
     const path: (string | number)[] = [];
     for (let k = 1; k < depth; k++) {
@@ -637,7 +691,16 @@ export function scanLine(text: string, cursor: number): LineScan | undefined {
           const path = pathOf(stack.length);
           if (!isKey && top.kind === "object") path.push(top.key!);
           if (!isKey && top.kind === "array") path.push(top.index);
-          out.at = { kind: "string", isKey, path, key: isKey ? value ?? decode(text.slice(i + 1, cursor)) : undefined, start: i + 1, end: closed ? end : cursor, closed, colonFollows };
+          out.at = {
+            kind: "string",
+            isKey,
+            path,
+            key: isKey ? (value ?? decode(text.slice(i + 1, cursor))) : undefined,
+            start: i + 1,
+            end: closed ? end : cursor,
+            closed,
+            colonFollows,
+          };
         }
         if (!closed) break;
         if (isKey) {
@@ -674,13 +737,13 @@ export function scanLine(text: string, cursor: number): LineScan | undefined {
         continue;
       }
       if (c === 58) {
-        if (!top || top.kind !== "object" || top.state !== "colon") throw new Stop();
+        if (top?.kind !== "object" || top.state !== "colon") throw new Stop();
         top.state = "value";
         i++;
         continue;
       }
       if (c === 44) {
-        if (!top || top.state !== "comma") throw new Stop();
+        if (top?.state !== "comma") throw new Stop();
         if (top.kind === "object") top.state = "key";
         else {
           top.state = "value";
@@ -690,7 +753,7 @@ export function scanLine(text: string, cursor: number): LineScan | undefined {
         continue;
       }
       // A number or literal.
-      if (!top || top.state !== "value") throw new Stop();
+      if (top?.state !== "value") throw new Stop();
       let j = i;
       while (j < n) {
         const d = text.charCodeAt(j);
@@ -698,7 +761,8 @@ export function scanLine(text: string, cursor: number): LineScan | undefined {
         j++;
       }
       const word = text.slice(i, j);
-      if (!/^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)$/.test(word) && !(j === n && /^(?:t|tr|tru|f|fa|fal|fals|n|nu|nul|-?\d*\.?\d*)$/.test(word))) throw new Stop();
+      if (!/^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)$/.test(word) && !(j === n && /^(?:t|tr|tru|f|fa|fal|fals|n|nu|nul|-?\d*\.?\d*)$/.test(word)))
+        throw new Stop();
       if (cursor > i && cursor <= j && out.at === undefined) return undefined; // inside a number or literal
       if (stack.length === 1 && top.key === "parentId" && word === "null") out.parentId = null;
       top.state = "comma";

@@ -88,7 +88,8 @@ export function renderContextMarkdown(build: ContextBuild, options: ContextMarkd
   if (messages.length === 0) out.push("", "*The context is empty: the model sees no messages.*");
   for (let i = first; i < messages.length; i++) {
     const source = build.sources[i];
-    const from = source === undefined ? "" : source.id !== undefined ? ` · ${code(singleLine(source.id, NAME_CODE_POINTS) || '""')}` : ` · line ${source.line + 1}`;
+    const from =
+      source === undefined ? "" : source.id !== undefined ? ` · ${code(singleLine(source.id, NAME_CODE_POINTS) || '""')}` : ` · line ${source.line + 1}`;
     out.push("", ...renderMessage(messages[i], i + 1, from, limits, source?.type === "compaction"));
   }
 
@@ -135,7 +136,10 @@ function renderMessage(message: unknown, n: number, from: string, limits: Limits
       if (m.truncated === true) notes.push("output truncated by Pi");
       if (notes.length > 0) title += ` (${notes.join(", ")})`;
       const output = typeof m.output === "string" ? m.output : "";
-      const parts = [codeBlock(`$ ${typeof m.command === "string" ? m.command : ""}`, limits, "sh"), output.trim() ? codeBlock(output, limits) : ["*(no output)*"]];
+      const parts = [
+        codeBlock(`$ ${typeof m.command === "string" ? m.command : ""}`, limits, "sh"),
+        output.trim() ? codeBlock(output, limits) : ["*(no output)*"],
+      ];
       if (m.excludeFromContext === true) parts.unshift(["*Not sent to the model (`excludeFromContext`).*"]);
       body.push(...joinParts(parts));
       break;
@@ -193,7 +197,8 @@ function renderContent(content: unknown, limits: Limits, mode: "text" | "code"):
         break;
       case "thinking":
         if (b.redacted === true) parts.push(["> *thinking (redacted)*"]);
-        else if (typeof b.thinking === "string" && b.thinking.trim()) parts.push([`> *thinking:* ${escapeInline(singleLine(b.thinking, THINKING_CODE_POINTS))}`]);
+        else if (typeof b.thinking === "string" && b.thinking.trim())
+          parts.push([`> *thinking:* ${escapeInline(singleLine(b.thinking, THINKING_CODE_POINTS))}`]);
         break;
       case "toolCall":
         parts.push([`→ ${code(toolCall(b))}`]);
@@ -248,7 +253,8 @@ function renderSystem(m: Record<string, unknown>, limits: Limits): string[] {
     const more = Object.keys(sections).length - MAX_BLOCKS;
     if (more > 0) parts.push([`*… ${groupDigits(more)} more ${plural(more, "section")}*`]);
   }
-  const tools = (value: unknown) => (Array.isArray(value) ? value.map((t) => asObject(t)?.name).map((n) => (typeof n === "string" ? singleLine(n, NAME_CODE_POINTS) : "?")) : []);
+  const tools = (value: unknown) =>
+    Array.isArray(value) ? value.map((t) => asObject(t)?.name).map((n) => (typeof n === "string" ? singleLine(n, NAME_CODE_POINTS) : "?")) : [];
   const removed = tools(m.toolsRemoved);
   const added = tools(m.toolsAdded);
   if (removed.length > 0) parts.push([`**tools removed:** ${listed(removed)}`]);
@@ -414,22 +420,34 @@ function renderFooter(build: ContextBuild): string[] {
   const counts = new Map<string, number>();
   for (const message of messages) {
     const role = asObject(message)?.role;
-    const key = role === "hookMessage" ? "custom" : typeof role === "string" ? (Object.hasOwn(ROLE_NAMES, role) ? role : singleLine(role, NAME_CODE_POINTS)) : "(no role)";
+    const key =
+      role === "hookMessage"
+        ? "custom"
+        : typeof role === "string"
+          ? Object.hasOwn(ROLE_NAMES, role)
+            ? role
+            : singleLine(role, NAME_CODE_POINTS)
+          : "(no role)";
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   // Known roles in a fixed order, then the others as they come.
   const order = Object.keys(ROLE_NAMES);
   const rank = (role: string) => (order.includes(role) ? order.indexOf(role) : order.length);
-  const byRole = [...counts].sort((x, y) => rank(x[0]) - rank(y[0])).map(([role, count]) => {
-    const [one, many] = Object.hasOwn(ROLE_NAMES, role) ? ROLE_NAMES[role]! : [role, role];
-    return `${groupDigits(count)} ${count === 1 ? one : many}`;
-  });
+  const byRole = [...counts]
+    .sort((x, y) => rank(x[0]) - rank(y[0]))
+    .map(([role, count]) => {
+      const [one, many] = Object.hasOwn(ROLE_NAMES, role) ? ROLE_NAMES[role]! : [role, role];
+      return `${groupDigits(count)} ${count === 1 ? one : many}`;
+    });
   const estimate = estimateContextTokens(messages);
   let tokens = `~${groupDigits(estimate.tokens)}`;
   if (estimate.lastUsageIndex !== null) {
     const after = messages.length - estimate.lastUsageIndex - 1;
     const usage = `the usage recorded on message ${estimate.lastUsageIndex + 1}`;
-    tokens += after > 0 ? ` (${usage}, ${groupDigits(estimate.usageTokens)}, + ~${groupDigits(estimate.trailingTokens)} for the ${groupDigits(after)} ${plural(after, "message")} after it)` : ` (${usage})`;
+    tokens +=
+      after > 0
+        ? ` (${usage}, ${groupDigits(estimate.usageTokens)}, + ~${groupDigits(estimate.trailingTokens)} for the ${groupDigits(after)} ${plural(after, "message")} after it)`
+        : ` (${usage})`;
   } else if (messages.length > 0) {
     tokens += " (4 characters a token: no assistant message records its usage)";
   }

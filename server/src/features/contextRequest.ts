@@ -148,7 +148,18 @@ function lastBuild(a: SessionAnalysis, leaf: Entry | null, flavor: PiFlavor): Co
 function summaryOf(result: ContextResult, leaf: Entry | null): ContextSummary {
   const leafInfo = leaf ? { id: leaf.id ?? null, line: leaf.line } : null;
   if (!result.ok) {
-    const stats = { messages: 0, byRole: {}, estimatedTokens: 0, usageTokens: 0, trailingTokens: 0, model: null, thinkingLevel: null, compaction: null, leaf: leafInfo, system: null };
+    const stats = {
+      messages: 0,
+      byRole: {},
+      estimatedTokens: 0,
+      usageTokens: 0,
+      trailingTokens: 0,
+      model: null,
+      thinkingLevel: null,
+      compaction: null,
+      leaf: leafInfo,
+      system: null,
+    };
     return { stats, failure: result.failure };
   }
   const { context, compaction } = result.build;
@@ -182,7 +193,11 @@ function errorOf(a: SessionAnalysis, failure: ContextFailure): NonNullable<Build
   if (failure.kind === "type-error") return { kind: "type-error", message: `Pi throws a TypeError: ${failure.reason} (line ${line + 1})`, line };
   const cycle = cycleReached(a, failure.entry);
   const where = cycle ? ` (${cycle.length === 1 ? "line" : "lines"} ${cycleLines(cycle)})` : "";
-  return { kind: "cycle", message: `the path from line ${line + 1} runs into a parent cycle${where}: Pi never finishes building the context (0.74 hangs, 1.x runs out of memory)`, line };
+  return {
+    kind: "cycle",
+    message: `the path from line ${line + 1} runs into a parent cycle${where}: Pi never finishes building the context (0.74 hangs, 1.x runs out of memory)`,
+    line,
+  };
 }
 
 /** The cycle that walking up from `entry` runs into; the walk is bounded by the number of entries. */

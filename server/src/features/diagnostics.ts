@@ -46,7 +46,8 @@ export function applySeverityOverrides(diagnostics: Diagnostic[], overrides: Sev
 const PI_LIKE_TEXT = new RegExp(`"parentId"\\s*:|"type"\\s*:\\s*"(session|${ENTRY_TYPES.map((t) => t.type).join("|")})"`);
 
 /** What Pi does when it walks a parent cycle, as observed with the real packages. */
-const CYCLE_FATE = "Pi 0.73/0.74 hangs building the context, and Pi 1.x grows an array until it fails with \"RangeError: Invalid array length\" after seconds and gigabytes";
+const CYCLE_FATE =
+  'Pi 0.73/0.74 hangs building the context, and Pi 1.x grows an array until it fails with "RangeError: Invalid array length" after seconds and gigabytes';
 
 /** Fields that a v1 file lacks and Pi's migration adds. */
 const V1_ADDED_FIELDS: ReadonlySet<string> = new Set(["id", "parentId", "firstKeptEntryId"]);
@@ -68,16 +69,28 @@ class DiagnosticCollector {
   collect(): Diagnostic[] {
     const { a, doc } = this;
     if (a.headerState === "empty-file") {
-      this.add("empty-file", "The file is empty. Pi writes a fresh session header into an empty file when it opens it; until then it is not a session.", this.point(0, 0));
+      this.add(
+        "empty-file",
+        "The file is empty. Pi writes a fresh session header into an empty file when it opens it; until then it is not a session.",
+        this.point(0, 0),
+      );
       return this.out;
     }
     const allBlank = doc.parsed.every((p) => p.kind === "blank");
     if (allBlank) {
-      this.add("empty-file", "The file holds only whitespace. Pi 0.73/0.74 overwrites it with a fresh session header; Pi 1.x refuses to open it (\"not a valid pi session\").", this.lineRange(0));
+      this.add(
+        "empty-file",
+        'The file holds only whitespace. Pi 0.73/0.74 overwrites it with a fresh session header; Pi 1.x refuses to open it ("not a valid pi session").',
+        this.lineRange(0),
+      );
       return this.out;
     }
     if (!a.looksLikeSession && !this.malformedLooksLikePi()) {
-      this.add("not-a-session", "This file does not look like a Pi session: no line is a Pi header or entry. It is not checked further. (Pi 0.73/0.74 would overwrite it with a fresh header; Pi 1.x would refuse to open it.)", this.lineRange(this.firstNonBlankLine()));
+      this.add(
+        "not-a-session",
+        "This file does not look like a Pi session: no line is a Pi header or entry. It is not checked further. (Pi 0.73/0.74 would overwrite it with a fresh header; Pi 1.x would refuse to open it.)",
+        this.lineRange(this.firstNonBlankLine()),
+      );
       return this.out;
     }
     this.checkBom();
@@ -102,13 +115,18 @@ class DiagnosticCollector {
     // Only a mark in front of a line Pi can parse matters: "\uFEFF" alone is blank to both versions,
     // and a line that is malformed anyway is skipped by both.
     if (!this.doc.hasBom || this.doc.parsed[0]!.kind !== "value") return;
-    this.add("bom", "The file starts with a UTF-8 byte order mark. Pi 0.73/0.74 strips it, but Pi 1.x cannot parse the header line and refuses to open the file (\"not a valid pi session\").", this.span(0, 0, 1));
+    this.add(
+      "bom",
+      'The file starts with a UTF-8 byte order mark. Pi 0.73/0.74 strips it, but Pi 1.x cannot parse the header line and refuses to open the file ("not a valid pi session").',
+      this.span(0, 0, 1),
+    );
   }
 
   private checkHeader(): void {
     const { a } = this;
     const line = a.headerLine;
-    const refusal = "Pi 0.73/0.74 treats the whole file as invalid and overwrites it with a fresh header, losing every entry; Pi 1.x refuses to open it (\"not a valid pi session\").";
+    const refusal =
+      'Pi 0.73/0.74 treats the whole file as invalid and overwrites it with a fresh header, losing every entry; Pi 1.x refuses to open it ("not a valid pi session").';
     if (a.headerState === "no-entries") {
       this.add("missing-header", `No line of this file can be parsed, so it has no session header. ${refusal}`, this.lineRange(this.firstNonBlankLine()));
       return;
@@ -125,12 +143,20 @@ class DiagnosticCollector {
       const p = this.doc.parsed[line]!;
       const id = p.kind === "value" ? p.object?.id : undefined;
       const problem = id === undefined ? "has no `id`" : `has ${describe(id)} as its \`id\``;
-      this.add("invalid-header", `The session header ${problem}; Pi requires a string id. ${refusal}`, id === undefined ? this.valueRange(line, ["type"]) : this.valueRange(line, ["id"]));
+      this.add(
+        "invalid-header",
+        `The session header ${problem}; Pi requires a string id. ${refusal}`,
+        id === undefined ? this.valueRange(line, ["type"]) : this.valueRange(line, ["id"]),
+      );
       return;
     }
     this.checkVersion(line);
     for (const extra of a.extraHeaderLines) {
-      this.add("second-header", `A second session header (the first is on line ${line + 1}). Pi ignores every header after the first; Pi 0.73 wrote one when it re-saved a session that had no assistant reply yet.`, this.valueRange(extra, ["type"]));
+      this.add(
+        "second-header",
+        `A second session header (the first is on line ${line + 1}). Pi ignores every header after the first; Pi 0.73 wrote one when it re-saved a session that had no assistant reply yet.`,
+        this.valueRange(extra, ["type"]),
+      );
     }
   }
 
@@ -173,7 +199,11 @@ class DiagnosticCollector {
     if (this.isTruncatedLine(last)) return; // Reported as truncated-line, which says the same.
     const text = doc.lines[last]!;
     const length = text.endsWith("\r") ? text.length - 1 : text.length;
-    this.add("no-final-newline", "The file does not end with a newline. Pi 1.x appends one when it opens the file; Pi 0.73/0.74 appends its next entry to this same line, so both this entry and the next become one line it cannot parse.", this.span(last, Math.max(0, length - 1), length));
+    this.add(
+      "no-final-newline",
+      "The file does not end with a newline. Pi 1.x appends one when it opens the file; Pi 0.73/0.74 appends its next entry to this same line, so both this entry and the next become one line it cannot parse.",
+      this.span(last, Math.max(0, length - 1), length),
+    );
   }
 
   // ---- Line checks ----------------------------------------------------------------------------
@@ -194,7 +224,11 @@ class DiagnosticCollector {
       if (p.kind === "malformed") {
         const orphans = this.orphansOf(malformedIds.get(line));
         if (line === lastNonBlank && this.isTruncatedLine(line)) {
-          this.add("truncated-line", `The last line is cut off (${p.error}), as when Pi is stopped while appending. Pi skips it${orphans}. Pi 1.x appends a newline after it when it opens the file; Pi 0.73/0.74 writes its next entry onto this same line, so that entry is lost too.`, this.lineRange(line));
+          this.add(
+            "truncated-line",
+            `The last line is cut off (${p.error}), as when Pi is stopped while appending. Pi skips it${orphans}. Pi 1.x appends a newline after it when it opens the file; Pi 0.73/0.74 writes its next entry onto this same line, so that entry is lost too.`,
+            this.lineRange(line),
+          );
         } else {
           this.add("malformed-json", `This line is not valid JSON (${p.error}). Pi skips it when it opens the file${orphans}.`, this.lineRange(line));
         }
@@ -243,7 +277,11 @@ class DiagnosticCollector {
     const time = entry.parsed.time;
     const parentTime = parent?.parsed.time;
     if (time === undefined || parentTime === undefined || time >= parentTime) return;
-    this.add("timestamp-backwards", `This entry's timestamp is earlier than its parent's (line ${parent!.line + 1}, ${String(parent!.parsed.object?.timestamp)}). Pi does not mind, but it orders sibling branches by timestamp.`, this.valueRange(entry.line, ["timestamp"]));
+    this.add(
+      "timestamp-backwards",
+      `This entry's timestamp is earlier than its parent's (line ${parent!.line + 1}, ${String(parent!.parsed.object?.timestamp)}). Pi does not mind, but it orders sibling branches by timestamp.`,
+      this.valueRange(entry.line, ["timestamp"]),
+    );
   }
 
   private checkHookMessage(entry: Entry): void {
@@ -251,7 +289,11 @@ class DiagnosticCollector {
     if (jsonKind(message) !== "object" || (message as Record<string, unknown>).role !== "hookMessage") return;
     const version = (this.a.header?.version ?? 1) as number;
     if (!(version >= CURRENT_VERSION)) return; // Pi renames it while migrating the file.
-    this.add("hook-message-in-v3", "`hookMessage` is the v2 name of the `custom` role. Pi renames it only when it migrates a v2 file; in a v3 file the role is unknown and the message never reaches the model.", this.valueRange(entry.line, ["message", "role"]));
+    this.add(
+      "hook-message-in-v3",
+      "`hookMessage` is the v2 name of the `custom` role. Pi renames it only when it migrates a v2 file; in a v3 file the role is unknown and the message never reaches the model.",
+      this.valueRange(entry.line, ["message", "role"]),
+    );
   }
 
   // ---- Cross-line checks ----------------------------------------------------------------------
@@ -263,7 +305,10 @@ class DiagnosticCollector {
       const winner = holders[holders.length - 1]!;
       for (const holder of holders) {
         // Only the first few other holders are named, so an id held 50,000 times stays linear.
-        const others = holders.slice(0, MAX_RELATED + 1).filter((h) => h !== holder).slice(0, MAX_RELATED);
+        const others = holders
+          .slice(0, MAX_RELATED + 1)
+          .filter((h) => h !== holder)
+          .slice(0, MAX_RELATED);
         const more = holders.length - 1 - others.length;
         const named = others.map((h) => h.line + 1).join(", ") + (more > 0 ? ` and ${more} more` : "");
         const lines = holders.length === 2 ? `line ${named}` : `lines ${named}`;
@@ -271,7 +316,12 @@ class DiagnosticCollector {
           holder === winner
             ? `Pi keeps this entry under the id and ignores the one${holders.length > 2 ? "s" : ""} on ${lines}.`
             : `Pi keeps only the last entry with this id (line ${winner.line + 1}): children and references resolve to that one, so this entry is cut off from the tree.`;
-        this.add("duplicate-id", `Duplicate id "${clip(id)}", also on ${lines}. ${fate}${loop}`, this.valueRange(holder.line, ["id"]), this.related(others, `the same id "${clip(id)}"`));
+        this.add(
+          "duplicate-id",
+          `Duplicate id "${clip(id)}", also on ${lines}. ${fate}${loop}`,
+          this.valueRange(holder.line, ["id"]),
+          this.related(others, `the same id "${clip(id)}"`),
+        );
       }
     }
   }
@@ -291,11 +341,18 @@ class DiagnosticCollector {
       }
       const ids = cycle.map((e) => `"${clip(e.id ?? "?", 12)}"`);
       const chain = cycle.length > 8 ? `${ids.slice(0, 8).join(" → ")} → … (${cycle.length} entries)` : `${ids.join(" → ")} → ${ids[0]}`;
-      const viaDuplicate = cycle.some((e) => e.id !== undefined && a.duplicates.has(e.id)) ? " The loop runs through a duplicated id: Pi follows the last entry with that id." : "";
+      const viaDuplicate = cycle.some((e) => e.id !== undefined && a.duplicates.has(e.id))
+        ? " The loop runs through a duplicated id: Pi follows the last entry with that id."
+        : "";
       for (const entry of cycle) {
         // Only the first few members are related, so a 50,000-entry cycle stays linear.
         const others = cycle.slice(0, MAX_RELATED + 1).filter((e) => e !== entry);
-        this.add("parent-cycle", `parentId cycle: ${chain}.${viaDuplicate} ${consequence}`, this.valueRange(entry.line, ["parentId"]), this.related(others, "in the same cycle"));
+        this.add(
+          "parent-cycle",
+          `parentId cycle: ${chain}.${viaDuplicate} ${consequence}`,
+          this.valueRange(entry.line, ["parentId"]),
+          this.related(others, "in the same cycle"),
+        );
       }
     }
   }
@@ -339,7 +396,11 @@ class DiagnosticCollector {
         case "branch_summary": {
           const from = o.fromId;
           if (typeof from === "string" && from !== "root" && !a.byId.has(from)) {
-            this.add("dangling-from", `fromId "${clip(from)}" names no entry (only "root" may name none). Pi still shows the summary to the model, but the branch it summarises cannot be found.`, this.valueRange(entry.line, ["fromId"]));
+            this.add(
+              "dangling-from",
+              `fromId "${clip(from)}" names no entry (only "root" may name none). Pi still shows the summary to the model, but the branch it summarises cannot be found.`,
+              this.valueRange(entry.line, ["fromId"]),
+            );
           }
           break;
         }
@@ -356,12 +417,21 @@ class DiagnosticCollector {
     if (typeof firstKept !== "string" || firstKept === entry.id) return;
     const target = a.byId.get(firstKept);
     if (!target) {
-      this.add("dangling-first-kept", `firstKeptEntryId "${clip(firstKept)}" names no entry. Pi keeps nothing from before this compaction: the model sees only the summary and what follows it.`, this.valueRange(entry.line, ["firstKeptEntryId"]));
+      this.add(
+        "dangling-first-kept",
+        `firstKeptEntryId "${clip(firstKept)}" names no entry. Pi keeps nothing from before this compaction: the model sees only the summary and what follows it.`,
+        this.valueRange(entry.line, ["firstKeptEntryId"]),
+      );
       return;
     }
     if (a.reachesCycle[entry.index]) return; // The path is undefined; the cycle is reported instead.
     if (!a.isAncestor(target, entry)) {
-      this.add("first-kept-not-on-path", `firstKeptEntryId "${clip(firstKept)}" (line ${target.line + 1}) is not on the path above this compaction. Pi keeps nothing from before the compaction: the model sees only the summary and what follows it.`, this.valueRange(entry.line, ["firstKeptEntryId"]), this.related([target], "the entry it names"));
+      this.add(
+        "first-kept-not-on-path",
+        `firstKeptEntryId "${clip(firstKept)}" (line ${target.line + 1}) is not on the path above this compaction. Pi keeps nothing from before the compaction: the model sees only the summary and what follows it.`,
+        this.valueRange(entry.line, ["firstKeptEntryId"]),
+        this.related([target], "the entry it names"),
+      );
     }
   }
 
@@ -384,7 +454,11 @@ class DiagnosticCollector {
       const holders = calls.get(id) ?? [];
       if (holders.some((h) => a.isAncestor(h, entry))) continue;
       const elsewhere = holders.length > 0 ? ` (a tool call with this id is on line ${holders[0]!.line + 1}, on another branch)` : "";
-      this.add("unmatched-tool-result", `No assistant message on this entry's path has a tool call with id "${clip(id)}"${elsewhere}. Pi sends the result anyway; most providers reject a tool result without its tool call.`, this.valueRange(entry.line, ["message", "toolCallId"]));
+      this.add(
+        "unmatched-tool-result",
+        `No assistant message on this entry's path has a tool call with id "${clip(id)}"${elsewhere}. Pi sends the result anyway; most providers reject a tool result without its tool call.`,
+        this.valueRange(entry.line, ["message", "toolCallId"]),
+      );
     }
   }
 
@@ -460,7 +534,7 @@ class DiagnosticCollector {
   private isTruncatedLine(line: number): boolean {
     const { doc } = this;
     const p = doc.parsed[line];
-    if (!p || p.kind !== "malformed" || doc.eols[line] !== "") return false;
+    if (p?.kind !== "malformed" || doc.eols[line] !== "") return false;
     const text = doc.jsonText(line).trimEnd();
     if (!text.trimStart().startsWith("{")) return false;
     // A prefix of valid JSON fails at its very end: "Unexpected end of JSON input", "Unterminated
@@ -482,7 +556,7 @@ class DiagnosticCollector {
 
   private firstNonBlankLine(): number {
     const i = this.doc.parsed.findIndex((p) => p.kind !== "blank");
-    return i < 0 ? 0 : i;
+    return Math.max(i, 0);
   }
 
   private lastNonBlankLine(): number {

@@ -40,7 +40,6 @@ export const NAME_CODE_POINTS = 60;
 /** Tool names listed for an assistant message without text. */
 const MAX_TOOL_NAMES = 4;
 
-
 /** A one-line, bounded, never empty name for an entry. */
 export function entryTitle(entry: Entry): string {
   const o = entry.parsed.object;
@@ -215,7 +214,18 @@ function isLowSurrogate(c: number): boolean {
 
 /** Whitespace and control characters, which a one-line name shows as a single space. */
 function isSpace(c: number): boolean {
-  return c <= 32 || (c >= 0x7f && c <= 0xa0) || c === 0x2028 || c === 0x2029 || c === 0xfeff || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x202f || c === 0x205f || c === 0x3000;
+  return (
+    c <= 32 ||
+    (c >= 0x7f && c <= 0xa0) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0xfeff ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000
+  );
 }
 
 /** 48210 → "48,210", independent of the locale. */

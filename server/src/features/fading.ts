@@ -87,7 +87,13 @@ export function computeFadingHints(doc: SessionDocument, options: FadingOptions 
   }
   if (firstLeft) {
     const cap = groupDigits(max);
-    out.push(fade(doc, firstLeft.line, `${groupDigits(left)} more ${left === 1 ? "entry is" : "entries are"} not in the context Pi builds when it resumes, from this line on; only the first ${cap} are marked.`));
+    out.push(
+      fade(
+        doc,
+        firstLeft.line,
+        `${groupDigits(left)} more ${left === 1 ? "entry is" : "entries are"} not in the context Pi builds when it resumes, from this line on; only the first ${cap} are marked.`,
+      ),
+    );
   }
   return out;
 }
@@ -107,7 +113,8 @@ export function resumesAsIs(a: SessionAnalysis): boolean {
 function offPathReason(a: SessionAnalysis, entry: Entry, leafLine: number): string {
   if (entry.id !== undefined) {
     const holder = a.byId.get(entry.id);
-    if (holder !== undefined && holder !== entry) return `a later entry with the same id (line ${holder.line + 1}) takes its place in Pi's index, which cuts it off from the tree`;
+    if (holder !== undefined && holder !== entry)
+      return `a later entry with the same id (line ${holder.line + 1}) takes its place in Pi's index, which cuts it off from the tree`;
   }
   if (a.reachesCycle[entry.index]) return "in or below a parent cycle, which the active path does not reach";
   return `on another branch (the active path ends on line ${leafLine})`;

@@ -188,7 +188,7 @@ function joinRuns(ctx: Context): Map<number, JoinRun> {
     const end = closingLine(doc, line);
     if (end === undefined || end === line) continue;
     let text = "";
-    for (let k = line; k <= end; k++) text += (k === line ? doc.jsonText(k) : doc.lines[k]!) + "\n";
+    for (let k = line; k <= end; k++) text += `${k === line ? doc.jsonText(k) : doc.lines[k]!}\n`;
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -282,7 +282,11 @@ function invalidHeaderFix(ctx: Context): Fix | undefined {
   }
   if (!("id" in fixed)) fixed.id = id;
   const what = old === undefined ? "a fresh id" : typeof old === "number" ? `the id "${id}" (the number as a string)` : "a fresh id";
-  return { title: `Give the header ${what}`, edits: [{ range: range(line, doc.jsonOffset(line), line, doc.lines[line]!.length), newText: JSON.stringify(fixed) }], safe: true };
+  return {
+    title: `Give the header ${what}`,
+    edits: [{ range: range(line, doc.jsonOffset(line), line, doc.lines[line]!.length), newText: JSON.stringify(fixed) }],
+    safe: true,
+  };
 }
 
 function duplicateIdFix(ctx: Context, entry: Entry): Fix | undefined {
@@ -293,7 +297,11 @@ function duplicateIdFix(ctx: Context, entry: Entry): Fix | undefined {
   const r = valueRange(doc, entry.line, ["id"]);
   if (!r) return undefined;
   const id = freshEntryId(ctx.taken, ctx.random);
-  return { title: `Give this entry a fresh id ("${id}"); Pi resolves "${entry.id}" to line ${holders[holders.length - 1]!.line + 1}`, edits: [{ range: r, newText: JSON.stringify(id) }], safe: true };
+  return {
+    title: `Give this entry a fresh id ("${id}"); Pi resolves "${entry.id}" to line ${holders[holders.length - 1]!.line + 1}`,
+    edits: [{ range: r, newText: JSON.stringify(id) }],
+    safe: true,
+  };
 }
 
 /** The nearest entry above `entry` that `accept`s and that Pi finds by its id. */
@@ -381,7 +389,12 @@ function fixesIn(ctx: Context, d: Diagnostic): Fix[] {
     }
     case "truncated-line": {
       if (p.kind !== "malformed") break;
-      if (doc.eols[line] === "") out.push({ title: "End the cut-off line with a newline (keeps its text; Pi skips it)", edits: [{ range: range(line, doc.lines[line]!.length, line, doc.lines[line]!.length), newText: eolOf(doc) }], safe: true });
+      if (doc.eols[line] === "")
+        out.push({
+          title: "End the cut-off line with a newline (keeps its text; Pi skips it)",
+          edits: [{ range: range(line, doc.lines[line]!.length, line, doc.lines[line]!.length), newText: eolOf(doc) }],
+          safe: true,
+        });
       out.push(deleteLineFix(ctx, line, "Delete the cut-off last line (its text is lost)"));
       break;
     }
@@ -409,7 +422,12 @@ function fixesIn(ctx: Context, d: Diagnostic): Fix[] {
       break;
     case "no-final-newline": {
       const last = doc.lineCount - 1;
-      if (!a.endsWithNewline) out.push({ title: "Add a final newline", edits: [{ range: range(last, doc.lines[last]!.length, last, doc.lines[last]!.length), newText: eolOf(doc) }], safe: true });
+      if (!a.endsWithNewline)
+        out.push({
+          title: "Add a final newline",
+          edits: [{ range: range(last, doc.lines[last]!.length, last, doc.lines[last]!.length), newText: eolOf(doc) }],
+          safe: true,
+        });
       break;
     }
   }
@@ -493,7 +511,11 @@ function safeRound(doc: SessionDocument, options: FixOptions): { edits: TextEdit
     const codes: string[] = [];
     for (const { edit, code } of candidates) {
       const last = edits[edits.length - 1];
-      if (last && (compare(edit.range.start, last.range.end) < 0 || (compare(edit.range.start, last.range.start) === 0 && compare(edit.range.end, last.range.end) === 0))) continue;
+      if (
+        last &&
+        (compare(edit.range.start, last.range.end) < 0 || (compare(edit.range.start, last.range.start) === 0 && compare(edit.range.end, last.range.end) === 0))
+      )
+        continue;
       edits.push(edit);
       codes.push(code);
     }
@@ -511,8 +533,13 @@ export function applySafeFixes(doc: SessionDocument, options: FixOptions = {}): 
     if (edits.length === 0) break;
     if (current === doc) current = copyOf(doc);
     // From the end backwards, so that every range still names the text it was computed on.
-    const order = edits.map((_, i) => i).sort((i, j) => compare(edits[j]!.range.start, edits[i]!.range.start) || compare(edits[j]!.range.end, edits[i]!.range.end));
-    current.update(order.map((i) => ({ range: edits[i]!.range, text: edits[i]!.newText })), current.version);
+    const order = edits
+      .map((_, i) => i)
+      .sort((i, j) => compare(edits[j]!.range.start, edits[i]!.range.start) || compare(edits[j]!.range.end, edits[i]!.range.end));
+    current.update(
+      order.map((i) => ({ range: edits[i]!.range, text: edits[i]!.newText })),
+      current.version,
+    );
     for (const code of codes) fixed.set(code, (fixed.get(code) ?? 0) + 1);
   }
   return { doc: current, fixed };
@@ -586,7 +613,8 @@ export function lineDiff(a: readonly string[], b: readonly string[]): Hunk[] {
       x--;
       y--;
     }
-    if (prevK === k + 1) steps.push({ x: prevX, y: prevY, del: false }); // insertion of b[prevY]
+    if (prevK === k + 1)
+      steps.push({ x: prevX, y: prevY, del: false }); // insertion of b[prevY]
     else steps.push({ x: prevX, y: prevY, del: true }); // deletion of a[prevX]
     x = prevX;
     y = prevY;

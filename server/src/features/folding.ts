@@ -218,7 +218,12 @@ function compactionSpans(a: SessionAnalysis): Span[] {
       if (x.line < min) min = x.line;
       if (x.line > maxLine) maxLine = x.line;
     }
-    if (maxLine > min) spans.push({ start: min, end: maxLine, collapsedText: `${groupDigits(count)} ${count === 1 ? "entry" : "entries"} summarised by the compaction on line ${c.line + 1}` });
+    if (maxLine > min)
+      spans.push({
+        start: min,
+        end: maxLine,
+        collapsedText: `${groupDigits(count)} ${count === 1 ? "entry" : "entries"} summarised by the compaction on line ${c.line + 1}`,
+      });
   }
   return spans;
 }

@@ -85,11 +85,18 @@ function typeHover(a: SessionAnalysis, type: string, entry: Entry | undefined, l
     ].join("\n\n");
   }
   const out = [`**${code(spec.type)}** ${type === "session" ? "header" : "entry"}`, spec.summary];
-  const facts = [`- **In the model's context:** ${spec.context}`, `- **Since:** ${since(spec.since)}`, `- **Fields:** ${fieldList(spec.fields)}${type === "session" ? "" : "; and on every entry `id`, `parentId` (string or null), `timestamp`"}`];
+  const facts = [
+    `- **In the model's context:** ${spec.context}`,
+    `- **Since:** ${since(spec.since)}`,
+    `- **Fields:** ${fieldList(spec.fields)}${type === "session" ? "" : "; and on every entry `id`, `parentId` (string or null), `timestamp`"}`,
+  ];
   if (type === "message") facts.push(`- **Roles:** ${ROLES.map((r) => code(r.role)).join(", ")}`);
   out.push(facts.join("\n"));
   if (type === "session") {
-    const note = line !== a.headerLine ? `Pi ignores this line: ${a.headerLine === undefined ? "the file has no header" : `the header is line ${a.headerLine + 1}`}.` : headerProblem(a);
+    const note =
+      line !== a.headerLine
+        ? `Pi ignores this line: ${a.headerLine === undefined ? "the file has no header" : `the header is line ${a.headerLine + 1}`}.`
+        : headerProblem(a);
     if (note) out.push(note);
   } else if (entry && entry.line === a.headerLine) {
     out.push(headerProblem(a) ?? "");
@@ -202,7 +209,7 @@ function headline(entry: Entry): string {
         if (!ENTRY_TYPE_BY_NAME.has(type)) details.push("unknown type");
     }
   }
-  return [`**${escape(title)}**`, ...details, `line ${entry.line + 1}`].join(" · ");
+  return [`**${escapeMarkdown(title)}**`, ...details, `line ${entry.line + 1}`].join(" · ");
 }
 
 /** The text an entry shows, unclipped but found without reading more than a few blocks. */
@@ -214,7 +221,8 @@ function previewOf(entry: Entry): string | undefined {
       const m = objectAt(o, "message");
       if (!m) return undefined;
       if (m.role === "bashExecution") return typeof m.command === "string" ? `$ ${m.command}` : undefined;
-      if (m.role === "system" && m.content === "" && m.sections && typeof m.sections === "object") return `sections: ${Object.keys(m.sections).slice(0, 10).join(", ")}`;
+      if (m.role === "system" && m.content === "" && m.sections && typeof m.sections === "object")
+        return `sections: ${Object.keys(m.sections).slice(0, 10).join(", ")}`;
       return contentText(m.content);
     }
     case "compaction":
@@ -262,7 +270,9 @@ function argumentsPreview(args: unknown): string {
       break;
     }
     const value = (args as Record<string, unknown>)[key];
-    parts.push(`${clip(key, 20)}: ${typeof value === "string" ? `"${clip(value, 40)}"` : value === null || typeof value !== "object" ? String(value) : Array.isArray(value) ? "[…]" : "{…}"}`);
+    parts.push(
+      `${clip(key, 20)}: ${typeof value === "string" ? `"${clip(value, 40)}"` : value === null || typeof value !== "object" ? String(value) : Array.isArray(value) ? "[…]" : "{…}"}`,
+    );
   }
   return parts.join(", ");
 }
@@ -280,7 +290,11 @@ function treeFacts(a: SessionAnalysis, entry: Entry): string {
     parts.push(`depth ${groupDigits(depth)}`);
   }
   const children = a.childrenOf(entry).length;
-  parts.push(children === 0 ? "no children (a branch tip)" : `${groupDigits(children)} ${children === 1 ? "child" : "children"}${children > 1 ? " (a branch point)" : ""}`);
+  parts.push(
+    children === 0
+      ? "no children (a branch tip)"
+      : `${groupDigits(children)} ${children === 1 ? "child" : "children"}${children > 1 ? " (a branch point)" : ""}`,
+  );
   const parent = a.parent[entry.index];
   if (parent) {
     if (cycle < 0) parts.push(`parent on line ${parent.line + 1}`);
@@ -324,7 +338,10 @@ function contextFacts(a: SessionAnalysis, entry: Entry): string {
       text = o.summary ? "in the built context, as a branch summary" : "selected, but an empty summary adds nothing";
       break;
     case "compaction":
-      text = entry === selection.compaction ? "in the built context, as the compaction summary" : "selected, but only the last compaction on the path adds a summary";
+      text =
+        entry === selection.compaction
+          ? "in the built context, as the compaction summary"
+          : "selected, but only the last compaction on the path adds a summary";
       break;
     case "context_edit":
       text = "selected: Pi 1.x applies this edit to its target";
@@ -430,7 +447,8 @@ const DANGLING: Record<ReferenceField, string> = {
 function referenceHover(a: SessionAnalysis, entry: Entry, field: ReferenceField, id: string): string {
   const title = `**${field}** ${code(id)}`;
   if (field === "fromId" && id === "root") return `${title}\n\nThe sentinel \`"root"\`: the branch was left from the root of the tree, not from an entry.`;
-  if (field === "firstKeptEntryId" && id === entry.id) return `${title}\n\nThe compaction's own id: Pi 1.x's way of keeping nothing from before this compaction. The model sees only the summary and what follows it.`;
+  if (field === "firstKeptEntryId" && id === entry.id)
+    return `${title}\n\nThe compaction's own id: Pi 1.x's way of keeping nothing from before this compaction. The model sees only the summary and what follows it.`;
   const target = a.byId.get(id);
   if (!target) {
     const effect = field === "targetId" ? (entry.type === "label" ? "The label marks no entry." : "Pi 1.x applies the edit to no message.") : DANGLING[field];
@@ -562,8 +580,12 @@ function timestampHover(doc: SessionDocument, a: SessionAnalysis, entry: Entry |
   const out: string[] = [];
   if (time === undefined) {
     const loose = Date.parse(value);
-    if (Number.isNaN(loose)) return `**Timestamp** ${code(value)}\n\nNot a valid time: Pi reads it as an invalid date, so it cannot order this entry among sibling branches.`;
-    out.push(`**Timestamp** ${code(value)}`, `Not in the form Pi writes (2026-03-02T10:00:00.000Z). Pi still reads it with \`new Date()\`, as local time unless it names a zone (here: ${timeInWords(loose)}).`);
+    if (Number.isNaN(loose))
+      return `**Timestamp** ${code(value)}\n\nNot a valid time: Pi reads it as an invalid date, so it cannot order this entry among sibling branches.`;
+    out.push(
+      `**Timestamp** ${code(value)}`,
+      `Not in the form Pi writes (2026-03-02T10:00:00.000Z). Pi still reads it with \`new Date()\`, as local time unless it names a zone (here: ${timeInWords(loose)}).`,
+    );
     return out.join("\n\n");
   }
   out.push(`**${timeInWords(time)}**`);
@@ -573,12 +595,20 @@ function timestampHover(doc: SessionDocument, a: SessionAnalysis, entry: Entry |
   }
   const parent = a.parent[entry.index];
   if (!parent) {
-    out.push(typeof entry.parentId === "string" && entry.parentId !== "" ? "A root (its parent names no entry): no parent to compare with." : "A root: no parent to compare with.");
+    out.push(
+      typeof entry.parentId === "string" && entry.parentId !== ""
+        ? "A root (its parent names no entry): no parent to compare with."
+        : "A root: no parent to compare with.",
+    );
   } else if (parent.parsed.time === undefined) {
     out.push(`Its parent's timestamp (line ${parent.line + 1}) is not a valid time.`);
   } else {
     const gap = time - parent.parsed.time;
-    out.push(gap >= 0 ? `+${duration(gap)} after its parent (line ${parent.line + 1})` : `${duration(-gap)} *before* its parent (line ${parent.line + 1}): out of order`);
+    out.push(
+      gap >= 0
+        ? `+${duration(gap)} after its parent (line ${parent.line + 1})`
+        : `${duration(-gap)} *before* its parent (line ${parent.line + 1}): out of order`,
+    );
   }
   return out.join("\n\n");
 }
@@ -681,7 +711,8 @@ function sessionIndex(a: SessionAnalysis): SessionIndex {
 
 function headerHover(a: SessionAnalysis, line: number): string {
   const out: string[] = [];
-  if (line !== a.headerLine) out.push(`Pi ignores this line: ${a.headerLine === undefined ? "the file has no header" : `the header is line ${a.headerLine + 1}`}.`);
+  if (line !== a.headerLine)
+    out.push(`Pi ignores this line: ${a.headerLine === undefined ? "the file has no header" : `the header is line ${a.headerLine + 1}`}.`);
   const h = a.header;
   const s = sessionIndex(a);
   const title = s.name !== undefined ? `**Session** ${code(s.name)}` : "**Session**";
@@ -710,26 +741,37 @@ function headerHover(a: SessionAnalysis, line: number): string {
     }
   }
   const entries = a.entries.length;
-  facts.push(`- **Entries:** ${groupDigits(entries)} · ${groupDigits(s.leaves)} ${s.leaves === 1 ? "branch" : "branches"} (leaves) · ${groupDigits(a.roots.length)} ${a.roots.length === 1 ? "root" : "roots"}`);
-  if (a.leaf) facts.push(`- **Resumes at:** line ${a.leaf.line + 1}${a.activePath.length > 0 ? `, depth ${groupDigits(a.depth[a.leaf.index]!)}` : " (its path runs into a parent cycle: Pi hangs)"}`);
-  if (h && h.parentSession !== undefined) facts.push(`- **Parent session:** ${typeof h.parentSession === "string" ? code(h.parentSession, 120) : "not a string"}`);
+  facts.push(
+    `- **Entries:** ${groupDigits(entries)} · ${groupDigits(s.leaves)} ${s.leaves === 1 ? "branch" : "branches"} (leaves) · ${groupDigits(a.roots.length)} ${a.roots.length === 1 ? "root" : "roots"}`,
+  );
+  if (a.leaf)
+    facts.push(
+      `- **Resumes at:** line ${a.leaf.line + 1}${a.activePath.length > 0 ? `, depth ${groupDigits(a.depth[a.leaf.index]!)}` : " (its path runs into a parent cycle: Pi hangs)"}`,
+    );
+  if (h && h.parentSession !== undefined)
+    facts.push(`- **Parent session:** ${typeof h.parentSession === "string" ? code(h.parentSession, 120) : "not a string"}`);
   out.push(facts.join("\n"));
   return out.join("\n\n");
 }
 
 function versionFacts(version: unknown): string {
   if (version === undefined) return "none, so v1: Pi migrates the file on open and rewrites it with new random ids";
-  if (typeof version === "number" && version < CURRENT_VERSION) return `${version}: Pi migrates the file on open and rewrites it${version < 2 ? " with new random ids" : ""}`;
+  if (typeof version === "number" && version < CURRENT_VERSION)
+    return `${version}: Pi migrates the file on open and rewrites it${version < 2 ? " with new random ids" : ""}`;
   if (version === CURRENT_VERSION) return `${CURRENT_VERSION} (current)`;
   // Pi compares with `>=` only, so "3" and 4 count as current.
-  return (version as number) >= CURRENT_VERSION ? `${code(JSON.stringify(version) ?? "")}: Pi compares it with \`>= ${CURRENT_VERSION}\` and treats the file as current` : `${code(JSON.stringify(version) ?? "")}: not a version Pi recognises`;
+  return (version as number) >= CURRENT_VERSION
+    ? `${code(JSON.stringify(version) ?? "")}: Pi compares it with \`>= ${CURRENT_VERSION}\` and treats the file as current`
+    : `${code(JSON.stringify(version) ?? "")}: not a version Pi recognises`;
 }
 
 /** What Pi does with a file whose header is missing or invalid, or undefined when it is fine. */
 function headerProblem(a: SessionAnalysis): string | undefined {
   const where = a.headerLine === undefined ? "" : ` (line ${a.headerLine + 1})`;
-  if (a.headerState === "missing") return `The first parseable line${where} is not a session header: Pi 0.73/0.74 overwrites the file with a fresh header, and Pi 1.x refuses to open it.`;
-  if (a.headerState === "invalid") return `The header${where} has no string \`id\`: Pi 0.73/0.74 overwrites the file with a fresh header, and Pi 1.x refuses to open it.`;
+  if (a.headerState === "missing")
+    return `The first parseable line${where} is not a session header: Pi 0.73/0.74 overwrites the file with a fresh header, and Pi 1.x refuses to open it.`;
+  if (a.headerState === "invalid")
+    return `The header${where} has no string \`id\`: Pi 0.73/0.74 overwrites the file with a fresh header, and Pi 1.x refuses to open it.`;
   return undefined;
 }
 
@@ -763,12 +805,14 @@ function quote(text: string): string {
   let flat = head.replace(/\s+/g, " ").trim();
   if (head.length < text.length && flat.length <= PREVIEW_CHARS) flat += "…";
   // A leading "-", "+", "=" or "1." would start a list or a heading inside the quote.
-  const escaped = escape(clip(flat, PREVIEW_CHARS)).replace(/^[-+=]/, "\\$&").replace(/^(\d+)([.)])/, "$1\\$2");
+  const escaped = escapeMarkdown(clip(flat, PREVIEW_CHARS))
+    .replace(/^[-+=]/, "\\$&")
+    .replace(/^(\d+)([.)])/, "$1\\$2");
   return `> ${escaped}`;
 }
 
 /** Escapes the characters that would turn text into Markdown or HTML. */
-function escape(text: string): string {
+function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]<>#|~&!]/g, "\\$&");
 }
 
@@ -792,7 +836,6 @@ function lineList(entries: readonly Entry[]): string {
   return `line${entries.length === 1 ? "" : "s"} ${shown.join(", ")}${more}`;
 }
 
-
 function formatCost(total: number): string {
   if (!Number.isFinite(total)) return String(total);
   return `$${total >= 1 ? total.toFixed(2) : total.toFixed(4)}`;
@@ -802,4 +845,3 @@ function formatCost(total: number): string {
 function bound(markdown: string): string {
   return markdown.length <= MAX_HOVER_CHARS ? markdown : clip(markdown, MAX_HOVER_CHARS - 1);
 }
-

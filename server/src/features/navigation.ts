@@ -91,7 +91,7 @@ function toolCallOccurrences(doc: SessionDocument, id: string): Occurrence[] {
     const p = entry.parsed;
     if (p.toolResultId === id) out.push({ range: valueRangeAt(doc, entry.line, ["message", "toolCallId"]), declaration: false });
     else if (p.toolCallIds?.includes(id)) {
-      const content = (p.object?.message as Record<string, unknown>).content as unknown[];
+      const content = ((p.object?.message as Record<string, unknown> | undefined)?.content ?? []) as unknown[];
       content.forEach((block, i) => {
         const b = block as Record<string, unknown> | null;
         if (b && typeof b === "object" && b.type === "toolCall" && b.id === id) {

@@ -69,7 +69,10 @@ export function prepareRename(doc: SessionDocument, position: Position): Prepare
   if (isRenameRefusal(subject)) return subject;
   const { start, end } = subject.range;
   return {
-    range: { start: { line: start.line, character: start.character + 1 }, end: { line: end.line, character: Math.max(start.character + 1, end.character - 1) } },
+    range: {
+      start: { line: start.line, character: start.character + 1 },
+      end: { line: end.line, character: Math.max(start.character + 1, end.character - 1) },
+    },
     placeholder: subject.id,
   };
 }
@@ -117,7 +120,10 @@ interface Place {
 
 function entryIdPlaces(doc: SessionDocument, id: string, newName: string): Place[] | RenameRefusal {
   const a = doc.analysis;
-  if (a.byId.has(newName)) return { error: `Cannot rename to "${clip(newName)}": an entry with this id already exists (line ${a.byId.get(newName)!.line + 1}); the two entries would merge.` };
+  if (a.byId.has(newName))
+    return {
+      error: `Cannot rename to "${clip(newName)}": an entry with this id already exists (line ${a.byId.get(newName)!.line + 1}); the two entries would merge.`,
+    };
   if (newName === "root") return { error: `Cannot rename to "root": a branch summary's fromId "root" means "no entry", so an entry must not be called that.` };
   const places: Place[] = [];
   const holders = a.duplicates.get(id) ?? (a.byId.has(id) ? [a.byId.get(id)!] : []);
@@ -130,13 +136,15 @@ function toolCallPlaces(doc: SessionDocument, id: string, newName: string): Plac
   const places: Place[] = [];
   for (const entry of doc.analysis.entries) {
     const p = entry.parsed;
-    if (p.toolCallIds?.includes(newName)) return { error: `Cannot rename to "${clip(newName)}": a tool call with this id already exists (line ${entry.line + 1}).` };
+    if (p.toolCallIds?.includes(newName))
+      return { error: `Cannot rename to "${clip(newName)}": a tool call with this id already exists (line ${entry.line + 1}).` };
     if (p.toolResultId === id) places.push({ line: entry.line, path: ["message", "toolCallId"] });
     else if (p.toolCallIds?.includes(id)) {
-      const content = (p.object?.message as Record<string, unknown>).content as unknown[];
+      const content = ((p.object?.message as Record<string, unknown> | undefined)?.content ?? []) as unknown[];
       content.forEach((block, i) => {
         const b = block as Record<string, unknown> | null;
-        if (b !== null && typeof b === "object" && b.type === "toolCall" && b.id === id) places.push({ line: entry.line, path: ["message", "content", i, "id"] });
+        if (b !== null && typeof b === "object" && b.type === "toolCall" && b.id === id)
+          places.push({ line: entry.line, path: ["message", "content", i, "id"] });
       });
     }
   }

@@ -91,7 +91,7 @@
  * `truncated` is true.
  */
 
-import type { DocumentSymbol, Range, SymbolKind } from "vscode-languageserver";
+import type { DocumentSymbol, Range } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
 import { locate } from "../core/locate";
@@ -107,8 +107,6 @@ export interface DocumentSymbolsResult {
   /** Whether symbols were left out because of `maxSymbols`. */
   truncated: boolean;
 }
-
-
 
 /** The cap the server uses unless a setting says otherwise. */
 export const DEFAULT_MAX_SYMBOLS = 5000;
@@ -378,7 +376,8 @@ function idSpanFast(text: string, id: string): { start: number; end: number } | 
   for (let i = 0; i < at; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) quotes++;
-    else if (c === 92 || c === 91 || c === 93 || c === 125) return undefined; // \ [ ] }
+    else if (c === 92 || c === 91 || c === 93 || c === 125)
+      return undefined; // \ [ ] }
     else if (c === 123) {
       if (opened) return undefined;
       opened = true;

@@ -57,7 +57,7 @@ export function isReferenceField(type: string | undefined, field: string): field
 export function targetAt(doc: SessionDocument, position: Position): Target | undefined {
   const line = position.line;
   const p = doc.parsed[line];
-  if (!p || p.kind !== "value" || !p.object) return undefined;
+  if (p?.kind !== "value" || !p.object) return undefined;
   const a = doc.analysis;
   const entry = a.entryAtLine[line];
   const isHeader = line === a.headerLine || p.type === "session";
@@ -159,7 +159,11 @@ export function toolCallFor(a: SessionAnalysis, entry: Entry, id: string): { ent
   for (let steps = 0; current && steps < a.entries.length; steps++) {
     if (current.parsed.toolCallIds?.includes(id)) {
       const content = (current.parsed.object?.message as Record<string, unknown> | undefined)?.content;
-      const block = Array.isArray(content) ? content.findIndex((b) => b !== null && typeof b === "object" && (b as Record<string, unknown>).type === "toolCall" && (b as Record<string, unknown>).id === id) : -1;
+      const block = Array.isArray(content)
+        ? content.findIndex(
+            (b) => b !== null && typeof b === "object" && (b as Record<string, unknown>).type === "toolCall" && (b as Record<string, unknown>).id === id,
+          )
+        : -1;
       return { entry: current, block };
     }
     current = a.parent[current.index];

@@ -131,7 +131,11 @@ function sessionSymbols(a: SessionAnalysis): SessionSymbols {
 
 /** Free text as a symbol name: one line, trimmed, bounded. */
 function clean(text: string): string {
-  return text.slice(0, MAX_NAME_LENGTH * 4).replace(/\s+/g, " ").trim().slice(0, MAX_NAME_LENGTH);
+  return text
+    .slice(0, MAX_NAME_LENGTH * 4)
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, MAX_NAME_LENGTH);
 }
 
 function fileName(uri: string): string | undefined {

@@ -26,7 +26,15 @@ import { SessionDocument } from "../core/document";
 import { CODE_ACTION_KINDS, computeCodeActions } from "../features/codeActions";
 import { computeCodeLenses, resolveCodeLens } from "../features/codeLens";
 import { computeCompletion } from "../features/completion";
-import { BUILD_CONTEXT_REQUEST, computeContextRequest, computeShowContext, SHOW_CONTEXT_COMMAND, type BuildContextParams, type BuildContextResult, type ContextAnswer } from "../features/contextRequest";
+import {
+  BUILD_CONTEXT_REQUEST,
+  computeContextRequest,
+  computeShowContext,
+  SHOW_CONTEXT_COMMAND,
+  type BuildContextParams,
+  type BuildContextResult,
+  type ContextAnswer,
+} from "../features/contextRequest";
 import { applySeverityOverrides, computeDiagnostics } from "../features/diagnostics";
 import { computeFadingHints } from "../features/fading";
 import { computeInlayHints } from "../features/inlayHints";
@@ -152,7 +160,11 @@ export function startServer(connection: Connection): void {
 
   /** The codes the user turned off with `piSession.severity`. */
   function offCodes(current: Settings): Set<string> {
-    return new Set(Object.entries(current.severity).filter(([, level]) => level === "off").map(([code]) => code));
+    return new Set(
+      Object.entries(current.severity)
+        .filter(([, level]) => level === "off")
+        .map(([code]) => code),
+    );
   }
 
   /** What the editor shows: the checker's diagnostics, plus the fading hints unless turned off. */
@@ -230,7 +242,9 @@ export function startServer(connection: Connection): void {
 
   // The binding table: one line per request, each a pure feature over the open document.
   connection.onDefinition((p) => onDocument("textDocument/definition", p.textDocument.uri, [], (d) => computeDefinition(d, p.position)));
-  connection.onReferences((p) => onDocument("textDocument/references", p.textDocument.uri, [], (d) => computeReferences(d, p.position, p.context.includeDeclaration)));
+  connection.onReferences((p) =>
+    onDocument("textDocument/references", p.textDocument.uri, [], (d) => computeReferences(d, p.position, p.context.includeDeclaration)),
+  );
   connection.onDocumentHighlight((p) => onDocument("textDocument/documentHighlight", p.textDocument.uri, [], (d) => computeDocumentHighlights(d, p.position)));
   connection.onDocumentLinks((p) => onDocument("textDocument/documentLink", p.textDocument.uri, [], (d) => computeDocumentLinks(d)));
   connection.onDocumentSymbol((p) =>
@@ -240,7 +254,9 @@ export function startServer(connection: Connection): void {
       return result.symbols;
     }),
   );
-  connection.onFoldingRanges((p) => onDocument("textDocument/foldingRange", p.textDocument.uri, [], (d) => computeFoldingRanges(d, { maxRanges: foldingRangeLimit })));
+  connection.onFoldingRanges((p) =>
+    onDocument("textDocument/foldingRange", p.textDocument.uri, [], (d) => computeFoldingRanges(d, { maxRanges: foldingRangeLimit })),
+  );
   connection.languages.inlayHint.on((p) => onDocument("textDocument/inlayHint", p.textDocument.uri, [], (d) => computeInlayHints(d, p.range)));
   // A refused rename is an InvalidParams error with the reason, as the protocol asks; it is thrown
   // outside `runSafe`, which would turn it into an empty answer.
@@ -254,28 +270,46 @@ export function startServer(connection: Connection): void {
     if (result && isRenameRefusal(result)) throw new ResponseError(ErrorCodes.InvalidParams, result.error);
     return result;
   });
-  connection.onCodeAction((p) => onDocument("textDocument/codeAction", p.textDocument.uri, [], (d) => computeCodeActions(d, p.range, p.context, { lazyEdits: resolveEditSupport, ignoredCodes: offCodes(settings) })));
+  connection.onCodeAction((p) =>
+    onDocument("textDocument/codeAction", p.textDocument.uri, [], (d) =>
+      computeCodeActions(d, p.range, p.context, { lazyEdits: resolveEditSupport, ignoredCodes: offCodes(settings) }),
+    ),
+  );
   connection.onCodeActionResolve((action) => {
     const uri = isMigrationActionData(action.data) ? action.data.uri : undefined;
     return uri ? onDocument("codeAction/resolve", uri, action, (d) => resolveMigrationAction(d, action)) : action;
   });
   connection.onDocumentFormatting((p) => onDocument("textDocument/formatting", p.textDocument.uri, [], (d) => computeFormatting(d)));
-  connection.onCompletion((p) => onDocument("textDocument/completion", p.textDocument.uri, { isIncomplete: false, items: [] }, (d) => computeCompletion(d, p.position)));
+  connection.onCompletion((p) =>
+    onDocument("textDocument/completion", p.textDocument.uri, { isIncomplete: false, items: [] }, (d) => computeCompletion(d, p.position)),
+  );
   connection.onHover((p) => onDocument("textDocument/hover", p.textDocument.uri, null, (d) => computeHover(d, p.position)));
-  connection.languages.callHierarchy.onPrepare((p) => onDocument("textDocument/prepareCallHierarchy", p.textDocument.uri, [], (d) => prepareHierarchy(d, p.position)));
-  connection.languages.callHierarchy.onIncomingCalls((p) => onDocument("callHierarchy/incomingCalls", p.item.uri, [], (d) => callHierarchyIncomingCalls(d, p.item)));
-  connection.languages.callHierarchy.onOutgoingCalls((p) => onDocument("callHierarchy/outgoingCalls", p.item.uri, [], (d) => callHierarchyOutgoingCalls(d, p.item)));
-  connection.languages.typeHierarchy.onPrepare((p) => onDocument("textDocument/prepareTypeHierarchy", p.textDocument.uri, [], (d) => prepareHierarchy(d, p.position)));
+  connection.languages.callHierarchy.onPrepare((p) =>
+    onDocument("textDocument/prepareCallHierarchy", p.textDocument.uri, [], (d) => prepareHierarchy(d, p.position)),
+  );
+  connection.languages.callHierarchy.onIncomingCalls((p) =>
+    onDocument("callHierarchy/incomingCalls", p.item.uri, [], (d) => callHierarchyIncomingCalls(d, p.item)),
+  );
+  connection.languages.callHierarchy.onOutgoingCalls((p) =>
+    onDocument("callHierarchy/outgoingCalls", p.item.uri, [], (d) => callHierarchyOutgoingCalls(d, p.item)),
+  );
+  connection.languages.typeHierarchy.onPrepare((p) =>
+    onDocument("textDocument/prepareTypeHierarchy", p.textDocument.uri, [], (d) => prepareHierarchy(d, p.position)),
+  );
   connection.languages.typeHierarchy.onSupertypes((p) => onDocument("typeHierarchy/supertypes", p.item.uri, [], (d) => typeHierarchySupertypes(d, p.item)));
   connection.languages.typeHierarchy.onSubtypes((p) => onDocument("typeHierarchy/subtypes", p.item.uri, [], (d) => typeHierarchySubtypes(d, p.item)));
   connection.onWorkspaceSymbol((p) => runSafe("workspace/symbol", [], () => computeWorkspaceSymbols(documents.all(), p.query)));
   connection.onCodeLens((p) => onDocument("textDocument/codeLens", p.textDocument.uri, [], (d) => computeCodeLenses(d)));
-  connection.onCodeLensResolve((lens) => runSafe("codeLens/resolve", lens, () => resolveCodeLens(documents.get((lens.data as { uri?: string } | undefined)?.uri ?? ""), lens)));
+  connection.onCodeLensResolve((lens) =>
+    runSafe("codeLens/resolve", lens, () => resolveCodeLens(documents.get((lens.data as { uri?: string } | undefined)?.uri ?? ""), lens)),
+  );
   connection.onExecuteCommand((p) => {
     if (p.command !== SHOW_CONTEXT_COMMAND) throw new ResponseError(ErrorCodes.InvalidParams, `unknown command ${p.command}`);
     return answerContext("workspace/executeCommand", p.arguments?.[0], (d) => computeShowContext(d, p.arguments ?? []));
   });
-  connection.onRequest(BUILD_CONTEXT_REQUEST, (p: Partial<BuildContextParams> | undefined) => answerContext(BUILD_CONTEXT_REQUEST, p?.uri, (d) => computeContextRequest(d, p ?? {})));
+  connection.onRequest(BUILD_CONTEXT_REQUEST, (p: Partial<BuildContextParams> | undefined) =>
+    answerContext(BUILD_CONTEXT_REQUEST, p?.uri, (d) => computeContextRequest(d, p ?? {})),
+  );
 
   /**
    * The built context for an open document; an unknown document or entry is refused with
