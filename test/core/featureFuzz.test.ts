@@ -74,11 +74,17 @@ function mangle(text: string, random: () => number): string {
   return lines.join(random() < 0.3 ? "\r\n" : "\n");
 }
 
-function checkRange(doc: SessionDocument, range: Range): void {
+/** The lines as an LSP client counts them: "\n", "\r\n" and a lone "\r" end a line. */
+function clientLines(doc: SessionDocument): string[] {
+  return doc.getText().split(/\r\n|\r|\n/);
+}
+
+function checkRange(lines: readonly string[], range: Range): void {
   expect(range.start.line).toBeGreaterThanOrEqual(0);
   expect(range.start.character).toBeGreaterThanOrEqual(0);
   if (range.start.line === range.end.line) expect(range.start.character).toBeLessThanOrEqual(range.end.character);
-  expect(range.end.character).toBeLessThanOrEqual((doc.lines[range.end.line] ?? "").length);
+  expect(range.start.character).toBeLessThanOrEqual((lines[range.start.line] ?? "").length);
+  expect(range.end.character).toBeLessThanOrEqual((lines[range.end.line] ?? "").length);
 }
 
 describe("every feature on mangled sessions", () => {
@@ -88,10 +94,11 @@ describe("every feature on mangled sessions", () => {
     for (let round = 0; round < ROUNDS; round++) {
       const text = mangle(sessions[round % sessions.length]!, random);
       const doc = new SessionDocument("file:///fuzz/s.jsonl", "jsonl", 1, text);
-      const whole: Range = { start: { line: 0, character: 0 }, end: { line: doc.lineCount, character: 0 } };
+      const lines = clientLines(doc);
+      const whole: Range = { start: { line: 0, character: 0 }, end: { line: lines.length, character: 0 } };
       const diagnostics = computeDiagnostics(doc);
-      for (const d of diagnostics) checkRange(doc, d.range);
-      for (const d of computeFadingHints(doc)) checkRange(doc, d.range);
+      for (const d of diagnostics) checkRange(lines, d.range);
+      for (const d of computeFadingHints(doc)) checkRange(lines, d.range);
       computeDocumentSymbols(doc, { maxSymbols: 200 });
       for (const r of computeFoldingRanges(doc)) expect(r.startLine).toBeLessThan(r.endLine);
       computeDocumentLinks(doc);
@@ -104,11 +111,11 @@ describe("every feature on mangled sessions", () => {
       buildContext(doc.analysis, { flavor: "0.74" });
       computeCodeActions(doc, whole, { diagnostics, only: ["quickfix", "source.fixAll"] });
       for (let k = 0; k < 12; k++) {
-        const line = Math.floor(random() * doc.lineCount);
-        const position = { line, character: Math.floor(random() * ((doc.lines[line]?.length ?? 0) + 1)) };
+        const line = Math.floor(random() * lines.length);
+        const position = { line, character: Math.floor(random() * ((lines[line]?.length ?? 0) + 1)) };
         computeHover(doc, position);
-        for (const l of computeDefinition(doc, position)) if (l.uri === doc.uri) checkRange(doc, l.range);
-        for (const l of computeReferences(doc, position, true)) checkRange(doc, l.range);
+        for (const l of computeDefinition(doc, position)) if (l.uri === doc.uri) checkRange(lines, l.range);
+        for (const l of computeReferences(doc, position, true)) checkRange(lines, l.range);
         computeDocumentHighlights(doc, position);
         computeCompletion(doc, position);
         prepareRename(doc, position);

@@ -10,6 +10,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { TextDocument } from "vscode-languageserver-textdocument";
 import { SessionDocument } from "../../server/src/core/document";
 import { locate } from "../../server/src/core/locate";
 import { parseLine } from "../../server/src/core/parse";
@@ -86,12 +87,17 @@ function mutate(text: string, random: () => number): string {
 
 function check(text: string): string[] {
   const diagnostics = computeDiagnostics(new SessionDocument("file:///f.jsonl", "jsonl", 1, text));
-  const lines = text.split(/\r?\n/);
+  // The client's lines: "\n", "\r\n" and a lone "\r" end a line.
+  const lines = text.split(/\r\n|\r|\n/);
+  const reference = TextDocument.create("file:///f.jsonl", "jsonl", 1, text);
   for (const d of diagnostics) {
-    // Ranges stay on one line and inside it.
-    expect(d.range.start.line).toBe(d.range.end.line);
-    expect(d.range.start.character).toBeLessThanOrEqual(d.range.end.character);
-    expect(d.range.end.character).toBeLessThanOrEqual(lines[d.range.start.line]?.length ?? 0);
+    // Ranges stay inside their lines; only a Pi line holding a lone "\r" spans several client lines.
+    const { start, end } = d.range;
+    expect(start.line < end.line || start.character <= end.character).toBe(true);
+    expect(start.character).toBeLessThanOrEqual(lines[start.line]?.length ?? 0);
+    expect(end.character).toBeLessThanOrEqual(lines[end.line]?.length ?? 0);
+    // A range never crosses one of Pi's line breaks.
+    if (start.line !== end.line) expect(reference.getText(d.range)).not.toContain("\n");
   }
   return diagnostics.map((d) => `${d.range.start.line}:${d.range.start.character}-${d.range.end.character} ${String(d.code)} ${d.message}`);
 }
@@ -124,20 +130,21 @@ describe("robustness", () => {
       let text = sessions[s]!;
       const doc = new SessionDocument("file:///f.jsonl", "jsonl", 1, text);
       for (let step = 0; step < 15; step++) {
-        // A random range edit, applied both to the document and to a plain string.
-        const lines = text.split("\n");
+        // A random range edit in the client's positions, applied both to the document and to the
+        // client's own text model.
+        const reference = TextDocument.create("file:///f.jsonl", "jsonl", 1, text);
+        const lines = text.split(/\r\n|\r|\n/);
         const pos = () => {
           const line = Math.floor(random() * lines.length);
-          const raw = lines[line]!;
-          const length = raw.endsWith("\r") ? raw.length - 1 : raw.length;
-          return { line, character: Math.floor(random() * (length + 1)) };
+          return { line, character: Math.floor(random() * (lines[line]!.length + 1)) };
         };
         let start = pos();
         let end = pos();
         if (end.line < start.line || (end.line === start.line && end.character < start.character)) [start, end] = [end, start];
-        const offset = (p: { line: number; character: number }) => lines.slice(0, p.line).reduce((n, l) => n + l.length + 1, 0) + p.character;
-        const insert = random() < 0.3 ? "" : mutate(lines[Math.floor(random() * lines.length)]!, random).slice(0, 200) + (random() < 0.3 ? "\n" : "");
-        text = text.slice(0, offset(start)) + insert + text.slice(offset(end));
+        const pieces = text.split("\n");
+        const insert = random() < 0.3 ? "" : mutate(pieces[Math.floor(random() * pieces.length)]!, random).slice(0, 200) + (random() < 0.3 ? "\n" : "");
+        TextDocument.update(reference, [{ range: { start, end }, text: insert }], step + 2);
+        text = reference.getText();
         doc.update([{ range: { start, end }, text: insert }], step + 2);
         expect(doc.getText()).toBe(text);
         expect(check(text)).toEqual(

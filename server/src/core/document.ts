@@ -1,23 +1,32 @@
 /**
- * A session document as an array of lines, each with its cached parse.
+ * A session document: Pi's lines, each with its cached parse, and the exact map to LSP positions.
  *
  * The stock `TextDocument` keeps one string and recomputes line offsets on every edit, which costs
  * tens of milliseconds per keystroke on a 40 MB session. Here an incremental edit splices only the
  * lines it touches and re-parses only those; every other line keeps its `ParsedLine` object. The
  * analysis (`analyze`) is derived lazily from the parsed lines and memoised until the next edit.
  *
+ * Lines are Pi's lines (split on "\n"), because a line's parse must depend on that line alone. LSP
+ * positions count a lone "\r" as a line break too; `PositionMap` converts, and every position that
+ * enters or leaves the document goes through `toPi` or the range builders below, so that no feature
+ * converts, or applies the byte order mark's offset, by itself.
+ *
  * This module is pure: it knows LSP's change events as plain data but nothing of connections.
  */
 
 import type { TextDocumentContentChangeEvent } from "vscode-languageserver-textdocument";
+import type { Position, Range } from "vscode-languageserver";
 import { analyze, type SessionAnalysis } from "./analysis";
 import { splitLines } from "./lines";
+import { locate, type JsonPath } from "./locate";
 import { parseLine, type ParsedLine } from "./parse";
+import { type PiPosition, PositionMap } from "./positions";
 
 export class SessionDocument {
   lines: string[];
   eols: string[];
   parsed: ParsedLine[];
+  private positions: PositionMap;
   private analysisCache: SessionAnalysis | undefined;
 
   constructor(
@@ -30,6 +39,15 @@ export class SessionDocument {
     this.lines = split.lines;
     this.eols = split.eols;
     this.parsed = this.lines.map((line, i) => parseDocumentLine(line, i));
+    this.positions = PositionMap.of(this.lines);
+  }
+
+  /** A copy that shares the cached line parses; editing either leaves the other as it was. */
+  clone(): SessionDocument {
+    const copy = Object.create(SessionDocument.prototype) as SessionDocument;
+    Object.assign(copy, this, { lines: this.lines.slice(), eols: this.eols.slice(), parsed: this.parsed.slice(), analysisCache: undefined });
+    copy.positions = this.positions.clone();
+    return copy;
   }
 
   /** Whether the document starts with a UTF-8 byte order mark. */
@@ -48,8 +66,14 @@ export class SessionDocument {
     return line === 0 && this.hasBom ? 1 : 0;
   }
 
+  /** The number of Pi lines (split on "\n" only). */
   get lineCount(): number {
     return this.lines.length;
+  }
+
+  /** The number of lines as an LSP client counts them ("\n", "\r\n" and a lone "\r" end a line). */
+  get lspLineCount(): number {
+    return this.positions.lspLineCount(this.lines.length);
   }
 
   getText(): string {
@@ -67,6 +91,75 @@ export class SessionDocument {
     });
     return this.analysisCache;
   }
+
+  // ---- Positions ---------------------------------------------------------------------------------
+
+  /** The Pi position of a client's position, clamped as the client's own text model clamps. */
+  toPi(position: Position): PiPosition {
+    return this.positions.toPi(position, this.lines.length, (line) => this.lines[line]!.length);
+  }
+
+  /**
+   * The Pi position of a position a request names, or undefined when its line is not in the
+   * document; the character is clamped to the end of its LSP line.
+   */
+  piPosition(position: Position): PiPosition | undefined {
+    if (position.line < 0 || position.line >= this.lspLineCount) return undefined;
+    return this.toPi(position);
+  }
+
+  /** The LSP position of offset `character` (clamped to the line) on Pi line `line`. */
+  position(line: number, character: number): Position {
+    const length = this.lines[line]?.length ?? 0;
+    return this.positions.toLsp(line, character < 0 ? 0 : Math.min(character, length));
+  }
+
+  /** The LSP line on which Pi line `line` starts. */
+  lspLine(line: number): number {
+    return this.positions.lspLine(line);
+  }
+
+  /** The LSP line on which Pi line `line` ends. */
+  lspEndLine(line: number): number {
+    return this.positions.toLsp(line, this.lines[line]?.length ?? 0).line;
+  }
+
+  /** The range from offset `start` to offset `end` of Pi line `line`, clamped to the line. */
+  range(line: number, start: number, end: number): Range {
+    const length = this.lines[line]?.length ?? 0;
+    const s = start < 0 ? 0 : Math.min(start, length);
+    const e = end < s ? s : Math.min(end, length);
+    return { start: this.positions.toLsp(line, s), end: this.positions.toLsp(line, e) };
+  }
+
+  /** The range from a Pi position to another, each clamped to its line. */
+  spanRange(startLine: number, startCharacter: number, endLine: number, endCharacter: number): Range {
+    return { start: this.position(startLine, startCharacter), end: this.position(endLine, endCharacter) };
+  }
+
+  /** The whole text of Pi line `line`, without its line ending. */
+  lineRange(line: number): Range {
+    return this.range(line, 0, this.lines[line]?.length ?? 0);
+  }
+
+  /** The range of an offset span of `jsonText(line)` (the byte order mark's offset added). */
+  jsonRange(line: number, start: number, end: number): Range {
+    const offset = this.jsonOffset(line);
+    return this.range(line, start + offset, end + offset);
+  }
+
+  /** The range of the value at `path` on `line`, or undefined when it cannot be located. */
+  rangeOf(line: number, path: JsonPath): Range | undefined {
+    const found = locate(this.jsonText(line), path);
+    return found ? this.jsonRange(line, found.value.start, found.value.end) : undefined;
+  }
+
+  /** The range of the value at `path` on `line`, or of the whole line when it cannot be located. */
+  valueRange(line: number, path: JsonPath): Range {
+    return this.rangeOf(line, path) ?? this.lineRange(line);
+  }
+
+  // ---- Edits -------------------------------------------------------------------------------------
 
   /** Applies LSP content changes in order (incremental or full) and sets the new version. */
   update(changes: readonly TextDocumentContentChangeEvent[], version: number): void {
@@ -89,21 +182,18 @@ export class SessionDocument {
     this.lines = split.lines;
     this.eols = split.eols;
     this.parsed = this.lines.map((line, i) => (i > 0 && previous.get(line)) || parseDocumentLine(line, i));
+    this.positions = PositionMap.of(this.lines);
   }
 
-  private applyRangeChange(range: { start: { line: number; character: number }; end: { line: number; character: number } }, text: string): void {
-    const last = this.lines.length - 1;
-    let startLine = clamp(range.start.line, 0, last);
-    let endLine = clamp(range.end.line, 0, last);
-    let startChar = range.start.line > last ? Infinity : range.start.character;
-    let endChar = range.end.line > last ? Infinity : range.end.character;
-    if (endLine < startLine || (endLine === startLine && endChar < startChar)) {
-      [startLine, endLine, startChar, endChar] = [endLine, startLine, endChar, startChar];
-    }
-    const startText = this.lines[startLine]!;
-    const endText = this.lines[endLine]!;
-    const prefix = startText.slice(0, clamp(startChar, 0, startText.length));
-    const suffix = endText.slice(clamp(endChar, 0, endText.length));
+  private applyRangeChange(range: Range, text: string): void {
+    // As the client's text model does: a reversed range is swapped first, then each end is clamped.
+    const reversed = range.start.line > range.end.line || (range.start.line === range.end.line && range.start.character > range.end.character);
+    const start = this.toPi(reversed ? range.end : range.start);
+    const end = this.toPi(reversed ? range.start : range.end);
+    const startLine = start.line;
+    const endLine = end.line;
+    const prefix = this.lines[startLine]!.slice(0, start.character);
+    const suffix = this.lines[endLine]!.slice(end.character);
     const endEol = this.eols[endLine]!;
     const split = splitLines(prefix + text + suffix);
     const newLines = split.lines;
@@ -124,6 +214,7 @@ export class SessionDocument {
     this.lines = splice(this.lines, startLine, count, newLines);
     this.eols = splice(this.eols, startLine, count, newEols);
     this.parsed = splice(this.parsed, startLine, count, newParsed);
+    this.positions.splice(startLine, count, newLines);
   }
 }
 
@@ -142,8 +233,4 @@ function splice<T>(array: T[], start: number, count: number, items: T[]): T[] {
  */
 function parseDocumentLine(text: string, line: number): ParsedLine {
   return line === 0 && text.charCodeAt(0) === 0xfeff ? parseLine(text.slice(1)) : parseLine(text);
-}
-
-function clamp(value: number, low: number, high: number): number {
-  return value < low ? low : Math.min(value, high);
 }

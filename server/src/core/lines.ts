@@ -7,9 +7,8 @@
  * text is what LSP positions index into, and the line text plus a possible "\r" is what Pi parses,
  * which `JSON.parse` treats the same.
  *
- * A lone "\r" (not followed by "\n") is a line break for LSP clients but not for Pi. Session files
- * never contain one outside a string (where it would be escaped), so we treat it as part of the line;
- * the positions of tokens after a lone "\r" on the same line would then disagree with the editor's.
+ * A lone "\r" (not followed by "\n") is a line break for LSP clients but not for Pi: it stays inside
+ * the Pi line, and `positions.ts` maps positions between the two ways of counting.
  */
 
 export interface SplitText {

@@ -62,7 +62,7 @@ export function computeCodeLenses(doc: SessionDocument, options: CodeLensOptions
   const a = doc.analysis;
   if (a.headerLine === undefined) return [];
   const uri = doc.uri;
-  const lenses: CodeLens[] = [lens({ uri, entryId: null, line: a.headerLine, kind: "context" })];
+  const lenses: CodeLens[] = [lens(doc, { uri, entryId: null, line: a.headerLine, kind: "context" })];
   const hasChild = childMarks(doc, a);
   let more = 0;
   for (const entry of a.entries) {
@@ -70,18 +70,19 @@ export function computeCodeLenses(doc: SessionDocument, options: CodeLensOptions
     const kind: LensKind | undefined = entry.type === "compaction" ? "compaction" : !hasChild[entry.index] && entry !== a.leaf ? "branch" : undefined;
     if (kind === undefined) continue;
     if (lenses.length > max) more++;
-    else lenses.push(lens({ uri, entryId: entry.id, line: entry.line, kind }));
+    else lenses.push(lens(doc, { uri, entryId: entry.id, line: entry.line, kind }));
   }
   if (more > 0) {
-    const note = lens({ uri, entryId: null, line: a.headerLine, kind: "note" });
+    const note = lens(doc, { uri, entryId: null, line: a.headerLine, kind: "note" });
     note.command = { title: `${groupDigits(more)} more lenses not shown (limit ${groupDigits(max)})`, command: "" };
     lenses.push(note);
   }
   return lenses;
 }
 
-function lens(data: LensData): CodeLens {
-  return { range: { start: { line: data.line, character: 0 }, end: { line: data.line, character: 0 } }, data };
+function lens(doc: SessionDocument, data: LensData): CodeLens {
+  const position = doc.position(data.line, 0);
+  return { range: { start: position, end: position }, data };
 }
 
 /**

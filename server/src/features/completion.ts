@@ -21,6 +21,7 @@ import { randomUUID } from "node:crypto";
 import type { CompletionItem, CompletionList, MarkupContent, Position, Range } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
+import type { PiPosition } from "../core/positions";
 import { BASE_FIELDS, ENTRY_TYPE_BY_NAME, ENTRY_TYPES, ROLE_BY_NAME, ROLES, type FieldSpec, type JsonKind } from "../core/schema";
 import { entryTitle, singleLine } from "./entryTitle";
 import { isReferenceField } from "./target";
@@ -45,10 +46,11 @@ const EMPTY: CompletionList = { isIncomplete: false, items: [] };
 /** A line holding only a word being typed (not JSON yet). */
 const WORD_LINE = /^[ \t]*[A-Za-z_]+$/;
 
-export function computeCompletion(doc: SessionDocument, position: Position, options: CompletionOptions = {}): CompletionList {
+export function computeCompletion(doc: SessionDocument, requested: Position, options: CompletionOptions = {}): CompletionList {
+  const position = doc.piPosition(requested);
+  if (!position) return EMPTY;
   const line = position.line;
-  const text = doc.lines[line];
-  if (text === undefined) return EMPTY;
+  const text = doc.lines[line]!;
   const now = options.now ?? (() => new Date());
   const a = doc.analysis;
   const parsed = doc.parsed[line]!;
@@ -64,7 +66,7 @@ export function computeCompletion(doc: SessionDocument, position: Position, opti
   const scan = scanLine(json, cursor);
   if (!scan) return EMPTY;
   const at = scan.at;
-  const range = (start: number, end: number): Range => ({ start: { line, character: start + offset }, end: { line, character: end + offset } });
+  const range = (start: number, end: number): Range => doc.jsonRange(line, start, end);
   const entry = a.entryAtLine[line];
   // The facts of the line: from its parse when it is valid, else from the scan.
   const object = parsed.kind === "value" ? parsed.object : undefined;
@@ -410,9 +412,9 @@ function toolCallCompletion(
 
 const EMPTY_USAGE = `{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`;
 
-function newEntryCompletion(doc: SessionDocument, a: SessionAnalysis, position: Position, now: Date, random: (() => number) | undefined): CompletionList {
+function newEntryCompletion(doc: SessionDocument, a: SessionAnalysis, position: PiPosition, now: Date, random: (() => number) | undefined): CompletionList {
   const line = position.line;
-  const range: Range = { start: { line, character: 0 }, end: { line, character: doc.lines[line]!.length } };
+  const range = doc.lineRange(line);
   // The client filters on the text from the range's start to the cursor: leading blanks, then any word typed.
   const lineText = doc.lines[line]!;
   const typedBefore = lineText.slice(0, lineText.length - lineText.trimStart().length);

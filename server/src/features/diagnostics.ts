@@ -12,7 +12,7 @@ import type { Diagnostic, DiagnosticRelatedInformation, Range } from "vscode-lan
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import { CODES, type DiagnosticCode, type Severity } from "../core/codes";
 import type { SessionDocument } from "../core/document";
-import { locate, type JsonPath } from "../core/locate";
+import type { JsonPath } from "../core/locate";
 import { clip, describe } from "../core/parse";
 import { CURRENT_VERSION, ENTRY_TYPES, jsonKind } from "../core/schema";
 
@@ -245,7 +245,7 @@ class DiagnosticCollector {
         if (finding.code === "missing-message" && entry && a.onActivePath[entry.index]) {
           message += " It is on the path from the last line, so Pi fails as soon as it resumes this session.";
         }
-        this.add(finding.code, message, this.span(line, finding.span.start + doc.jsonOffset(line), finding.span.end + doc.jsonOffset(line)));
+        this.add(finding.code, message, doc.jsonRange(line, finding.span.start, finding.span.end));
       }
       if (!entry || v1) continue;
       this.checkTimestampOrder(entry);
@@ -573,26 +573,21 @@ class DiagnosticCollector {
   }
 
   private point(line: number, character: number): Range {
-    return { start: { line, character }, end: { line, character } };
+    const position = this.doc.position(line, character);
+    return { start: position, end: position };
   }
 
   private span(line: number, start: number, end: number): Range {
-    const length = this.doc.lines[line]?.length ?? 0;
-    const s = Math.min(Math.max(0, start), length);
-    const e = Math.min(Math.max(s, end), length);
-    return { start: { line, character: s }, end: { line, character: e } };
+    return this.doc.range(line, start, end);
   }
 
   private lineRange(line: number): Range {
-    return this.span(line, 0, this.doc.lines[line]?.length ?? 0);
+    return this.doc.lineRange(line);
   }
 
   /** The range of the value at `path` in `line`, or the whole line when it cannot be located. */
   private valueRange(line: number, path: JsonPath): Range {
-    const found = locate(this.doc.jsonText(line), path);
-    if (!found) return this.lineRange(line);
-    const offset = this.doc.jsonOffset(line);
-    return this.span(line, found.value.start + offset, found.value.end + offset);
+    return this.doc.valueRange(line, path);
   }
 
   private add(code: DiagnosticCode, message: string, range: Range, relatedInformation?: DiagnosticRelatedInformation[]): void {

@@ -144,9 +144,8 @@ function removedByEdits(a: SessionAnalysis, state: Uint8Array): Map<Entry, Entry
 }
 
 function fade(doc: SessionDocument, line: number, message: string): Diagnostic {
-  const end = doc.lines[line]?.length ?? 0;
   return {
-    range: { start: { line, character: 0 }, end: { line, character: end } },
+    range: doc.lineRange(line),
     severity: HINT,
     tags: [UNNECESSARY],
     code: NOT_IN_CONTEXT,

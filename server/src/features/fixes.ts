@@ -27,10 +27,9 @@
  */
 
 import { fileURLToPath } from "node:url";
-import type { Diagnostic, Range, TextEdit } from "vscode-languageserver";
+import type { Diagnostic, TextEdit } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
-import { SessionDocument } from "../core/document";
-import { locate } from "../core/locate";
+import type { SessionDocument } from "../core/document";
 import { CURRENT_VERSION } from "../core/schema";
 import { DIAGNOSTIC_SOURCE, computeDiagnostics } from "./diagnostics";
 import { migrationFix } from "./migration";
@@ -136,24 +135,8 @@ function makeContext(doc: SessionDocument, options: FixOptions): Context {
   return { doc, a, now: options.now ?? (() => new Date()), random: options.random ?? Math.random, taken, joins: undefined };
 }
 
-function pos(line: number, character: number): { line: number; character: number } {
-  return { line, character };
-}
-
-function range(line: number, start: number, endLine: number, end: number): Range {
-  return { start: pos(line, start), end: pos(endLine, end) };
-}
-
 function eolOf(doc: SessionDocument): string {
   return doc.eols.find((e) => e !== "") ?? "\n";
-}
-
-/** The range of the value at `path` in `line`, in document columns. */
-function valueRange(doc: SessionDocument, line: number, path: (string | number)[]): Range | undefined {
-  const found = locate(doc.jsonText(line), path);
-  if (!found) return undefined;
-  const offset = doc.jsonOffset(line);
-  return range(line, found.value.start + offset, line, found.value.end + offset);
 }
 
 function describeEntry(entry: Entry): string {
@@ -240,7 +223,7 @@ function joinFix(ctx: Context, run: JoinRun): Fix {
   const { doc } = ctx;
   return {
     title: `Join lines ${run.start + 1}–${run.end + 1} into one entry`,
-    edits: [{ range: range(run.start, doc.jsonOffset(run.start), run.end, doc.lines[run.end]!.length), newText: JSON.stringify(run.value) }],
+    edits: [{ range: doc.spanRange(run.start, doc.jsonOffset(run.start), run.end, doc.lines[run.end]!.length), newText: JSON.stringify(run.value) }],
     safe: true,
   };
 }
@@ -250,7 +233,7 @@ function joinFix(ctx: Context, run: JoinRun): Fix {
 function deleteLineFix(ctx: Context, line: number, title: string): Fix {
   const { doc } = ctx;
   // The line and its ending; the last line keeps the ending of the line above as the file's final newline.
-  const r = line < doc.lineCount - 1 ? range(line, 0, line + 1, 0) : range(line, 0, line, doc.lines[line]!.length);
+  const r = line < doc.lineCount - 1 ? doc.spanRange(line, 0, line + 1, 0) : doc.spanRange(line, 0, line, doc.lines[line]!.length);
   return { title, edits: [{ range: r, newText: "" }], safe: false };
 }
 
@@ -263,7 +246,7 @@ function headerFix(ctx: Context, wholeFile: boolean): Fix {
   const last = doc.lineCount - 1;
   // A whitespace-only file is replaced; otherwise the header goes above everything, taking the
   // place of a byte order mark (which would make the next line unparsable for Pi 1.x).
-  const r = wholeFile ? range(0, 0, last, doc.lines[last]!.length) : range(0, 0, 0, doc.jsonOffset(0));
+  const r = wholeFile ? doc.spanRange(0, 0, last, doc.lines[last]!.length) : doc.spanRange(0, 0, 0, doc.jsonOffset(0));
   return { title: `Insert a session header (cwd ${cwd})`, edits: [{ range: r, newText: header + eol }], safe: true };
 }
 
@@ -284,7 +267,7 @@ function invalidHeaderFix(ctx: Context): Fix | undefined {
   const what = old === undefined ? "a fresh id" : typeof old === "number" ? `the id "${id}" (the number as a string)` : "a fresh id";
   return {
     title: `Give the header ${what}`,
-    edits: [{ range: range(line, doc.jsonOffset(line), line, doc.lines[line]!.length), newText: JSON.stringify(fixed) }],
+    edits: [{ range: doc.spanRange(line, doc.jsonOffset(line), line, doc.lines[line]!.length), newText: JSON.stringify(fixed) }],
     safe: true,
   };
 }
@@ -294,7 +277,7 @@ function duplicateIdFix(ctx: Context, entry: Entry): Fix | undefined {
   if (entry.id === undefined) return undefined;
   const holders = a.duplicates.get(entry.id);
   if (!holders || holders[holders.length - 1] === entry) return undefined; // The winner keeps its id.
-  const r = valueRange(doc, entry.line, ["id"]);
+  const r = doc.rangeOf(entry.line, ["id"]);
   if (!r) return undefined;
   const id = freshEntryId(ctx.taken, ctx.random);
   return {
@@ -315,7 +298,7 @@ function nearestAbove(a: SessionAnalysis, entry: Entry, accept: (candidate: Entr
 }
 
 function relinkFix(ctx: Context, entry: Entry, target: Entry | undefined, title: (to: string) => string, safe: boolean): Fix | undefined {
-  const r = valueRange(ctx.doc, entry.line, ["parentId"]);
+  const r = ctx.doc.rangeOf(entry.line, ["parentId"]);
   if (!r) return undefined;
   const to = target ? `the entry above (${describeEntry(target)})` : "null (a root)";
   return { title: title(to), edits: [{ range: r, newText: target ? JSON.stringify(target.id) : "null" }], safe };
@@ -354,8 +337,8 @@ function isOurs(d: Diagnostic): boolean {
 
 /** The line a diagnostic is on, when it is still inside the document. */
 function lineOf(ctx: Context, d: Diagnostic): number | undefined {
-  const line = d.range.start.line;
-  return line >= 0 && line < ctx.doc.lineCount ? line : undefined;
+  const { line } = ctx.doc.toPi(d.range.start);
+  return d.range.start.line >= 0 && d.range.start.line < ctx.doc.lspLineCount ? line : undefined;
 }
 
 function fixesIn(ctx: Context, d: Diagnostic): Fix[] {
@@ -392,7 +375,7 @@ function fixesIn(ctx: Context, d: Diagnostic): Fix[] {
       if (doc.eols[line] === "")
         out.push({
           title: "End the cut-off line with a newline (keeps its text; Pi skips it)",
-          edits: [{ range: range(line, doc.lines[line]!.length, line, doc.lines[line]!.length), newText: eolOf(doc) }],
+          edits: [{ range: doc.spanRange(line, doc.lines[line]!.length, line, doc.lines[line]!.length), newText: eolOf(doc) }],
           safe: true,
         });
       out.push(deleteLineFix(ctx, line, "Delete the cut-off last line (its text is lost)"));
@@ -408,7 +391,7 @@ function fixesIn(ctx: Context, d: Diagnostic): Fix[] {
       if (a.headerState === "invalid") out.push(invalidHeaderFix(ctx));
       break;
     case "bom":
-      if (doc.hasBom) out.push({ title: "Remove the byte order mark", edits: [{ range: range(0, 0, 0, 1), newText: "" }], safe: true });
+      if (doc.hasBom) out.push({ title: "Remove the byte order mark", edits: [{ range: doc.spanRange(0, 0, 0, 1), newText: "" }], safe: true });
       break;
     case "duplicate-id":
       if (entry) out.push(duplicateIdFix(ctx, entry));
@@ -425,7 +408,7 @@ function fixesIn(ctx: Context, d: Diagnostic): Fix[] {
       if (!a.endsWithNewline)
         out.push({
           title: "Add a final newline",
-          edits: [{ range: range(last, doc.lines[last]!.length, last, doc.lines[last]!.length), newText: eolOf(doc) }],
+          edits: [{ range: doc.spanRange(last, doc.lines[last]!.length, last, doc.lines[last]!.length), newText: eolOf(doc) }],
           safe: true,
         });
       break;
@@ -468,11 +451,7 @@ export interface FixAllResult {
 
 /** A copy of `doc` that shares its cached line parses. */
 function copyOf(doc: SessionDocument): SessionDocument {
-  const copy = new SessionDocument(doc.uri, doc.languageId, doc.version, "");
-  copy.lines = doc.lines.slice();
-  copy.eols = doc.eols.slice();
-  copy.parsed = doc.parsed.slice();
-  return copy;
+  return doc.clone();
 }
 
 function compare(x: { line: number; character: number }, y: { line: number; character: number }): number {
@@ -491,7 +470,7 @@ function safeRound(doc: SessionDocument, options: FixOptions): { edits: TextEdit
     for (const d of picked) {
       const code = String(d.code);
       if (code === "parent-cycle" || code === "self-parent") {
-        const entry = ctx.a.entryAtLine[d.range.start.line];
+        const entry = ctx.a.entryAtLine[doc.toPi(d.range.start).line];
         if (!entry) continue;
         const cycle = ctx.a.cycleOf[entry.index]!;
         if (cycle < 0 || cyclesDone.has(cycle) || cycleBreakPoint(ctx.a, ctx.a.cycles[cycle]!) !== entry) continue;
@@ -641,8 +620,8 @@ export function editsBetween(from: SessionDocument, to: SessionDocument): TextEd
   const a = unitsOf(from);
   const b = unitsOf(to);
   const last = from.lineCount - 1;
-  const end = pos(last, from.lines[last]!.length);
-  const at = (i: number) => (i < a.length ? pos(i, 0) : end);
+  const end = from.position(last, from.lines[last]!.length);
+  const at = (i: number) => (i < a.length ? from.position(i, 0) : end);
   return lineDiff(a, b).map((h) => ({ range: { start: at(h.aStart), end: at(h.aEnd) }, newText: b.slice(h.bStart, h.bEnd).join("") }));
 }
 

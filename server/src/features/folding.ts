@@ -73,7 +73,8 @@ export function computeFoldingRanges(doc: SessionDocument, options: FoldingOptio
   const out: FoldingRange[] = [];
   const add = (span: Span, kind: "region" | undefined): void => {
     if (out.length >= max) return;
-    const range: FoldingRange = { startLine: span.start, endLine: span.end };
+    // Folding ranges name the client's lines, which a lone "\r" inside a Pi line can shift.
+    const range: FoldingRange = { startLine: doc.lspLine(span.start), endLine: doc.lspEndLine(span.end) };
     if (kind) range.kind = kind;
     if (span.collapsedText) range.collapsedText = span.collapsedText;
     out.push(range);

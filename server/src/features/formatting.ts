@@ -37,7 +37,7 @@ function formatLine(doc: SessionDocument, line: number, value: unknown): TextEdi
   const pi = JSON.stringify(value);
   if (pi === text || pi === undefined) return undefined;
   if (!reserializesLosslessly(text)) return undefined;
-  return { range: { start: { line, character: offset }, end: { line, character: end } }, newText: pi };
+  return { range: doc.range(line, offset, end), newText: pi };
 }
 
 /**

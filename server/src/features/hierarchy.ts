@@ -24,7 +24,7 @@ import type { CallHierarchyIncomingCall, CallHierarchyOutgoingCall, Position, Ra
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
 import { entryKind, entryTitle } from "./entryTitle";
-import { referenceIndex, valueRangeAt, type ReferenceField } from "./target";
+import { referenceIndex, type ReferenceField } from "./target";
 
 /** What an item carries to find its entry again. A type alias, so that it is valid LSP `data`. */
 export type HierarchyData = {
@@ -56,8 +56,9 @@ export interface ItemRef {
 }
 
 /** The item for the entry on the cursor's line (any position on it), or nothing off entries. */
-export function prepareHierarchy(doc: SessionDocument, position: Position): HierarchyItem[] {
-  const entry = doc.analysis.entryAtLine[position.line];
+export function prepareHierarchy(doc: SessionDocument, requested: Position): HierarchyItem[] {
+  const position = doc.piPosition(requested);
+  const entry = position && doc.analysis.entryAtLine[position.line];
   return entry ? [hierarchyItem(doc, entry)] : [];
 }
 
@@ -86,11 +87,11 @@ export function callHierarchyIncomingCalls(doc: SessionDocument, item: ItemRef):
   if (!entry) return [];
   const a = doc.analysis;
   const ranges = new Map<Entry, Range[]>();
-  for (const child of sortedChildren(a, entry)) ranges.set(child, [valueRangeAt(doc, child.line, ["parentId"])]);
+  for (const child of sortedChildren(a, entry)) ranges.set(child, [doc.valueRange(child.line, ["parentId"])]);
   if (entry.id !== undefined && a.byId.get(entry.id) === entry) {
     for (const ref of referenceIndex(a).byId.get(entry.id) ?? []) {
       if (ref.field === "parentId") continue; // the children, already listed from the resolved tree
-      const range = valueRangeAt(doc, ref.entry.line, [ref.field]);
+      const range = doc.valueRange(ref.entry.line, [ref.field]);
       const list = ranges.get(ref.entry);
       if (list) list.push(range);
       else ranges.set(ref.entry, [range]);
@@ -112,12 +113,12 @@ export function callHierarchyOutgoingCalls(doc: SessionDocument, item: ItemRef):
   const a = doc.analysis;
   const calls: CallHierarchyOutgoingCall[] = [];
   const parent = a.parent[entry.index];
-  if (parent) calls.push({ to: hierarchyItem(doc, parent), fromRanges: [valueRangeAt(doc, entry.line, ["parentId"])] });
+  if (parent) calls.push({ to: hierarchyItem(doc, parent), fromRanges: [doc.valueRange(entry.line, ["parentId"])] });
   const field = referenceFieldOf(entry.type);
   const id = field ? entry.parsed.object?.[field] : undefined;
   const target = typeof id === "string" && id !== "" ? a.byId.get(id) : undefined;
   if (field && target) {
-    const range = valueRangeAt(doc, entry.line, [field]);
+    const range = doc.valueRange(entry.line, [field]);
     if (target === parent) calls[0]!.fromRanges.push(range);
     else calls.push({ to: hierarchyItem(doc, target), fromRanges: [range] });
   }
@@ -144,14 +145,14 @@ export function resolveHierarchyItem(doc: SessionDocument, item: ItemRef): Entry
 /** The hierarchy item of an entry. */
 export function hierarchyItem(doc: SessionDocument, entry: Entry): HierarchyItem {
   const line = entry.line;
-  const range: Range = { start: { line, character: 0 }, end: { line, character: doc.lines[line]?.length ?? 0 } };
+  const range = doc.lineRange(line);
   return {
     name: entryTitle(entry),
     kind: entryKind(entry),
     detail: entryDetail(doc.analysis, entry),
     uri: doc.uri,
     range,
-    selectionRange: entry.id !== undefined ? valueRangeAt(doc, line, ["id"]) : range,
+    selectionRange: entry.id !== undefined ? doc.valueRange(line, ["id"]) : range,
     data: { uri: doc.uri, version: doc.version, entryId: entry.id ?? null, line },
   };
 }

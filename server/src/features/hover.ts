@@ -47,7 +47,7 @@ export function computeHover(doc: SessionDocument, position: Position): Hover | 
 function render(doc: SessionDocument, a: SessionAnalysis, target: Target): string | undefined {
   switch (target.kind) {
     case "type":
-      return typeHover(a, target.type, target.entry, target.range.start.line);
+      return typeHover(a, target.type, target.entry, target.line);
     case "role":
       return roleHover(target.entry, target.role);
     case "entry":
@@ -64,7 +64,7 @@ function render(doc: SessionDocument, a: SessionAnalysis, target: Target): strin
       return timestampHover(doc, a, target.entry, target.line, target.value);
     case "header":
     case "parent-session": {
-      const line = target.range.start.line;
+      const line = target.line;
       const entry = a.entryAtLine[line];
       // The first parseable line is where Pi expects the header; when it is an entry, show the entry.
       if (entry) return `${entryHover(a, entry)}\n\n${headerProblem(a) ?? ""}`.trimEnd();

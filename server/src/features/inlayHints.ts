@@ -39,7 +39,6 @@ import type { InlayHint, Position, Range } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import { activeContext, contextSelection, ContextState } from "../core/context";
 import type { SessionDocument } from "../core/document";
-import { locate } from "../core/locate";
 import { estimateTokens, formatTokens, usableUsage } from "../core/tokens";
 import { resumesAsIs } from "./fading";
 import { entryTitle, groupDigits, NAME_CODE_POINTS, singleLine } from "./entryTitle";
@@ -57,8 +56,9 @@ export function computeInlayHints(doc: SessionDocument, range: Range, options: I
   const out: InlayHint[] = [];
   if (max === 0 || doc.lineCount === 0) return out;
   const a = doc.analysis;
-  const first = Math.max(0, range.start.line);
-  const last = Math.min(doc.lineCount - 1, range.end.line);
+  // The requested range is in the client's lines; Pi's lines are walked.
+  const first = doc.toPi(range.start).line;
+  const last = doc.toPi(range.end).line;
   let tokens: ContextTokens | null | undefined;
   let selection: Uint8Array | undefined;
   for (let line = first; line <= last && out.length < max; line++) {
@@ -83,9 +83,9 @@ export function computeInlayHints(doc: SessionDocument, range: Range, options: I
 function parentHint(doc: SessionDocument, a: SessionAnalysis, entry: Entry): InlayHint | undefined {
   const parentId = entry.parentId;
   if (typeof parentId !== "string" || parentId === "") return undefined;
-  const found = locate(doc.jsonText(entry.line), ["parentId"]);
+  const found = doc.rangeOf(entry.line, ["parentId"]);
   if (!found) return undefined;
-  const position = { line: entry.line, character: found.value.end + doc.jsonOffset(entry.line) };
+  const position = found.end;
   const parent = a.parent[entry.index];
   let label: string;
   let tooltip: string;
@@ -171,7 +171,7 @@ function tokenHint(doc: SessionDocument, t: ContextTokens, entry: Entry): InlayH
   const role = roleOf(t.messages[k]);
   const line = entry.line;
   return {
-    position: { line, character: doc.lines[line]?.length ?? 0 },
+    position: doc.position(line, doc.lines[line]?.length ?? 0),
     label: `${role} · ~${formatTokens(tokens)} ${tokens === 1 ? "token" : "tokens"}`,
     paddingLeft: true,
     tooltip: `Message ${groupDigits(k + 1)} of ${groupDigits(t.messages.length)} in the context Pi builds when it resumes. Context up to and including it: about ${groupDigits(tokens)} tokens (Pi's estimate: the last assistant usage so far, plus characters / 4 for each message after it).`,

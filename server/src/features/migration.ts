@@ -143,7 +143,7 @@ export function migrationEdits(doc: SessionDocument): TextEdit[] {
   for (const [line, text] of migratedLines(doc)) {
     const full = doc.lines[line]!;
     const end = doc.eols[line] === "" && full.endsWith("\r") ? full.length - 1 : full.length;
-    edits.push({ range: { start: { line, character: doc.jsonOffset(line) }, end: { line, character: end } }, newText: text });
+    edits.push({ range: doc.range(line, doc.jsonOffset(line), end), newText: text });
   }
   return edits.sort((x, y) => x.range.start.line - y.range.start.line);
 }

@@ -18,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { DocumentHighlight, DocumentLink, Location, Position, Range } from "vscode-languageserver";
 import type { Entry } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
-import { referenceIndex, targetAt, toolCallFor, valueRangeAt } from "./target";
+import { referenceIndex, targetAt, toolCallFor } from "./target";
 
 const HIGHLIGHT_READ = 2;
 const HIGHLIGHT_WRITE = 3;
@@ -39,7 +39,7 @@ export function computeDefinition(doc: SessionDocument, position: Position): Loc
       const call = toolCallFor(a, target.entry, target.id);
       if (!call) return [];
       const path = call.block >= 0 ? ["message", "content", call.block, "id"] : ["id"];
-      return [{ uri: doc.uri, range: valueRangeAt(doc, call.entry.line, path) }];
+      return [{ uri: doc.uri, range: doc.valueRange(call.entry.line, path) }];
     }
     case "tool-call":
       return [{ uri: doc.uri, range: target.range }];
@@ -78,9 +78,9 @@ function idOccurrences(doc: SessionDocument, id: string): Occurrence[] {
   const a = doc.analysis;
   const out: Occurrence[] = [];
   const holders = a.duplicates.get(id) ?? (a.byId.has(id) ? [a.byId.get(id)!] : []);
-  for (const holder of holders) out.push({ range: valueRangeAt(doc, holder.line, ["id"]), declaration: true });
+  for (const holder of holders) out.push({ range: doc.valueRange(holder.line, ["id"]), declaration: true });
   for (const ref of referenceIndex(a).byId.get(id) ?? []) {
-    out.push({ range: valueRangeAt(doc, ref.entry.line, [ref.field]), declaration: false });
+    out.push({ range: doc.valueRange(ref.entry.line, [ref.field]), declaration: false });
   }
   return sortByPosition(out);
 }
@@ -89,13 +89,13 @@ function toolCallOccurrences(doc: SessionDocument, id: string): Occurrence[] {
   const out: Occurrence[] = [];
   for (const entry of doc.analysis.entries) {
     const p = entry.parsed;
-    if (p.toolResultId === id) out.push({ range: valueRangeAt(doc, entry.line, ["message", "toolCallId"]), declaration: false });
+    if (p.toolResultId === id) out.push({ range: doc.valueRange(entry.line, ["message", "toolCallId"]), declaration: false });
     else if (p.toolCallIds?.includes(id)) {
       const content = ((p.object?.message as Record<string, unknown> | undefined)?.content ?? []) as unknown[];
       content.forEach((block, i) => {
         const b = block as Record<string, unknown> | null;
         if (b && typeof b === "object" && b.type === "toolCall" && b.id === id) {
-          out.push({ range: valueRangeAt(doc, entry.line, ["message", "content", i, "id"]), declaration: true });
+          out.push({ range: doc.valueRange(entry.line, ["message", "content", i, "id"]), declaration: true });
         }
       });
     }
@@ -120,11 +120,11 @@ export function computeDocumentLinks(doc: SessionDocument): DocumentLink[] {
   if (line === undefined || typeof parentSession !== "string" || parentSession === "") return [];
   const target = fileUri(doc.uri, parentSession);
   if (!target) return [];
-  return [{ range: valueRangeAt(doc, line, ["parentSession"]), target, tooltip: "The session this one was forked from" }];
+  return [{ range: doc.valueRange(line, ["parentSession"]), target, tooltip: "The session this one was forked from" }];
 }
 
 function idLocation(doc: SessionDocument, entry: Entry): Location {
-  return { uri: doc.uri, range: valueRangeAt(doc, entry.line, ["id"]) };
+  return { uri: doc.uri, range: doc.valueRange(entry.line, ["id"]) };
 }
 
 /** A file URI for a path named in the session: absolute as Pi writes it, or relative to the session's folder. */

@@ -15,7 +15,7 @@
 
 import type { Position, Range, TextEdit, WorkspaceEdit } from "vscode-languageserver";
 import type { SessionDocument } from "../core/document";
-import { locate, type JsonPath } from "../core/locate";
+import type { JsonPath } from "../core/locate";
 import { clip } from "../core/parse";
 import { referenceIndex, targetAt } from "./target";
 
@@ -104,10 +104,9 @@ export function computeRename(doc: SessionDocument, position: Position, newName:
   const text = JSON.stringify(newName);
   const edits: TextEdit[] = [];
   for (const { line, path } of places) {
-    const found = locate(doc.jsonText(line), path);
-    if (!found) return { error: `Cannot rename: the id on line ${line + 1} could not be located.` };
-    const offset = doc.jsonOffset(line);
-    edits.push({ range: { start: { line, character: found.value.start + offset }, end: { line, character: found.value.end + offset } }, newText: text });
+    const range = doc.rangeOf(line, path);
+    if (!range) return { error: `Cannot rename: the id on line ${line + 1} could not be located.` };
+    edits.push({ range, newText: text });
   }
   edits.sort((x, y) => x.range.start.line - y.range.start.line || x.range.start.character - y.range.start.character);
   return { changes: { [doc.uri]: edits } };

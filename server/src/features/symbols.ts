@@ -334,23 +334,22 @@ class OutlineBuilder {
   }
 
   private lineRange(line: number): Range {
-    return { start: { line, character: 0 }, end: { line, character: this.doc.lines[line]?.length ?? 0 } };
+    return this.doc.lineRange(line);
   }
 
   private spanRange(first: number, last: number): Range {
-    return { start: { line: first, character: 0 }, end: { line: last, character: this.doc.lines[last]?.length ?? 0 } };
+    return this.doc.spanRange(first, 0, last, this.doc.lines[last]?.length ?? 0);
   }
 
   /** The range of the line's top-level `id` value, or of the whole line. */
   private idRange(line: number): Range {
     const text = this.doc.jsonText(line);
-    const offset = this.doc.jsonOffset(line);
     const parsed = this.doc.parsed[line];
     const id = parsed?.kind === "value" ? parsed.id : undefined;
     const fast = id === undefined ? undefined : idSpanFast(text, id);
     const span = fast ?? locate(text, ["id"])?.value;
     if (!span) return this.lineRange(line);
-    return { start: { line, character: span.start + offset }, end: { line, character: span.end + offset } };
+    return this.doc.jsonRange(line, span.start, span.end);
   }
 }
 

@@ -14,12 +14,15 @@
 import type { Position, Range } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
-import { locate, locateAt, type JsonPath, type Span } from "../core/locate";
+import { locateAt, type JsonPath, type Span } from "../core/locate";
 
 /** The fields whose string value names another entry. */
 export type ReferenceField = "parentId" | "targetId" | "fromId" | "firstKeptEntryId";
 
-export type Target =
+/** What is under the cursor, with the Pi line it is on. */
+export type Target = TargetKind & { line: number };
+
+export type TargetKind =
   /** On an entry's own `id` value. */
   | { kind: "entry-id"; entry: Entry; id: string; range: Range }
   /** On a value that names another entry. */
@@ -35,9 +38,9 @@ export type Target =
   /** On a message's `role` key or value. */
   | { kind: "role"; entry: Entry; role: string; range: Range }
   /** On an entry's or the header's `timestamp` value. */
-  | { kind: "timestamp"; entry: Entry | undefined; line: number; value: string; range: Range }
+  | { kind: "timestamp"; entry: Entry | undefined; value: string; range: Range }
   /** Anywhere else on the header line. */
-  | { kind: "header"; line: number; range: Range }
+  | { kind: "header"; range: Range }
   /** Anywhere else on an entry line. */
   | { kind: "entry"; entry: Entry; range: Range };
 
@@ -54,7 +57,9 @@ export function isReferenceField(type: string | undefined, field: string): field
   return REFERENCE_FIELDS.some((r) => r.field === field && (r.type === "*" || r.type === type));
 }
 
-export function targetAt(doc: SessionDocument, position: Position): Target | undefined {
+export function targetAt(doc: SessionDocument, requested: Position): Target | undefined {
+  const position = doc.piPosition(requested);
+  if (!position) return undefined;
   const line = position.line;
   const p = doc.parsed[line];
   if (p?.kind !== "value" || !p.object) return undefined;
@@ -64,39 +69,39 @@ export function targetAt(doc: SessionDocument, position: Position): Target | und
   const offset = doc.jsonOffset(line);
   const token = locateAt(doc.jsonText(line), position.character - offset);
   if (!token) return undefined;
-  const span = (s: Span): Range => ({ start: { line, character: s.start + offset }, end: { line, character: s.end + offset } });
+  const span = (s: Span): Range => doc.jsonRange(line, s.start, s.end);
   const valueRange = span(token.value);
   const tokenRange = token.onKey && token.key ? span(token.key) : valueRange;
   const [first, second, third, fourth, fifth] = token.path;
   const value = valueAtPath(p.object, token.path);
 
   if (token.path.length === 1 && first === "type" && typeof p.type === "string") {
-    return { kind: "type", entry, type: p.type, range: tokenRange };
+    return { kind: "type", line, entry, type: p.type, range: tokenRange };
   }
   if (token.path.length === 1 && first === "timestamp" && !token.onKey && typeof value === "string") {
-    return { kind: "timestamp", entry, line, value, range: valueRange };
+    return { kind: "timestamp", line, entry, value, range: valueRange };
   }
   if (isHeader) {
-    if (first === "parentSession" && typeof value === "string" && !token.onKey) return { kind: "parent-session", path: value, range: valueRange };
+    if (first === "parentSession" && typeof value === "string" && !token.onKey) return { kind: "parent-session", line, path: value, range: valueRange };
     return { kind: "header", line, range: tokenRange };
   }
   if (!entry) return undefined;
   if (token.path.length === 1 && !token.onKey && typeof value === "string" && typeof first === "string") {
-    if (first === "id") return { kind: "entry-id", entry, id: value, range: valueRange };
-    if (isReferenceField(entry.type, first)) return { kind: "reference", field: first, entry, id: value, range: valueRange };
+    if (first === "id") return { kind: "entry-id", line, entry, id: value, range: valueRange };
+    if (isReferenceField(entry.type, first)) return { kind: "reference", line, field: first, entry, id: value, range: valueRange };
   }
   if (first === "message" && entry.type === "message") {
-    if (second === "role" && token.path.length === 2 && typeof value === "string") return { kind: "role", entry, role: value, range: tokenRange };
+    if (second === "role" && token.path.length === 2 && typeof value === "string") return { kind: "role", line, entry, role: value, range: tokenRange };
     if (second === "toolCallId" && token.path.length === 2 && !token.onKey && typeof value === "string" && p.toolResultId !== undefined) {
-      return { kind: "tool-result", entry, id: value, range: valueRange };
+      return { kind: "tool-result", line, entry, id: value, range: valueRange };
     }
     // message.content[i].id of a toolCall block.
     if (second === "content" && typeof third === "number" && fourth === "id" && fifth === undefined && !token.onKey && typeof value === "string") {
       const block = valueAtPath(p.object, ["message", "content", third]) as Record<string, unknown> | undefined;
-      if (block?.type === "toolCall") return { kind: "tool-call", entry, id: value, range: valueRange };
+      if (block?.type === "toolCall") return { kind: "tool-call", line, entry, id: value, range: valueRange };
     }
   }
-  return { kind: "entry", entry, range: tokenRange };
+  return { kind: "entry", line, entry, range: tokenRange };
 }
 
 function valueAtPath(root: unknown, path: JsonPath): unknown {
@@ -142,14 +147,6 @@ export function referenceIndex(a: SessionAnalysis): ReferenceIndex {
   index = { byId };
   referenceIndexes.set(a, index);
   return index;
-}
-
-/** The range of the value at `path` on `line`, or of the whole line when it cannot be located. */
-export function valueRangeAt(doc: SessionDocument, line: number, path: JsonPath): Range {
-  const found = locate(doc.jsonText(line), path);
-  const offset = doc.jsonOffset(line);
-  if (!found) return { start: { line, character: 0 }, end: { line, character: doc.lines[line]?.length ?? 0 } };
-  return { start: { line, character: found.value.start + offset }, end: { line, character: found.value.end + offset } };
 }
 
 /** The `toolCall` block answering a tool result: on an ancestor of `entry`, nearest first. */

@@ -18,7 +18,6 @@ import type { SessionAnalysis } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
 import type { JsonPath } from "../core/locate";
 import { SYMBOL } from "./entryTitle";
-import { valueRangeAt } from "./target";
 
 export const DEFAULT_MAX_WORKSPACE_SYMBOLS = 1000;
 
@@ -70,7 +69,7 @@ export function computeWorkspaceSymbols(docs: Iterable<SessionDocument>, query: 
     const symbol: SymbolInformation = {
       name: candidate.name,
       kind: candidate.kind,
-      location: { uri: doc.uri, range: valueRangeAt(doc, candidate.line, candidate.path) },
+      location: { uri: doc.uri, range: doc.valueRange(candidate.line, candidate.path) },
     };
     const container = session.container ?? fileName(doc.uri);
     if (container !== undefined && container !== candidate.name) symbol.containerName = container;
