@@ -34,7 +34,8 @@ describe("positions with a lone carriage return", () => {
   });
 
   it("puts a diagnostic after a lone \\r on the token, in the client's lines", () => {
-    const entry = '{"type":"message",\r"id":"a2","parentId":"missing","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"x","timestamp":2}}';
+    const entry =
+      '{"type":"message",\r"id":"a2","parentId":"missing","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"x","timestamp":2}}';
     const text = `${HEADER}\n${USER}\n${entry}\n`;
     const doc = new SessionDocument("file:///s.jsonl", "jsonl", 1, text);
     const reference = TextDocument.create("file:///s.jsonl", "jsonl", 1, text);

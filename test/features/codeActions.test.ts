@@ -11,17 +11,8 @@ import type { CodeAction, Diagnostic, TextEdit } from "vscode-languageserver";
 import { SessionDocument } from "../../server/src/core/document";
 import { FIX_ALL_KIND, computeCodeActions } from "../../server/src/features/codeActions";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
-import {
-  applySafeFixes,
-  cwdForDocument,
-  editsBetween,
-  freshEntryId,
-  lineDiff,
-  quickFixes,
-  unifiedDiff,
-  unitsOf,
-  uuidv7,
-} from "../../server/src/features/fixes";
+import { applySafeFixes, cwdForDocument, editsBetween, lineDiff, quickFixes, unifiedDiff, unitsOf } from "../../server/src/features/fixes";
+import { freshEntryId, uuidv7 } from "../../server/src/core/ids";
 import { HEADER, assistant, session, user } from "../helpers/piLines";
 
 const URI = "file:///home/dev/.pi/agent/sessions/--home-dev-p--/2026-03-02T10-00-00-000Z_x.jsonl";
@@ -165,7 +156,8 @@ describe("quick fixes", () => {
     const taken = new Set(["88888888"]);
     let i = 0;
     const random = () => [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.1][i++ % 9]!;
-    const id = freshEntryId(taken, random);
+    const id = freshEntryId((candidate) => taken.has(candidate), random);
+    taken.add(id);
     expect(id).toMatch(/^[0-9a-f]{8}$/);
     expect(id).not.toBe("88888888");
     expect(taken.has(id)).toBe(true);

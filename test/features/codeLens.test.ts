@@ -320,6 +320,7 @@ describe("the built-context request", () => {
   it("resolves a leaf id as Pi does, to the last entry holding it", () => {
     const d = fixture("fault-dup-id-no-cycle.jsonl");
     const [id, holders] = [...d.analysis.duplicates][0]!;
+    if (typeof id !== "string") throw new Error("the fixture's duplicate id is a string");
     const answer = computeContextRequest(d, { uri, leafId: id });
     if (!answer.ok) throw new Error(answer.message);
     expect(answer.result.stats.leaf).toEqual({ id, line: holders[holders.length - 1]!.line });

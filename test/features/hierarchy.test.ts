@@ -270,33 +270,15 @@ describe("a 50,000-deep chain", () => {
     lines.push(i % 2 === 0 ? user(`e${i}`, i === 0 ? null : `e${i - 1}`, `turn ${i}`) : assistant(`e${i}`, `e${i - 1}`, `answer ${i}`));
   const doc = new SessionDocument("file:///deep.jsonl", "jsonl", 1, lines.join("\n"));
 
-  it("prepares and expands one level in well under 5 ms, anywhere in the chain", () => {
-    void doc.analysis; // the analysis is shared by every feature and built once per version
-    callHierarchyIncomingCalls(doc, prepareHierarchy(doc, { line: 1, character: 0 })[0]!); // builds the memoised reference index once
+  // How fast is the benchmark's business (bench/run.mjs); this pins that each answer is one level.
+  it("prepares and expands one level, anywhere in the chain", () => {
     for (const line of [1, 25_000, depth]) {
-      const time = (f: () => unknown) => {
-        let best = Infinity;
-        for (let k = 0; k < 5; k++) {
-          const start = performance.now();
-          f();
-          best = Math.min(best, performance.now() - start);
-        }
-        return best;
-      };
-      let item!: HierarchyItem;
-      const tPrepare = time(() => (item = prepareHierarchy(doc, { line, character: 10 })[0]!));
-      const tSuper = time(() => typeHierarchySupertypes(doc, item));
-      const tSub = time(() => typeHierarchySubtypes(doc, item));
-      const tIn = time(() => callHierarchyIncomingCalls(doc, item));
-      const tOut = time(() => callHierarchyOutgoingCalls(doc, item));
+      const item = prepareHierarchy(doc, { line, character: 10 })[0]!;
+      expect(callHierarchyIncomingCalls(doc, item).length).toBeLessThanOrEqual(1);
+      expect(callHierarchyOutgoingCalls(doc, item).length).toBeLessThanOrEqual(1);
       expect(item.name).toBe((line - 1) % 2 === 0 ? `user: "turn ${line - 1}"` : `assistant: "answer ${line - 1}"`);
       expect(names(typeHierarchySupertypes(doc, item))).toEqual(line === 1 ? [] : [`${line - 1}:${entryTitle(doc.analysis.entryAtLine[line - 1]!)}`]);
       expect(typeHierarchySubtypes(doc, item).map((i) => i.range.start.line)).toEqual(line === depth ? [] : [line + 1]);
-      for (const t of [tPrepare, tSuper, tSub, tIn, tOut]) expect(t).toBeLessThan(5);
-      if (process.env.HIERARCHY_TIMINGS)
-        console.log(
-          `line ${line}: prepare ${tPrepare.toFixed(3)} ms, supertypes ${tSuper.toFixed(3)} ms, subtypes ${tSub.toFixed(3)} ms, incoming ${tIn.toFixed(3)} ms, outgoing ${tOut.toFixed(3)} ms`,
-        );
     }
   });
 });

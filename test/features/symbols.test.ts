@@ -484,15 +484,12 @@ describe("a 50,000-entry chain, 50,000 deep", () => {
   const d = doc(session(...lines));
   d.analysis;
 
-  it("is one level, without a stack overflow, and fast", () => {
-    const t = performance.now();
+  it("is one level, without a stack overflow", () => {
     const { symbols, truncated } = computeDocumentSymbols(d, { maxSymbols: 60_000 });
-    const ms = performance.now() - t;
     expect(truncated).toBe(false);
     expect(symbols).toHaveLength(50_001);
     expect(symbols.every((s) => s.children === undefined)).toBe(true);
     expect(symbols[50_000]!.name).toBe('assistant: "Reply 49999."');
-    expect(ms).toBeLessThan(2000);
   });
 
   it("stops at the default cap of the server", () => {

@@ -13,6 +13,7 @@
  * exist. The whole analysis is O(lines).
  */
 
+import { type IdKey, isFollowed } from "./ids";
 import type { ParsedLine, ValueLine } from "./parse";
 
 export interface Entry {
@@ -21,8 +22,13 @@ export interface Entry {
   /** 0-based line number in the document. */
   line: number;
   parsed: ValueLine;
+  /** The id when it is a string (what features show and name); `key` is what Pi files the entry under. */
   id: string | undefined;
   parentId: string | null | undefined;
+  /** The id as Pi's `byId` keys it, whatever its JSON type. */
+  key: IdKey;
+  /** The parentId as Pi looks the parent up, whatever its JSON type. */
+  parentKey: IdKey;
   type: string | undefined;
 }
 
@@ -50,18 +56,23 @@ export interface SessionAnalysis {
   entries: Entry[];
   /** The entry line by line, or undefined for lines that are not entries. */
   entryAtLine: (Entry | undefined)[];
-  /** The last entry of each id, as Pi's `byId`. */
-  byId: Map<string, Entry>;
-  /** Ids held by more than one entry, with every holder in file order. */
-  duplicates: Map<string, Entry[]>;
+  /** The last entry of each id, as Pi's `byId`: keyed by the id's value whatever its type (absent ids under `undefined`). */
+  byId: Map<IdKey, Entry>;
+  /** Ids held by more than one entry (absent ids left out), with every holder in file order. */
+  duplicates: Map<IdKey, Entry[]>;
   /** The resolved parent of each entry (by index), undefined for roots and dangling links. */
   parent: (Entry | undefined)[];
   /** The children of an entry, in file order (a fresh array). */
   childrenOf(entry: Entry): Entry[];
   /** Entries with no resolved parent (null, absent, dangling): the roots of the tree. */
   roots: Entry[];
-  /** The entry Pi resumes from: the last entry of the file. */
+  /**
+   * The entry Pi resumes from: the last entry of the file, unless its id is `null`, which Pi reads
+   * as "before the first entry" (an empty context; the next entry starts a new root).
+   */
   leaf: Entry | undefined;
+  /** The last entry when its id is `null`, so that Pi resumes from no entry at all. */
+  nullLeaf: Entry | undefined;
   /** Each parent cycle once, as the entries around it. */
   cycles: Entry[][];
   /** For each entry: the cycle it lies in (index into `cycles`), or -1. */
@@ -129,37 +140,39 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
       extraHeaderLines.push(line);
       continue;
     }
-    const entry: Entry = { index: entries.length, line, parsed: p, id: p.id, parentId: p.parentId, type: p.type };
+    const entry: Entry = { index: entries.length, line, parsed: p, id: p.id, parentId: p.parentId, key: p.idKey, parentKey: p.parentKey, type: p.type };
     entries.push(entry);
     entryAtLine[line] = entry;
   }
 
   const n = entries.length;
-  const byId = new Map<string, Entry>();
-  const duplicates = new Map<string, Entry[]>();
+  // Pi's `_buildIndex`: `byId.set(entry.id, entry)` for every entry, whatever `id` holds.
+  const byId = new Map<IdKey, Entry>();
+  const duplicates = new Map<IdKey, Entry[]>();
   // A duplicate shows as a `set` that does not grow the map; holders are gathered in a second
   // pass only when there is one, so the common case costs one map operation per entry.
   let duplicated = false;
   for (let i = 0; i < n; i++) {
     const entry = entries[i]!;
-    if (entry.id === undefined) continue;
     const size = byId.size;
-    byId.set(entry.id, entry);
+    byId.set(entry.key, entry);
     if (byId.size === size) duplicated = true;
   }
   if (duplicated) {
-    const holders = new Map<string, Entry[]>();
+    const holders = new Map<IdKey, Entry[]>();
     for (const entry of entries) {
-      if (entry.id === undefined) continue;
-      const list = holders.get(entry.id);
+      // Entries without an id share the key `undefined`, which no parent lookup ever asks for.
+      if (entry.key === undefined) continue;
+      const list = holders.get(entry.key);
       if (list) list.push(entry);
-      else holders.set(entry.id, [entry]);
+      else holders.set(entry.key, [entry]);
     }
     for (const [id, list] of holders) if (list.length > 1) duplicates.set(id, list);
   }
 
-  // Pi follows `current.parentId ? byId.get(current.parentId) : undefined`, so an empty string is
-  // a root like null, and a self-parent resolves to the entry itself (a cycle of length one).
+  // Pi follows `current.parentId ? byId.get(current.parentId) : undefined`, so an empty string,
+  // 0 and false are roots like null, a number finds only the same number, and a self-parent
+  // resolves to the entry itself (a cycle of length one).
   const parent: (Entry | undefined)[] = new Array(n);
   const parentIndex = new Int32Array(n).fill(-1);
   const roots: Entry[] = [];
@@ -169,7 +182,8 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
     // Most entries are children of the entry just above them; without duplicates that entry is
     // the one `byId` would return, so the lookup can be skipped.
     const above = i > 0 ? entries[i - 1]! : undefined;
-    const p = !entry.parentId ? undefined : !duplicated && above !== undefined && above.id === entry.parentId ? above : byId.get(entry.parentId);
+    const key = entry.parentKey;
+    const p = !isFollowed(key) ? undefined : !duplicated && above !== undefined && above.key === key ? above : byId.get(key);
     parent[i] = p;
     if (p) {
       parentIndex[i] = p.index;
@@ -269,7 +283,11 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
     return a !== b && ta >= 0 && tb >= 0 && ta < tb && tout[b.index]! < tout[a.index]!;
   };
 
-  const leaf = entries[n - 1];
+  // Pi's leaf is the id of the last entry; `null` means no leaf, and any other value finds the
+  // last entry (by its id, or as Pi's fallback `entries[entries.length - 1]`).
+  const last = entries[n - 1];
+  const nullLeaf = last && last.key === null ? last : undefined;
+  const leaf = nullLeaf ? undefined : last;
   const activePath: Entry[] = [];
   const onActivePath = new Uint8Array(n);
   if (leaf && !reachesCycle[leaf.index]) {
@@ -292,13 +310,14 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
     childrenOf,
     roots,
     leaf,
+    nullLeaf,
     cycles,
     cycleOf,
     reachesCycle,
     depth,
     activePath,
     onActivePath,
-    treeLoops: duplicates.size > 0 && treeLoops(entries, byId),
+    treeLoops: duplicated && treeLoops(entries),
     isAncestor,
     endsWithNewline: input.endsWithNewline,
     looksLikeSession,
@@ -306,45 +325,48 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
 }
 
 /**
- * Reproduces the shape of Pi's `getTree`: one node per distinct id, and every entry (duplicates
- * included) hangs its id's node under the node of its parent id, or among the roots when the
- * parent is null, itself, or unknown. Pi then walks the nodes from the roots with no visited set,
- * so a node cycle reachable from a root makes it loop forever. Without duplicate ids every node
- * has one parent edge and no such cycle is reachable, so this only runs when duplicates exist.
+ * Reproduces the shape of Pi's `getTree`: one node per distinct id key (entries without an id share
+ * the node of `undefined`), and every entry hangs its key's node under the node of its parent key,
+ * or among the roots when `parentId === null`, `parentId === id`, or no node has that key (an
+ * absent `parentId` finds the node of the entries without an id, if there is one). Pi then walks
+ * the nodes from the roots with no visited set, so a node cycle reachable from a root makes it loop
+ * forever. When every key is distinct, every node has one parent edge and no such cycle is
+ * reachable, so this only runs when some key repeats.
  */
-function treeLoops(entries: readonly Entry[], byId: ReadonlyMap<string, Entry>): boolean {
-  const edges = new Map<string, string[]>();
-  const rootIds: string[] = [];
+function treeLoops(entries: readonly Entry[]): boolean {
+  const nodes = new Map<IdKey, number>();
+  for (const entry of entries) if (!nodes.has(entry.key)) nodes.set(entry.key, nodes.size);
+  const edges: number[][] = Array.from({ length: nodes.size }, () => []);
+  const rootNodes: number[] = [];
   for (const entry of entries) {
-    const id = entry.id ?? "";
-    const parentId = entry.parentId;
-    if (parentId === null || parentId === id || typeof parentId !== "string" || !byId.has(parentId)) {
-      rootIds.push(id);
-    } else {
-      const list = edges.get(parentId);
-      if (list) list.push(id);
-      else edges.set(parentId, [id]);
-    }
+    const node = nodes.get(entry.key)!;
+    const parent = entry.parentKey === null || entry.parentKey === entry.key ? undefined : nodes.get(entry.parentKey);
+    if (parent === undefined) rootNodes.push(node);
+    else edges[parent]!.push(node);
   }
-  const color = new Map<string, number>(); // 1 = on the stack, 2 = done
-  for (const root of rootIds) {
-    if (color.has(root)) continue;
-    const stack: { id: string; next: number }[] = [{ id: root, next: 0 }];
-    color.set(root, 1);
+  const color = new Uint8Array(nodes.size); // 1 = on the stack, 2 = done
+  const stack: number[] = [];
+  const next: number[] = [];
+  for (const root of rootNodes) {
+    if (color[root] !== 0) continue;
+    stack.push(root);
+    next.push(0);
+    color[root] = 1;
     while (stack.length > 0) {
-      const top = stack[stack.length - 1]!;
-      const kids = edges.get(top.id) ?? [];
-      if (top.next < kids.length) {
-        const kid = kids[top.next++]!;
-        const c = color.get(kid);
-        if (c === 1) return true;
-        if (c === undefined) {
-          color.set(kid, 1);
-          stack.push({ id: kid, next: 0 });
+      const top = stack.length - 1;
+      const kids = edges[stack[top]!]!;
+      if (next[top]! < kids.length) {
+        const kid = kids[next[top]!++]!;
+        if (color[kid] === 1) return true;
+        if (color[kid] === 0) {
+          color[kid] = 1;
+          stack.push(kid);
+          next.push(0);
         }
       } else {
-        color.set(top.id, 2);
+        color[stack[top]!] = 2;
         stack.pop();
+        next.pop();
       }
     }
   }

@@ -11,6 +11,7 @@
  */
 
 import type { DiagnosticCode } from "./codes";
+import { type IdKey, idKeyOf } from "./ids";
 import { locate, type JsonPath, type Span } from "./locate";
 import {
   BASE_FIELDS,
@@ -56,6 +57,10 @@ export interface ValueLine {
   id: string | undefined;
   /** `parentId` when it is a string or null; undefined when absent or of another type. */
   parentId: string | null | undefined;
+  /** `id` as the key Pi's `byId` map files the entry under, whatever its type (see `idKey`). */
+  idKey: IdKey;
+  /** `parentId` as the key Pi looks the parent up by, whatever its type (see `idKey`). */
+  parentKey: IdKey;
   /** `timestamp` in milliseconds when it is a valid ISO 8601 string. */
   time: number | undefined;
   /** For an assistant message: the ids of its `toolCall` blocks. */
@@ -91,6 +96,8 @@ export function parseLine(text: string): ParsedLine {
   const id = typeof object?.id === "string" ? object.id : undefined;
   const rawParent = object?.parentId;
   const parentId = typeof rawParent === "string" || rawParent === null ? rawParent : undefined;
+  const idKey = object ? idKeyOf(object.id) : undefined;
+  const parentKey = object ? idKeyOf(rawParent) : undefined;
   const looksLikePi =
     type !== undefined && (type === "session" || ENTRY_TYPE_BY_NAME.has(type) || (id !== undefined && object !== undefined && "parentId" in object));
   const timestamp = object?.timestamp;
@@ -115,7 +122,7 @@ export function parseLine(text: string): ParsedLine {
     if (m.role === "toolResult" && typeof m.toolCallId === "string") toolResultId = m.toolCallId;
     else if (m.role === "assistant" && Array.isArray(m.content)) toolCallIds = toolCallIdsOf(m.content);
   }
-  return { kind: "value", value, object, type, id, parentId, time, toolCallIds, toolResultId, looksLikePi, findings };
+  return { kind: "value", value, object, type, id, parentId, idKey, parentKey, time, toolCallIds, toolResultId, looksLikePi, findings };
 }
 
 /** Collects the findings of one line; spans are located lazily, only for actual findings. */
@@ -289,7 +296,7 @@ class LineChecker {
     if (fieldsValid(object, fields)) return;
     for (const field of fields) {
       const value = object[field.name];
-      const effect = field.effect ?? defaultEffect;
+      const effect = (value === undefined ? undefined : field.effectOf?.(value)) ?? field.effect ?? defaultEffect;
       const name = [...path, field.name].join(".");
       if (value === undefined) {
         if (field.required) this.add("missing-field", `${capitalize(what)} should have \`${field.name}\`. ${effect}`.trimEnd(), this.anchorFor(path), name);

@@ -37,6 +37,8 @@ export interface FieldSpec {
    * cases. Fields without one use the default of their table.
    */
   effect?: string;
+  /** What follows from this particular wrong value, where that depends on the value. */
+  effectOf?: (value: unknown) => string | undefined;
 }
 
 export interface EntryTypeSpec {
@@ -76,9 +78,29 @@ export const HEADER_FIELDS: readonly FieldSpec[] = [
   opt("parentSession", STR, "Pi then shows no valid parent session."),
 ];
 
+/** What Pi does with an `id` that is not a string: its `byId` map files the entry under the value itself. */
+function idEffect(value: unknown): string | undefined {
+  const kind = jsonKind(value);
+  if (kind === "number" || kind === "boolean")
+    return `Pi files the entry under the ${kind} ${String(value)}: only a parentId holding that same ${kind} finds it (the string "${String(value)}" does not).`;
+  if (kind === "null") return "Pi files the entry under null, which no parent lookup asks for: nothing can refer to this entry.";
+  if (kind === "object" || kind === "array") return `Pi files the entry under this ${kind}, which no other value equals: nothing can refer to this entry.`;
+  return undefined;
+}
+
+/** What Pi does with a `parentId` that is neither a string nor null: `parentId ? byId.get(parentId) : undefined`. */
+function parentIdEffect(value: unknown): string | undefined {
+  const kind = jsonKind(value);
+  if (!value) return "Pi reads a falsy parentId as no parent: the entry is a root.";
+  if (kind === "number" || kind === "boolean")
+    return `Pi looks the parent up by the ${kind} ${String(value)}, which only an id holding that same ${kind} matches.`;
+  if (kind === "object" || kind === "array") return `Pi looks the parent up by this ${kind}, which no id equals: the entry is a root.`;
+  return undefined;
+}
+
 export const BASE_FIELDS: readonly FieldSpec[] = [
-  req("id", STR, "Nothing can refer to this entry, and as the last line it makes the next entry Pi appends start a new root."),
-  req("parentId", ["string", "null"], "Pi then treats the entry as a root."),
+  { ...req("id", STR, "Nothing can refer to this entry."), effectOf: idEffect },
+  { ...req("parentId", ["string", "null"], "Pi then treats the entry as a root."), effectOf: parentIdEffect },
   { name: "timestamp", kinds: STR, required: true, iso: true, effect: "Pi then cannot order this entry among sibling branches." },
 ];
 

@@ -17,10 +17,10 @@
  * except the id filter (one `startsWith` per entry), and every list is capped.
  */
 
-import { randomUUID } from "node:crypto";
 import type { CompletionItem, CompletionList, MarkupContent, Position, Range } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
+import { freshEntryId, type Random, uuidv7 } from "../core/ids";
 import type { PiPosition } from "../core/positions";
 import { BASE_FIELDS, ENTRY_TYPE_BY_NAME, ENTRY_TYPES, ROLE_BY_NAME, ROLES, type FieldSpec, type JsonKind } from "../core/schema";
 import { entryTitle, singleLine } from "./entryTitle";
@@ -560,31 +560,9 @@ function newEntryCompletion(doc: SessionDocument, a: SessionAnalysis, position: 
   return { isIncomplete: false, items };
 }
 
-/**
- * A fresh entry id in Pi's form (`generateId`: the first 8 hex digits of a random UUID, retried up
- * to 100 times against the ids in the file, then a whole UUID).
- */
-export function freshId(a: SessionAnalysis, random?: () => number): string {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const id = random ? hex(random, 8) : randomUUID().slice(0, 8);
-    if (!a.byId.has(id)) return id;
-  }
-  return random
-    ? `${hex(random, 8)}-${hex(random, 4)}-4${hex(random, 3)}-${"89ab"[Math.floor(random() * 4) & 3]}${hex(random, 3)}-${hex(random, 12)}`
-    : randomUUID();
-}
-
-function hex(random: () => number, digits: number): string {
-  let out = "";
-  for (let i = 0; i < digits; i++) out += "0123456789abcdef"[Math.floor(random() * 16) & 15];
-  return out;
-}
-
-/** A UUIDv7 (48-bit Unix milliseconds, version 7, variant 10, random rest), as Pi's session ids. */
-function uuidv7(now: Date, random: (() => number) | undefined): string {
-  const r = random ?? (() => Math.random());
-  const ms = now.getTime().toString(16).padStart(12, "0").slice(-12);
-  return `${ms.slice(0, 8)}-${ms.slice(8)}-7${hex(r, 3)}-${"89ab"[Math.floor(r() * 4) & 3]}${hex(r, 3)}-${hex(r, 12)}`;
+/** A fresh entry id in Pi's form, not used by any entry of the file. */
+export function freshId(a: SessionAnalysis, random?: Random): string {
+  return freshEntryId((id) => a.byId.has(id), random);
 }
 
 // ---- Helpers --------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import type { Diagnostic, DiagnosticRelatedInformation, Range } from "vscode-lan
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import { CODES, type DiagnosticCode, type Severity } from "../core/codes";
 import type { SessionDocument } from "../core/document";
+import { describeKey } from "../core/ids";
 import type { JsonPath } from "../core/locate";
 import { clip, describe } from "../core/parse";
 import { CURRENT_VERSION, ENTRY_TYPES, jsonKind } from "../core/schema";
@@ -245,6 +246,7 @@ class DiagnosticCollector {
         if (finding.code === "missing-message" && entry && a.onActivePath[entry.index]) {
           message += " It is on the path from the last line, so Pi fails as soon as it resumes this session.";
         }
+        if (finding.field === "id" && entry && entry === a.entries[a.entries.length - 1]) message += this.lastEntryIdNote(entry);
         this.add(finding.code, message, doc.jsonRange(line, finding.span.start, finding.span.end));
       }
       if (!entry || v1) continue;
@@ -264,12 +266,23 @@ class DiagnosticCollector {
         ? `${what} Pi 0.73/0.74 takes it for the header and throws a TypeError when it opens the file; Pi 1.x skips it.`
         : `${what} Pi 0.73/0.74 throws a TypeError when it opens the file; Pi 1.x skips it.`;
     }
+    // Whether this is the last line Pi 0.73/0.74 keeps as an entry (it keeps falsy values too).
+    const lastKept = line === this.lastValueLine();
+    const resumes = lastKept ? " It is the last entry, so the session resumes from it with an empty context." : "";
     if (!value) {
       return beforeHeader
         ? `${what} Pi 1.x skips it; Pi 0.73/0.74 takes it for an invalid header and overwrites the whole file with a fresh one.`
-        : `${what} Pi 1.x skips it; Pi 0.73/0.74 keeps it as an entry without an id (as the last line, the session resumes from it with an empty context).`;
+        : `${what} Pi 1.x skips it; Pi 0.73/0.74 keeps it as an entry without an id.${lastKept ? " It is the last entry there, so Pi 0.73/0.74 resumes from it with an empty context." : ""}`;
     }
-    return `${what} Pi keeps it as an entry without an id: nothing can refer to it, and as the last line the session resumes from it with an empty context.`;
+    return `${what} Pi keeps it as an entry without an id: nothing can refer to it.${resumes}`;
+  }
+
+  /** What the id of the last entry does to the next entry Pi appends, when it is not a string. */
+  private lastEntryIdNote(entry: Entry): string {
+    if (entry.key === null)
+      return " It is the last entry: Pi resumes from no entry at all (an empty context), and the next entry it appends starts a new root.";
+    if (entry.key === undefined) return " It is the last entry: the next entry Pi appends gets no parentId and starts a new root.";
+    return " It is the last entry: the next entry Pi appends names it by this value as its parentId.";
   }
 
   private checkTimestampOrder(entry: Entry): void {
@@ -316,11 +329,12 @@ class DiagnosticCollector {
           holder === winner
             ? `Pi keeps this entry under the id and ignores the one${holders.length > 2 ? "s" : ""} on ${lines}.`
             : `Pi keeps only the last entry with this id (line ${winner.line + 1}): children and references resolve to that one, so this entry is cut off from the tree.`;
+        const shown = typeof id === "string" ? `"${clip(id)}"` : describeKey(id);
         this.add(
           "duplicate-id",
-          `Duplicate id "${clip(id)}", also on ${lines}. ${fate}${loop}`,
+          `Duplicate id ${shown}, also on ${lines}. ${fate}${loop}`,
           this.valueRange(holder.line, ["id"]),
-          this.related(others, `the same id "${clip(id)}"`),
+          this.related(others, `the same id ${shown}`),
         );
       }
     }
@@ -552,6 +566,21 @@ class DiagnosticCollector {
       return typeof role === "string" ? `a ${role} message entry` : "a message entry";
     }
     return p.type ? `a ${p.type} entry` : "an object without a type";
+  }
+
+  private lastValueLineCache: number | undefined;
+
+  /** The last line that parses to a value other than a header: the last entry Pi 0.73/0.74 keeps. */
+  private lastValueLine(): number {
+    if (this.lastValueLineCache === undefined) {
+      let line = this.doc.lineCount - 1;
+      for (; line >= 0; line--) {
+        const p = this.doc.parsed[line]!;
+        if (p.kind === "value" && p.type !== "session") break;
+      }
+      this.lastValueLineCache = line;
+    }
+    return this.lastValueLineCache;
   }
 
   private firstNonBlankLine(): number {

@@ -30,6 +30,7 @@ import { fileURLToPath } from "node:url";
 import type { Diagnostic, TextEdit } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
+import { freshEntryId, uuidv7 } from "../core/ids";
 import { CURRENT_VERSION } from "../core/schema";
 import { DIAGNOSTIC_SOURCE, computeDiagnostics } from "./diagnostics";
 import { migrationFix } from "./migration";
@@ -52,42 +53,6 @@ export interface Fix {
   edits: TextEdit[];
   /** Whether `source.fixAll` and `check --fix` apply it (see the module comment). */
   safe: boolean;
-}
-
-// ---- Ids ----------------------------------------------------------------------------------------
-
-function randomBytes(count: number, random: () => number): number[] {
-  const bytes: number[] = [];
-  for (let i = 0; i < count; i++) bytes.push(Math.floor(random() * 256) & 0xff);
-  return bytes;
-}
-
-/** A UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, version 7, 74 random bits, variant 10. */
-export function uuidv7(now: Date, random: () => number): string {
-  const bytes = randomBytes(16, random);
-  let ms = Math.max(0, Math.floor(now.getTime()));
-  for (let i = 5; i >= 0; i--) {
-    bytes[i] = ms % 256;
-    ms = Math.floor(ms / 256);
-  }
-  bytes[6] = 0x70 | (bytes[6]! & 0x0f);
-  bytes[8] = 0x80 | (bytes[8]! & 0x3f);
-  const hex = bytes.map((b) => b.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-/** An entry id in Pi's form (8 lowercase hex digits) not in `taken`; it is added to `taken`. */
-export function freshEntryId(taken: Set<string>, random: () => number): string {
-  for (let attempt = 0; ; attempt++) {
-    // Pi falls back to a whole UUID after 100 collisions; so do we.
-    const length = attempt < 100 ? 8 : 32;
-    let id = "";
-    for (let i = 0; i < length; i++) id += (Math.floor(random() * 16) & 15).toString(16);
-    if (!taken.has(id)) {
-      taken.add(id);
-      return id;
-    }
-  }
 }
 
 /**
@@ -119,13 +84,13 @@ interface Context {
   now: () => Date;
   random: () => number;
   /** Every id in use, for fresh ids; shared by the fixes of one request so they never collide. */
-  taken: Set<string>;
+  taken: Set<unknown>;
   joins: Map<number, JoinRun> | undefined;
 }
 
 function makeContext(doc: SessionDocument, options: FixOptions): Context {
   const a = doc.analysis;
-  const taken = new Set<string>(a.byId.keys());
+  const taken = new Set<unknown>(a.byId.keys());
   // Ids that malformed lines seem to declare are kept free too: joining or mending such a line
   // must not bring back a duplicate.
   doc.parsed.forEach((p, line) => {
@@ -279,7 +244,8 @@ function duplicateIdFix(ctx: Context, entry: Entry): Fix | undefined {
   if (!holders || holders[holders.length - 1] === entry) return undefined; // The winner keeps its id.
   const r = doc.rangeOf(entry.line, ["id"]);
   if (!r) return undefined;
-  const id = freshEntryId(ctx.taken, ctx.random);
+  const id = freshEntryId((candidate) => ctx.taken.has(candidate), ctx.random);
+  ctx.taken.add(id);
   return {
     title: `Give this entry a fresh id ("${id}"); Pi resolves "${entry.id}" to line ${holders[holders.length - 1]!.line + 1}`,
     edits: [{ range: r, newText: JSON.stringify(id) }],

@@ -23,9 +23,9 @@
  *   id an array cannot hold.
  */
 
-import { createHash } from "node:crypto";
 import type { CodeAction, Diagnostic, TextEdit, WorkspaceEdit } from "vscode-languageserver";
 import type { SessionDocument } from "../core/document";
+import { contentId } from "../core/ids";
 import { CURRENT_VERSION } from "../core/schema";
 
 type JsonObject = Record<string, unknown>;
@@ -45,19 +45,6 @@ function headerVersion(doc: SessionDocument): unknown {
 export function needsMigration(doc: SessionDocument): boolean {
   const version = headerVersion(doc);
   return version !== undefined && !((version as number) >= CURRENT_VERSION);
-}
-
-/** A stable 8-hex-digit id for the entry with this text at this ordinal, unique among `used`. */
-export function stableId(text: string, ordinal: number, used: Set<string>): string {
-  for (let attempt = 0; ; attempt++) {
-    const hash = createHash("sha256").update(`${ordinal}\n${attempt}\n${text}`).digest("hex");
-    // Past 100 collisions (as Pi does past 100 random tries) the full hash is unique enough.
-    const id = attempt < 100 ? hash.slice(0, 8) : hash;
-    if (!used.has(id)) {
-      used.add(id);
-      return id;
-    }
-  }
 }
 
 /** The migrated text of each line Pi's migration changes, by line. */
@@ -95,7 +82,7 @@ export function migratedLines(doc: SessionDocument): Map<number, string> {
         entry.version = 2;
         return;
       }
-      const id = stableId(doc.jsonText(line), ordinal, used);
+      const id = contentId(doc.jsonText(line), ordinal, used);
       newIds.set(line, id);
       entry.id = id;
       entry.parentId = previous;
