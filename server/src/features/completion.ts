@@ -24,7 +24,7 @@ import { freshEntryId, type Random, uuidv7 } from "../core/ids";
 import type { PiPosition } from "../core/positions";
 import { BASE_FIELDS, ENTRY_TYPE_BY_NAME, ENTRY_TYPES, ROLE_BY_NAME, ROLES, type FieldSpec, type JsonKind } from "../core/schema";
 import { entryTitle, singleLine } from "./entryTitle";
-import { isReferenceField } from "./target";
+import { isReferenceField } from "../core/semantics/references";
 
 export interface CompletionOptions {
   /** The clock; defaults to the real one. */

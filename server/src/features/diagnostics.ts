@@ -396,6 +396,13 @@ class DiagnosticCollector {
         const cause = where !== undefined ? ` (the entry with this id is on line ${where + 1}, which Pi cannot parse)` : "";
         const above = "Pi treats this entry as a root: a context built through it stops here and loses everything above.";
         this.add("dangling-parent", `parentId "${clip(entry.parentId)}" names no entry${cause}. ${above}`, this.valueRange(entry.line, ["parentId"]));
+      } else if (entry.parentId === "") {
+        // Pi's writers put null on a root; an empty string is read the same way, as no parent.
+        this.add(
+          "dangling-parent",
+          "parentId is the empty string, which Pi reads as no parent. Pi treats this entry as a root: a context built through it stops here and loses everything above.",
+          this.valueRange(entry.line, ["parentId"]),
+        );
       }
       switch (entry.type) {
         case "label":

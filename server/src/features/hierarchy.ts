@@ -24,7 +24,7 @@ import type { CallHierarchyIncomingCall, CallHierarchyOutgoingCall, Position, Ra
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
 import { entryKind, entryTitle } from "./entryTitle";
-import { referenceIndex, type ReferenceField } from "./target";
+import { otherReferenceField, referencesTo } from "../core/semantics/references";
 
 /** What an item carries to find its entry again. A type alias, so that it is valid LSP `data`. */
 export type HierarchyData = {
@@ -89,7 +89,7 @@ export function callHierarchyIncomingCalls(doc: SessionDocument, item: ItemRef):
   const ranges = new Map<Entry, Range[]>();
   for (const child of sortedChildren(a, entry)) ranges.set(child, [doc.valueRange(child.line, ["parentId"])]);
   if (entry.id !== undefined && a.byId.get(entry.id) === entry) {
-    for (const ref of referenceIndex(a).byId.get(entry.id) ?? []) {
+    for (const ref of referencesTo(a, entry.id)) {
       if (ref.field === "parentId") continue; // the children, already listed from the resolved tree
       const range = doc.valueRange(ref.entry.line, [ref.field]);
       const list = ranges.get(ref.entry);
@@ -114,7 +114,7 @@ export function callHierarchyOutgoingCalls(doc: SessionDocument, item: ItemRef):
   const calls: CallHierarchyOutgoingCall[] = [];
   const parent = a.parent[entry.index];
   if (parent) calls.push({ to: hierarchyItem(doc, parent), fromRanges: [doc.valueRange(entry.line, ["parentId"])] });
-  const field = referenceFieldOf(entry.type);
+  const field = otherReferenceField(entry.type);
   const id = field ? entry.parsed.object?.[field] : undefined;
   const target = typeof id === "string" && id !== "" ? a.byId.get(id) : undefined;
   if (field && target) {
@@ -165,21 +165,6 @@ function entryDetail(a: SessionAnalysis, entry: Entry): string {
   if (typeof entry.parentId === "string" && entry.parentId !== "" && !a.parent[entry.index]) parts.push("dangling parentId");
   if (a.cycleOf[entry.index]! >= 0) parts.push("in a parent cycle");
   return parts.join(" · ");
-}
-
-/** The field by which an entry of a type names another entry, besides `parentId`. */
-function referenceFieldOf(type: string | undefined): Exclude<ReferenceField, "parentId"> | undefined {
-  switch (type) {
-    case "label":
-    case "context_edit":
-      return "targetId";
-    case "branch_summary":
-      return "fromId";
-    case "compaction":
-      return "firstKeptEntryId";
-    default:
-      return undefined;
-  }
 }
 
 /**

@@ -18,7 +18,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { DocumentHighlight, DocumentLink, Location, Position, Range } from "vscode-languageserver";
 import type { Entry } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
-import { referenceIndex, targetAt, toolCallFor } from "./target";
+import { referencesTo } from "../core/semantics/references";
+import { callFor, toolCallBlock, toolIndex } from "../core/semantics/toolPairs";
+import { targetAt } from "./target";
 
 const HIGHLIGHT_READ = 2;
 const HIGHLIGHT_WRITE = 3;
@@ -36,10 +38,11 @@ export function computeDefinition(doc: SessionDocument, position: Position): Loc
       return entry ? [idLocation(doc, entry)] : [];
     }
     case "tool-result": {
-      const call = toolCallFor(a, target.entry, target.id);
+      const call = callFor(a, target.entry, target.id);
       if (!call) return [];
-      const path = call.block >= 0 ? ["message", "content", call.block, "id"] : ["id"];
-      return [{ uri: doc.uri, range: doc.valueRange(call.entry.line, path) }];
+      const block = toolCallBlock(call, target.id);
+      const path = block >= 0 ? ["message", "content", block, "id"] : ["id"];
+      return [{ uri: doc.uri, range: doc.valueRange(call.line, path) }];
     }
     case "tool-call":
       return [{ uri: doc.uri, range: target.range }];
@@ -79,7 +82,7 @@ function idOccurrences(doc: SessionDocument, id: string): Occurrence[] {
   const out: Occurrence[] = [];
   const holders = a.duplicates.get(id) ?? (a.byId.has(id) ? [a.byId.get(id)!] : []);
   for (const holder of holders) out.push({ range: doc.valueRange(holder.line, ["id"]), declaration: true });
-  for (const ref of referenceIndex(a).byId.get(id) ?? []) {
+  for (const ref of referencesTo(a, id)) {
     out.push({ range: doc.valueRange(ref.entry.line, [ref.field]), declaration: false });
   }
   return sortByPosition(out);
@@ -87,20 +90,18 @@ function idOccurrences(doc: SessionDocument, id: string): Occurrence[] {
 
 function toolCallOccurrences(doc: SessionDocument, id: string): Occurrence[] {
   const out: Occurrence[] = [];
-  for (const entry of doc.analysis.entries) {
-    const p = entry.parsed;
-    if (p.toolResultId === id) out.push({ range: doc.valueRange(entry.line, ["message", "toolCallId"]), declaration: false });
-    else if (p.toolCallIds?.includes(id)) {
-      const content = ((p.object?.message as Record<string, unknown> | undefined)?.content ?? []) as unknown[];
-      content.forEach((block, i) => {
-        const b = block as Record<string, unknown> | null;
-        if (b && typeof b === "object" && b.type === "toolCall" && b.id === id) {
-          out.push({ range: doc.valueRange(entry.line, ["message", "content", i, "id"]), declaration: true });
-        }
-      });
-    }
+  const { calls, results } = toolIndex(doc.analysis);
+  for (const entry of results.get(id) ?? []) out.push({ range: doc.valueRange(entry.line, ["message", "toolCallId"]), declaration: false });
+  for (const entry of calls.get(id) ?? []) {
+    const content = ((entry.parsed.object?.message as Record<string, unknown> | undefined)?.content ?? []) as unknown[];
+    content.forEach((block, i) => {
+      const b = block as Record<string, unknown> | null;
+      if (b && typeof b === "object" && b.type === "toolCall" && b.id === id) {
+        out.push({ range: doc.valueRange(entry.line, ["message", "content", i, "id"]), declaration: true });
+      }
+    });
   }
-  return out;
+  return sortByPosition(out);
 }
 
 export function computeReferences(doc: SessionDocument, position: Position, includeDeclaration: boolean): Location[] {

@@ -17,7 +17,8 @@ import type { Position, Range, TextEdit, WorkspaceEdit } from "vscode-languagese
 import type { SessionDocument } from "../core/document";
 import type { JsonPath } from "../core/locate";
 import { clip } from "../core/parse";
-import { referenceIndex, targetAt } from "./target";
+import { referencesTo } from "../core/semantics/references";
+import { targetAt } from "./target";
 
 /** A rename that cannot be done, with the reason to show (the server answers InvalidParams). */
 export interface RenameRefusal {
@@ -127,7 +128,7 @@ function entryIdPlaces(doc: SessionDocument, id: string, newName: string): Place
   const places: Place[] = [];
   const holders = a.duplicates.get(id) ?? (a.byId.has(id) ? [a.byId.get(id)!] : []);
   for (const holder of holders) places.push({ line: holder.line, path: ["id"] });
-  for (const ref of referenceIndex(a).byId.get(id) ?? []) places.push({ line: ref.entry.line, path: [ref.field] });
+  for (const ref of referencesTo(a, id)) places.push({ line: ref.entry.line, path: [ref.field] });
   return places;
 }
 

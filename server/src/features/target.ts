@@ -7,17 +7,15 @@
  * answers it, the header's `parentSession`, an entry `type`, a message `role`, a timestamp, or just
  * somewhere on an entry or the header.
  *
- * `referenceIndex` lists, for every id, the places that name it; it is built in one pass over the
- * entries and memoised per analysis, so references cost O(entries) once per version.
+ * The Pi rules behind each kind (which fields name entries, how a result finds its call) live in the
+ * semantic layer (`core/semantics/`); this module only finds and classifies the token.
  */
 
 import type { Position, Range } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/analysis";
+import type { Entry } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
 import { locateAt, type JsonPath, type Span } from "../core/locate";
-
-/** The fields whose string value names another entry. */
-export type ReferenceField = "parentId" | "targetId" | "fromId" | "firstKeptEntryId";
+import { isReferenceField, type ReferenceField } from "../core/semantics/references";
 
 /** What is under the cursor, with the Pi line it is on. */
 export type Target = TargetKind & { line: number };
@@ -43,19 +41,6 @@ export type TargetKind =
   | { kind: "header"; range: Range }
   /** Anywhere else on an entry line. */
   | { kind: "entry"; entry: Entry; range: Range };
-
-/** Which fields name entries, by entry type ("*" for every entry). */
-const REFERENCE_FIELDS: readonly { type: string; field: ReferenceField }[] = [
-  { type: "*", field: "parentId" },
-  { type: "label", field: "targetId" },
-  { type: "context_edit", field: "targetId" },
-  { type: "branch_summary", field: "fromId" },
-  { type: "compaction", field: "firstKeptEntryId" },
-];
-
-export function isReferenceField(type: string | undefined, field: string): field is ReferenceField {
-  return REFERENCE_FIELDS.some((r) => r.field === field && (r.type === "*" || r.type === type));
-}
 
 export function targetAt(doc: SessionDocument, requested: Position): Target | undefined {
   const position = doc.piPosition(requested);
@@ -111,59 +96,4 @@ function valueAtPath(root: unknown, path: JsonPath): unknown {
     current = (current as Record<string | number, unknown>)[step];
   }
   return current;
-}
-
-/** A place that names an entry id. */
-export interface Reference {
-  entry: Entry;
-  field: ReferenceField;
-}
-
-export interface ReferenceIndex {
-  /** Every place naming each id, in file order. */
-  byId: Map<string, Reference[]>;
-}
-
-const referenceIndexes = new WeakMap<SessionAnalysis, ReferenceIndex>();
-
-export function referenceIndex(a: SessionAnalysis): ReferenceIndex {
-  let index = referenceIndexes.get(a);
-  if (index) return index;
-  const byId = new Map<string, Reference[]>();
-  const add = (id: unknown, entry: Entry, field: ReferenceField) => {
-    if (typeof id !== "string" || id === "") return;
-    const list = byId.get(id);
-    if (list) list.push({ entry, field });
-    else byId.set(id, [{ entry, field }]);
-  };
-  for (const entry of a.entries) {
-    const o = entry.parsed.object;
-    if (!o) continue;
-    add(entry.parentId, entry, "parentId");
-    if (entry.type === "label" || entry.type === "context_edit") add(o.targetId, entry, "targetId");
-    else if (entry.type === "branch_summary") add(o.fromId, entry, "fromId");
-    else if (entry.type === "compaction") add(o.firstKeptEntryId, entry, "firstKeptEntryId");
-  }
-  index = { byId };
-  referenceIndexes.set(a, index);
-  return index;
-}
-
-/** The `toolCall` block answering a tool result: on an ancestor of `entry`, nearest first. */
-export function toolCallFor(a: SessionAnalysis, entry: Entry, id: string): { entry: Entry; block: number } | undefined {
-  // The walk is bounded by the number of entries, so it ends even on a cyclic chain.
-  let current = a.parent[entry.index];
-  for (let steps = 0; current && steps < a.entries.length; steps++) {
-    if (current.parsed.toolCallIds?.includes(id)) {
-      const content = (current.parsed.object?.message as Record<string, unknown> | undefined)?.content;
-      const block = Array.isArray(content)
-        ? content.findIndex(
-            (b) => b !== null && typeof b === "object" && (b as Record<string, unknown>).type === "toolCall" && (b as Record<string, unknown>).id === id,
-          )
-        : -1;
-      return { entry: current, block };
-    }
-    current = a.parent[current.index];
-  }
-  return undefined;
 }

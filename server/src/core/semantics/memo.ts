@@ -1,0 +1,21 @@
+/**
+ * Queries memoised per analysis: the semantic layer's one mechanism.
+ *
+ * Each Pi rule that needs more than one line (the session name, labels, references, tool call
+ * pairs, version rules, the context selection) is a query over a `SessionAnalysis`, computed the
+ * first time a feature asks and kept until the analysis is replaced by the next edit. A `WeakMap`
+ * keyed by the analysis holds the answer, so it vanishes with the version it describes.
+ */
+
+import type { SessionAnalysis } from "../analysis";
+
+/** `compute`, memoised per analysis. */
+export function perAnalysis<T>(compute: (a: SessionAnalysis) => T): (a: SessionAnalysis) => T {
+  const memo = new WeakMap<SessionAnalysis, T>();
+  return (a) => {
+    if (memo.has(a)) return memo.get(a) as T;
+    const value = compute(a);
+    memo.set(a, value);
+    return value;
+  };
+}
