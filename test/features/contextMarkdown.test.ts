@@ -6,7 +6,10 @@
 import { describe, expect, it } from "vitest";
 import { buildContext, type ContextBuild, type PiFlavor } from "../../server/src/core/buildContext";
 import { SessionDocument } from "../../server/src/core/document";
-import { contextMarkdownOptions, renderContextMarkdown, sessionName, shorten } from "../../server/src/features/contextMarkdown";
+import { contextMarkdownOptions, renderContextMarkdown, shorten } from "../../server/src/features/contextMarkdown";
+import { sessionName as sessionNameQuery } from "../../server/src/core/semantics/sessionName";
+
+const sessionName = (a: Parameters<typeof sessionNameQuery>[0]) => sessionNameQuery(a).name;
 import {
   HEADER,
   assistant,

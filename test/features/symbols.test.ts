@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { DocumentSymbol } from "vscode-languageserver";
 import { SessionDocument } from "../../server/src/core/document";
-import { singleLine } from "../../server/src/features/entryTitle";
+import { singleLine } from "../../server/src/core/text";
 import { computeDocumentSymbols } from "../../server/src/features/symbols";
 import { textOf } from "../helpers/cursor";
 import {

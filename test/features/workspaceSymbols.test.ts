@@ -112,6 +112,6 @@ describe("workspace symbols", () => {
     const empty = open("empty.jsonl", [""]);
     const symbols = computeWorkspaceSymbols([broken, empty], "");
     // No header symbol (the id is not a string), no name (not a string), and the label on itself.
-    expect(shown([broken, empty], symbols)).toEqual(['[object Object] @ broken.jsonl:3:{"a":1} in broken.jsonl']);
+    expect(shown([broken, empty], symbols)).toEqual(['{…} @ broken.jsonl:3:{"a":1} in broken.jsonl']);
   });
 });

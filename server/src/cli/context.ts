@@ -17,7 +17,7 @@ import type { Entry, SessionAnalysis } from "../core/analysis";
 import { buildContext, type ContextFailure, type PiFlavor } from "../core/buildContext";
 import { SessionDocument } from "../core/document";
 import { contextMarkdownOptions, renderContextMarkdown } from "../features/contextMarkdown";
-import { singleLine } from "../features/entryTitle";
+import { singleLine } from "../core/text";
 import type { CliIo } from "./check";
 
 export const CONTEXT_USAGE = `Usage: pi-session-lsp context [--leaf ID] [--format json|markdown] [--pi 1.x|0.74] FILE

@@ -87,6 +87,17 @@ function isSpace(c: number): boolean {
   );
 }
 
+/**
+ * A short text for any parsed JSON value, without coercing it: a string as it is, a number, boolean
+ * or null as JavaScript prints it, an array as "[…]" and an object as "{…}". (`String()` of a deeply
+ * nested array recurses until the stack overflows; of an object it says nothing useful.)
+ */
+export function shortValue(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === null || typeof value !== "object") return String(value);
+  return Array.isArray(value) ? "[…]" : "{…}";
+}
+
 /** 48210 → "48,210", independent of the locale. */
 export function groupDigits(value: number): string {
   if (!Number.isFinite(value) || Math.abs(value) >= 1e21) return String(value);

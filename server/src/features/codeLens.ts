@@ -30,7 +30,8 @@ import { pathTo, selectEntries } from "../core/buildContext";
 import type { SessionDocument } from "../core/document";
 import { formatTokens } from "../core/tokens";
 import { contextSummary, SHOW_CONTEXT_COMMAND, type ContextSummary } from "./contextRequest";
-import { groupDigits, NAME_CODE_POINTS, singleLine } from "./entryTitle";
+import { groupDigits, singleLine } from "../core/text";
+import { NAME_CODE_POINTS } from "./entryTitle";
 
 /** The most branch-tip and compaction lenses listed for one document (the header's are extra). */
 export const DEFAULT_MAX_LENSES = 1000;

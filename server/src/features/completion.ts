@@ -23,7 +23,8 @@ import type { SessionDocument } from "../core/document";
 import { freshEntryId, type Random, uuidv7 } from "../core/ids";
 import type { PiPosition } from "../core/positions";
 import { BASE_FIELDS, ENTRY_TYPE_BY_NAME, ENTRY_TYPES, ROLE_BY_NAME, ROLES, type FieldSpec, type JsonKind } from "../core/schema";
-import { entryTitle, singleLine } from "./entryTitle";
+import { singleLine } from "../core/text";
+import { entryTitle } from "./entryTitle";
 import { isReferenceField } from "../core/semantics/references";
 
 export interface CompletionOptions {

@@ -16,7 +16,8 @@ import type { SessionAnalysis } from "../core/analysis";
 import type { ContextBuild, PiFlavor } from "../core/buildContext";
 import { currentSystem } from "../core/systemPrompt";
 import { estimateContextTokens } from "../core/tokens";
-import { groupDigits, singleLine } from "./entryTitle";
+import { sessionName } from "../core/semantics/sessionName";
+import { groupDigits, singleLine } from "../core/text";
 import { asObject } from "../core/schema";
 
 export interface ContextMarkdownOptions {
@@ -48,21 +49,7 @@ const NAME_CODE_POINTS = 80;
 /** Options for `renderContextMarkdown` read from the analysis: the session's name and id. */
 export function contextMarkdownOptions(a: SessionAnalysis, flavor?: PiFlavor): ContextMarkdownOptions {
   const id = a.header?.id;
-  return { sessionName: sessionName(a), sessionId: typeof id === "string" ? id : undefined, flavor };
-}
-
-/**
- * Pi's `getSessionName`: the name of the last `session_info` entry in file order, trimmed; an empty
- * or missing name clears it. A name that is not a string makes Pi throw; here it gives no name.
- */
-export function sessionName(a: SessionAnalysis): string | undefined {
-  for (let i = a.entries.length - 1; i >= 0; i--) {
-    const entry = a.entries[i]!;
-    if (entry.type !== "session_info") continue;
-    const name = entry.parsed.object?.name;
-    return typeof name === "string" ? name.trim() || undefined : undefined;
-  }
-  return undefined;
+  return { sessionName: sessionName(a).name, sessionId: typeof id === "string" ? id : undefined, flavor };
 }
 
 export function renderContextMarkdown(build: ContextBuild, options: ContextMarkdownOptions = {}): string {

@@ -11,6 +11,7 @@
 
 import type { SymbolKind } from "vscode-languageserver";
 import type { Entry } from "../core/analysis";
+import { groupDigits, singleLine } from "../core/text";
 
 /** The LSP symbol kinds used here (the values of `SymbolKind`, which is a type-only import). */
 export const SYMBOL = {
@@ -162,78 +163,6 @@ function toolNames(content: unknown): string | undefined {
   }
   if (names.length === 0) return undefined;
   return more > 0 ? `${names.join(", ")}, +${more}` : names.join(", ");
-}
-
-/**
- * `text` on one line (whitespace and control character runs become one space, leading and trailing
- * ones are dropped), clipped to `max` code points with "…" when more text follows. Only the part
- * shown is looked at, so a 400 KB text costs no more than a short one; the usual case (no line
- * break, no double space) is one scan and one `slice`.
- */
-export function singleLine(text: string, max: number): string {
-  const n = text.length;
-  let from = 0;
-  while (from < n && isSpace(text.charCodeAt(from))) from++;
-  let points = 0;
-  let plain = true; // no whitespace other than single spaces so far
-  let end = from; // just past the last non-space character taken
-  let i = from;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (isSpace(c)) {
-      let j = i + 1;
-      while (j < n && isSpace(text.charCodeAt(j))) j++;
-      if (j === n) break; // trailing whitespace
-      if (c !== 32 || j > i + 1) plain = false;
-      // The run shows as one space, which counts as a code point, and needs one more after it.
-      if (points + 2 > max) break;
-      points++;
-      i = j;
-      continue;
-    }
-    if (points === max) break;
-    // A surrogate pair is one code point and is taken whole.
-    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < n && isLowSurrogate(text.charCodeAt(i + 1));
-    i += pair ? 2 : 1;
-    points++;
-    end = i;
-  }
-  let out = text.slice(from, end);
-  if (!plain) out = out.replace(SPACE_RUNS, " ");
-  // Something other than whitespace is left: say so.
-  let k = end;
-  while (k < n && isSpace(text.charCodeAt(k))) k++;
-  return k < n ? `${out}…` : out;
-}
-
-const SPACE_RUNS = /[\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+/g;
-
-function isLowSurrogate(c: number): boolean {
-  return c >= 0xdc00 && c <= 0xdfff;
-}
-
-/** Whitespace and control characters, which a one-line name shows as a single space. */
-function isSpace(c: number): boolean {
-  return (
-    c <= 32 ||
-    (c >= 0x7f && c <= 0xa0) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0xfeff ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000
-  );
-}
-
-/** 48210 → "48,210", independent of the locale. */
-export function groupDigits(value: number): string {
-  if (!Number.isFinite(value) || Math.abs(value) >= 1e21) return String(value);
-  const [whole, fraction] = String(Math.abs(value)).split(".");
-  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return `${value < 0 ? "-" : ""}${grouped}${fraction ? `.${fraction}` : ""}`;
 }
 
 /** The symbol kind an entry is shown with (icons in outlines and hierarchies). */

@@ -35,7 +35,7 @@ import type { Diagnostic } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import { contextSelection, ContextState } from "../core/context";
 import type { SessionDocument } from "../core/document";
-import { groupDigits } from "./entryTitle";
+import { groupDigits } from "../core/text";
 
 /** The diagnostic code of a faded entry (a presentation hint, not a fault: it is not in `codes.ts`). */
 export const NOT_IN_CONTEXT = "not-in-context";

@@ -43,7 +43,7 @@
 import type { FoldingRange } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
-import { groupDigits } from "./entryTitle";
+import { groupDigits } from "../core/text";
 
 export interface FoldingOptions {
   /** The most ranges to return (default 5,000). */

@@ -41,7 +41,8 @@ import { activeContext, contextSelection, ContextState } from "../core/context";
 import type { SessionDocument } from "../core/document";
 import { estimateTokens, formatTokens, usableUsage } from "../core/tokens";
 import { resumesAsIs } from "./fading";
-import { entryTitle, groupDigits, NAME_CODE_POINTS, singleLine } from "./entryTitle";
+import { groupDigits, singleLine } from "../core/text";
+import { entryTitle, NAME_CODE_POINTS } from "./entryTitle";
 
 export const DEFAULT_MAX_INLAY_HINTS = 10_000;
 

@@ -95,7 +95,9 @@ import type { DocumentSymbol, Range } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
 import { locate } from "../core/locate";
-import { entryKind, entryTitle, groupDigits, NAME_CODE_POINTS, singleLine, SYMBOL } from "./entryTitle";
+import { sessionName } from "../core/semantics/sessionName";
+import { groupDigits, singleLine } from "../core/text";
+import { entryKind, entryTitle, NAME_CODE_POINTS, SYMBOL } from "./entryTitle";
 
 export interface DocumentSymbolsOptions {
   /** The most symbols to return, all levels counted (the server's default is 5,000). */
@@ -169,7 +171,8 @@ class OutlineBuilder {
     const range = this.lineRange(line);
     if (a.headerState === "invalid") return { name: "session (invalid header)", kind: SYMBOL.File, range, selectionRange: range };
     const h = a.header!;
-    const name = sessionName(a);
+    const named = sessionName(a).name;
+    const name = named === undefined ? undefined : singleLine(named, NAME_CODE_POINTS) || undefined;
     const details = [typeof h.id === "string" ? singleLine(h.id, NAME_CODE_POINTS) : ""];
     if (typeof h.cwd === "string" && h.cwd) details.push(singleLine(h.cwd, NAME_CODE_POINTS));
     return {
@@ -454,15 +457,4 @@ function sortSiblings(kids: Entry[]): Entry[] {
     const ty = y.parsed.time ?? Infinity;
     return tx === ty ? x.index - y.index : tx < ty ? -1 : 1;
   });
-}
-
-/** The session's name as Pi's `getSessionName` reads it: the last `session_info`, trimmed. */
-function sessionName(a: SessionAnalysis): string | undefined {
-  for (let i = a.entries.length - 1; i >= 0; i--) {
-    const entry = a.entries[i]!;
-    if (entry.type !== "session_info") continue;
-    const name = entry.parsed.object?.name;
-    return typeof name === "string" && name.trim() ? singleLine(name, NAME_CODE_POINTS) : undefined;
-  }
-  return undefined;
 }

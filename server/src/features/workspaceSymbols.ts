@@ -14,14 +14,17 @@
  */
 
 import type { SymbolInformation, SymbolKind } from "vscode-languageserver";
-import type { SessionAnalysis } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
 import type { JsonPath } from "../core/locate";
+import { labels } from "../core/semantics/labels";
+import { perAnalysis } from "../core/semantics/memo";
+import { sessionName } from "../core/semantics/sessionName";
+import { shortValue, singleLine } from "../core/text";
 import { SYMBOL } from "./entryTitle";
 
 export const DEFAULT_MAX_WORKSPACE_SYMBOLS = 1000;
 
-/** Longest symbol name, in UTF-16 code units: labels and names are free text. */
+/** Longest symbol name, in code points: labels and names are free text. */
 const MAX_NAME_LENGTH = 200;
 
 interface Candidate {
@@ -37,8 +40,6 @@ interface SessionSymbols {
   container: string | undefined;
   candidates: Candidate[];
 }
-
-const memo = new WeakMap<SessionAnalysis, SessionSymbols>();
 
 /**
  * The symbols of the open sessions whose name matches `query` (case-insensitive; a substring match
@@ -86,55 +87,31 @@ function matchRank(name: string, needle: string): number {
   return i === needle.length ? 1 : -1;
 }
 
-/** The candidates of one session, from one pass over its entries, memoised per analysis. */
-function sessionSymbols(a: SessionAnalysis): SessionSymbols {
-  let symbols = memo.get(a);
-  if (symbols) return symbols;
+/** The candidates of one session: its id, Pi's session name and labels, memoised per analysis. */
+const sessionSymbols = perAnalysis((a): SessionSymbols => {
   const candidates: Candidate[] = [];
   const headerId = a.headerState === "ok" && typeof a.header?.id === "string" ? a.header.id : undefined;
   if (headerId !== undefined && a.headerLine !== undefined) {
     candidates.push({ name: `session ${clean(headerId)}`, kind: SYMBOL.File, line: a.headerLine, path: ["id"] });
   }
-
-  let nameEntry: { line: number; name: string | undefined } | undefined;
-  // Pi's `labelsById`, keyed by the raw `targetId`. Deleting before setting moves a relabelled
-  // target to the end, so labels come out in the order of their winning label entries.
-  const labels = new Map<unknown, { line: number; label: string }>();
-  for (const entry of a.entries) {
-    if (entry.type === "session_info") {
-      const name = entry.parsed.object?.name;
-      // Pi: `entry.name?.trim() || undefined`; a name that is not a string makes Pi throw, which
-      // leaves the session without a name here.
-      nameEntry = { line: entry.line, name: typeof name === "string" ? clean(name) || undefined : undefined };
-    } else if (entry.type === "label") {
-      const o = entry.parsed.object!;
-      if (o.label) {
-        labels.delete(o.targetId);
-        labels.set(o.targetId, { line: entry.line, label: clean(String(o.label)) });
-      } else {
-        labels.delete(o.targetId);
-      }
-    }
+  const named = sessionName(a);
+  const name = named.name === undefined ? undefined : clean(named.name) || undefined;
+  if (named.entry && name) candidates.push({ name, kind: SYMBOL.Module, line: named.entry.line, path: ["name"] });
+  // Labels come out in the order of their winning label entries, as Pi's `labelsById` holds them.
+  for (const [target, label] of labels(a).byTarget) {
+    const text = clean(shortValue(label.value));
+    if (!text) continue;
+    const entry = a.byId.get(target);
+    candidates.push(
+      entry ? { name: text, kind: SYMBOL.Key, line: entry.line, path: ["id"] } : { name: text, kind: SYMBOL.Key, line: label.entry.line, path: ["label"] },
+    );
   }
-  const sessionName = nameEntry?.name;
-  if (nameEntry && sessionName) candidates.push({ name: sessionName, kind: SYMBOL.Module, line: nameEntry.line, path: ["name"] });
-  for (const [targetId, { line, label }] of labels) {
-    if (!label) continue;
-    const target = typeof targetId === "string" ? a.byId.get(targetId) : undefined;
-    candidates.push(target ? { name: label, kind: SYMBOL.Key, line: target.line, path: ["id"] } : { name: label, kind: SYMBOL.Key, line, path: ["label"] });
-  }
-  symbols = { container: sessionName ?? (headerId !== undefined ? `session ${clean(headerId)}` : undefined), candidates };
-  memo.set(a, symbols);
-  return symbols;
-}
+  return { container: name ?? (headerId !== undefined ? `session ${clean(headerId)}` : undefined), candidates };
+});
 
 /** Free text as a symbol name: one line, trimmed, bounded. */
 function clean(text: string): string {
-  return text
-    .slice(0, MAX_NAME_LENGTH * 4)
-    .replace(/\s+/g, " ")
-    .trim()
-    .slice(0, MAX_NAME_LENGTH);
+  return singleLine(text, MAX_NAME_LENGTH);
 }
 
 function fileName(uri: string): string | undefined {

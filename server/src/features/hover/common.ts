@@ -5,7 +5,7 @@
 
 import type { Entry } from "../../core/analysis";
 import { ENTRY_TYPE_BY_NAME } from "../../core/schema";
-import { clip, groupDigits } from "../../core/text";
+import { clip, groupDigits, shortValue } from "../../core/text";
 import { escapeMarkdown, inlineCode as code, quoteLine } from "../markdown";
 
 /** How many characters of a text a preview shows. */
@@ -17,12 +17,9 @@ export function objectAt(o: unknown, key: string): Record<string, unknown> | und
   return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
-/** A short text for a value that should be a string: the string, "?" when absent, else its JSON head. */
+/** A short text for a value that should be a string: the string, "?" when absent, else a short form. */
 export function str(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value === undefined) return "?";
-  if (value === null || typeof value !== "object") return String(value);
-  return Array.isArray(value) ? "[…]" : "{…}";
+  return value === undefined ? "?" : shortValue(value);
 }
 
 /** `**message · assistant** · `anthropic/claude-sonnet-4-5` · line 5` */

@@ -8,7 +8,7 @@ import { ContextState, contextSelection } from "../../core/context";
 import { ROLE_BY_NAME } from "../../core/schema";
 import { labels } from "../../core/semantics/labels";
 import { referencesTo } from "../../core/semantics/references";
-import { groupDigits } from "../../core/text";
+import { groupDigits, shortValue } from "../../core/text";
 import { inlineCode as code, lineList } from "../markdown";
 import { headline, objectAt, previewQuote } from "./common";
 
@@ -128,14 +128,7 @@ export function labelFacts(a: SessionAnalysis, entry: Entry): string | undefined
   const last = lastChange.get(entry.key);
   if (!last || entry.key === undefined) return undefined;
   const label = byTarget.get(entry.key);
-  return label
-    ? `${code(typeof label.value === "string" ? label.value : valueText(label.value))} (set on line ${last.line + 1})`
-    : `none (cleared on line ${last.line + 1})`;
-}
-
-/** A short text for a label value that is not a string (Pi shows whatever is there). */
-function valueText(value: unknown): string {
-  return value === null || typeof value !== "object" ? String(value) : Array.isArray(value) ? "[…]" : "{…}";
+  return label ? `${code(shortValue(label.value))} (set on line ${last.line + 1})` : `none (cleared on line ${last.line + 1})`;
 }
 
 function usageOf(entry: Entry): Record<string, unknown> | undefined {
