@@ -72,6 +72,10 @@ export const CODES = {
   "unknown-entry-type": { severity: "information", pi: "Pi keeps the entry in the tree (it can be the leaf) but it contributes nothing to the context" },
   "unknown-role": { severity: "information", pi: "Pi keeps the message in the context, but converting it to model input drops it" },
   "unknown-usage-kind": { severity: "information", pi: "Pi counts it as ordinary usage" },
+  "check-failed": {
+    severity: "information",
+    pi: "Not about Pi: one of pi-session-lsp's own checks failed on this file, and the message says which findings are missing",
+  },
   "blank-line": { severity: "hint", pi: "Pi skips blank lines" },
   "timestamp-backwards": { severity: "hint", pi: "Nothing; Pi orders sibling branches by timestamp, so the tree view may look out of order" },
 } as const satisfies Record<string, CodeInfo>;

@@ -1,0 +1,94 @@
+/** Checks of what each entry names: its parent, a label's or edit's target, a summary's branch, a compaction's kept range, a result's tool call. */
+
+import type { Entry } from "../../core/analysis";
+import { callFor, toolIndex } from "../../core/semantics/toolPairs";
+import { clip } from "../../core/text";
+import type { Report } from "./report";
+
+export function checkLinks(r: Report): void {
+  const { a } = r;
+  const malformed = r.malformedIdLines();
+  for (const entry of a.entries) {
+    const o = entry.parsed.object;
+    if (!o) continue;
+    // The analysis already resolved every parent: a named parent that did not resolve dangles.
+    if (typeof entry.parentId === "string" && entry.parentId !== "" && a.parent[entry.index] === undefined) {
+      const where = malformed.get(entry.parentId);
+      const cause = where !== undefined ? ` (the entry with this id is on line ${where + 1}, which Pi cannot parse)` : "";
+      const above = "Pi treats this entry as a root: a context built through it stops here and loses everything above.";
+      r.add("dangling-parent", `parentId "${clip(entry.parentId)}" names no entry${cause}. ${above}`, r.valueRange(entry.line, ["parentId"]));
+    } else if (entry.parentId === "") {
+      // Pi's writers put null on a root; an empty string is read the same way, as no parent.
+      r.add(
+        "dangling-parent",
+        "parentId is the empty string, which Pi reads as no parent. Pi treats this entry as a root: a context built through it stops here and loses everything above.",
+        r.valueRange(entry.line, ["parentId"]),
+      );
+    }
+    switch (entry.type) {
+      case "label":
+      case "context_edit": {
+        const target = o.targetId;
+        if (typeof target === "string" && !a.byId.has(target)) {
+          const effect = entry.type === "label" ? "Pi keeps the label, but it marks no entry in the tree." : "Pi 1.x applies the edit to no message.";
+          r.add("dangling-target", `targetId "${clip(target)}" names no entry. ${effect}`, r.valueRange(entry.line, ["targetId"]));
+        }
+        break;
+      }
+      case "branch_summary": {
+        const from = o.fromId;
+        if (typeof from === "string" && from !== "root" && !a.byId.has(from)) {
+          r.add(
+            "dangling-from",
+            `fromId "${clip(from)}" names no entry (only "root" may name none). Pi still shows the summary to the model, but the branch it summarises cannot be found.`,
+            r.valueRange(entry.line, ["fromId"]),
+          );
+        }
+        break;
+      }
+      case "compaction":
+        checkFirstKept(r, entry, o.firstKeptEntryId);
+        break;
+    }
+  }
+}
+
+function checkFirstKept(r: Report, entry: Entry, firstKept: unknown): void {
+  const { a } = r;
+  // Pi 1.x stores the compaction's own id when it keeps nothing from before it.
+  if (typeof firstKept !== "string" || firstKept === entry.id) return;
+  const target = a.byId.get(firstKept);
+  if (!target) {
+    r.add(
+      "dangling-first-kept",
+      `firstKeptEntryId "${clip(firstKept)}" names no entry. Pi keeps nothing from before this compaction: the model sees only the summary and what follows it.`,
+      r.valueRange(entry.line, ["firstKeptEntryId"]),
+    );
+    return;
+  }
+  if (a.reachesCycle[entry.index]) return; // The path is undefined; the cycle is reported instead.
+  if (!a.isAncestor(target, entry)) {
+    r.add(
+      "first-kept-not-on-path",
+      `firstKeptEntryId "${clip(firstKept)}" (line ${target.line + 1}) is not on the path above this compaction. Pi keeps nothing from before the compaction: the model sees only the summary and what follows it.`,
+      r.valueRange(entry.line, ["firstKeptEntryId"]),
+      r.related([target], "the entry it names"),
+    );
+  }
+}
+
+export function checkToolResults(r: Report): void {
+  const { a } = r;
+  for (const entry of a.entries) {
+    const id = entry.parsed.toolResultId;
+    if (id === undefined || a.reachesCycle[entry.index]) continue;
+    if (callFor(a, entry, id)) continue;
+    const holders = toolIndex(a).calls.get(id) ?? [];
+    const elsewhere = holders.length > 0 ? ` (a tool call with this id is on line ${holders[0]!.line + 1}, on another branch)` : "";
+    r.add(
+      "unmatched-tool-result",
+      `No assistant message on this entry's path has a tool call with id "${clip(id)}"${elsewhere}. Pi sends the result anyway; most providers reject a tool result without its tool call.`,
+      r.valueRange(entry.line, ["message", "toolCallId"]),
+    );
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * What every check writes to: the diagnostics found so far, the ranges they point at, and the facts
+ * several checks share (ids that malformed lines seem to declare, which line is cut off), each
+ * computed once per collection.
+ */
+
+import type { Diagnostic, DiagnosticRelatedInformation, Range } from "vscode-languageserver";
+import type { Entry, SessionAnalysis } from "../../core/analysis";
+import { CODES, type DiagnosticCode, type Severity } from "../../core/codes";
+import type { SessionDocument } from "../../core/document";
+import type { JsonPath } from "../../core/locate";
+import { describe } from "../../core/parse";
+import { versionRules } from "../../core/semantics/version";
+import { clip } from "../../core/text";
+
+export const DIAGNOSTIC_SOURCE = "pi-session";
+
+export const LSP_SEVERITY: Record<Severity, 1 | 2 | 3 | 4> = { error: 1, warning: 2, information: 3, hint: 4 };
+
+/** How many related locations a diagnostic lists at most (duplicates, cycle members). */
+export const MAX_RELATED = 10;
+
+export class Report {
+  readonly out: Diagnostic[] = [];
+  readonly a: SessionAnalysis;
+
+  constructor(readonly doc: SessionDocument) {
+    this.a = doc.analysis;
+  }
+
+  add(code: DiagnosticCode, message: string, range: Range, relatedInformation?: DiagnosticRelatedInformation[]): void {
+    const diagnostic: Diagnostic = { range, severity: LSP_SEVERITY[CODES[code].severity], code, source: DIAGNOSTIC_SOURCE, message };
+    if (relatedInformation) diagnostic.relatedInformation = relatedInformation;
+    this.out.push(diagnostic);
+  }
+
+  // ---- Ranges --------------------------------------------------------------------------------------
+
+  point(line: number, character: number): Range {
+    const position = this.doc.position(line, character);
+    return { start: position, end: position };
+  }
+
+  span(line: number, start: number, end: number): Range {
+    return this.doc.range(line, start, end);
+  }
+
+  lineRange(line: number): Range {
+    return this.doc.lineRange(line);
+  }
+
+  /** The range of the value at `path` in `line`, or the whole line when it cannot be located. */
+  valueRange(line: number, path: JsonPath): Range {
+    return this.doc.valueRange(line, path);
+  }
+
+  related(entries: readonly Entry[], what: string): DiagnosticRelatedInformation[] | undefined {
+    if (entries.length === 0) return undefined;
+    return entries.slice(0, MAX_RELATED).map((e) => ({
+      location: { uri: this.doc.uri, range: this.valueRange(e.line, ["id"]) },
+      message: `Line ${e.line + 1}: ${what}`,
+    }));
+  }
+
+  // ---- Shared facts ----------------------------------------------------------------------------------
+
+  /** Whether Pi migrates this file as v1: its entries have no tree yet, so links and ids mean nothing. */
+  get isV1(): boolean {
+    return versionRules(this.a).v1;
+  }
+
+  private malformedIdsCache: Map<number, string> | undefined;
+
+  /** Ids that malformed lines appear to declare, by line (the first `"id":"…"` in the line). */
+  malformedIds(): Map<number, string> {
+    if (this.malformedIdsCache) return this.malformedIdsCache;
+    const ids = new Map<number, string>();
+    this.malformedIdsCache = ids;
+    this.doc.parsed.forEach((p, line) => {
+      if (p.kind !== "malformed") return;
+      const match = /"id"\s*:\s*"([^"\\]*)"/.exec(this.doc.lines[line]!.slice(0, 2000));
+      if (match) ids.set(line, match[1]!);
+    });
+    return ids;
+  }
+
+  /** The line of each id that a malformed line seems to declare. */
+  malformedIdLines(): Map<string, number> {
+    const lines = new Map<string, number>();
+    for (const [line, id] of this.malformedIds()) lines.set(id, line);
+    return lines;
+  }
+
+  private childCountCache: Map<string, number> | undefined;
+
+  /** How many entries name each parent id, built once per collection. */
+  private childCounts(): Map<string, number> {
+    if (!this.childCountCache) {
+      const counts = new Map<string, number>();
+      for (const e of this.a.entries) if (typeof e.parentId === "string") counts.set(e.parentId, (counts.get(e.parentId) ?? 0) + 1);
+      this.childCountCache = counts;
+    }
+    return this.childCountCache;
+  }
+
+  /** ", and the N entries whose parentId names it become roots…" for a malformed line's id. */
+  orphansOf(id: string | undefined): string {
+    if (id === undefined || this.a.byId.has(id)) return "";
+    const orphans = this.childCounts().get(id) ?? 0;
+    if (orphans === 0) return "";
+    return orphans === 1
+      ? `, and the entry whose parentId is "${clip(id)}" becomes a root, cut off from the history above`
+      : `, and the ${orphans} entries whose parentId is "${clip(id)}" become roots, cut off from the history above`;
+  }
+
+  /** Whether `line` is a malformed last line that looks cut off: a prefix of a JSON object. */
+  isTruncatedLine(line: number): boolean {
+    const { doc } = this;
+    const p = doc.parsed[line];
+    if (p?.kind !== "malformed" || doc.eols[line] !== "") return false;
+    const text = doc.jsonText(line).trimEnd();
+    if (!text.trimStart().startsWith("{")) return false;
+    // A prefix of valid JSON fails at its very end: "Unexpected end of JSON input", "Unterminated
+    // string", or an "Expected …" error positioned at the last character.
+    const position = /at position (\d+)/.exec(p.error);
+    return /end of JSON input|Unterminated/i.test(p.error) || (position !== null && Number(position[1]) >= text.length);
+  }
+
+  /** "a user message entry", "an object without a type", "not JSON": what a line is, in words. */
+  describeLine(line: number): string {
+    const p = this.doc.parsed[line]!;
+    if (p.kind !== "value") return "not JSON";
+    if (!p.object) return describe(p.value);
+    if (p.type === "message") {
+      const role = (p.object.message as Record<string, unknown> | undefined)?.role;
+      return typeof role === "string" ? `a ${clip(role)} message entry` : "a message entry";
+    }
+    return p.type ? `a ${clip(p.type)} entry` : "an object without a type";
+  }
+
+  private lastValueLineCache: number | undefined;
+
+  /** The last line that parses to a value other than a header: the last entry Pi 0.73/0.74 keeps. */
+  lastValueLine(): number {
+    if (this.lastValueLineCache === undefined) {
+      let line = this.doc.lineCount - 1;
+      for (; line >= 0; line--) {
+        const p = this.doc.parsed[line]!;
+        if (p.kind === "value" && p.type !== "session") break;
+      }
+      this.lastValueLineCache = line;
+    }
+    return this.lastValueLineCache;
+  }
+
+  firstNonBlankLine(): number {
+    const i = this.doc.parsed.findIndex((p) => p.kind !== "blank");
+    return Math.max(i, 0);
+  }
+
+  lastNonBlankLine(): number {
+    for (let i = this.doc.lineCount - 1; i >= 0; i--) if (this.doc.parsed[i]!.kind !== "blank") return i;
+    return -1;
+  }
+}
