@@ -8,7 +8,8 @@
 import { describe, expect, it } from "vitest";
 import type { CompletionItem, CompletionList, TextEdit } from "vscode-languageserver";
 import { SessionDocument } from "../../server/src/core/document";
-import { computeCompletion, MAX_ID_ITEMS, scanLine } from "../../server/src/features/completion";
+import { scanLine } from "../../server/src/core/scan";
+import { computeCompletion, MAX_ID_ITEMS } from "../../server/src/features/completion";
 import { documentWithCursor, textOf } from "../helpers/cursor";
 
 const HEADER = `{"type":"session","version":3,"id":"019cae1a-4f00-7000-8000-000000000001","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/home/dev/project"}`;
@@ -371,5 +372,47 @@ describe("firstKeptEntryId candidates", () => {
     expect(labels.slice(0, 3)).toEqual(["a3", "a2", "a1"]);
     expect(labels).toContain("z9");
     expect(labels).not.toContain("c1");
+  });
+});
+
+describe("clients without snippets (snippetSupport: false, as Eglot without yasnippet and ALE)", () => {
+  const plain = () => ({ ...options(), snippets: false });
+  /** The line after applying an item's edit to the document, as the client would. */
+  const applied = (doc: SessionDocument, item: CompletionItem): string => {
+    const e = edit(item);
+    const text = doc.getText();
+    const lineStart = text.split("\n").slice(0, e.range.start.line).join("\n").length + (e.range.start.line > 0 ? 1 : 0);
+    const start = lineStart + e.range.start.character;
+    const end = lineStart + e.range.end.character;
+    const after = text.slice(0, start) + e.newText + text.slice(end);
+    return after.split("\n")[e.range.start.line]!;
+  };
+
+  it("inserts every new entry as plain text that is one valid JSON object, with real values", () => {
+    const { list, doc } = complete(lines(HEADER, MODEL, CALLS, "$0"), plain());
+    expect(list.items.length).toBeGreaterThan(5);
+    for (const item of list.items) {
+      expect(item.insertTextFormat).toBe(1);
+      expect(edit(item).newText).not.toMatch(/\$\{?\d|\\\}/);
+      expect(item.insertText).toBe(edit(item).newText);
+      const value = JSON.parse(applied(doc, item)) as Record<string, unknown>;
+      expect(value.parentId).toBe("a0000003");
+    }
+    const result = JSON.parse(applied(doc, list.items.find((i) => i.label === "tool result")!)) as { message: { toolCallId: string } };
+    expect(result.message.toolCallId).toBe("toolu_01");
+  });
+
+  it("inserts fields with their default values, so the line stays valid JSON", () => {
+    const { list, doc } = complete(lines(HEADER, MODEL, `{"type":"label","id":"x1",$0"x":1}`), plain());
+    for (const item of list.items) {
+      expect(item.insertTextFormat).toBe(1);
+      expect(() => JSON.parse(applied(doc, item))).not.toThrow();
+    }
+    expect(edit(list.items.find((i) => i.label === "targetId")!).newText).toBe('"targetId":"targetId",');
+  });
+
+  it("still sends snippets to clients that take them", () => {
+    const { list } = complete(lines(HEADER, MODEL, "$0"));
+    expect(list.items.every((i) => i.insertTextFormat === 2)).toBe(true);
   });
 });
