@@ -3,10 +3,8 @@
  * `context` prints the context Pi builds.
  */
 
-import { createConnection, ProposedFeatures } from "vscode-languageserver/node";
 import { CHECK_USAGE, runCheck, type CliIo } from "./cli/check";
 import { CONTEXT_USAGE, runContext } from "./cli/context";
-import { startServer } from "./lsp/server";
 import { VERSION } from "./version";
 
 const USAGE = `pi-session-lsp ${VERSION}: a language server for Pi session files (*.jsonl)
@@ -52,7 +50,8 @@ export function main(args: readonly string[]): void {
     // promise somewhere in the protocol library is logged instead of ending the server.
     process.on("unhandledRejection", (reason) => process.stderr.write(`pi-session-lsp: unhandled rejection: ${String(reason)}\n`));
     process.on("uncaughtException", (error) => process.stderr.write(`pi-session-lsp: uncaught exception: ${error.stack ?? String(error)}\n`));
-    startServer(createConnection(ProposedFeatures.all, process.stdin, process.stdout));
+    // Loaded only here, so that `check` and `context` do not pay for the protocol library.
+    (require("./lsp/stdio") as typeof import("./lsp/stdio")).startStdioServer();
     return;
   }
   process.stderr.write(`${USAGE}\n`);

@@ -78,6 +78,8 @@ interface ServerHandle {
   stderr(): string;
   /** Stops the server if it is still running (kills the child process we started). */
   stop(): void;
+  /** Writes bytes to the server's input as they are, bypassing the JSON-RPC writer (spawned servers only). */
+  writeRaw?(bytes: string): void;
 }
 
 export class LspTestClient {
@@ -226,6 +228,17 @@ export class LspTestClient {
   }
 
   /** Sends any notification as is, e.g. a didChange for a document that was never opened. */
+  /** Writes bytes to the server's input as they are (spawned servers only). */
+  writeRaw(bytes: string): void {
+    if (!this.server.writeRaw) throw new Error("writeRaw needs a spawned server");
+    this.server.writeRaw(bytes);
+  }
+
+  /** The server's stderr so far. */
+  stderr(): string {
+    return this.server.stderr();
+  }
+
   async notifyServer(method: string, params: unknown): Promise<void> {
     this.lastSent = this.published.length;
     await this.connection.sendNotification(method, params);
@@ -384,6 +397,7 @@ export function spawnServer(args: readonly string[] = ["--stdio"]): LspTestClien
     stop: () => {
       if (exit === undefined) child.kill();
     },
+    writeRaw: (bytes) => child.stdin.write(bytes),
   });
 }
 

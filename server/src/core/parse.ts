@@ -12,6 +12,7 @@
 
 import type { DiagnosticCode } from "./codes";
 import { type IdKey, idKeyOf } from "./ids";
+import { clip } from "./text";
 import { locate, type JsonPath, type Span } from "./locate";
 import {
   BASE_FIELDS,
@@ -366,10 +367,6 @@ export function describe(value: unknown): string {
   }
 }
 
-export function clip(text: string, max = 40): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
 function toolCallIdsOf(content: unknown[]): string[] | undefined {
   let ids: string[] | undefined;
   for (const block of content) {
@@ -395,8 +392,9 @@ function fieldsValid(object: Record<string, unknown>, fields: readonly FieldSpec
   return true;
 }
 
+/** "an assistant", "an entry", but "a user", "a usage": the words here that start with "u" sound like "you". */
 function article(word: string): string {
-  return /^[aeiou]/i.test(word) ? "an" : "a";
+  return /^[aeio]/i.test(word) ? "an" : "a";
 }
 
 function capitalize(text: string): string {

@@ -16,7 +16,7 @@
 import type { Position, Range, TextEdit, WorkspaceEdit } from "vscode-languageserver";
 import type { SessionDocument } from "../core/document";
 import type { JsonPath } from "../core/locate";
-import { clip } from "../core/parse";
+import { clip } from "../core/text";
 import { referencesTo } from "../core/semantics/references";
 import { targetAt } from "./target";
 

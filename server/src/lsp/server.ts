@@ -1,26 +1,21 @@
 /**
- * The language server: the only module that knows JSON-RPC. It wires LSP requests and
+ * The language server: with `stdio.ts`, the only code that knows JSON-RPC. It wires LSP requests and
  * notifications to the pure features and owns the open documents.
  *
- * Diagnostics are pulled when the client supports `textDocument/diagnostic` and pushed otherwise
- * (Neovim before 0.10, Vim/ALE, Eglot, Helix). Pushed results carry the document version and are
- * computed from the current version when a short debounce fires, so a result for a stale version is
- * never published. Every handler runs behind `runSafe`: an exception is logged and answered with an
- * empty result, never allowed to take the server down.
+ * Diagnostics (pulled or pushed) live in `diagnostics.ts`; every request runs behind the `Guard`
+ * (`guard.ts`): lifecycle, cancellation, and a failure that costs one answer only.
  */
 
 import {
   CodeLensRefreshRequest,
-  DocumentDiagnosticReportKind,
+  type Connection,
   ErrorCodes,
+  type InitializeResult,
   MessageType,
   ResponseError,
   ShowMessageNotification,
   TextDocumentSyncKind,
   TextDocuments,
-  type Connection,
-  type DocumentDiagnosticReport,
-  type InitializeResult,
 } from "vscode-languageserver";
 import { SessionDocument } from "../core/document";
 import { CODE_ACTION_KINDS, computeCodeActions } from "../features/codeActions";
@@ -28,16 +23,17 @@ import { computeCodeLenses, resolveCodeLens } from "../features/codeLens";
 import { computeCompletion } from "../features/completion";
 import {
   BUILD_CONTEXT_REQUEST,
-  computeContextRequest,
-  computeShowContext,
-  SHOW_CONTEXT_COMMAND,
   type BuildContextParams,
   type BuildContextResult,
   type ContextAnswer,
+  computeContextRequest,
+  computeShowContext,
+  SHOW_CONTEXT_COMMAND,
 } from "../features/contextRequest";
 import { applySeverityOverrides, computeDiagnostics } from "../features/diagnostics";
 import { computeFadingHints } from "../features/fading";
-import { computeInlayHints } from "../features/inlayHints";
+import { computeFoldingRanges } from "../features/folding";
+import { computeFormatting } from "../features/formatting";
 import {
   callHierarchyIncomingCalls,
   callHierarchyOutgoingCalls,
@@ -45,38 +41,42 @@ import {
   typeHierarchySubtypes,
   typeHierarchySupertypes,
 } from "../features/hierarchy";
-import { computeFoldingRanges } from "../features/folding";
-import { computeFormatting } from "../features/formatting";
-import { isMigrationActionData, resolveMigrationAction } from "../features/migration";
-import { computeRename, isRenameRefusal, prepareRename } from "../features/rename";
 import { computeHover } from "../features/hover";
+import { computeInlayHints } from "../features/inlayHints";
+import { isMigrationActionData, resolveMigrationAction } from "../features/migration";
 import { computeDefinition, computeDocumentHighlights, computeDocumentLinks, computeReferences } from "../features/navigation";
+import { computeRename, isRenameRefusal, prepareRename } from "../features/rename";
 import { computeDocumentSymbols } from "../features/symbols";
 import { computeWorkspaceSymbols } from "../features/workspaceSymbols";
-import { DEFAULT_SETTINGS, readSettings, SETTINGS_SECTION, type Settings } from "./settings";
 import { VERSION } from "../version";
+import { DiagnosticsService } from "./diagnostics";
+import { Guard } from "./guard";
+import { DEFAULT_SETTINGS, readSettings, SETTINGS_SECTION, type Settings } from "./settings";
 
-/** How long pushed diagnostics wait for typing to pause. */
-const PUSH_DELAY_MS = 150;
+/** How long the server waits for typing to pause before asking the client to re-request lenses. */
+const LENS_REFRESH_DELAY_MS = 150;
 
-export function startServer(connection: Connection): void {
+/** What the transport needs to know about the server it started. */
+export interface ServerHandle {
+  /** Whether the client has sent `shutdown` (an end of input after it is a clean exit). */
+  readonly shutDown: boolean;
+}
+
+export function startServer(connection: Connection): ServerHandle {
+  const guard = new Guard(connection);
+  // Versions restart when a document is closed and reopened; each opening is a new object.
   const documents = new TextDocuments<SessionDocument>({
-    create: (uri, languageId, version, content) => {
-      const document = new SessionDocument(uri, languageId, version, content);
-      openings.set(document, ++openCount);
-      return document;
-    },
+    create: (uri, languageId, version, content) => new SessionDocument(uri, languageId, version, content),
     update: (document, changes, version) => {
       document.update(changes, version);
       return document;
     },
   });
-  let pullDiagnostics = false;
+  let diagnostics: DiagnosticsService | undefined;
   let diagnosticRefreshSupport = false;
   /** Whether the client can fetch a code action's edit later (`codeAction/resolve`). */
   let resolveEditSupport = false;
-  /** Bumped when a setting changes what diagnostics contain, so pulled result ids change too. */
-  let settingsGeneration = 0;
+  let snippetSupport = false;
   let configurationSupport = false;
   let codeLensRefreshSupport = false;
   let lensRefresh: NodeJS.Timeout | undefined;
@@ -86,34 +86,24 @@ export function startServer(connection: Connection): void {
   let foldingRangeLimit: number | undefined;
   /** Documents whose outline was cut at `maxSymbols` and whose user was told, so they are told once. */
   const toldTruncated = new Set<string>();
-  // Versions restart when a document is closed and reopened, so pulled result ids also carry
-  // which opening of the document they belong to.
-  const openings = new WeakMap<SessionDocument, number>();
-  let openCount = 0;
-  const pending = new Map<string, NodeJS.Timeout>();
-
-  function runSafe<R>(what: string, fallback: R, work: () => R): R {
-    try {
-      return work();
-    } catch (error) {
-      connection.console.error(`${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      return fallback;
-    }
-  }
 
   connection.onInitialize((params): InitializeResult => {
-    pullDiagnostics = params.capabilities.textDocument?.diagnostic !== undefined;
-    configurationSupport = params.capabilities.workspace?.configuration === true;
-    foldingRangeLimit = params.capabilities.textDocument?.foldingRange?.rangeLimit;
-    codeLensRefreshSupport = params.capabilities.workspace?.codeLens?.refreshSupport === true;
-    diagnosticRefreshSupport = params.capabilities.workspace?.diagnostics?.refreshSupport === true;
-    resolveEditSupport = params.capabilities.textDocument?.codeAction?.resolveSupport?.properties.includes("edit") === true;
+    const capabilities = params.capabilities;
+    const pull = capabilities.textDocument?.diagnostic !== undefined;
+    configurationSupport = capabilities.workspace?.configuration === true;
+    foldingRangeLimit = capabilities.textDocument?.foldingRange?.rangeLimit;
+    codeLensRefreshSupport = capabilities.workspace?.codeLens?.refreshSupport === true;
+    diagnosticRefreshSupport = capabilities.workspace?.diagnostics?.refreshSupport === true;
+    resolveEditSupport = capabilities.textDocument?.codeAction?.resolveSupport?.properties.includes("edit") === true;
+    snippetSupport = capabilities.textDocument?.completion?.completionItem?.snippetSupport === true;
     initialSettings = readSettings(params.initializationOptions);
     settings = initialSettings;
+    diagnostics = new DiagnosticsService(connection, diagnosticsSource, pull);
+    guard.state = "running";
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
-        ...(pullDiagnostics ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}),
+        ...(pull ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}),
         definitionProvider: true,
         referencesProvider: true,
         documentHighlightProvider: true,
@@ -135,6 +125,20 @@ export function startServer(connection: Connection): void {
       serverInfo: { name: "pi-session-lsp", version: VERSION },
     };
   });
+  connection.onShutdown(() => {
+    guard.state = "shut-down";
+  });
+
+  /** What the editor shows: the checker's diagnostics, plus the fading hints unless turned off. */
+  const diagnosticsSource = {
+    compute: (document: SessionDocument) => {
+      const found = computeDiagnostics(document);
+      return applySeverityOverrides(settings.fadeInactive ? found.concat(computeFadingHints(document)) : found, settings.severity);
+    },
+    get: (uri: string) => documents.get(uri),
+    all: () => documents.all(),
+    error: (message: string) => connection.console.error(message),
+  };
 
   async function refreshSettings(): Promise<void> {
     if (!configurationSupport) return;
@@ -149,13 +153,7 @@ export function startServer(connection: Connection): void {
   function applySettings(next: Settings): void {
     const diagnosticsChanged = next.fadeInactive !== settings.fadeInactive || JSON.stringify(next.severity) !== JSON.stringify(settings.severity);
     settings = next;
-    if (!diagnosticsChanged) return;
-    settingsGeneration++;
-    if (pullDiagnostics) {
-      if (diagnosticRefreshSupport) void connection.languages.diagnostics.refresh();
-    } else {
-      for (const document of documents.all()) schedulePush(document.uri);
-    }
+    if (diagnosticsChanged) diagnostics?.settingsChanged(diagnosticRefreshSupport);
   }
 
   /** The codes the user turned off with `piSession.severity`. */
@@ -167,34 +165,11 @@ export function startServer(connection: Connection): void {
     );
   }
 
-  /** What the editor shows: the checker's diagnostics, plus the fading hints unless turned off. */
-  function diagnosticsFor(document: SessionDocument) {
-    const diagnostics = computeDiagnostics(document);
-    return applySeverityOverrides(settings.fadeInactive ? diagnostics.concat(computeFadingHints(document)) : diagnostics, settings.severity);
-  }
-
   connection.onInitialized(() => void refreshSettings());
   connection.onDidChangeConfiguration((change) => {
     if (configurationSupport) void refreshSettings();
     else applySettings(readSettings(change.settings, initialSettings));
   });
-
-  function schedulePush(uri: string): void {
-    if (pullDiagnostics) return;
-    clearTimeout(pending.get(uri));
-    pending.set(
-      uri,
-      setTimeout(() => {
-        pending.delete(uri);
-        runSafe("publishing diagnostics", undefined, () => {
-          const document = documents.get(uri);
-          if (!document) return;
-          const diagnostics = diagnosticsFor(document);
-          void connection.sendDiagnostics({ uri, version: document.version, diagnostics });
-        });
-      }, PUSH_DELAY_MS),
-    );
-  }
 
   /** Asks the client to re-request lenses once typing pauses, when it says it can (`refreshSupport`). */
   function scheduleLensRefresh(): void {
@@ -203,113 +178,109 @@ export function startServer(connection: Connection): void {
     lensRefresh = setTimeout(() => {
       lensRefresh = undefined;
       connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
-    }, PUSH_DELAY_MS);
+    }, LENS_REFRESH_DELAY_MS);
   }
 
-  documents.onDidOpen((event) => schedulePush(event.document.uri));
+  documents.onDidOpen((event) => diagnostics?.changed(event.document));
   documents.onDidChangeContent((event) => {
-    schedulePush(event.document.uri);
+    diagnostics?.changed(event.document);
     scheduleLensRefresh();
   });
   documents.onDidClose((event) => {
-    const uri = event.document.uri;
-    clearTimeout(pending.get(uri));
-    pending.delete(uri);
-    toldTruncated.delete(uri);
-    if (!pullDiagnostics) void connection.sendDiagnostics({ uri, diagnostics: [] });
+    toldTruncated.delete(event.document.uri);
+    diagnostics?.closed(event.document.uri);
   });
 
-  connection.languages.diagnostics.on((params): DocumentDiagnosticReport => {
-    const empty: DocumentDiagnosticReport = { kind: DocumentDiagnosticReportKind.Full, items: [] };
-    return runSafe("textDocument/diagnostic", empty, () => {
-      const document = documents.get(params.textDocument.uri);
-      if (!document) return empty;
-      // A client that already holds this version's diagnostics is told they are unchanged
-      // instead of receiving them again.
-      const resultId = `${openings.get(document) ?? 0}:${document.version}:${settingsGeneration}`;
-      if (params.previousResultId === resultId) return { kind: DocumentDiagnosticReportKind.Unchanged, resultId };
-      return { kind: DocumentDiagnosticReportKind.Full, resultId, items: diagnosticsFor(document) };
-    });
-  });
+  connection.languages.diagnostics.on(
+    guard.request("textDocument/diagnostic", { kind: "full", items: [] } as const, (p: { textDocument: { uri: string }; previousResultId?: string }) =>
+      diagnostics ? diagnostics.report(p.textDocument.uri, p.previousResultId) : { kind: "full" as const, items: [] },
+    ),
+  );
 
-  /** Runs a feature on an open document, answering `fallback` for unknown documents and on failure. */
-  function onDocument<R>(what: string, uri: string, fallback: R, work: (document: SessionDocument) => R): R {
-    return runSafe(what, fallback, () => {
-      const document = documents.get(uri);
-      return document ? work(document) : fallback;
+  /** A request on an open document, answering `fallback` for unknown documents and on failure. */
+  function onDocument<P extends { textDocument: { uri: string } }, R>(what: string, fallback: R, work: (document: SessionDocument, params: P) => R) {
+    return guard.request<P, R>(what, fallback, (p) => {
+      const document = documents.get(p.textDocument.uri);
+      return document ? work(document, p) : fallback;
     });
   }
 
   // The binding table: one line per request, each a pure feature over the open document.
-  connection.onDefinition((p) => onDocument("textDocument/definition", p.textDocument.uri, [], (d) => computeDefinition(d, p.position)));
-  connection.onReferences((p) =>
-    onDocument("textDocument/references", p.textDocument.uri, [], (d) => computeReferences(d, p.position, p.context.includeDeclaration)),
-  );
-  connection.onDocumentHighlight((p) => onDocument("textDocument/documentHighlight", p.textDocument.uri, [], (d) => computeDocumentHighlights(d, p.position)));
-  connection.onDocumentLinks((p) => onDocument("textDocument/documentLink", p.textDocument.uri, [], (d) => computeDocumentLinks(d)));
-  connection.onDocumentSymbol((p) =>
-    onDocument("textDocument/documentSymbol", p.textDocument.uri, [], (d) => {
+  connection.onDefinition(onDocument("textDocument/definition", [], (d, p) => computeDefinition(d, p.position)));
+  connection.onReferences(onDocument("textDocument/references", [], (d, p) => computeReferences(d, p.position, p.context.includeDeclaration)));
+  connection.onDocumentHighlight(onDocument("textDocument/documentHighlight", [], (d, p) => computeDocumentHighlights(d, p.position)));
+  connection.onDocumentLinks(onDocument("textDocument/documentLink", [], (d) => computeDocumentLinks(d)));
+  connection.onDocumentSymbol(
+    onDocument("textDocument/documentSymbol", [], (d) => {
       const result = computeDocumentSymbols(d, { maxSymbols: settings.maxSymbols });
       if (result.truncated) reportTruncated(d.uri, "documentSymbols", settings.maxSymbols);
       return result.symbols;
     }),
   );
-  connection.onFoldingRanges((p) =>
-    onDocument("textDocument/foldingRange", p.textDocument.uri, [], (d) => computeFoldingRanges(d, { maxRanges: foldingRangeLimit })),
+  connection.onFoldingRanges(onDocument("textDocument/foldingRange", [], (d) => computeFoldingRanges(d, { maxRanges: foldingRangeLimit })));
+  connection.languages.inlayHint.on(onDocument("textDocument/inlayHint", [], (d, p) => computeInlayHints(d, p.range)));
+  // A refused rename is an InvalidParams error with the reason, as the protocol asks.
+  connection.onPrepareRename(
+    onDocument("textDocument/prepareRename", null, (d, p) => {
+      const result = prepareRename(d, p.position);
+      if (isRenameRefusal(result)) throw new ResponseError(ErrorCodes.InvalidParams, result.error);
+      return result;
+    }),
   );
-  connection.languages.inlayHint.on((p) => onDocument("textDocument/inlayHint", p.textDocument.uri, [], (d) => computeInlayHints(d, p.range)));
-  // A refused rename is an InvalidParams error with the reason, as the protocol asks; it is thrown
-  // outside `runSafe`, which would turn it into an empty answer.
-  connection.onPrepareRename((p) => {
-    const result = onDocument("textDocument/prepareRename", p.textDocument.uri, null, (d) => prepareRename(d, p.position));
-    if (result && isRenameRefusal(result)) throw new ResponseError(ErrorCodes.InvalidParams, result.error);
-    return result;
-  });
-  connection.onRenameRequest((p) => {
-    const result = onDocument("textDocument/rename", p.textDocument.uri, null, (d) => computeRename(d, p.position, p.newName));
-    if (result && isRenameRefusal(result)) throw new ResponseError(ErrorCodes.InvalidParams, result.error);
-    return result;
-  });
-  connection.onCodeAction((p) =>
-    onDocument("textDocument/codeAction", p.textDocument.uri, [], (d) =>
+  connection.onRenameRequest(
+    onDocument("textDocument/rename", null, (d, p) => {
+      const result = computeRename(d, p.position, p.newName);
+      if (isRenameRefusal(result)) throw new ResponseError(ErrorCodes.InvalidParams, result.error);
+      return result;
+    }),
+  );
+  connection.onCodeAction(
+    onDocument("textDocument/codeAction", [], (d, p) =>
       computeCodeActions(d, p.range, p.context, { lazyEdits: resolveEditSupport, ignoredCodes: offCodes(settings) }),
     ),
   );
-  connection.onCodeActionResolve((action) => {
-    const uri = isMigrationActionData(action.data) ? action.data.uri : undefined;
-    return uri ? onDocument("codeAction/resolve", uri, action, (d) => resolveMigrationAction(d, action)) : action;
+  connection.onCodeActionResolve((action, token) => {
+    guard.admit(token);
+    return guard.safe("codeAction/resolve", action, () => {
+      const uri = isMigrationActionData(action.data) ? action.data.uri : undefined;
+      const document = uri === undefined ? undefined : documents.get(uri);
+      return document ? resolveMigrationAction(document, action) : action;
+    });
   });
-  connection.onDocumentFormatting((p) => onDocument("textDocument/formatting", p.textDocument.uri, [], (d) => computeFormatting(d)));
-  connection.onCompletion((p) =>
-    onDocument("textDocument/completion", p.textDocument.uri, { isIncomplete: false, items: [] }, (d) => computeCompletion(d, p.position)),
+  connection.onDocumentFormatting(onDocument("textDocument/formatting", [], (d) => computeFormatting(d)));
+  connection.onCompletion(
+    onDocument("textDocument/completion", { isIncomplete: false, items: [] }, (d, p) => computeCompletion(d, p.position, { snippets: snippetSupport })),
   );
-  connection.onHover((p) => onDocument("textDocument/hover", p.textDocument.uri, null, (d) => computeHover(d, p.position)));
-  connection.languages.callHierarchy.onPrepare((p) =>
-    onDocument("textDocument/prepareCallHierarchy", p.textDocument.uri, [], (d) => prepareHierarchy(d, p.position)),
-  );
-  connection.languages.callHierarchy.onIncomingCalls((p) =>
-    onDocument("callHierarchy/incomingCalls", p.item.uri, [], (d) => callHierarchyIncomingCalls(d, p.item)),
-  );
-  connection.languages.callHierarchy.onOutgoingCalls((p) =>
-    onDocument("callHierarchy/outgoingCalls", p.item.uri, [], (d) => callHierarchyOutgoingCalls(d, p.item)),
-  );
-  connection.languages.typeHierarchy.onPrepare((p) =>
-    onDocument("textDocument/prepareTypeHierarchy", p.textDocument.uri, [], (d) => prepareHierarchy(d, p.position)),
-  );
-  connection.languages.typeHierarchy.onSupertypes((p) => onDocument("typeHierarchy/supertypes", p.item.uri, [], (d) => typeHierarchySupertypes(d, p.item)));
-  connection.languages.typeHierarchy.onSubtypes((p) => onDocument("typeHierarchy/subtypes", p.item.uri, [], (d) => typeHierarchySubtypes(d, p.item)));
-  connection.onWorkspaceSymbol((p) => runSafe("workspace/symbol", [], () => computeWorkspaceSymbols(documents.all(), p.query)));
-  connection.onCodeLens((p) => onDocument("textDocument/codeLens", p.textDocument.uri, [], (d) => computeCodeLenses(d)));
-  connection.onCodeLensResolve((lens) =>
-    runSafe("codeLens/resolve", lens, () => resolveCodeLens(documents.get((lens.data as { uri?: string } | undefined)?.uri ?? ""), lens)),
-  );
-  connection.onExecuteCommand((p) => {
+  connection.onHover(onDocument("textDocument/hover", null, (d, p) => computeHover(d, p.position)));
+  connection.languages.callHierarchy.onPrepare(onDocument("textDocument/prepareCallHierarchy", [], (d, p) => prepareHierarchy(d, p.position)));
+  connection.languages.callHierarchy.onIncomingCalls(onItem("callHierarchy/incomingCalls", (d, p) => callHierarchyIncomingCalls(d, p.item)));
+  connection.languages.callHierarchy.onOutgoingCalls(onItem("callHierarchy/outgoingCalls", (d, p) => callHierarchyOutgoingCalls(d, p.item)));
+  connection.languages.typeHierarchy.onPrepare(onDocument("textDocument/prepareTypeHierarchy", [], (d, p) => prepareHierarchy(d, p.position)));
+  connection.languages.typeHierarchy.onSupertypes(onItem("typeHierarchy/supertypes", (d, p) => typeHierarchySupertypes(d, p.item)));
+  connection.languages.typeHierarchy.onSubtypes(onItem("typeHierarchy/subtypes", (d, p) => typeHierarchySubtypes(d, p.item)));
+  connection.onWorkspaceSymbol(guard.request("workspace/symbol", [], (p) => computeWorkspaceSymbols(documents.all(), p.query)));
+  connection.onCodeLens(onDocument("textDocument/codeLens", [], (d) => computeCodeLenses(d)));
+  connection.onCodeLensResolve((lens, token) => {
+    guard.admit(token);
+    return guard.safe("codeLens/resolve", lens, () => resolveCodeLens(documents.get((lens.data as { uri?: string } | undefined)?.uri ?? ""), lens));
+  });
+  connection.onExecuteCommand((p, token) => {
+    guard.admit(token);
     if (p.command !== SHOW_CONTEXT_COMMAND) throw new ResponseError(ErrorCodes.InvalidParams, `unknown command ${p.command}`);
     return answerContext("workspace/executeCommand", p.arguments?.[0], (d) => computeShowContext(d, p.arguments ?? []));
   });
-  connection.onRequest(BUILD_CONTEXT_REQUEST, (p: Partial<BuildContextParams> | undefined) =>
-    answerContext(BUILD_CONTEXT_REQUEST, p?.uri, (d) => computeContextRequest(d, p ?? {})),
-  );
+  connection.onRequest(BUILD_CONTEXT_REQUEST, (p: Partial<BuildContextParams> | undefined, token) => {
+    guard.admit(token);
+    return answerContext(BUILD_CONTEXT_REQUEST, p?.uri, (d) => computeContextRequest(d, p ?? {}));
+  });
+
+  /** A request on a hierarchy item, whose document is named by the item's `uri`. */
+  function onItem<P extends { item: { uri: string } }, R>(what: string, work: (document: SessionDocument, params: P) => R[]) {
+    return guard.request<P, R[]>(what, [], (p) => {
+      const document = documents.get(p.item.uri);
+      return document ? work(document, p) : [];
+    });
+  }
 
   /**
    * The built context for an open document; an unknown document or entry is refused with
@@ -317,8 +288,12 @@ export function startServer(connection: Connection): void {
    */
   function answerContext(what: string, uri: unknown, work: (document: SessionDocument) => ContextAnswer): BuildContextResult | null {
     const document = typeof uri === "string" ? documents.get(uri) : undefined;
-    if (!document) throw new ResponseError(ErrorCodes.InvalidParams, `${what}: ${JSON.stringify(uri)} is not an open session`);
-    const answer = runSafe(what, null, () => work(document));
+    if (!document)
+      throw new ResponseError(
+        ErrorCodes.InvalidParams,
+        `${what}: ${typeof uri === "string" ? JSON.stringify(uri.slice(0, 200)) : "no uri"} is not an open session`,
+      );
+    const answer = guard.safe(what, null, () => work(document));
     if (answer && !answer.ok) throw new ResponseError(ErrorCodes.InvalidParams, `${what}: ${answer.message}`);
     return answer ? answer.result : null;
   }
@@ -340,4 +315,9 @@ export function startServer(connection: Connection): void {
 
   documents.listen(connection);
   connection.listen();
+  return {
+    get shutDown() {
+      return guard.state === "shut-down";
+    },
+  };
 }

@@ -90,7 +90,7 @@ export function toolCallBlock(entry: Entry, id: string): number {
 export function toolCallName(entry: Entry, id: string): string | undefined {
   const index = toolCallBlock(entry, id);
   if (index < 0) return undefined;
-  const content = (entry.parsed.object?.message as Record<string, unknown>).content as Record<string, unknown>[];
+  const content = (entry.parsed.object?.message as Record<string, unknown> | undefined)?.content as Record<string, unknown>[];
   const name = content[index]!.name;
   return typeof name === "string" ? name : undefined;
 }

@@ -1,0 +1,164 @@
+/**
+ * Diagnostics over the protocol: pulled (`textDocument/diagnostic`) when the client supports it,
+ * pushed (`textDocument/publishDiagnostics`) otherwise (Neovim before 0.10, Vim/ALE, Eglot, Helix).
+ *
+ * The edit loop has no fixed delay. After a change the work waits only for the messages already
+ * queued: a check is deferred twice through `setImmediate`, which lets the JSON-RPC library handle
+ * every change it has already read (it handles one message per tick); when the version is still
+ * the one the check was scheduled for, the burst is over and the diagnostics are computed once. A
+ * single edit is therefore answered at once and fast typing computes once per pause.
+ *
+ * Nothing unchanged is sent again. Each document keeps the last list it computed: a push is skipped
+ * when the new list equals it, and a pull whose `previousResultId` names it is answered
+ * "unchanged". Result ids are drawn from one counter, never derived from the version (versions
+ * restart when a document is reopened, and a client may send a smaller one).
+ */
+
+import { type Connection, type Diagnostic, DocumentDiagnosticReportKind, type DocumentDiagnosticReport } from "vscode-languageserver";
+import type { SessionDocument } from "../core/document";
+
+export interface DiagnosticsSource {
+  /** What the editor shows for a document: the checker's diagnostics, fading hints and settings applied. */
+  compute(document: SessionDocument): Diagnostic[];
+  /** The open document of a URI, if any. */
+  get(uri: string): SessionDocument | undefined;
+  /** Every open document. */
+  all(): SessionDocument[];
+  /** Logs a failure. */
+  error(message: string): void;
+}
+
+interface Published {
+  /** The document object and version the list was computed from. */
+  document: SessionDocument;
+  version: number;
+  /** The settings generation it was computed with. */
+  generation: number;
+  items: Diagnostic[];
+  resultId: string;
+}
+
+export class DiagnosticsService {
+  private readonly last = new Map<string, Published>();
+  private readonly scheduled = new Map<string, number>();
+  private nextResultId = 1;
+  /** Bumped when a setting changes what diagnostics contain. */
+  private generation = 0;
+
+  constructor(
+    private readonly connection: Connection,
+    private readonly source: DiagnosticsSource,
+    readonly pull: boolean,
+  ) {}
+
+  /** A document was opened or changed: pushed diagnostics follow once the queued messages are handled. */
+  changed(document: SessionDocument): void {
+    if (this.pull) return;
+    const uri = document.uri;
+    const version = document.version;
+    if (this.scheduled.get(uri) === version) return;
+    this.scheduled.set(uri, version);
+    // Twice deferred: the first `setImmediate` runs before the library's next queued message, the
+    // second after it.
+    setImmediate(() => setImmediate(() => this.settle(uri, version)));
+  }
+
+  private settle(uri: string, version: number): void {
+    const document = this.source.get(uri);
+    if (!document || this.scheduled.get(uri) !== version) return;
+    if (document.version !== version) {
+      // More changes came in meanwhile; wait for them to end.
+      this.scheduled.delete(uri);
+      this.changed(document);
+      return;
+    }
+    this.scheduled.delete(uri);
+    this.push(document);
+  }
+
+  private push(document: SessionDocument): void {
+    const items = this.current(document);
+    if (!items.fresh) return;
+    void this.connection.sendDiagnostics({ uri: document.uri, version: document.version, diagnostics: items.items });
+  }
+
+  /** The document's diagnostics, and whether they differ from the last list sent or answered. */
+  private current(document: SessionDocument): { items: Diagnostic[]; fresh: boolean; resultId: string } {
+    const previous = this.last.get(document.uri);
+    if (previous && previous.document === document && previous.version === document.version && previous.generation === this.generation) {
+      return { items: previous.items, fresh: false, resultId: previous.resultId };
+    }
+    let items: Diagnostic[];
+    try {
+      items = this.source.compute(document);
+    } catch (error) {
+      this.source.error(`computing diagnostics failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      items = previous?.items ?? [];
+    }
+    const same = previous !== undefined && sameDiagnostics(previous.items, items);
+    const resultId = same ? previous.resultId : String(this.nextResultId++);
+    this.last.set(document.uri, { document, version: document.version, generation: this.generation, items: same ? previous.items : items, resultId });
+    return { items, fresh: !same, resultId };
+  }
+
+  /** Answers `textDocument/diagnostic`. */
+  report(uri: string, previousResultId: string | undefined): DocumentDiagnosticReport {
+    const document = this.source.get(uri);
+    if (!document) return { kind: DocumentDiagnosticReportKind.Full, items: [] };
+    const { items, resultId } = this.current(document);
+    // A client that already holds this list is told it is unchanged instead of receiving it again.
+    if (previousResultId !== undefined && previousResultId === resultId) return { kind: DocumentDiagnosticReportKind.Unchanged, resultId };
+    return { kind: DocumentDiagnosticReportKind.Full, resultId, items };
+  }
+
+  /** A setting changed what diagnostics contain: every open document's are redone. */
+  settingsChanged(refreshSupport: boolean): void {
+    this.generation++;
+    if (this.pull) {
+      if (refreshSupport) void this.connection.languages.diagnostics.refresh();
+      return;
+    }
+    for (const document of this.source.all()) this.changed(document);
+  }
+
+  closed(uri: string): void {
+    this.last.delete(uri);
+    this.scheduled.delete(uri);
+    if (!this.pull) void this.connection.sendDiagnostics({ uri, diagnostics: [] });
+  }
+}
+
+/** Whether two diagnostic lists are equal, member by member (lists are in reading order). */
+export function sameDiagnostics(a: readonly Diagnostic[], b: readonly Diagnostic[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (
+      x.message !== y.message ||
+      x.code !== y.code ||
+      x.severity !== y.severity ||
+      !sameRange(x.range, y.range) ||
+      !sameTags(x.tags, y.tags) ||
+      !sameRelated(x.relatedInformation, y.relatedInformation)
+    )
+      return false;
+  }
+  return true;
+}
+
+function sameRange(x: Diagnostic["range"], y: Diagnostic["range"]): boolean {
+  return x.start.line === y.start.line && x.start.character === y.start.character && x.end.line === y.end.line && x.end.character === y.end.character;
+}
+
+function sameTags(x: readonly number[] | undefined, y: readonly number[] | undefined): boolean {
+  if (x === y) return true;
+  if (!x || !y || x.length !== y.length) return false;
+  return x.every((t, i) => t === y[i]);
+}
+
+function sameRelated(x: Diagnostic["relatedInformation"], y: Diagnostic["relatedInformation"]): boolean {
+  if (x === y) return true;
+  if (!x || !y || x.length !== y.length) return false;
+  return x.every((r, i) => r.message === y[i]!.message && r.location.uri === y[i]!.location.uri && sameRange(r.location.range, y[i]!.location.range));
+}

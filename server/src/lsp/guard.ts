@@ -1,0 +1,54 @@
+/**
+ * Every request handler runs behind one guard, which keeps the protocol's rules and the server's
+ * promise that a failure costs one answer:
+ *
+ * - before `initialize` a request is refused with `ServerNotInitialized`, after `shutdown` with
+ *   `InvalidRequest`, as the LSP specification asks;
+ * - a request the client has cancelled is answered `RequestCancelled` without running (requests
+ *   still queued behind a running one are answered the moment their `$/cancelRequest` arrives, by
+ *   the connection strategy in `stdio.ts`);
+ * - an exception inside a handler is logged and answered with the handler's empty result, never
+ *   allowed to take the server down; a `ResponseError` a handler throws on purpose (a refused
+ *   rename, an unknown document) reaches the client as it is.
+ */
+
+import { type CancellationToken, type Connection, ErrorCodes, LSPErrorCodes, ResponseError } from "vscode-languageserver";
+
+export type Lifecycle = "new" | "running" | "shut-down";
+
+export class Guard {
+  state: Lifecycle = "new";
+
+  constructor(private readonly connection: Connection) {}
+
+  /** Logs `what failed` with the error's stack. */
+  logFailure(what: string, error: unknown): void {
+    this.connection.console.error(`${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  }
+
+  /** Runs `work` now; on an exception logs it and returns `fallback`. */
+  safe<R>(what: string, fallback: R, work: () => R): R {
+    try {
+      return work();
+    } catch (error) {
+      if (error instanceof ResponseError) throw error;
+      this.logFailure(what, error);
+      return fallback;
+    }
+  }
+
+  /** A request handler: lifecycle and cancellation checked first, then `work` behind `safe`. */
+  request<P, R>(what: string, fallback: R, work: (params: P, token: CancellationToken) => R): (params: P, token: CancellationToken) => R {
+    return (params, token) => {
+      this.admit(token);
+      return this.safe(what, fallback, () => work(params, token));
+    };
+  }
+
+  /** Throws the protocol's error for a request that must not run now. */
+  admit(token?: CancellationToken): void {
+    if (this.state === "new") throw new ResponseError(ErrorCodes.ServerNotInitialized, "the server has not been initialized");
+    if (this.state === "shut-down") throw new ResponseError(ErrorCodes.InvalidRequest, "the server is shutting down");
+    if (token?.isCancellationRequested) throw new ResponseError(LSPErrorCodes.RequestCancelled, "the request was cancelled");
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * The server on standard input and output, with a reader and writer that say when the stream goes
+ * wrong (a bad `Content-Length`, a message that never ends) instead of leaving the server deaf and
+ * silent, and a connection strategy that answers a request the client cancels while it is still
+ * queued at once, without running it.
+ */
+
+import {
+  createConnection,
+  LSPErrorCodes,
+  type Message,
+  ProposedFeatures,
+  type ResponseMessage,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from "vscode-languageserver/node";
+import { startServer } from "./server";
+
+export function startStdioServer(): void {
+  const log = (text: string) => process.stderr.write(`pi-session-lsp: ${text}\n`);
+  const reader = new StreamMessageReader(process.stdin);
+  const writer = new StreamMessageWriter(process.stdout);
+  reader.onError((error) => log(`could not read a message from the client: ${error.message}`));
+  reader.onPartialMessage((info) => log(`still waiting, after ${info.waitingTime} ms, for the rest of a message (is its Content-Length right?)`));
+  writer.onError(([error]) => log(`could not write a message to the client: ${error.message}`));
+  const cancelUndispatched = (message: Message): ResponseMessage | undefined => {
+    const id = (message as { id?: number | string | null }).id;
+    if (id === undefined) return undefined;
+    return { jsonrpc: "2.0", id, error: { code: LSPErrorCodes.RequestCancelled, message: "the request was cancelled before it ran" } };
+  };
+  const server = startServer(createConnection(ProposedFeatures.all, reader, writer, { cancelUndispatched }));
+  // The client closing its end of stdin ends the server, cleanly only after a `shutdown`.
+  const end = () => process.exit(server.shutDown ? 0 : 1);
+  process.stdin.on("end", end);
+  process.stdin.on("close", end);
+}
