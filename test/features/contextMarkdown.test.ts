@@ -67,11 +67,13 @@ describe("renderContextMarkdown", () => {
 
       *Summary of the earlier conversation, which the model no longer sees, sent as a user message:*
 
-      > ## Goal
-      > Fix the parser.
-      >
-      > ## Progress
-      > - Tests pass.
+      \`\`\`markdown
+      ## Goal
+      Fix the parser.
+
+      ## Progress
+      - Tests pass.
+      \`\`\`
 
       ## 2. assistant (anthropic/claude-sonnet-4-5) · \`a1\`
 
@@ -87,29 +89,41 @@ describe("renderContextMarkdown", () => {
 
       ## 4. assistant (anthropic/claude-sonnet-4-5) · \`a2\`
 
+      \`\`\`markdown
       The parser drops the **last** token.
+      \`\`\`
 
       ## 5. branch summary (of the branch left at \`a3\`) · \`b1\`
 
       *Summary of a branch the conversation left, sent to the model as a user message:*
 
-      > Tried a regex; it was slower.
+      \`\`\`markdown
+      Tried a regex; it was slower.
+      \`\`\`
 
       ## 6. user · \`u3\`
 
+      \`\`\`markdown
       Go back to the loop and fix the off-by-one.
+      \`\`\`
 
       ## 7. assistant (anthropic/claude-sonnet-4-5) · \`a4\`
 
+      \`\`\`markdown
       Fixed the off-by-one in \`next()\`.
+      \`\`\`
 
       ## 8. user · \`u4\`
 
+      \`\`\`markdown
       Now add a test.
+      \`\`\`
 
       ## 9. assistant (anthropic/claude-sonnet-4-5) · \`a5\`
 
+      \`\`\`markdown
       Added \`parser.test.ts\`.
+      \`\`\`
 
       ---
 
@@ -130,7 +144,9 @@ describe("renderContextMarkdown", () => {
 
       ## 1. user · \`u1\`
 
+      \`\`\`markdown
       Fix the failing parser test.
+      \`\`\`
 
       ## 2. assistant (anthropic/claude-sonnet-4-5) · \`a1\`
 
@@ -146,15 +162,21 @@ describe("renderContextMarkdown", () => {
 
       ## 4. assistant (anthropic/claude-sonnet-4-5) · \`a2\`
 
+      \`\`\`markdown
       The parser drops the **last** token.
+      \`\`\`
 
       ## 5. user · \`u2\`
 
+      \`\`\`markdown
       Try a regex instead.
+      \`\`\`
 
       ## 6. assistant (anthropic/claude-sonnet-4-5) · \`a3\`
 
+      \`\`\`markdown
       Regex version ready.
+      \`\`\`
 
       ---
 
@@ -216,13 +238,30 @@ describe("renderContextMarkdown", () => {
   it("shows images by type, marks errors, and fences output holding backticks", () => {
     const result = `{"type":"message","id":"r1","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"toolResult","toolCallId":"t1","toolName":"read","content":[{"type":"text","text":"a \`\`\`fence\`\`\` inside"},{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}],"isError":true,"timestamp":1}}`;
     const { markdown } = built(session(HEADER, result));
-    expect(markdown).toContain("## 1. tool result (read, error) · `r1`\n\n````\na ```fence``` inside\n````\n\n[image: image/png]");
+    expect(markdown).toContain("## 1. tool result (read, error) · `r1`\n\n````\na ```fence``` inside\n````\n\n\\[image: image/png\\]");
   });
 
-  it("closes a code fence that the shortening cut open", () => {
+  it("fences message text longer than any fence inside it, so a fence the shortening cut open swallows nothing", () => {
     const text = `Here is the fix:\n\`\`\`ts\n${Array.from({ length: 30 }, (_, i) => `const v${i} = ${i};`).join("\n")}\n\`\`\`\nDone.`;
     const { markdown } = built(session(HEADER, assistant("a1", null, text, 1)));
-    expect(markdown).toContain("const v17 = 17;\n```\n\n*… (14 more lines)*");
+    expect(markdown).toContain("````markdown\nHere is the fix:\n```ts\n");
+    expect(markdown).toContain("const v17 = 17;\n````\n*… (14 more lines)*");
+  });
+
+  it("shows what a session holds as characters: no link, image or HTML of its text renders", () => {
+    const hostile = "[run](command:workbench.action.terminal.new) ![x](https://example.invalid/t.png) <img src=x>";
+    const named = `{"type":"session_info","id":"n1","parentId":"a1","timestamp":"2026-03-02T10:00:02.000Z","name":${JSON.stringify(hostile)}}`;
+    const reply = `{"type":"message","id":"a1","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"assistant","content":[{"type":"text","text":${JSON.stringify(hostile)}}],"api":"x","provider":${JSON.stringify("<b>p</b>")},"model":"[m](command:x)","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1}}`;
+    const { markdown } = built(session(HEADER, reply, named));
+    // Outside fenced blocks, no unescaped "[", "<" or "![" from the session is left.
+    const outside = markdown
+      .split(/^````?[a-z]*$/m)
+      .filter((_, i) => i % 2 === 0)
+      .join("\n");
+    expect(outside).not.toMatch(/(^|[^\\])\[(run|m)\]/);
+    expect(outside).not.toMatch(/(^|[^\\])<(img|b)/);
+    expect(markdown).toContain("# Context of “\\[run\\](command:workbench.action.terminal.new)");
+    expect(markdown).toContain("## 1. assistant (\\<b\\>p\\</b\\>/\\[m\\](command:x))");
   });
 
   it("shows only the last messages when asked, and still counts them all", () => {

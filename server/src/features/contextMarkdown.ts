@@ -17,7 +17,10 @@ import type { ContextBuild, PiFlavor } from "../core/buildContext";
 import { currentSystem } from "../core/systemPrompt";
 import { estimateContextTokens } from "../core/tokens";
 import { sessionName } from "../core/semantics/sessionName";
-import { groupDigits, singleLine } from "../core/text";
+import { groupDigits, safeSlice, shortValue, singleLine } from "../core/text";
+import { codeBlock, escapeMarkdown, inlineCode, shorten } from "./markdown";
+
+export { shorten } from "./markdown";
 import { asObject } from "../core/schema";
 
 export interface ContextMarkdownOptions {
@@ -59,7 +62,7 @@ export function renderContextMarkdown(build: ContextBuild, options: ContextMarkd
 
   const name = options.sessionName ? singleLine(options.sessionName, NAME_CODE_POINTS) : "";
   const id = options.sessionId ? singleLine(options.sessionId, NAME_CODE_POINTS) : "";
-  out.push(name ? `# Context of “${name}”` : id ? `# Context of session ${id}` : "# Context");
+  out.push(name ? `# Context of “${escapeMarkdown(name)}”` : id ? `# Context of session ${escapeMarkdown(id)}` : "# Context");
   const about: string[] = [];
   if (name && id) about.push(`session ${code(id)}`);
   const leaf = build.path[build.path.length - 1];
@@ -103,15 +106,15 @@ function renderMessage(message: unknown, n: number, from: string, limits: Limits
       break;
     case "assistant": {
       const model = modelName(m.provider, m.model);
-      const stop = m.stopReason === "error" || m.stopReason === "aborted" || m.stopReason === "length" ? `, stopped: ${String(m.stopReason)}` : "";
+      const stop = m.stopReason === "error" || m.stopReason === "aborted" || m.stopReason === "length" ? `, stopped: ${m.stopReason}` : "";
       title = `assistant${model || stop ? ` (${model || "?"}${stop})` : ""}`;
       body.push(...renderContent(m.content, limits, "text"));
-      if (typeof m.errorMessage === "string" && m.errorMessage.trim()) body.push(`*error:* ${singleLine(m.errorMessage, 200)}`);
+      if (typeof m.errorMessage === "string" && m.errorMessage.trim()) body.push(`*error:* ${escapeMarkdown(singleLine(m.errorMessage, 200))}`);
       break;
     }
     case "toolResult": {
       const tool = typeof m.toolName === "string" ? singleLine(m.toolName, NAME_CODE_POINTS) || "?" : "?";
-      title = `tool result (${tool}${m.isError === true ? ", error" : ""})`;
+      title = `tool result (${escapeMarkdown(tool)}${m.isError === true ? ", error" : ""})`;
       body.push(...renderContent(m.content, limits, "code"));
       break;
     }
@@ -123,10 +126,7 @@ function renderMessage(message: unknown, n: number, from: string, limits: Limits
       if (m.truncated === true) notes.push("output truncated by Pi");
       if (notes.length > 0) title += ` (${notes.join(", ")})`;
       const output = typeof m.output === "string" ? m.output : "";
-      const parts = [
-        codeBlock(`$ ${typeof m.command === "string" ? m.command : ""}`, limits, "sh"),
-        output.trim() ? codeBlock(output, limits) : ["*(no output)*"],
-      ];
+      const parts = [fenced(`$ ${typeof m.command === "string" ? m.command : ""}`, limits, "sh"), output.trim() ? fenced(output, limits) : ["*(no output)*"]];
       if (m.excludeFromContext === true) parts.unshift(["*Not sent to the model (`excludeFromContext`).*"]);
       body.push(...joinParts(parts));
       break;
@@ -134,7 +134,7 @@ function renderMessage(message: unknown, n: number, from: string, limits: Limits
     case "custom":
     case "hookMessage": {
       const type = typeof m.customType === "string" ? singleLine(m.customType, NAME_CODE_POINTS) || "?" : "?";
-      title = `custom (${type}${m.display === false ? ", hidden" : ""})`;
+      title = `custom (${escapeMarkdown(type)}${m.display === false ? ", hidden" : ""})`;
       body.push(...renderContent(m.content, limits, "text"));
       break;
     }
@@ -145,16 +145,16 @@ function renderMessage(message: unknown, n: number, from: string, limits: Limits
       break;
     case "branchSummary":
       title = `branch summary${typeof m.fromId === "string" ? ` (of the branch left at ${code(singleLine(m.fromId, NAME_CODE_POINTS))})` : ""}`;
-      body.push("*Summary of a branch the conversation left, sent to the model as a user message:*", "", ...quote(m.summary, limits));
+      body.push("*Summary of a branch the conversation left, sent to the model as a user message:*", "", ...summaryBlock(m.summary, limits));
       break;
     case "compactionSummary": {
       const tokens = typeof m.tokensBefore === "number" && Number.isFinite(m.tokensBefore) ? ` (${groupDigits(m.tokensBefore)} tokens before)` : "";
       title = `compaction summary${tokens}`;
-      body.push("*Summary of the earlier conversation, which the model no longer sees, sent as a user message:*", "", ...quote(m.summary, limits));
+      body.push("*Summary of the earlier conversation, which the model no longer sees, sent as a user message:*", "", ...summaryBlock(m.summary, limits));
       break;
     }
     default:
-      title = typeof m.role === "string" ? `${singleLine(m.role, NAME_CODE_POINTS) || '""'} (unknown role)` : "(no role)";
+      title = typeof m.role === "string" ? `${escapeMarkdown(singleLine(m.role, NAME_CODE_POINTS)) || '""'} (unknown role)` : "(no role)";
       body.push(...renderContent(m.content, limits, "text"));
   }
   const lines = [`## ${n}. ${title}${from}`];
@@ -180,18 +180,18 @@ function renderContent(content: unknown, limits: Limits, mode: "text" | "code"):
         if (typeof b.text === "string" && b.text.trim()) parts.push(textBlock(b.text, limits, mode));
         break;
       case "image":
-        parts.push([`[image: ${typeof b.mimeType === "string" ? singleLine(b.mimeType, NAME_CODE_POINTS) || "?" : "?"}]`]);
+        parts.push([`\\[image: ${typeof b.mimeType === "string" ? escapeMarkdown(singleLine(b.mimeType, NAME_CODE_POINTS)) || "?" : "?"}\\]`]);
         break;
       case "thinking":
         if (b.redacted === true) parts.push(["> *thinking (redacted)*"]);
         else if (typeof b.thinking === "string" && b.thinking.trim())
-          parts.push([`> *thinking:* ${escapeInline(singleLine(b.thinking, THINKING_CODE_POINTS))}`]);
+          parts.push([`> *thinking:* ${escapeMarkdown(singleLine(b.thinking, THINKING_CODE_POINTS))}`]);
         break;
       case "toolCall":
         parts.push([`→ ${code(toolCall(b))}`]);
         break;
       default:
-        parts.push([`*[${b && typeof b.type === "string" ? singleLine(b.type, NAME_CODE_POINTS) : "?"} block]*`]);
+        parts.push([`*\\[${b && typeof b.type === "string" ? escapeMarkdown(singleLine(b.type, NAME_CODE_POINTS)) : "?"} block\\]*`]);
     }
   }
   return joinParts(parts);
@@ -212,7 +212,7 @@ function toolCall(b: Record<string, unknown>): string {
 /** A value as short one-line JSON: a long string is cut before it is serialised. */
 function preview(value: unknown): string {
   if (typeof value === "string") {
-    const cut = cutAt(value, ARG_CODE_POINTS);
+    const cut = safeSlice(value, ARG_CODE_POINTS).length;
     const json = JSON.stringify(value.slice(0, cut));
     return cut < value.length ? `${json.slice(0, -1)}…"` : json;
   }
@@ -222,7 +222,7 @@ function preview(value: unknown): string {
   } catch {
     json = undefined;
   }
-  return json === undefined ? String(value) : singleLine(json, ARG_CODE_POINTS);
+  return json === undefined ? shortValue(value) : singleLine(json, ARG_CODE_POINTS);
 }
 
 /** A system message: its text, the prompt sections it sets or deletes, the tools it adds or removes. */
@@ -234,7 +234,7 @@ function renderSystem(m: Record<string, unknown>, limits: Limits): string[] {
   if (sections) {
     for (const [key, value] of Object.entries(sections).slice(0, MAX_BLOCKS)) {
       const name = code(singleLine(key, NAME_CODE_POINTS) || '""');
-      if (typeof value === "string") parts.push([`**section ${name}:**`, "", ...codeBlock(value, limits)]);
+      if (typeof value === "string") parts.push([`**section ${name}:**`, "", ...fenced(value, limits)]);
       else parts.push([`**section ${name}** removed`]);
     }
     const more = Object.keys(sections).length - MAX_BLOCKS;
@@ -256,128 +256,27 @@ function listed(names: string[]): string {
 
 // ---- Text ------------------------------------------------------------------------------------
 
-/** Text shown as Markdown (user and assistant text) or, for tool output, as a code block. */
+/**
+ * Text from the session, fenced so that it shows as the characters it holds: Markdown in a message
+ * is shown as its source (a link, an image or HTML in a session must not render), tool output as
+ * plain text. The fence is longer than any backtick run inside, so nothing can close it early.
+ */
 function textBlock(text: string, limits: Limits, mode: "text" | "code"): string[] {
-  if (mode === "code") return codeBlock(text, limits);
-  const cut = shorten(text, limits);
-  const lines = [cut.text];
-  // A code fence opened in the part shown and closed in the part cut would swallow the rest.
-  const fence = openFence(cut.text);
-  if (fence) lines.push(fence);
-  if (cut.more) lines.push("", `*${cut.more}*`);
-  return lines;
+  return fenced(text, limits, mode === "text" ? "markdown" : "");
 }
 
-/** A fenced code block of the first lines, fenced longer than any backtick run inside. */
-function codeBlock(text: string, limits: Limits, info = ""): string[] {
+/** A fenced code block of the first lines, and what was cut. */
+function fenced(text: string, limits: Limits, info = ""): string[] {
   const cut = shorten(text, limits);
-  const fence = "`".repeat(Math.max(3, longestRun(cut.text, "`") + 1));
-  const lines = [`${fence}${info}`, cut.text, fence];
+  const lines = codeBlock(cut.text, info);
   if (cut.more) lines.push(`*${cut.more}*`);
   return lines;
 }
 
-/** A summary as a block quote. */
-function quote(summary: unknown, limits: Limits): string[] {
-  if (typeof summary !== "string" || !summary.trim()) return ["> *(empty)*"];
-  const cut = shorten(summary, limits);
-  const fence = openFence(cut.text);
-  const lines = (fence ? `${cut.text}\n${fence}` : cut.text).split("\n").map((line) => (line ? `> ${line}` : ">"));
-  if (cut.more) lines.push(">", `> *${cut.more}*`);
-  return lines;
-}
-
-export interface Shortened {
-  /** The part shown: at most `lines` lines and `chars` code units, without trailing whitespace. */
-  text: string;
-  /** What was cut, as `… (N more lines)`, or "" when nothing was. */
-  more: string;
-}
-
-/**
- * The first `lines` lines and at most `chars` UTF-16 code units of `text` (never splitting a
- * surrogate pair, and at a line break when one is in the second half), and a note of what was cut.
- * Only the part shown is copied; the rest is scanned once for line breaks.
- */
-export function shorten(text: string, limits: { lines: number; chars: number }): Shortened {
-  let length = text.length;
-  while (length > 0 && isTrailingSpace(text.charCodeAt(length - 1))) length--;
-  let end = length;
-  let seen = 0;
-  for (let i = text.indexOf("\n"); i >= 0 && i < length; i = text.indexOf("\n", i + 1)) {
-    if (++seen === limits.lines) {
-      end = i;
-      break;
-    }
-  }
-  if (end > limits.chars) {
-    const lastBreak = text.lastIndexOf("\n", limits.chars);
-    end = lastBreak >= limits.chars / 2 ? lastBreak : cutAt(text, limits.chars, true);
-  }
-  if (end >= length) return { text: text.slice(0, length), more: "" };
-  let shown = text.slice(0, end);
-  shown = shown.trimEnd();
-  const atBreak = text.charCodeAt(end) === 10;
-  let moreLines = 0;
-  for (let i = text.indexOf("\n", end + (atBreak ? 1 : 0)); i >= 0 && i < length; i = text.indexOf("\n", i + 1)) moreLines++;
-  if (atBreak) return { text: shown, more: `… (${groupDigits(moreLines + 1)} more ${plural(moreLines + 1, "line")})` };
-  const moreChars = length - end;
-  const chars = `${groupDigits(moreChars)} more ${plural(moreChars, "character")}`;
-  return { text: `${shown}…`, more: `… (${moreLines > 0 ? `${chars}, ${groupDigits(moreLines)} more ${plural(moreLines, "line")}` : chars})` };
-}
-
-/** An index near `max` (in code points when `units` is false, else code units) that splits no surrogate pair. */
-function cutAt(text: string, max: number, units = false): number {
-  if (units) {
-    if (max >= text.length) return text.length;
-    const c = text.charCodeAt(max - 1);
-    return c >= 0xd800 && c <= 0xdbff ? max - 1 : max;
-  }
-  let i = 0;
-  for (let points = 0; i < text.length && points < max; points++) {
-    const c = text.charCodeAt(i);
-    i += c >= 0xd800 && c <= 0xdbff && i + 1 < text.length ? 2 : 1;
-  }
-  return i;
-}
-
-/** The fence that closes a code block left open at the end of `text`, or "". */
-function openFence(text: string): string {
-  let open = "";
-  for (const line of text.split("\n")) {
-    const match = /^ {0,3}(`{3,}|~{3,})/.exec(line);
-    if (!match) continue;
-    const fence = match[1]!;
-    if (!open) open = fence;
-    else if (fence[0] === open[0] && fence.length >= open.length && line.trim() === fence) open = "";
-  }
-  return open;
-}
-
-function longestRun(text: string, char: string): number {
-  let longest = 0;
-  let run = 0;
-  for (let i = 0; i < text.length; i++) {
-    run = text[i] === char ? run + 1 : 0;
-    if (run > longest) longest = run;
-  }
-  return longest;
-}
-
-/** Inline code that shows `text` literally, whatever backticks it holds. */
-function code(text: string): string {
-  const ticks = "`".repeat(longestRun(text, "`") + 1);
-  const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
-  return `${ticks}${pad}${text}${pad}${ticks}`;
-}
-
-/** One line of text shown after Markdown markup: characters that would start markup are escaped. */
-function escapeInline(text: string): string {
-  return text.replace(/[\\`*_[\]<>#|~]/g, "\\$&");
-}
-
-function isTrailingSpace(c: number): boolean {
-  return c === 32 || c === 9 || c === 10 || c === 13;
+/** A summary, fenced like every other text from the session. */
+function summaryBlock(summary: unknown, limits: Limits): string[] {
+  if (typeof summary !== "string" || !summary.trim()) return ["*(empty)*"];
+  return fenced(summary, limits, "markdown");
 }
 
 function joinParts(parts: string[][]): string[] {
@@ -413,7 +312,7 @@ function renderFooter(build: ContextBuild): string[] {
         : typeof role === "string"
           ? Object.hasOwn(ROLE_NAMES, role)
             ? role
-            : singleLine(role, NAME_CODE_POINTS)
+            : escapeMarkdown(singleLine(role, NAME_CODE_POINTS))
           : "(no role)";
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
@@ -443,15 +342,16 @@ function renderFooter(build: ContextBuild): string[] {
     `- **messages:** ${groupDigits(messages.length)}${byRole.length > 0 ? ` (${byRole.join(", ")})` : ""}`,
     `- **estimated tokens:** ${tokens}`,
     `- **model:** ${model ? modelName(model.provider, model.modelId) || "?" : "none"}`,
-    `- **thinking level:** ${typeof thinkingLevel === "string" ? singleLine(thinkingLevel, NAME_CODE_POINTS) || '""' : String(thinkingLevel)}`,
+    `- **thinking level:** ${typeof thinkingLevel === "string" ? escapeMarkdown(singleLine(thinkingLevel, NAME_CODE_POINTS)) || '""' : escapeMarkdown(shortValue(thinkingLevel))}`,
     `- **compaction:** ${compaction ? `yes, ${entryRef(compaction)}: earlier entries are replaced by its summary` : "none"}`,
   ];
   // The system prompt Pi 1.x replays from every system message (providers without mid-conversation
   // system messages receive only this one).
   const system = currentSystem(messages);
   if (system) {
-    const sections = system.sectionNames.length > 0 ? `sections ${system.sectionNames.map((n) => singleLine(n, NAME_CODE_POINTS)).join(", ")}` : "no sections";
-    const tools = system.toolNames.length > 0 ? `tools ${shortList(system.toolNames.map((n) => singleLine(n, NAME_CODE_POINTS)))}` : "no tools";
+    const sections =
+      system.sectionNames.length > 0 ? `sections ${system.sectionNames.map((n) => escapeMarkdown(singleLine(n, NAME_CODE_POINTS))).join(", ")}` : "no sections";
+    const tools = system.toolNames.length > 0 ? `tools ${shortList(system.toolNames.map((n) => escapeMarkdown(singleLine(n, NAME_CODE_POINTS))))}` : "no tools";
     lines.push(`- **system prompt:** ${groupDigits(system.text.length)} characters · ${sections} · ${tools}`);
   }
   return lines;
@@ -464,10 +364,11 @@ function shortList(items: string[]): string {
   return items.length > 12 ? `${items.slice(0, 12).join(", ")} +${items.length - 12} more` : items.join(", ");
 }
 
+/** `provider/model`, escaped for Markdown. */
 function modelName(provider: unknown, modelId: unknown): string {
   const p = typeof provider === "string" ? singleLine(provider, NAME_CODE_POINTS) : "";
   const m = typeof modelId === "string" ? singleLine(modelId, NAME_CODE_POINTS) : "";
-  return p || m ? `${p || "?"}/${m || "?"}` : "";
+  return p || m ? escapeMarkdown(`${p || "?"}/${m || "?"}`) : "";
 }
 
 function entryRef(entry: { id: string | undefined; line: number }): string {
@@ -476,4 +377,9 @@ function entryRef(entry: { id: string | undefined; line: number }): string {
 
 function plural(n: number, word: string): string {
   return n === 1 ? word : `${word}s`;
+}
+
+/** Inline code for a text already on one line: fenced against its own backticks, control characters shown as spaces. */
+function code(text: string): string {
+  return inlineCode(text, 2000);
 }

@@ -35,6 +35,7 @@ import type { Diagnostic } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import { contextSelection, ContextState } from "../core/context";
 import type { SessionDocument } from "../core/document";
+import { versionRules } from "../core/semantics/version";
 import { groupDigits } from "../core/text";
 
 /** The diagnostic code of a faded entry (a presentation hint, not a fault: it is not in `codes.ts`). */
@@ -106,8 +107,7 @@ export function computeFadingHints(doc: SessionDocument, options: FadingOptions 
 export function resumesAsIs(a: SessionAnalysis): boolean {
   if (!a.leaf || a.activePath.length === 0) return false;
   if (a.headerState !== "ok" || !a.looksLikeSession) return false;
-  const version = (a.header?.version ?? 1) as number;
-  return !(version < 2);
+  return !versionRules(a).v1 && !versionRules(a).throws;
 }
 
 function offPathReason(a: SessionAnalysis, entry: Entry, leafLine: number): string {
