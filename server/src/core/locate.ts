@@ -186,55 +186,110 @@ export function locateAt(text: string, offset: number): TokenAt | undefined {
   }
 }
 
+/** A container being read by `walkAt`: its kind, the member being read, and where that member's key is. */
+interface Frame {
+  array: boolean;
+  /** The key of the member being read (objects), or the index of the element (arrays). */
+  key: string | number;
+  keySpan: Span | undefined;
+  valueStart: number;
+  /** What the reader expects next: a key (or "}"), a ":", a value, or a "," (or the closing bracket). */
+  expect: "key" | "colon" | "value" | "comma";
+}
+
+/**
+ * One pass over the text, linear whatever the nesting: values are read in order with an explicit
+ * stack, and the first value to end that contains the offset is the innermost one. Its path is the
+ * stack's keys at that moment. A key that contains the offset answers at once, once its value's end
+ * is known.
+ */
 function walkAt(text: string, offset: number): TokenAt | undefined {
-  const start = skipWs(text, 0);
-  const end = skipValue(text, start);
-  if (offset < start || offset > end) return undefined;
-  const result: TokenAt = { path: [], value: { start, end }, onKey: false };
+  const rootStart = skipWs(text, 0);
+  if (offset < rootStart) return undefined;
+  const stack: Frame[] = [];
+  const pathOf = (): (string | number)[] => stack.map((f) => f.key);
+  let i = rootStart;
+  let rootDone = false;
+  let result: TokenAt | undefined;
+  /** A value of `stack[top]` (or the root) that spans [start, end] has been read. */
+  const ended = (start: number, end: number): boolean => {
+    if (offset < start || offset > end) return false;
+    const top = stack[stack.length - 1];
+    const path = pathOf();
+    if (!top) result = { path: [], value: { start, end }, onKey: false };
+    else result = top.keySpan ? { path, key: top.keySpan, value: { start, end }, onKey: false } : { path, value: { start, end }, onKey: false };
+    return true;
+  };
   for (;;) {
-    const { start: vStart } = result.value;
-    const c = text.charCodeAt(vStart);
-    let descended = false;
-    if (c === 123) {
-      let i = skipWs(text, vStart + 1);
-      while (text.charCodeAt(i) === 34) {
-        const keyEnd = skipString(text, i);
-        let j = skipWs(text, keyEnd);
-        if (text.charCodeAt(j) !== 58) fail();
-        j = skipWs(text, j + 1);
-        const valueEnd = skipValue(text, j);
-        if (offset >= i && offset <= keyEnd) {
-          return { path: [...result.path, readKey(text, i, keyEnd)], key: { start: i, end: keyEnd }, value: { start: j, end: valueEnd }, onKey: true };
-        }
-        if (offset >= j && offset <= valueEnd) {
-          result.path.push(readKey(text, i, keyEnd));
-          result.key = { start: i, end: keyEnd };
-          result.value = { start: j, end: valueEnd };
-          descended = true;
-          break;
-        }
-        i = skipWs(text, valueEnd);
-        if (text.charCodeAt(i) !== 44) break;
+    i = skipWs(text, i);
+    const top = stack[stack.length - 1];
+    if (!top && rootDone) return undefined;
+    const c = text.charCodeAt(i);
+    if (Number.isNaN(c)) fail();
+    if (!top || top.expect === "value") {
+      // A value starts here.
+      if (top) top.valueStart = i;
+      if (c === 123 || c === 91) {
+        stack.push({ array: c === 91, key: c === 91 ? 0 : "", keySpan: undefined, valueStart: i, expect: c === 91 ? "value" : "key" });
         i = skipWs(text, i + 1);
-      }
-    } else if (c === 91) {
-      let i = skipWs(text, vStart + 1);
-      let index = 0;
-      while (text.charCodeAt(i) !== 93 && i < text.length) {
-        const valueEnd = skipValue(text, i);
-        if (offset >= i && offset <= valueEnd) {
-          result.path.push(index);
-          delete result.key;
-          result.value = { start: i, end: valueEnd };
-          descended = true;
-          break;
+        // An empty container ends right away.
+        if (text.charCodeAt(i) === (c === 91 ? 93 : 125)) {
+          stack.pop();
+          if (ended(top ? top.valueStart : rootStart, i + 1)) return result;
+          if (!top) rootDone = true;
+          else top.expect = "comma";
+          i++;
         }
-        i = skipWs(text, valueEnd);
-        if (text.charCodeAt(i) !== 44) break;
-        i = skipWs(text, i + 1);
-        index++;
+        continue;
       }
+      const end = skipValue(text, i);
+      if (ended(i, end)) return result;
+      if (!top) rootDone = true;
+      else top.expect = "comma";
+      i = end;
+      continue;
     }
-    if (!descended) return result;
+    if (top.expect === "key") {
+      if (c !== 34) fail();
+      const keyEnd = skipString(text, i);
+      top.key = readKey(text, i, keyEnd);
+      top.keySpan = { start: i, end: keyEnd };
+      top.expect = "colon";
+      i = keyEnd;
+      continue;
+    }
+    if (top.expect === "colon") {
+      if (c !== 58) fail();
+      const valueStart = skipWs(text, i + 1);
+      const keySpan = top.keySpan!;
+      if (offset >= keySpan.start && offset <= keySpan.end) {
+        // On the key: the answer needs the value's span, which one skip of the value gives.
+        const valueEnd = skipValue(text, valueStart);
+        return { path: [...pathOf()], key: keySpan, value: { start: valueStart, end: valueEnd }, onKey: true };
+      }
+      top.expect = "value";
+      i = valueStart;
+      continue;
+    }
+    // After a member: "," or the closing bracket.
+    if (c === 44) {
+      if (top.array) {
+        top.key = (top.key as number) + 1;
+        top.expect = "value";
+      } else {
+        top.expect = "key";
+        top.keySpan = undefined;
+      }
+      i++;
+      continue;
+    }
+    if (c !== (top.array ? 93 : 125)) fail();
+    stack.pop();
+    const parent = stack[stack.length - 1];
+    const start = parent ? parent.valueStart : rootStart;
+    if (ended(start, i + 1)) return result;
+    if (!parent) rootDone = true;
+    else parent.expect = "comma";
+    i++;
   }
 }
