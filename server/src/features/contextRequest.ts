@@ -17,6 +17,7 @@
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import { buildContext, type ContextBuild, type ContextFailure, type ContextResult, type PiFlavor, type SessionContext } from "../core/buildContext";
 import type { SessionDocument } from "../core/document";
+import { shortValue } from "../core/text";
 import { currentSystem } from "../core/systemPrompt";
 import { estimateContextTokens } from "../core/tokens";
 import { contextMarkdownOptions, renderContextMarkdown } from "./contextMarkdown";
@@ -163,7 +164,8 @@ function summaryOf(result: ContextResult, leaf: Entry | null): ContextSummary {
     return { stats, failure: result.failure };
   }
   const { context, compaction } = result.build;
-  const byRole: Record<string, number> = {};
+  // Keyed by roles from the file ("constructor", "__proto__" included): a table without a prototype.
+  const byRole: Record<string, number> = Object.create(null);
   for (const message of context.messages) {
     const role = message !== null && typeof message === "object" ? (message as Record<string, unknown>).role : undefined;
     const key = typeof role === "string" ? role : "(none)";
@@ -178,7 +180,7 @@ function summaryOf(result: ContextResult, leaf: Entry | null): ContextSummary {
     estimatedTokens: estimate.tokens,
     usageTokens: estimate.usageTokens,
     trailingTokens: estimate.trailingTokens,
-    model: context.model ? `${String(context.model.provider)}/${String(context.model.modelId)}` : null,
+    model: context.model ? `${shortValue(context.model.provider)}/${shortValue(context.model.modelId)}` : null,
     thinkingLevel: context.thinkingLevel,
     compaction: compaction ? { id: compaction.id ?? null, line: compaction.line, tokensBefore: o?.tokensBefore, firstKeptEntryId: o?.firstKeptEntryId } : null,
     leaf: leafInfo,
