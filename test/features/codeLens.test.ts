@@ -376,7 +376,9 @@ describe("tables keyed by what the session holds", () => {
   it("counts roles named constructor, __proto__ and toString as roles", () => {
     const message = (id: string, parent: string | null, role: string) =>
       `{"type":"message","id":"${id}","parentId":${parent === null ? "null" : `"${parent}"`},"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"${role}","content":"x","timestamp":1}}`;
-    const d = doc(session(HEADER, message("m1", null, "constructor"), message("m2", "m1", "__proto__"), message("m3", "m2", "toString"), message("m4", "m3", "toString")));
+    const d = doc(
+      session(HEADER, message("m1", null, "constructor"), message("m2", "m1", "__proto__"), message("m3", "m2", "toString"), message("m4", "m3", "toString")),
+    );
     const answer = computeContextRequest(d, { uri });
     if (!answer.ok) throw new Error(answer.message);
     // JSON.parse makes "__proto__" an own key, as the table must hold it.

@@ -323,3 +323,21 @@ describe("entryTitle", () => {
     expect(msg({ role: "user", content: `${"a".repeat(39)}🙂 and more` })).toBe(`user: "${"a".repeat(39)}🙂…"`);
   });
 });
+
+describe("a branch point with 100,000 children", () => {
+  const lines = [H, user("root", null, "start")];
+  for (let i = 0; i < 100_000; i++) lines.push(assistant(`c${i}`, "root", `try ${i}`));
+  const doc = new SessionDocument("file:///wide.jsonl", "jsonl", 1, lines.join("\n"));
+
+  it("lists 1,000 subtypes and incoming calls, then says how many more", () => {
+    const item = prepareHierarchy(doc, { line: 1, character: 5 })[0]!;
+    const subtypes = typeHierarchySubtypes(doc, item);
+    expect(subtypes).toHaveLength(1001);
+    expect(subtypes[1000]!.name).toBe("… 99,000 more children (the list stops at 1,000)");
+    expect(subtypes[1000]!.data).toBeNull();
+    expect(typeHierarchySubtypes(doc, subtypes[1000]!)).toEqual([]);
+    const incoming = callHierarchyIncomingCalls(doc, item);
+    expect(incoming).toHaveLength(1001);
+    expect(incoming[1000]!.from.name).toMatch(/^… 99,000 more entries that name it/);
+  });
+});

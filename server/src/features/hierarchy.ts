@@ -23,6 +23,7 @@
 import type { CallHierarchyIncomingCall, CallHierarchyOutgoingCall, Position, Range, SymbolKind } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
+import { groupDigits } from "../core/text";
 import { entryKind, entryTitle } from "./entryTitle";
 import { otherReferenceField, referencesTo } from "../core/semantics/references";
 
@@ -46,7 +47,8 @@ export interface HierarchyItem {
   range: Range;
   /** The entry's `id` value (the line when it has none). */
   selectionRange: Range;
-  data: HierarchyData;
+  /** Null on the item that ends a cut list, which cannot be expanded. */
+  data: HierarchyData | null;
 }
 
 /** What the handlers receive back from the client: any item, with data we may or may not recognise. */
@@ -69,11 +71,33 @@ export function typeHierarchySupertypes(doc: SessionDocument, item: ItemRef): Hi
   return parent ? [hierarchyItem(doc, parent)] : [];
 }
 
-/** Type hierarchy subtypes: the children (branches), oldest first as in Pi's tree. */
+/** The most items one level of a hierarchy lists; a last item says how many more there are. */
+export const MAX_HIERARCHY_ITEMS = 1000;
+
+/** Type hierarchy subtypes: the children (branches), oldest first as in Pi's tree, at most `MAX_HIERARCHY_ITEMS`. */
 export function typeHierarchySubtypes(doc: SessionDocument, item: ItemRef): HierarchyItem[] {
   const entry = resolveHierarchyItem(doc, item);
   if (!entry) return [];
-  return sortedChildren(doc.analysis, entry).map((child) => hierarchyItem(doc, child));
+  const children = sortedChildren(doc.analysis, entry);
+  const items = children.slice(0, MAX_HIERARCHY_ITEMS).map((child) => hierarchyItem(doc, child));
+  if (children.length > MAX_HIERARCHY_ITEMS) items.push(moreItem(doc, entry, children.length - MAX_HIERARCHY_ITEMS, "children"));
+  return items;
+}
+
+/**
+ * The item that ends a cut list: it names how many more there are and points at the entry whose
+ * list it is; it carries no data, so it cannot be expanded.
+ */
+function moreItem(doc: SessionDocument, entry: Entry, more: number, what: string): HierarchyItem {
+  const range = doc.lineRange(entry.line);
+  return {
+    name: `… ${groupDigits(more)} more ${what} (the list stops at ${groupDigits(MAX_HIERARCHY_ITEMS)})`,
+    kind: entryKind(entry),
+    uri: doc.uri,
+    range,
+    selectionRange: range,
+    data: null,
+  };
 }
 
 /**
@@ -98,7 +122,13 @@ export function callHierarchyIncomingCalls(doc: SessionDocument, item: ItemRef):
     }
   }
   const calls: CallHierarchyIncomingCall[] = [];
-  for (const [from, fromRanges] of ranges) calls.push({ from: hierarchyItem(doc, from), fromRanges });
+  for (const [from, fromRanges] of ranges) {
+    if (calls.length === MAX_HIERARCHY_ITEMS) {
+      calls.push({ from: moreItem(doc, entry, ranges.size - MAX_HIERARCHY_ITEMS, "entries that name it"), fromRanges: [] });
+      break;
+    }
+    calls.push({ from: hierarchyItem(doc, from), fromRanges });
+  }
   return calls;
 }
 
