@@ -121,9 +121,9 @@ describe("outline of a straight chain", () => {
       expect(s.range.end.character).toBe(d.lines[s.range.end.line]!.length);
     }
     expect(textOf(d, symbols[3]!.selectionRange)).toBe('"u1"');
-    // Kinds: header File, model Property, user Event, assistant Function, toolResult Field, compaction Package.
-    expect(symbols.map((s) => s.kind).slice(0, 6)).toEqual([1, 7, 7, 24, 12, 8]);
-    expect(symbols[10]!.kind).toBe(4);
+    // Kinds that read as groups: header File, settings Property, every message Event, compaction Module.
+    expect(symbols.map((s) => s.kind).slice(0, 6)).toEqual([1, 7, 7, 24, 24, 24]);
+    expect(symbols[10]!.kind).toBe(2);
   });
 });
 

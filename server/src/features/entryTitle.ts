@@ -167,41 +167,26 @@ function toolNames(content: unknown): string | undefined {
 
 /** The symbol kind an entry is shown with (icons in outlines and hierarchies). */
 export function entryKind(entry: Entry): SymbolKind {
+  // Few kinds, each a name that reads as a group: editors such as Emacs (imenu) group the outline
+  // by kind name, so every message is an Event (its name says the role), in conversation order.
   switch (entry.type) {
-    case "message": {
-      const message = entry.parsed.object?.message;
-      const role = message !== null && typeof message === "object" ? (message as Record<string, unknown>).role : undefined;
-      switch (role) {
-        case "user":
-          return SYMBOL.Event;
-        case "assistant":
-          return SYMBOL.Function;
-        case "toolResult":
-          return SYMBOL.Field;
-        case "system":
-          return SYMBOL.Interface;
-        default:
-          return SYMBOL.Object;
-      }
-    }
+    case "message":
+      return SYMBOL.Event;
     case "compaction":
-      return SYMBOL.Package;
     case "branch_summary":
-      return SYMBOL.String;
+      return SYMBOL.Module;
     case "label":
       return SYMBOL.Key;
     case "session_info":
-      return SYMBOL.Module;
+      return SYMBOL.File;
     case "model_change":
     case "thinking_level_change":
       return SYMBOL.Property;
     case "custom":
     case "custom_message":
-      return SYMBOL.Struct;
     case "usage":
-      return SYMBOL.Number;
     case "context_edit":
-      return SYMBOL.Operator;
+      return SYMBOL.Object;
     default:
       return SYMBOL.Null;
   }

@@ -58,23 +58,18 @@
  * Symbol kinds:
  * | symbol                                   | kind      |
  * |------------------------------------------|-----------|
- * | header                                   | File      |
+ * | header, session_info                     | File      |
  * | branch container                         | Namespace |
  * | `parent cycle (N entries)`               | Array     |
- * | user message                             | Event     |
- * | assistant message                        | Function  |
- * | toolResult message                       | Field     |
- * | system message                           | Interface |
- * | other message roles (bash, custom, …)    | Object    |
- * | compaction                               | Package   |
- * | branch_summary                           | String    |
+ * | every message (its name says the role)   | Event     |
+ * | compaction, branch_summary               | Module    |
  * | label                                    | Key       |
- * | session_info                             | Module    |
  * | model_change, thinking_level_change      | Property  |
- * | custom, custom_message                   | Struct    |
- * | usage                                    | Number    |
- * | context_edit                             | Operator  |
+ * | custom, custom_message, usage, context_edit | Object |
  * | unknown or missing type, non-objects     | Null      |
+ *
+ * Few kinds, each a name that reads as a group, because editors such as Emacs (imenu) group the
+ * outline by kind name.
  *
  * Ranges: an entry's `range` is its whole line and its `selectionRange` the `id` value (the line
  * when the id cannot be located). A container's `range` runs from the first to the last line of the
