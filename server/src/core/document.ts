@@ -16,7 +16,7 @@
 
 import type { TextDocumentContentChangeEvent } from "vscode-languageserver-textdocument";
 import type { Position, Range } from "vscode-languageserver";
-import { analyze, type SessionAnalysis } from "./analysis";
+import { analyze, reanalyze, type SessionAnalysis } from "./analysis";
 import { splitLines } from "./lines";
 import { locate, type JsonPath } from "./locate";
 import { parseLine, type ParsedLine } from "./parse";
@@ -28,6 +28,10 @@ export class SessionDocument {
   parsed: ParsedLine[];
   private positions: PositionMap;
   private analysisCache: SessionAnalysis | undefined;
+  /** The analysis of the version before the pending edits, which `reanalyze` may reuse. */
+  private previousAnalysis: SessionAnalysis | undefined;
+  /** Lines edited in place since `previousAnalysis`, with the parse it saw; undefined after an edit that added or removed lines. */
+  private editedLines: Map<number, ParsedLine> | undefined = new Map();
 
   constructor(
     readonly uri: string,
@@ -45,7 +49,15 @@ export class SessionDocument {
   /** A copy that shares the cached line parses; editing either leaves the other as it was. */
   clone(): SessionDocument {
     const copy = Object.create(SessionDocument.prototype) as SessionDocument;
-    Object.assign(copy, this, { lines: this.lines.slice(), eols: this.eols.slice(), parsed: this.parsed.slice(), analysisCache: undefined });
+    // The copy analyses itself from scratch: the entry objects of an analysis are this document's.
+    Object.assign(copy, this, {
+      lines: this.lines.slice(),
+      eols: this.eols.slice(),
+      parsed: this.parsed.slice(),
+      analysisCache: undefined,
+      previousAnalysis: undefined,
+      editedLines: undefined,
+    });
     copy.positions = this.positions.clone();
     return copy;
   }
@@ -82,13 +94,18 @@ export class SessionDocument {
     return text;
   }
 
-  /** The memoised analysis of the current version. */
+  /**
+   * The memoised analysis of the current version. After edits that kept every line's place in the
+   * tree (typing inside a message), the previous analysis is reused in O(edited lines).
+   */
   get analysis(): SessionAnalysis {
-    this.analysisCache ??= analyze({
-      parsed: this.parsed,
-      isEmpty: this.lines.length === 1 && this.lines[0] === "",
-      endsWithNewline: this.lines[this.lines.length - 1] === "",
-    });
+    if (this.analysisCache) return this.analysisCache;
+    const input = { parsed: this.parsed, isEmpty: this.lines.length === 1 && this.lines[0] === "", endsWithNewline: this.lines[this.lines.length - 1] === "" };
+    const edited = this.editedLines;
+    const reused = this.previousAnalysis && edited ? reanalyze(this.previousAnalysis, input, [...edited.keys()], [...edited.values()]) : undefined;
+    this.analysisCache = reused ?? analyze(input);
+    this.previousAnalysis = undefined;
+    this.editedLines = new Map();
     return this.analysisCache;
   }
 
@@ -168,7 +185,10 @@ export class SessionDocument {
       else this.replaceAll(change.text);
     }
     this.version = version;
-    this.analysisCache = undefined;
+    if (this.analysisCache) {
+      this.previousAnalysis = this.analysisCache;
+      this.analysisCache = undefined;
+    }
   }
 
   private replaceAll(text: string): void {
@@ -183,6 +203,7 @@ export class SessionDocument {
     this.eols = split.eols;
     this.parsed = this.lines.map((line, i) => (i > 0 && previous.get(line)) || parseDocumentLine(line, i));
     this.positions = PositionMap.of(this.lines);
+    this.editedLines = undefined;
   }
 
   private applyRangeChange(range: Range, text: string): void {
@@ -211,6 +232,14 @@ export class SessionDocument {
     const newParsed = newLines.map((line, i) =>
       i < count && this.lines[startLine + i] === line ? this.parsed[startLine + i]! : parseDocumentLine(line, startLine + i),
     );
+    // What the analysis may reuse: lines edited in place keep their numbers; anything else does not.
+    if (newLines.length !== count) this.editedLines = undefined;
+    else if (this.editedLines) {
+      for (let i = 0; i < count; i++) {
+        const line = startLine + i;
+        if (newParsed[i] !== this.parsed[line] && !this.editedLines.has(line)) this.editedLines.set(line, this.parsed[line]!);
+      }
+    }
     this.lines = splice(this.lines, startLine, count, newLines);
     this.eols = splice(this.eols, startLine, count, newEols);
     this.parsed = splice(this.parsed, startLine, count, newParsed);
