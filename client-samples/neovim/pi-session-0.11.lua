@@ -58,6 +58,30 @@ vim.filetype.add({
 
 local group = vim.api.nvim_create_augroup('pi_session', { clear = true })
 
+-- A session line is a whole JSON entry, often thousands of characters long: one entry per screen
+-- line ('nowrap'). Neovim (0.7 to 0.12) has no `jsonl` syntax, so sessions get JSON's colours.
+-- That is deferred until the Syntax autocommands have run: with `nvim -u this-file`, syntax
+-- highlighting is switched on after this file, and its own autocommand would clear a syntax set
+-- from here.
+vim.api.nvim_create_autocmd('FileType', {
+  group = group,
+  pattern = 'jsonl',
+  callback = function()
+    vim.opt_local.wrap = false
+  end,
+})
+vim.api.nvim_create_autocmd('Syntax', {
+  group = group,
+  pattern = 'jsonl',
+  callback = function(args)
+    vim.schedule(function()
+      if vim.api.nvim_buf_is_valid(args.buf) and vim.bo[args.buf].syntax == 'jsonl' and vim.b[args.buf].current_syntax == nil then
+        vim.bo[args.buf].syntax = 'json'
+      end
+    end)
+  end,
+})
+
 local function client_for(bufnr)
   return vim.lsp.get_clients({ bufnr = bufnr, name = NAME })[1]
 end

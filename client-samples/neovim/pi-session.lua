@@ -61,6 +61,30 @@ vim.api.nvim_create_autocmd({ 'BufRead', 'BufNewFile' }, {
   end,
 })
 
+-- A session line is a whole JSON entry, often thousands of characters long: one entry per screen
+-- line ('nowrap'). Neovim (0.7 to 0.12) has no `jsonl` syntax, so sessions get JSON's colours.
+-- That is deferred until the Syntax autocommands have run: with `nvim -u this-file`, syntax
+-- highlighting is switched on after this file, and its own autocommand would clear a syntax set
+-- from here.
+vim.api.nvim_create_autocmd('FileType', {
+  group = group,
+  pattern = 'jsonl',
+  callback = function()
+    vim.opt_local.wrap = false
+  end,
+})
+vim.api.nvim_create_autocmd('Syntax', {
+  group = group,
+  pattern = 'jsonl',
+  callback = function(args)
+    vim.schedule(function()
+      if vim.api.nvim_buf_is_valid(args.buf) and vim.bo[args.buf].syntax == 'jsonl' and vim.b[args.buf].current_syntax == nil then
+        vim.bo[args.buf].syntax = 'json'
+      end
+    end)
+  end,
+})
+
 --- Whether the buffer is one of Pi's sessions. Also checked by path: Neovim 0.9+ gives *.jsonl its
 --- filetype (and so runs the FileType autocmd below) before the BufRead rule above has run.
 local function in_sessions_dir(bufnr)

@@ -18,10 +18,30 @@ endif
 let g:loaded_pi_session_lsp = 1
 
 " Filetype rule: Vim 9.0 and older have no filetype for *.jsonl (Vim 9.1 calls it `jsonl` too).
+" A session line is a whole JSON entry, often thousands of characters long: one entry per screen
+" line ('nowrap'). Vim has no `jsonl` syntax, so sessions get JSON's colours (with `syntax on`).
 augroup pi_session_lsp_filetype
   autocmd!
   autocmd BufNewFile,BufRead *.jsonl setfiletype jsonl
+  autocmd FileType jsonl setlocal nowrap
+  autocmd Syntax jsonl call s:JsonColoursLater(str2nr(expand('<abuf>')))
 augroup END
+
+" When no syntax file defined `jsonl`, use JSON's. Deferred until the Syntax autocommands have
+" run: `:syntax on` run after this file installs one that would clear a syntax set from here.
+function! s:JsonColoursLater(buffer) abort
+  if has('timers')
+    call timer_start(0, {-> s:JsonColours(a:buffer)})
+  else
+    call s:JsonColours(a:buffer)
+  endif
+endfunction
+
+function! s:JsonColours(buffer) abort
+  if bufexists(a:buffer) && getbufvar(a:buffer, '&syntax') ==# 'jsonl' && empty(getbufvar(a:buffer, 'current_syntax'))
+    call setbufvar(a:buffer, '&syntax', 'json')
+  endif
+endfunction
 
 " The server's settings (see "Settings" in the main README). ALE cannot draw the faded
 " `not-in-context` hints (it would list every entry off the active path as a warning), so this

@@ -75,6 +75,12 @@ interface DriverResult {
   ms: Record<string, number>;
   filetype?: string;
   markedAsSession?: boolean;
+  /** 'wrap' of the session's window, 'syntax' and b:current_syntax of its buffer, with `syntax on`. */
+  wrap?: boolean;
+  syntax?: string;
+  currentSyntax?: string | null;
+  /** Whether this Neovim's runtime has a syntax file for `jsonl` (none has, up to 0.12). */
+  jsonlSyntaxFile?: boolean;
   clientName?: string;
   initOptions?: { piSession?: Record<string, unknown> };
   settings?: { piSession?: Record<string, unknown> };
@@ -247,6 +253,12 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
         expect(result.clientName, why(run, result)).toBe("pi_session");
         expect(result.filetype).toBe("jsonl");
         expect(result.markedAsSession, "b:pi_session: whether the file is under sessions_dir").toBe(testCase.options?.sessions_dir === SESSIONS);
+      });
+
+      it("shows the session unwrapped and in colour (JSON's syntax, as Neovim has none for jsonl)", () => {
+        expect(result.wrap, `'wrap' of the session's window\n${why(run, result)}`).toBe(false);
+        const syntax = result.jsonlSyntaxFile ? "jsonl" : "json";
+        expect({ syntax: result.syntax, loaded: result.currentSyntax }, why(run, result)).toEqual({ syntax, loaded: syntax });
       });
 
       it("passes the settings as settings.piSession and init_options", () => {

@@ -41,6 +41,12 @@ interface VimResult {
   ok: boolean;
   errors: string[];
   filetype: string;
+  /** 'wrap' of the session's window, 'syntax' and b:current_syntax of its buffer, with `syntax on`. */
+  wrap: boolean;
+  syntax: string;
+  currentSyntax: string | null;
+  /** Whether the runtime has a syntax file for `jsonl` (Vim 9.0 has none). */
+  jsonlSyntaxFile: boolean;
   linters: string[];
   diagnostics: Diagnostic[];
   loclist: Array<{ lnum: number; col: number; type: string; text: string }>;
@@ -153,6 +159,12 @@ describe("Vim + ALE with client-samples/vim/pi-session.vim", () => {
     expect(run.code, why).toBe(0);
     expect(result.filetype, "the sample's filetype rule").toBe("jsonl");
     expect(result.linters, why).toEqual(["pi-session-lsp"]);
+  });
+
+  it("shows the session unwrapped and in colour (JSON's syntax, as Vim has none for jsonl)", () => {
+    expect(result.wrap, `'wrap' of the session's window\n${why}`).toBe(false);
+    const syntax = result.jsonlSyntaxFile ? "jsonl" : "json";
+    expect({ syntax: result.syntax, loaded: result.currentSyntax }, why).toEqual({ syntax, loaded: syntax });
   });
 
   it("lists the checker's diagnostics in the location list, on the same lines, with the same codes", () => {

@@ -29,10 +29,10 @@ local new_codelens = vim.lsp.codelens.enable ~= nil
 
 -- 0.12+ resolves only the lenses it draws (from a decoration provider) on lines on screen, and
 -- headless Neovim redraws only when asked: give it a screen tall enough for a whole sample
--- session, and redraw while waiting for lenses, as a terminal would.
+-- session (whose lines the sample does not wrap), and redraw while waiting for lenses, as a
+-- terminal would.
 if new_codelens then
   vim.o.lines = 120
-  vim.o.wrap = false
 end
 
 local function log_path()
@@ -236,15 +236,25 @@ local function main()
     return value
   end
 
-  -- Neovim turns filetype detection on at startup; -u NONE skips that, so do it as a user's
-  -- Neovim would (the 0.11+ sample relies on vim.filetype.add).
+  -- Neovim turns filetype detection and syntax highlighting on at startup; -u NONE skips that,
+  -- so do it as `nvim -u SAMPLE` would: filetype detection (the 0.11+ sample relies on
+  -- vim.filetype.add), the sample, then syntax highlighting.
   vim.cmd('filetype on')
   vim.cmd('source ' .. vim.fn.fnameescape(sample))
+  vim.cmd('syntax on')
   vim.cmd('edit ' .. vim.fn.fnameescape(file))
   local bufnr = vim.api.nvim_get_current_buf()
   local uri = vim.uri_from_bufnr(bufnr)
   out.filetype = vim.bo[bufnr].filetype
   out.markedAsSession = vim.b[bufnr].pi_session == true
+  -- How the session is shown: not wrapped, in colour (the sample sets JSON's syntax a moment later).
+  out.wrap = vim.wo.wrap
+  wait_for(function()
+    return vim.b[bufnr].current_syntax ~= nil
+  end)
+  out.syntax = vim.bo[bufnr].syntax
+  out.currentSyntax = vim.b[bufnr].current_syntax or vim.NIL
+  out.jsonlSyntaxFile = #vim.api.nvim_get_runtime_file('syntax/jsonl.vim', false) > 0
 
   -- 1. The sample starts the server and attaches it; it is usable once initialized.
   local client = wait_for(function()

@@ -65,6 +65,9 @@ function! s:Main() abort
     runtime plugin/ale.vim
   endif
   let s:out.ale = exists('g:loaded_ale') ? 'loaded' : 'missing'
+  " What a vimrc does before Vim loads plugin/ (where the README puts the sample).
+  filetype plugin on
+  syntax on
   " The sample, exactly as a user sources it.
   let l:sample = empty($PI_SAMPLE) ? s:repo . '/client-samples/vim/pi-session.vim' : $PI_SAMPLE
   execute 'source ' . fnameescape(l:sample)
@@ -78,6 +81,12 @@ function! s:Main() abort
   let l:buf = bufnr('')
   let l:win = win_getid()
   let s:out.filetype = &filetype
+  " How the session is shown: not wrapped, in colour (the sample sets JSON's syntax a moment later).
+  let s:out.wrap = &wrap ? v:true : v:false
+  call s:WaitFor('syntax', {-> exists('b:current_syntax')})
+  let s:out.syntax = &syntax
+  let s:out.currentSyntax = get(b:, 'current_syntax', v:null)
+  let s:out.jsonlSyntaxFile = !empty(globpath(&runtimepath, 'syntax/jsonl.vim')) ? v:true : v:false
   let s:out.linters = map(ale#linter#Get(&filetype), {_, l -> l.name})
 
   " Diagnostics: first in ALE's engine, then in the window's location list (what :lopen shows).
