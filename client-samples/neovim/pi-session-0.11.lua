@@ -159,6 +159,41 @@ vim.api.nvim_create_user_command('PiSessionContext', function(cmd)
   show_context(bufnr, leaf_id)
 end, { nargs = '?', bang = true, desc = 'Show the context Pi builds from the entry on this line (! : from the last entry)' })
 
+--- Fix all: asks the server for its `source.fixAll` action and applies its edit to the buffer at
+--- once (the same as `vim.lsp.buf.code_action({ context = { only = { 'source.fixAll' } }, apply = true })`,
+--- without the menu when the server offers nothing). Neovim changes the buffer only: `:w` writes it.
+local function fix_all(bufnr)
+  local client = client_for(bufnr)
+  if not client then
+    vim.notify('pi-session: no pi-session-lsp attached to this buffer', vim.log.levels.ERROR)
+    return
+  end
+  local origin = { line = 0, character = 0 }
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = origin, ['end'] = origin },
+    context = { diagnostics = {}, only = { 'source.fixAll' } },
+  }
+  client:request('textDocument/codeAction', params, function(err, actions)
+    if err then
+      vim.notify('pi-session: ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
+      return
+    end
+    for _, action in ipairs(actions or {}) do
+      if action.edit and type(action.kind) == 'string' and action.kind:find('^source%.fixAll') then
+        vim.lsp.util.apply_workspace_edit(action.edit, client.offset_encoding or 'utf-16')
+        vim.notify('pi-session: ' .. action.title, vim.log.levels.INFO)
+        return
+      end
+    end
+    vim.notify('pi-session: nothing to fix', vim.log.levels.INFO)
+  end, bufnr)
+end
+
+vim.api.nvim_create_user_command('PiSessionFixAll', function()
+  fix_all(vim.api.nvim_get_current_buf())
+end, { desc = 'Apply every safe fix of pi-session-lsp to this buffer (source.fixAll)' })
+
 --- Diagnostic display for this client's namespaces: the most severe sign and message of a line
 --- win, and hints are only underlined (faded) unless `quiet_hints` is false. The user's own choice
 --- of signs and virtual text (on or off) is kept.
@@ -228,6 +263,7 @@ vim.lsp.config(NAME, {
       map('gd', vim.lsp.buf.definition, 'pi-session: go to the entry a reference names')
       map('<leader>pl', vim.lsp.codelens.run, 'pi-session: run the code lens of this line')
       map('<leader>pc', '<cmd>PiSessionContext<CR>', 'pi-session: built context of this entry')
+      map('<leader>pf', '<cmd>PiSessionFixAll<CR>', 'pi-session: fix all safe problems (source.fixAll)')
     end
   end,
 })

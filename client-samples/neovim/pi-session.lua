@@ -185,6 +185,41 @@ vim.api.nvim_create_user_command('PiSessionContext', function(cmd)
   show_context(bufnr, leaf_id)
 end, { nargs = '?', bang = true, desc = 'Show the context Pi builds from the entry on this line (! : from the last entry)' })
 
+--- Fix all: asks the server for its `source.fixAll` action and applies its edit to the buffer at
+--- once (vim.lsp.buf.code_action of 0.7 has no `apply`, and would show a menu of one). Neovim
+--- changes the buffer only: `:w` writes it.
+local function fix_all(bufnr)
+  local client = client_for(bufnr)
+  if not client then
+    vim.notify('pi-session: no pi-session-lsp attached to this buffer', vim.log.levels.ERROR)
+    return
+  end
+  local origin = { line = 0, character = 0 }
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = origin, ['end'] = origin },
+    context = { diagnostics = {}, only = { 'source.fixAll' } },
+  }
+  request(client, 'textDocument/codeAction', params, function(err, actions)
+    if err then
+      vim.notify('pi-session: ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
+      return
+    end
+    for _, action in ipairs(actions or {}) do
+      if action.edit and type(action.kind) == 'string' and action.kind:find('^source%.fixAll') then
+        vim.lsp.util.apply_workspace_edit(action.edit, client.offset_encoding or 'utf-16')
+        vim.notify('pi-session: ' .. action.title, vim.log.levels.INFO)
+        return
+      end
+    end
+    vim.notify('pi-session: nothing to fix', vim.log.levels.INFO)
+  end, bufnr)
+end
+
+vim.api.nvim_create_user_command('PiSessionFixAll', function()
+  fix_all(vim.api.nvim_get_current_buf())
+end, { desc = 'Apply every safe fix of pi-session-lsp to this buffer (source.fixAll)' })
+
 local function refresh_lenses(bufnr)
   vim.api.nvim_buf_call(bufnr, function()
     vim.lsp.codelens.refresh({ bufnr = bufnr })
@@ -216,6 +251,10 @@ end
 
 local function on_attach(client, bufnr)
   configure_diagnostics(client)
+  -- Completion with CTRL-X CTRL-O: Neovim 0.8+ sets this by itself, 0.7 does not.
+  if vim.bo[bufnr].omnifunc == '' then
+    vim.bo[bufnr].omnifunc = 'v:lua.vim.lsp.omnifunc'
+  end
   if vim.lsp.codelens.enable then
     -- Neovim 0.12+: lenses follow the buffer by themselves.
     vim.lsp.codelens.enable(true, { bufnr = bufnr })
@@ -238,6 +277,9 @@ local function on_attach(client, bufnr)
     map('gr', vim.lsp.buf.references, 'pi-session: references')
     map('<leader>pl', vim.lsp.codelens.run, 'pi-session: run the code lens of this line')
     map('<leader>pc', '<cmd>PiSessionContext<CR>', 'pi-session: built context of this entry')
+    map('<leader>pa', vim.lsp.buf.code_action, 'pi-session: quick fixes for the diagnostics of this line')
+    map('<leader>pf', '<cmd>PiSessionFixAll<CR>', 'pi-session: fix all safe problems (source.fixAll)')
+    map('<leader>pr', vim.lsp.buf.rename, 'pi-session: rename the id under the cursor, with its references')
   end
 end
 
