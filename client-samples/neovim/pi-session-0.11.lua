@@ -13,15 +13,18 @@
 -- or change the configuration afterwards like any other: `vim.lsp.config('pi_session', {...})`.
 --
 -- What it sets up:
---   * every *.jsonl file gets the filetype `jsonl`; files under ~/.pi/agent/sessions/ are marked
---     as Pi sessions (b:pi_session), and with `sessions_only` only those start the server;
+--   * every *.jsonl file gets the filetype `jsonl`, 'nowrap' and JSON's syntax colours; files
+--     under ~/.pi/agent/sessions/ are marked as Pi sessions (b:pi_session), and with
+--     `sessions_only` only those start the server;
 --   * the configuration `pi_session`: one `pi-session-lsp --stdio` for all session buffers, with
 --     the settings sent both as `settings.piSession` (answered to workspace/configuration) and as
 --     init_options;
---   * in session buffers: K hover and, as Neovim 0.11 maps them, grr references; gd definition,
---     <leader>pl runs the code lens of the line, <leader>pc opens the built context; code lenses
+--   * in session buffers: K hover and, as Neovim 0.11 maps them, grr references, gra quick fixes,
+--     grn rename and CTRL-X CTRL-O completion; gd definition, <leader>pl runs the code lens of
+--     the line, <leader>pc opens the built context, <leader>pf Fix all; code lenses
 --     kept up to date (vim.lsp.codelens.enable on 0.12+, refreshed on BufEnter, InsertLeave and
 --     BufWritePost on 0.11);
+--   * :PiSessionFixAll applies every safe fix (the server's source.fixAll) to the buffer;
 --   * :PiSessionContext opens, as Markdown in a read-only scratch split, the context Pi builds
 --     when resuming from the entry on the cursor line (from the file's last entry on the header,
 --     or with a bang: `:PiSessionContext!`); `:PiSessionContext ID` names the entry.

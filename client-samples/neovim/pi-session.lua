@@ -12,13 +12,16 @@
 --   }
 --
 -- What it sets up:
---   * every *.jsonl file gets the filetype `jsonl`; files under ~/.pi/agent/sessions/ are marked
---     as Pi sessions (b:pi_session), and with `sessions_only` only those start the server;
+--   * every *.jsonl file gets the filetype `jsonl`, 'nowrap' and JSON's syntax colours; files
+--     under ~/.pi/agent/sessions/ are marked as Pi sessions (b:pi_session), and with
+--     `sessions_only` only those start the server;
 --   * one `pi-session-lsp --stdio` for all session buffers, with the settings sent both as
 --     `settings.piSession` (answered to workspace/configuration) and as init_options;
 --   * in session buffers: K hover, gd definition, gr references, <leader>pl runs the code lens of
---     the line, <leader>pc opens the built context; code lenses refreshed on BufEnter,
+--     the line, <leader>pc opens the built context, <leader>pa quick fixes, <leader>pf Fix all,
+--     <leader>pr rename, CTRL-X CTRL-O completion; code lenses refreshed on BufEnter,
 --     InsertLeave and BufWritePost;
+--   * :PiSessionFixAll applies every safe fix (the server's source.fixAll) to the buffer;
 --   * :PiSessionContext opens, as Markdown in a read-only scratch split, the context Pi builds
 --     when resuming from the entry on the cursor line (from the file's last entry on the header,
 --     or with a bang: `:PiSessionContext!`); `:PiSessionContext ID` names the entry.
