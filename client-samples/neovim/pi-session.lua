@@ -254,7 +254,7 @@ end
 
 local function on_attach(client, bufnr)
   configure_diagnostics(client)
-  -- Completion with CTRL-X CTRL-O: Neovim 0.8+ sets this by itself, 0.7 does not.
+  -- Completion with CTRL-X CTRL-O: Neovim 0.10+ sets this by itself, 0.7 does not.
   if vim.bo[bufnr].omnifunc == '' then
     vim.bo[bufnr].omnifunc = 'v:lua.vim.lsp.omnifunc'
   end

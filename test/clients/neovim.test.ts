@@ -85,6 +85,7 @@ interface DriverResult {
   /** Whether this Neovim's runtime has a syntax file for `jsonl` (none has, up to 0.12). */
   jsonlSyntaxFile?: boolean;
   clientName?: string;
+  omnifunc?: string;
   initOptions?: { piSession?: Record<string, unknown> };
   settings?: { piSession?: Record<string, unknown> };
   configurationCapability?: boolean;
@@ -289,6 +290,7 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
         expect(result.errors, `the driver reported errors (${wallMs} ms)\n${why(run, result)}`).toEqual([]);
         expect(run.code, why(run, result)).toBe(0);
         expect(result.clientName, why(run, result)).toBe("pi_session");
+        expect(result.omnifunc, "CTRL-X CTRL-O completes from the server").toBe("v:lua.vim.lsp.omnifunc");
         expect(result.filetype).toBe("jsonl");
         expect(result.markedAsSession, "b:pi_session: whether the file is under sessions_dir").toBe(testCase.options?.sessions_dir === SESSIONS);
       });

@@ -49,6 +49,7 @@ interface VimResult {
   /** Whether the runtime has a syntax file for `jsonl` (Vim 9.0 has none). */
   jsonlSyntaxFile: boolean;
   linters: string[];
+  omnifunc: string;
   diagnostics: Diagnostic[];
   loclist: Array<{ lnum: number; col: number; type: string; text: string }>;
   probes: Probe[];
@@ -176,6 +177,7 @@ describe("Vim + ALE with client-samples/vim/pi-session.vim", () => {
     expect(run.code, why).toBe(0);
     expect(result.filetype, "the sample's filetype rule").toBe("jsonl");
     expect(result.linters, why).toEqual(["pi-session-lsp"]);
+    expect(result.omnifunc, "CTRL-X CTRL-O completes through ALE").toBe("ale#completion#OmniFunc");
   });
 
   it("shows the session unwrapped and in colour (JSON's syntax, as Vim has none for jsonl)", () => {

@@ -270,6 +270,8 @@ local function main()
     return
   end
   out.clientName = client.name
+  -- What CTRL-X CTRL-O calls: the sample sets it on 0.7, later Neovims on attach.
+  out.omnifunc = vim.bo[bufnr].omnifunc
   out.initOptions = client.config.init_options
   out.settings = client.config.settings
   local capabilities = client.config.capabilities or vim.lsp.protocol.make_client_capabilities()

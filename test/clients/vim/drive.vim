@@ -113,6 +113,7 @@ function! s:Main() abort
   let s:out.currentSyntax = get(b:, 'current_syntax', v:null)
   let s:out.jsonlSyntaxFile = !empty(globpath(&runtimepath, 'syntax/jsonl.vim')) ? v:true : v:false
   let s:out.linters = map(ale#linter#Get(&filetype), {_, l -> l.name})
+  let s:out.omnifunc = &omnifunc
 
   " Diagnostics: first in ALE's engine, then in the window's location list (what :lopen shows).
   if s:WaitFor('diagnostics (ale#engine#GetLoclist)', {-> !empty(ale#engine#GetLoclist(l:buf))})
