@@ -1,8 +1,18 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
+/**
+ * Two projects. `unit` (`npm test`) needs nothing but Node.js and this repository's own
+ * dependencies. `editors` (`npm run test:editors`) drives the real editors in test/clients
+ * (Neovim, Emacs + Eglot, Vim + ALE from Debian) and compiles the VS Code sample against its own
+ * dependencies (`npm ci --prefix client-samples/vscode`); .ci/run installs all of that first.
+ * `npx vitest run FILE` runs a file in whichever project holds it.
+ */
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 20_000,
+    projects: [
+      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/clients/**"] } },
+      { extends: true, test: { name: "editors", include: ["test/clients/**/*.test.ts"] } },
+    ],
   },
 });

@@ -12,7 +12,10 @@
 ;;   - ElDoc shows the hover text (what an entry, id or reference means to Pi);
 ;;   - M-. on a parentId, targetId, fromId, ... jumps to the entry it names (M-, back);
 ;;   - C-c C-c (`pi-session-show-context') shows the context the model would see
-;;     when Pi resumes from the entry on the current line (with C-u: the active one).
+;;     when Pi resumes from the entry on the current line (with C-u: the active one);
+;;   - C-c C-f (`pi-session-fix-all') applies every safe fix to the buffer;
+;;   - completion with C-M-i, quick fixes with M-x eglot-code-actions, rename of an
+;;     id with M-x eglot-rename: Eglot changes the buffer, C-x C-s saves it.
 ;;
 ;; Install: put this file on your `load-path' and add (require 'pi-session) to
 ;; your init file.  `pi-session-lsp' must be on PATH (`npm link' in a clone of
@@ -29,6 +32,7 @@
 (defvar pi-session-mode-map
   (let ((map (make-sparse-keymap)))
     (define-key map (kbd "C-c C-c") #'pi-session-show-context)
+    (define-key map (kbd "C-c C-f") #'pi-session-fix-all)
     ;; Emacs 28's js-mode binds M-. to `js-find-symbol', which knows nothing of
     ;; sessions: give it back to xref, that is, to Eglot.
     (define-key map (kbd "M-.") #'xref-find-definitions)
@@ -126,6 +130,17 @@ answer of the server is shown in a read-only buffer, which is returned."
       (setq buffer-read-only t))
     (pop-to-buffer buffer)
     buffer))
+
+(declare-function eglot-code-actions "eglot")
+
+(defun pi-session-fix-all ()
+  "Apply every safe fix of pi-session-lsp to the buffer (its Fix all action).
+The buffer is changed, not saved: \\[save-buffer] saves it."
+  (interactive)
+  (require 'eglot)
+  ;; Eglot 1.9 keeps only the actions whose kind equals the kind asked for:
+  ;; ask for the server's own kind, not the generic "source.fixAll".
+  (eglot-code-actions (point-min) (point-max) "source.fixAll.piSession" t))
 
 (provide 'pi-session)
 ;;; pi-session.el ends here

@@ -12,13 +12,16 @@
 --   }
 --
 -- What it sets up:
---   * every *.jsonl file gets the filetype `jsonl`; files under ~/.pi/agent/sessions/ are marked
---     as Pi sessions (b:pi_session), and with `sessions_only` only those start the server;
+--   * every *.jsonl file gets the filetype `jsonl`, 'nowrap' and JSON's syntax colours; files
+--     under ~/.pi/agent/sessions/ are marked as Pi sessions (b:pi_session), and with
+--     `sessions_only` only those start the server;
 --   * one `pi-session-lsp --stdio` for all session buffers, with the settings sent both as
 --     `settings.piSession` (answered to workspace/configuration) and as init_options;
 --   * in session buffers: K hover, gd definition, gr references, <leader>pl runs the code lens of
---     the line, <leader>pc opens the built context; code lenses refreshed on BufEnter,
+--     the line, <leader>pc opens the built context, <leader>pa quick fixes, <leader>pf Fix all,
+--     <leader>pr rename, CTRL-X CTRL-O completion; code lenses refreshed on BufEnter,
 --     InsertLeave and BufWritePost;
+--   * :PiSessionFixAll applies every safe fix (the server's source.fixAll) to the buffer;
 --   * :PiSessionContext opens, as Markdown in a read-only scratch split, the context Pi builds
 --     when resuming from the entry on the cursor line (from the file's last entry on the header,
 --     or with a bang: `:PiSessionContext!`); `:PiSessionContext ID` names the entry.
@@ -58,6 +61,30 @@ vim.api.nvim_create_autocmd({ 'BufRead', 'BufNewFile' }, {
     if vim.bo[args.buf].filetype ~= 'jsonl' then
       vim.bo[args.buf].filetype = 'jsonl'
     end
+  end,
+})
+
+-- A session line is a whole JSON entry, often thousands of characters long: one entry per screen
+-- line ('nowrap'). Neovim (0.7 to 0.12) has no `jsonl` syntax, so sessions get JSON's colours.
+-- That is deferred until the Syntax autocommands have run: with `nvim -u this-file`, syntax
+-- highlighting is switched on after this file, and its own autocommand would clear a syntax set
+-- from here.
+vim.api.nvim_create_autocmd('FileType', {
+  group = group,
+  pattern = 'jsonl',
+  callback = function()
+    vim.opt_local.wrap = false
+  end,
+})
+vim.api.nvim_create_autocmd('Syntax', {
+  group = group,
+  pattern = 'jsonl',
+  callback = function(args)
+    vim.schedule(function()
+      if vim.api.nvim_buf_is_valid(args.buf) and vim.bo[args.buf].syntax == 'jsonl' and vim.b[args.buf].current_syntax == nil then
+        vim.bo[args.buf].syntax = 'json'
+      end
+    end)
   end,
 })
 
@@ -161,6 +188,41 @@ vim.api.nvim_create_user_command('PiSessionContext', function(cmd)
   show_context(bufnr, leaf_id)
 end, { nargs = '?', bang = true, desc = 'Show the context Pi builds from the entry on this line (! : from the last entry)' })
 
+--- Fix all: asks the server for its `source.fixAll` action and applies its edit to the buffer at
+--- once (vim.lsp.buf.code_action of 0.7 has no `apply`, and would show a menu of one). Neovim
+--- changes the buffer only: `:w` writes it.
+local function fix_all(bufnr)
+  local client = client_for(bufnr)
+  if not client then
+    vim.notify('pi-session: no pi-session-lsp attached to this buffer', vim.log.levels.ERROR)
+    return
+  end
+  local origin = { line = 0, character = 0 }
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = origin, ['end'] = origin },
+    context = { diagnostics = {}, only = { 'source.fixAll' } },
+  }
+  request(client, 'textDocument/codeAction', params, function(err, actions)
+    if err then
+      vim.notify('pi-session: ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
+      return
+    end
+    for _, action in ipairs(actions or {}) do
+      if action.edit and type(action.kind) == 'string' and action.kind:find('^source%.fixAll') then
+        vim.lsp.util.apply_workspace_edit(action.edit, client.offset_encoding or 'utf-16')
+        vim.notify('pi-session: ' .. action.title, vim.log.levels.INFO)
+        return
+      end
+    end
+    vim.notify('pi-session: nothing to fix', vim.log.levels.INFO)
+  end, bufnr)
+end
+
+vim.api.nvim_create_user_command('PiSessionFixAll', function()
+  fix_all(vim.api.nvim_get_current_buf())
+end, { desc = 'Apply every safe fix of pi-session-lsp to this buffer (source.fixAll)' })
+
 local function refresh_lenses(bufnr)
   vim.api.nvim_buf_call(bufnr, function()
     vim.lsp.codelens.refresh({ bufnr = bufnr })
@@ -192,6 +254,10 @@ end
 
 local function on_attach(client, bufnr)
   configure_diagnostics(client)
+  -- Completion with CTRL-X CTRL-O: Neovim 0.10+ sets this by itself, 0.7 does not.
+  if vim.bo[bufnr].omnifunc == '' then
+    vim.bo[bufnr].omnifunc = 'v:lua.vim.lsp.omnifunc'
+  end
   if vim.lsp.codelens.enable then
     -- Neovim 0.12+: lenses follow the buffer by themselves.
     vim.lsp.codelens.enable(true, { bufnr = bufnr })
@@ -214,6 +280,9 @@ local function on_attach(client, bufnr)
     map('gr', vim.lsp.buf.references, 'pi-session: references')
     map('<leader>pl', vim.lsp.codelens.run, 'pi-session: run the code lens of this line')
     map('<leader>pc', '<cmd>PiSessionContext<CR>', 'pi-session: built context of this entry')
+    map('<leader>pa', vim.lsp.buf.code_action, 'pi-session: quick fixes for the diagnostics of this line')
+    map('<leader>pf', '<cmd>PiSessionFixAll<CR>', 'pi-session: fix all safe problems (source.fixAll)')
+    map('<leader>pr', vim.lsp.buf.rename, 'pi-session: rename the id under the cursor, with its references')
   end
 end
 

@@ -9,8 +9,8 @@
 "                                 bin/pi-session-lsp.js works too)
 "   g:pi_session_lsp_settings     the `piSession` settings sent to the server (merged over the
 "                                 defaults below)
-"   g:pi_session_lsp_no_mappings  1: do not map K, gd, gr, ]d, [d, <LocalLeader>c and
-"                                 <LocalLeader>C in session buffers
+"   g:pi_session_lsp_no_mappings  1: do not map K, gd, gr, ]d, [d, <LocalLeader>a, <LocalLeader>f,
+"                                 <LocalLeader>r, <LocalLeader>c and <LocalLeader>C in session buffers
 
 if exists('g:loaded_pi_session_lsp') || v:version < 802
   finish
@@ -18,10 +18,30 @@ endif
 let g:loaded_pi_session_lsp = 1
 
 " Filetype rule: Vim 9.0 and older have no filetype for *.jsonl (Vim 9.1 calls it `jsonl` too).
+" A session line is a whole JSON entry, often thousands of characters long: one entry per screen
+" line ('nowrap'). Vim has no `jsonl` syntax, so sessions get JSON's colours (with `syntax on`).
 augroup pi_session_lsp_filetype
   autocmd!
   autocmd BufNewFile,BufRead *.jsonl setfiletype jsonl
+  autocmd FileType jsonl setlocal nowrap
+  autocmd Syntax jsonl call s:JsonColoursLater(str2nr(expand('<abuf>')))
 augroup END
+
+" When no syntax file defined `jsonl`, use JSON's. Deferred until the Syntax autocommands have
+" run: `:syntax on` run after this file installs one that would clear a syntax set from here.
+function! s:JsonColoursLater(buffer) abort
+  if has('timers')
+    call timer_start(0, {-> s:JsonColours(a:buffer)})
+  else
+    call s:JsonColours(a:buffer)
+  endif
+endfunction
+
+function! s:JsonColours(buffer) abort
+  if bufexists(a:buffer) && getbufvar(a:buffer, '&syntax') ==# 'jsonl' && empty(getbufvar(a:buffer, 'current_syntax'))
+    call setbufvar(a:buffer, '&syntax', 'json')
+  endif
+endfunction
 
 " The server's settings (see "Settings" in the main README). ALE cannot draw the faded
 " `not-in-context` hints (it would list every entry off the active path as a warning), so this
@@ -75,6 +95,9 @@ function! s:OnSessionBuffer() abort
     endif
     return
   endif
+  " Completion with CTRL-X CTRL-O (or as you type, with `let g:ale_completion_enabled = 1` in your
+  " vimrc before ALE is loaded).
+  setlocal omnifunc=ale#completion#OmniFunc
   if get(g:, 'pi_session_lsp_no_mappings', 0)
     return
   endif
@@ -83,9 +106,77 @@ function! s:OnSessionBuffer() abort
   nmap <buffer><silent> gr <Plug>(ale_find_references)
   nmap <buffer><silent> ]d <Plug>(ale_next_wrap)
   nmap <buffer><silent> [d <Plug>(ale_previous_wrap)
+  nmap <buffer><silent> <LocalLeader>a <Plug>(ale_code_action)
+  nmap <buffer><silent> <LocalLeader>r <Plug>(ale_rename)
+  nnoremap <buffer><silent> <LocalLeader>f :PiSessionFixAll<CR>
   nnoremap <buffer><silent> <LocalLeader>c :PiSessionContext .<CR>
   nnoremap <buffer><silent> <LocalLeader>C :PiSessionContext<CR>
 endfunction
+
+" Sends a request to the server over ALE's connection, after the buffer's latest changes (ALE's
+" ale#lsp_linter#SendRequest does not send them first, so the server could answer about older
+" text), and calls Callback(conn_id, response) with the answer.
+let s:pending = {}
+function! s:Request(buffer, method, params, Callback) abort
+  let l:linters = filter(ale#linter#Get(getbufvar(a:buffer, '&filetype')), {_, l -> l.name is# 'pi-session-lsp'})
+  if empty(l:linters)
+    echohl ErrorMsg | echomsg 'pi-session-lsp: not registered with ALE for this buffer' | echohl None
+    return
+  endif
+  call ale#lsp_linter#StartLSP(a:buffer, l:linters[0], function('s:OnReady', [a:buffer, a:method, a:params, a:Callback]))
+endfunction
+
+function! s:OnReady(buffer, method, params, Callback, linter, lsp_details) abort
+  let l:conn = a:lsp_details.connection_id
+  call ale#lsp#NotifyForChanges(l:conn, a:buffer)
+  let l:id = ale#lsp#Send(l:conn, [0, a:method, a:params])
+  if l:id > 0
+    let s:pending[l:id] = a:Callback
+    call ale#lsp#RegisterCallback(l:conn, function('s:OnResponse'))
+  endif
+endfunction
+
+function! s:OnResponse(conn, response) abort
+  if has_key(a:response, 'id') && has_key(s:pending, a:response.id)
+    call call(remove(s:pending, a:response.id), [a:conn, a:response])
+  endif
+endfunction
+
+" :PiSessionFixAll applies every safe fix the server knows (its `source.fixAll` action) to the
+" buffer: ALE's :ALECodeAction cannot ask for a kind, and so never offers it. The buffer is changed,
+" not written (`:w` writes it).
+function! s:FixAll() abort
+  let l:buffer = bufnr('')
+  let l:origin = {'line': 0, 'character': 0}
+  call s:Request(l:buffer, 'textDocument/codeAction', {
+  \   'textDocument': {'uri': ale#util#ToURI(expand('#' . l:buffer . ':p'))},
+  \   'range': {'start': l:origin, 'end': l:origin},
+  \   'context': {'diagnostics': [], 'only': ['source.fixAll']},
+  \ }, function('s:OnFixAll', [l:buffer]))
+endfunction
+
+function! s:OnFixAll(buffer, conn, response) abort
+  if has_key(a:response, 'error')
+    echohl ErrorMsg | echomsg 'pi-session-lsp: ' . get(a:response.error, 'message', 'fix all failed') | echohl None
+    return
+  endif
+  let l:actions = get(a:response, 'result', [])
+  for l:action in type(l:actions) is v:t_list ? l:actions : []
+    if type(l:action) is v:t_dict && has_key(l:action, 'edit') && get(l:action, 'kind', '') =~# '^source\.fixAll'
+      if bufnr('') != a:buffer
+        echomsg 'pi-session-lsp: the session is no longer the current buffer; run :PiSessionFixAll there again'
+        return
+      endif
+      let l:changes = ale#code_action#BuildChangesList(ale#code_action#GetChanges(l:action.edit))
+      call ale#code_action#HandleCodeAction({'description': 'fix all', 'changes': l:changes}, {'conn_id': a:conn, 'should_save': 0})
+      echomsg 'pi-session-lsp: ' . l:action.title
+      return
+    endif
+  endfor
+  echomsg 'pi-session-lsp: nothing to fix'
+endfunction
+
+command! PiSessionFixAll call s:FixAll()
 
 " :PiSessionContext [ID] opens, as Markdown in a scratch split, the context Pi builds when it
 " resumes the session: from its last entry, or from entry ID (`.` = the entry under the cursor).
@@ -97,10 +188,10 @@ function! s:ShowContext(leaf) abort
   if !empty(l:leaf)
     let l:params.leafId = l:leaf
   endif
-  call ale#lsp_linter#SendRequest(l:buffer, 'pi-session-lsp', [0, 'piSession/buildContext', l:params], function('s:OnContext'))
+  call s:Request(l:buffer, 'piSession/buildContext', l:params, function('s:OnContext'))
 endfunction
 
-function! s:OnContext(response) abort
+function! s:OnContext(conn, response) abort
   if has_key(a:response, 'error')
     echohl ErrorMsg | echomsg 'pi-session-lsp: ' . get(a:response.error, 'message', 'buildContext failed') | echohl None
     return

@@ -8,13 +8,15 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { describeRun, type EditorRun, REPO, requireEditor, runEditor, SAMPLES, SESSIONS } from "./harness";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { changedLines, describeRun, type EditorRun, fixedByCli, REPO, remainingProblems, requireEditor, runEditor, SAMPLES, SESSIONS } from "./harness";
 
 const FILE = join(SESSIONS, "broken.jsonl");
-const LINES = readFileSync(FILE, "utf8").split("\n");
+const TEXT = readFileSync(FILE, "utf8");
+const LINES = TEXT.split("\n");
 const SERVER = join(REPO, "bin", "pi-session-lsp.js");
 
 /** The 0-based line holding the entry with this id (the first one). */
@@ -69,8 +71,19 @@ describe("Emacs + Eglot with client-samples/emacs/pi-session.el", () => {
     return describeRun({ ...run, stdout: JSON.stringify(picked) });
   };
 
+  // Copies of the session for Fix all and the rename, which edit them (in the buffer only).
+  const copies = mkdtempSync(join(tmpdir(), "pi-session-emacs-edits-"));
+  const fixCopy = join(copies, "fix.jsonl");
+  const renameCopy = join(copies, "rename.jsonl");
+  const rename = { from: "0aede2f1", to: "5ca1ab1e" };
+  afterAll(() => rmSync(copies, { recursive: true, force: true }));
+
   beforeAll(async () => {
     requireEditor("emacs", "emacs-nox elpa-eglot");
+    copyFileSync(FILE, fixCopy);
+    copyFileSync(FILE, renameCopy);
+    const renameLine = lineOf(rename.from);
+    const renameCol = LINES[renameLine]!.indexOf(`"id":"${rename.from}"`) + '"id":"'.length + 2;
     const eglot = spawnSync("emacs", ["--batch", "-f", "package-activate-all", "--eval", '(kill-emacs (if (locate-library "eglot") 0 1))'], {
       timeout: 10_000,
     });
@@ -80,12 +93,44 @@ describe("Emacs + Eglot with client-samples/emacs/pi-session.el", () => {
       // As Emacs starts for a user: packages (Eglot on Emacs 28), then the init file (the sample).
       ["--batch", "-f", "package-activate-all", "-l", join(SAMPLES, "emacs", "pi-session.el"), "-l", join(REPO, "test", "clients", "emacs", "drive.el")],
       {
-        timeoutMs: 20_000,
-        env: { PI_FILE: FILE, PI_POS: `${FROM_LINE}:${FROM_COL}`, PI_CONTEXT_LINE: String(lineOf(CONTEXT_LEAF)), PI_STEP_TIMEOUT: "8", PI_DEADLINE: "15" },
+        timeoutMs: 25_000,
+        env: {
+          PI_FILE: FILE,
+          PI_POS: `${FROM_LINE}:${FROM_COL}`,
+          PI_CONTEXT_LINE: String(lineOf(CONTEXT_LEAF)),
+          PI_FIX_FILE: fixCopy,
+          PI_RENAME_FILE: renameCopy,
+          PI_RENAME_POS: `${renameLine}:${renameCol}`,
+          PI_RENAME_NAME: rename.to,
+          PI_STEP_TIMEOUT: "8",
+          PI_DEADLINE: "20",
+        },
       },
     );
     seen = run.result ?? {};
-  }, 25_000);
+  }, 30_000);
+
+  it("C-c C-f (pi-session-fix-all) fixes the buffer as `check --fix` fixes the file, and saves nothing", () => {
+    const because = why("fixAllCommand", "fixAll");
+    expect(seen.fixAllCommand, because).toBe("pi-session-fix-all");
+    const fixed = seen.fixAll as { text: string; modified: boolean } | undefined;
+    expect(fixed, because).toBeDefined();
+    expect(fixed!.modified, "the buffer is modified").toBe(true);
+    expect(readFileSync(fixCopy, "utf8"), "Emacs must not save the file").toBe(TEXT);
+    // Fix all chooses fresh ids at random: compare which lines changed, and what is left to fix.
+    const cliFixed = fixedByCli(TEXT, copies);
+    expect(changedLines(TEXT, fixed!.text), "the lines Fix all changed").toEqual(changedLines(TEXT, cliFixed));
+    expect(remainingProblems(fixed!.text, copies), "what is left after Fix all").toEqual(remainingProblems(cliFixed, copies));
+  });
+
+  it("M-x eglot-rename renames an id and its references in the buffer, and saves nothing", () => {
+    const renamed = seen.rename as { text: string; modified: boolean } | undefined;
+    expect(renamed, why("rename")).toBeDefined();
+    expect(TEXT.split(`"${rename.from}"`).length - 1, `${rename.from} is named more than once`).toBeGreaterThan(1);
+    expect(renamed!.text).toBe(TEXT.replaceAll(`"${rename.from}"`, `"${rename.to}"`));
+    expect(renamed!.modified, "the buffer is modified").toBe(true);
+    expect(readFileSync(renameCopy, "utf8"), "Emacs must not save the file").toBe(TEXT);
+  });
 
   it("answers every step in time", () => {
     expect(run.timedOut, why()).toBe(false);

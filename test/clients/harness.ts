@@ -11,13 +11,14 @@
  */
 
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 
 export const REPO = join(__dirname, "..", "..");
 export const SAMPLES = join(REPO, "client-samples");
 export const SESSIONS = join(SAMPLES, "sessions");
+export const SERVER_CLI = join(REPO, "bin", "pi-session-lsp.js");
 
 /** The hard limit for one editor run. */
 export const EDITOR_TIMEOUT_MS = 30_000;
@@ -111,4 +112,37 @@ export function describeRun(run: EditorRun): string {
     `stdout (end):\n${tail(run.stdout)}`,
     `stderr (end):\n${tail(run.stderr)}`,
   ].join("\n");
+}
+
+/**
+ * What `check --fix` makes of `text` (on a file in `dir`): what an editor's Fix all should make of
+ * the same text, but for the fresh ids a fix chooses at random.
+ */
+export function fixedByCli(text: string, dir: string): string {
+  const copy = join(dir, "cli-fixed.jsonl");
+  writeFileSync(copy, text);
+  spawnSync(process.execPath, [SERVER_CLI, "check", "--fix", copy], { encoding: "utf8", timeout: 10_000 });
+  const fixed = readFileSync(copy, "utf8");
+  rmSync(copy);
+  rmSync(`${copy}.bak`, { force: true });
+  return fixed;
+}
+
+/** The 0-based numbers of the lines that differ between two texts. */
+export function changedLines(before: string, after: string): number[] {
+  const a = before.split("\n");
+  const b = after.split("\n");
+  const changed: number[] = [];
+  for (let i = 0; i < Math.max(a.length, b.length); i++) if (a[i] !== b[i]) changed.push(i);
+  return changed;
+}
+
+/** `line:code` of every diagnostic `check` reports on `text`. */
+export function remainingProblems(text: string, dir: string): string[] {
+  const path = join(dir, "remaining.jsonl");
+  writeFileSync(path, text);
+  const { stdout } = spawnSync(process.execPath, [SERVER_CLI, "check", "--format", "json", path], { encoding: "utf8", timeout: 10_000 });
+  rmSync(path);
+  const report = JSON.parse(stdout.trim().split("\n")[0]!) as { diagnostics: { range: { start: { line: number } }; code: string }[] };
+  return report.diagnostics.map((d) => `${d.range.start.line}:${d.code}`).sort();
 }

@@ -11,10 +11,11 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { describeRun, REPO, requireEditor, runEditor, SAMPLES, SESSIONS, type EditorRun } from "./harness";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { changedLines, describeRun, fixedByCli, REPO, remainingProblems, requireEditor, runEditor, SAMPLES, SESSIONS, type EditorRun } from "./harness";
 
 const DRIVER = join(__dirname, "neovim", "drive.lua");
 const CLI = join(REPO, "bin", "pi-session-lsp.js");
@@ -30,6 +31,8 @@ const NVIMS = (process.env.PI_NVIM ?? "nvim")
 
 interface Case {
   file: string;
+  /** Also run Fix all and a rename of `rename.id`, each on a copy of the file. */
+  edits?: { rename: { id: string; to: string } };
   /** vim.g.pi_session, as a user would set it in init.lua. */
   options?: Record<string, unknown>;
   /** 0-based line of an entry whose parentId is hovered, followed (gd) and asked for its context. */
@@ -38,7 +41,7 @@ interface Case {
 
 const CASES: Case[] = [
   // Settings pass through: fading off, so the editor shows exactly what `check` prints.
-  { file: "broken.jsonl", options: { settings: { fadeInactive: false } }, referenceLine: 13 },
+  { file: "broken.jsonl", options: { settings: { fadeInactive: false } }, referenceLine: 13, edits: { rename: { id: "0aede2f1", to: "5ca1ab1e" } } },
   // Default settings: the faded `not-in-context` hints come on top of `check`'s (empty) list.
   { file: "valid-branches.jsonl", referenceLine: 21 },
   // Only Pi's sessions folder: the sample's rule for <sessions_dir>/**/*.jsonl must mark the file.
@@ -75,7 +78,14 @@ interface DriverResult {
   ms: Record<string, number>;
   filetype?: string;
   markedAsSession?: boolean;
+  /** 'wrap' of the session's window, 'syntax' and b:current_syntax of its buffer, with `syntax on`. */
+  wrap?: boolean;
+  syntax?: string;
+  currentSyntax?: string | null;
+  /** Whether this Neovim's runtime has a syntax file for `jsonl` (none has, up to 0.12). */
+  jsonlSyntaxFile?: boolean;
   clientName?: string;
+  omnifunc?: string;
   initOptions?: { piSession?: Record<string, unknown> };
   settings?: { piSession?: Record<string, unknown> };
   configurationCapability?: boolean;
@@ -89,6 +99,15 @@ interface DriverResult {
   codelensDisplayed?: { line: number; text: string }[];
   contextCommand?: Scratch;
   contextLens?: Scratch;
+  fixAll?: BufferState;
+  rename?: BufferState;
+}
+
+/** A buffer after an edit: its lines, 'eol' and 'modified'. */
+interface BufferState {
+  lines: string[];
+  eol: boolean;
+  modified: boolean;
 }
 
 /** A short account of a run for assertion messages: the driver's errors and Neovim's stderr. */
@@ -183,6 +202,14 @@ function parentReference(file: string, line: number) {
   };
 }
 
+/** 0-based line and character inside the quoted value of `"id":"<id>"`. */
+function idValue(text: string, id: string): { line: number; character: number } {
+  const lines = text.split("\n");
+  const line = lines.findIndex((l) => l.includes(`"id":"${id}"`));
+  expect(line, `"id":"${id}" is in the file`).toBeGreaterThanOrEqual(0);
+  return { line, character: lines[line]!.indexOf(`"id":"${id}"`) + '"id":"'.length + 2 };
+}
+
 describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
   if (nvim === "nvim") requireEditor("nvim", "neovim");
   const version = nvimVersion(nvim);
@@ -222,8 +249,25 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
       let result: DriverResult;
       let wallMs = 0;
 
+      // The copies that Fix all and the rename edit (in the buffer only: they must stay as they are).
+      const copies = testCase.edits ? mkdtempSync(join(tmpdir(), "pi-session-nvim-edits-")) : "";
+      const fixCopy = join(copies, `fix-${testCase.file}`);
+      const renameCopy = join(copies, `rename-${testCase.file}`);
+      const original = readFileSync(file, "utf8");
+      afterAll(() => {
+        if (copies) rmSync(copies, { recursive: true, force: true });
+      });
+
       beforeAll(async () => {
         const started = Date.now();
+        const edits: Record<string, string> = {};
+        if (testCase.edits) {
+          copyFileSync(file, fixCopy);
+          copyFileSync(file, renameCopy);
+          const { id, to } = testCase.edits.rename;
+          const at = idValue(original, id);
+          Object.assign(edits, { PI_NVIM_FIX_FILE: fixCopy, PI_NVIM_RENAME_FILE: renameCopy, PI_NVIM_RENAME: `${at.line}:${at.character}:${to}` });
+        }
         run = await runEditor(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", `luafile ${DRIVER}`], {
           timeoutMs: RUN_TIMEOUT_MS,
           env: {
@@ -235,6 +279,7 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
             PI_NVIM_CONTEXT: String(testCase.referenceLine),
             PI_NVIM_TIMEOUT_MS: String(STEP_TIMEOUT_MS),
             PI_NVIM_WATCHDOG_MS: String(WATCHDOG_MS),
+            ...edits,
           },
         });
         wallMs = Date.now() - started;
@@ -245,8 +290,15 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
         expect(result.errors, `the driver reported errors (${wallMs} ms)\n${why(run, result)}`).toEqual([]);
         expect(run.code, why(run, result)).toBe(0);
         expect(result.clientName, why(run, result)).toBe("pi_session");
+        expect(result.omnifunc, "CTRL-X CTRL-O completes from the server").toBe("v:lua.vim.lsp.omnifunc");
         expect(result.filetype).toBe("jsonl");
         expect(result.markedAsSession, "b:pi_session: whether the file is under sessions_dir").toBe(testCase.options?.sessions_dir === SESSIONS);
+      });
+
+      it("shows the session unwrapped and in colour (JSON's syntax, as Neovim has none for jsonl)", () => {
+        expect(result.wrap, `'wrap' of the session's window\n${why(run, result)}`).toBe(false);
+        const syntax = result.jsonlSyntaxFile ? "jsonl" : "json";
+        expect({ syntax: result.syntax, loaded: result.currentSyntax }, why(run, result)).toEqual({ syntax, loaded: syntax });
       });
 
       it("passes the settings as settings.piSession and init_options", () => {
@@ -325,6 +377,32 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
         expect(scratch!.name).toBe(`pi-context://${basename(file)}/active`);
         expect(scratch!.lines).toEqual(contextMarkdown(file));
       });
+
+      if (testCase.edits) {
+        const { id, to } = testCase.edits.rename;
+
+        it(":PiSessionFixAll fixes the buffer as `check --fix` fixes the file, and writes nothing", () => {
+          const fixed = result.fixAll;
+          expect(fixed, why(run, result)).toBeDefined();
+          expect(fixed!.modified, "the buffer is modified").toBe(true);
+          expect(readFileSync(fixCopy, "utf8"), "Neovim must not write the file").toBe(original);
+          // Fix all chooses fresh ids at random: compare which lines changed, and what is left to fix.
+          const cliFixed = fixedByCli(original, copies);
+          const bufferText = fixed!.lines.join("\n") + (fixed!.eol ? "\n" : "");
+          expect(changedLines(original, bufferText), "the lines Fix all changed").toEqual(changedLines(original, cliFixed));
+          expect(remainingProblems(bufferText, copies), "what is left after Fix all").toEqual(remainingProblems(cliFixed, copies));
+        });
+
+        it("renames an id and its references in the buffer, and writes nothing", () => {
+          const renamed = result.rename;
+          expect(renamed, why(run, result)).toBeDefined();
+          expect(renamed!.modified, "the buffer is modified").toBe(true);
+          expect(readFileSync(renameCopy, "utf8"), "Neovim must not write the file").toBe(original);
+          const expected = original.replaceAll(`"${id}"`, `"${to}"`);
+          expect(original.split(`"${id}"`).length - 1, `${id} is named more than once in ${testCase.file}`).toBeGreaterThan(1);
+          expect(renamed!.lines.join("\n") + (renamed!.eol ? "\n" : "")).toBe(expected);
+        });
+      }
 
       it("finishes quickly", () => {
         // A step that does not answer waits for its limit; that is reported above, not here.

@@ -7,10 +7,11 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { describeRun, type EditorRun, REPO, requireEditor, runEditor, SESSIONS } from "./harness";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { changedLines, describeRun, type EditorRun, fixedByCli, REPO, remainingProblems, requireEditor, runEditor, SESSIONS } from "./harness";
 
 const DRIVER = join(__dirname, "vim", "drive.vim");
 const BROKEN = join(SESSIONS, "broken.jsonl");
@@ -41,12 +42,27 @@ interface VimResult {
   ok: boolean;
   errors: string[];
   filetype: string;
+  /** 'wrap' of the session's window, 'syntax' and b:current_syntax of its buffer, with `syntax on`. */
+  wrap: boolean;
+  syntax: string;
+  currentSyntax: string | null;
+  /** Whether the runtime has a syntax file for `jsonl` (Vim 9.0 has none). */
+  jsonlSyntaxFile: boolean;
   linters: string[];
+  omnifunc: string;
   diagnostics: Diagnostic[];
   loclist: Array<{ lnum: number; col: number; type: string; text: string }>;
   probes: Probe[];
   context?: { lines: string[]; ms: number };
+  fixAll?: BufferState | null;
+  renames: (BufferState | null)[];
   ms: Record<string, number>;
+}
+/** A buffer after an edit: its lines, 'eol' and 'modified'. */
+interface BufferState {
+  lines: string[];
+  eol: boolean;
+  modified: boolean;
 }
 
 const text = readFileSync(BROKEN, "utf8");
@@ -87,7 +103,7 @@ function runVim(probes: unknown[], extraArgs: string[] = [], env: Record<string,
 function resultOf(run: EditorRun): VimResult {
   expect(run.result, `Vim printed no JSON line.\n${describeRun(run)}`).toBeDefined();
   // A run that stopped early lacks some fields; the `errors` say why.
-  return { errors: [], linters: [], diagnostics: [], loclist: [], probes: [], ms: {}, ...(run.result as Partial<VimResult>) } as VimResult;
+  return { errors: [], linters: [], diagnostics: [], loclist: [], probes: [], renames: [], ms: {}, ...(run.result as Partial<VimResult>) } as VimResult;
 }
 
 /** What `pi-session-lsp check --format json` says about the file, as Vim numbers it. */
@@ -131,10 +147,18 @@ describe("Vim + ALE with client-samples/vim/pi-session.vim", () => {
   let run: EditorRun;
   let result: VimResult;
   let why: string;
+  // Copies of the session for the edits: Fix all, and a rename with 'hidden' off, then on.
+  const copies = mkdtempSync(join(tmpdir(), "pi-session-vim-edits-"));
+  const fixCopy = join(copies, "fix.jsonl");
+  const renameCopies = [join(copies, "rename-nohidden.jsonl"), join(copies, "rename-hidden.jsonl")];
+  const rename = { from: "0aede2f1", to: "5ca1ab1e" };
+  afterAll(() => rmSync(copies, { recursive: true, force: true }));
 
   beforeAll(async () => {
     requireEditor("vim", "vim");
     requireAle();
+    for (const copy of [fixCopy, ...renameCopies]) copyFileSync(BROKEN, copy);
+    const renames = renameCopies.map((file, hidden) => ({ file, hidden, line: summary.line, col: summary.col, name: rename.to }));
     run = await runVim(
       [
         { line: summaryChild.line, col: summaryChild.col },
@@ -142,7 +166,7 @@ describe("Vim + ALE with client-samples/vim/pi-session.vim", () => {
         { line: dangling.line, col: dangling.col, actions: ["hover"] },
       ],
       [],
-      { PI_CONTEXT: ".", PI_CONTEXT_LINE: String(contextLeaf.line) },
+      { PI_CONTEXT: ".", PI_CONTEXT_LINE: String(contextLeaf.line), PI_FIX_FILE: fixCopy, PI_RENAME: JSON.stringify(renames) },
     );
     why = describeRun(run);
     result = resultOf(run);
@@ -153,6 +177,13 @@ describe("Vim + ALE with client-samples/vim/pi-session.vim", () => {
     expect(run.code, why).toBe(0);
     expect(result.filetype, "the sample's filetype rule").toBe("jsonl");
     expect(result.linters, why).toEqual(["pi-session-lsp"]);
+    expect(result.omnifunc, "CTRL-X CTRL-O completes through ALE").toBe("ale#completion#OmniFunc");
+  });
+
+  it("shows the session unwrapped and in colour (JSON's syntax, as Vim has none for jsonl)", () => {
+    expect(result.wrap, `'wrap' of the session's window\n${why}`).toBe(false);
+    const syntax = result.jsonlSyntaxFile ? "jsonl" : "json";
+    expect({ syntax: result.syntax, loaded: result.currentSyntax }, why).toEqual({ syntax, loaded: syntax });
   });
 
   it("lists the checker's diagnostics in the location list, on the same lines, with the same codes", () => {
@@ -203,6 +234,35 @@ describe("Vim + ALE with client-samples/vim/pi-session.vim", () => {
 
   it(":ALEFindReferences lists the entries that name the parent", () => {
     expect(result.probes[0]?.references, why).toEqual([`${BROKEN}:${summaryChild.line}:${summaryChild.col - 1}`]);
+  });
+
+  it(":PiSessionFixAll fixes the buffer as `check --fix` fixes the text ALE sends, and writes nothing", () => {
+    const fixed = result.fixAll;
+    expect(fixed, why).toBeTruthy();
+    expect(fixed!.modified, "the buffer is modified").toBe(true);
+    expect(readFileSync(fixCopy, "utf8"), "the file is left as it was").toBe(text);
+    // ALE sends the buffer with a final newline (see above); Fix all chooses fresh ids at random:
+    // compare which lines changed, and what is left to fix.
+    const sent = text.endsWith("\n") ? text : `${text}\n`;
+    const cliFixed = fixedByCli(sent, copies);
+    const bufferText = `${fixed!.lines.join("\n")}\n`;
+    expect(changedLines(sent, bufferText), "the lines Fix all changed").toEqual(changedLines(sent, cliFixed));
+    expect(changedLines(sent, bufferText).length, "Fix all changed something").toBeGreaterThan(0);
+    expect(remainingProblems(bufferText, copies), "what is left after Fix all").toEqual(remainingProblems(cliFixed, copies));
+  });
+
+  it(":ALERename renames an id and its references, and writes the file itself when 'hidden' is off", () => {
+    const [nohidden, hidden] = result.renames;
+    const expected = text.replaceAll(`"${rename.from}"`, `"${rename.to}"`).split("\n");
+    expect(text.split(`"${rename.from}"`).length - 1, `${rename.from} is named more than once`).toBeGreaterThan(1);
+    // 'nohidden' (Vim's default): ALE saves the buffer after the rename (ale#rename: should_save = !&hidden).
+    expect(nohidden?.lines, why).toEqual(expected);
+    expect(nohidden!.modified, "ALE wrote the buffer").toBe(false);
+    expect(readFileSync(renameCopies[0]!, "utf8"), "ALE wrote the renamed buffer to the file").toBe(`${expected.join("\n")}\n`);
+    // 'hidden': the rename stays in the buffer.
+    expect(hidden?.lines, why).toEqual(expected);
+    expect(hidden!.modified, "the buffer is modified").toBe(true);
+    expect(readFileSync(renameCopies[1]!, "utf8"), "the file is left as it was").toBe(text);
   });
 
   it(":PiSessionContext . opens the context built from the entry under the cursor, as the CLI prints it", () => {

@@ -8,6 +8,9 @@
 ;;   PI_FILE          the session file to open
 ;;   PI_POS           LINE:COL (0-based) of a reference, for hover (eldoc) and definition (M-.)
 ;;   PI_CONTEXT_LINE  0-based line whose entry `pi-session-show-context' is run on
+;;   PI_FIX_FILE      a session (a copy: it is edited) on which C-c C-c (Fix all) is run
+;;   PI_RENAME_FILE   a session (a copy) on which M-x eglot-rename is run, at PI_RENAME_POS
+;;                    (LINE:COL, 0-based) with the new name PI_RENAME_NAME
 ;;   PI_STEP_TIMEOUT  seconds each wait may take (default 8)
 ;;   PI_DEADLINE      seconds for the whole run, after which it reports and exits (default 25)
 ;; Prints one JSON line on stdout (`princ'; Emacs' own messages go to stderr) and exits with
@@ -86,6 +89,22 @@ Signal an error naming WHAT after TIMEOUT seconds."
                  (type . ,(symbol-name (flymake-diagnostic-type d)))
                  (text . ,(substring-no-properties (flymake-diagnostic-text d))))))
            (sort (flymake-diagnostics) (lambda (a b) (< (flymake-diagnostic-beg a) (flymake-diagnostic-beg b)))))))
+
+(defun drive--edit-copy (file action)
+  "Visit FILE, start Eglot there as M-x eglot does (unless the folder's server
+already manages it), run ACTION and wait until it changed the buffer.  Return
+what the buffer then holds."
+  (let ((buffer (find-file-noselect file)))
+    (switch-to-buffer buffer)
+    (unless (eglot-current-server)
+      (let ((this-command 'eglot)) (call-interactively #'eglot)))
+    (drive--wait (format "Eglot connection for %s" file) (lambda () (with-current-buffer buffer (bound-and-true-p eglot--managed-mode))))
+    (let ((tick (buffer-chars-modified-tick)))
+      (funcall action)
+      (drive--wait (format "an edit of %s" file) (lambda () (/= tick (with-current-buffer buffer (buffer-chars-modified-tick))))))
+    (with-current-buffer buffer
+      `((text . ,(buffer-substring-no-properties (point-min) (point-max)))
+        (modified . ,(drive--bool (buffer-modified-p)))))))
 
 (defun drive--faded-count ()
   (cl-count-if (lambda (d) (string-match-p "\\[not-in-context\\]" (flymake-diagnostic-text d))) (flymake-diagnostics)))
@@ -181,6 +200,26 @@ Signal an error naming WHAT after TIMEOUT seconds."
                            (lambda () (and (> drive--published published) (= 0 (drive--faded-count))))))
             (drive--put 'fadedAfter (drive--faded-count))
             (drive--put 'diagnosticsAfterSettings (length (flymake-diagnostics)))))
+
+        (drive--step fixAll
+          ;; C-c C-f in a session: Fix all, in the buffer.
+          (let ((copy (getenv "PI_FIX_FILE")))
+            (when (and copy (not (string-empty-p copy)))
+              (drive--put 'fixAll
+                          (drive--edit-copy copy (lambda ()
+                                                   (let ((this-command (key-binding (kbd "C-c C-f"))))
+                                                     (drive--put 'fixAllCommand (symbol-name this-command))
+                                                     (call-interactively this-command))))))))
+
+        (drive--step rename
+          ;; M-x eglot-rename RET NEW-NAME RET, on an id.
+          (let ((copy (getenv "PI_RENAME_FILE"))
+                (at (mapcar #'string-to-number (split-string (or (getenv "PI_RENAME_POS") "0:0") ":"))))
+            (when (and copy (not (string-empty-p copy)))
+              (drive--put 'rename
+                          (drive--edit-copy copy (lambda ()
+                                                   (drive--pos (nth 0 at) (nth 1 at))
+                                                   (eglot-rename (getenv "PI_RENAME_NAME"))))))))
 
         (drive--step shutdown
           ;; Eglot 1.9 kills the server right after `exit': its exit code says nothing.

@@ -10,6 +10,9 @@
 --   PI_NVIM_HOVER       where to press K
 --   PI_NVIM_DEFINITION  where to press gd
 --   PI_NVIM_CONTEXT     line on which to run :PiSessionContext
+--   PI_NVIM_FIX_FILE    a session (a copy: it is edited) on which to run :PiSessionFixAll
+--   PI_NVIM_RENAME_FILE a session (a copy) on which to rename, with PI_NVIM_RENAME
+--   PI_NVIM_RENAME      "line:character:newName", what to rename there (vim.lsp.buf.rename)
 --   PI_NVIM_TIMEOUT_MS  limit for each wait (default 5000)
 --   PI_NVIM_WATCHDOG_MS limit for the whole run, after which it reports and quits (default 20000)
 --
@@ -29,10 +32,10 @@ local new_codelens = vim.lsp.codelens.enable ~= nil
 
 -- 0.12+ resolves only the lenses it draws (from a decoration provider) on lines on screen, and
 -- headless Neovim redraws only when asked: give it a screen tall enough for a whole sample
--- session, and redraw while waiting for lenses, as a terminal would.
+-- session (whose lines the sample does not wrap), and redraw while waiting for lenses, as a
+-- terminal would.
 if new_codelens then
   vim.o.lines = 120
-  vim.o.wrap = false
 end
 
 local function log_path()
@@ -236,15 +239,25 @@ local function main()
     return value
   end
 
-  -- Neovim turns filetype detection on at startup; -u NONE skips that, so do it as a user's
-  -- Neovim would (the 0.11+ sample relies on vim.filetype.add).
+  -- Neovim turns filetype detection and syntax highlighting on at startup; -u NONE skips that,
+  -- so do it as `nvim -u SAMPLE` would: filetype detection (the 0.11+ sample relies on
+  -- vim.filetype.add), the sample, then syntax highlighting.
   vim.cmd('filetype on')
   vim.cmd('source ' .. vim.fn.fnameescape(sample))
+  vim.cmd('syntax on')
   vim.cmd('edit ' .. vim.fn.fnameescape(file))
   local bufnr = vim.api.nvim_get_current_buf()
   local uri = vim.uri_from_bufnr(bufnr)
   out.filetype = vim.bo[bufnr].filetype
   out.markedAsSession = vim.b[bufnr].pi_session == true
+  -- How the session is shown: not wrapped, in colour (the sample sets JSON's syntax a moment later).
+  out.wrap = vim.wo.wrap
+  wait_for(function()
+    return vim.b[bufnr].current_syntax ~= nil
+  end)
+  out.syntax = vim.bo[bufnr].syntax
+  out.currentSyntax = vim.b[bufnr].current_syntax or vim.NIL
+  out.jsonlSyntaxFile = #vim.api.nvim_get_runtime_file('syntax/jsonl.vim', false) > 0
 
   -- 1. The sample starts the server and attaches it; it is usable once initialized.
   local client = wait_for(function()
@@ -257,6 +270,8 @@ local function main()
     return
   end
   out.clientName = client.name
+  -- What CTRL-X CTRL-O calls: the sample sets it on 0.7, later Neovims on attach.
+  out.omnifunc = vim.bo[bufnr].omnifunc
   out.initOptions = client.config.init_options
   out.settings = client.config.settings
   local capabilities = client.config.capabilities or vim.lsp.protocol.make_client_capabilities()
@@ -382,7 +397,55 @@ local function main()
     fail('codelens.run', 'running the header lens opened no ' .. base .. 'active window within ' .. timeout .. ' ms')
   end
 
-  -- 8. Shut the server down.
+  -- 8. Editing, each on its own copy of a session: Fix all, then a rename. Neither may write the file.
+  local function edit_copy(step, path)
+    vim.cmd('hide edit ' .. vim.fn.fnameescape(path))
+    local buf = vim.api.nvim_get_current_buf()
+    if not wait_for(function()
+      local c = client_of(buf)
+      return c and c.initialized
+    end) then
+      fail(step, 'no initialized pi_session client attached to ' .. path .. ' within ' .. timeout .. ' ms')
+      return nil
+    end
+    return buf
+  end
+  --- Runs `action` and waits until it changed the buffer; then what the buffer holds.
+  local function after_change(step, buf, action)
+    local tick = vim.api.nvim_buf_get_changedtick(buf)
+    action()
+    if not wait_for(function()
+      return vim.api.nvim_buf_get_changedtick(buf) ~= tick
+    end) then
+      fail(step, 'the buffer did not change within ' .. timeout .. ' ms')
+      return nil
+    end
+    out.ms[step] = ms()
+    return { lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false), eol = vim.bo[buf].eol, modified = vim.bo[buf].modified }
+  end
+  local fix_file = os.getenv('PI_NVIM_FIX_FILE')
+  if fix_file and fix_file ~= '' then
+    local buf = edit_copy('fixAll', fix_file)
+    if buf then
+      out.fixAll = after_change('fixAll', buf, function()
+        vim.cmd('PiSessionFixAll')
+      end)
+    end
+  end
+  local rename_file = os.getenv('PI_NVIM_RENAME_FILE')
+  if rename_file and rename_file ~= '' then
+    local line, character, new_name = (os.getenv('PI_NVIM_RENAME') or ''):match('^(%d+):(%d+):(.+)$')
+    assert(line, 'PI_NVIM_RENAME must be "line:character:newName"')
+    local buf = edit_copy('rename', rename_file)
+    if buf then
+      vim.api.nvim_win_set_cursor(0, { tonumber(line) + 1, tonumber(character) })
+      out.rename = after_change('rename', buf, function()
+        vim.lsp.buf.rename(new_name)
+      end)
+    end
+  end
+
+  -- 9. Shut the server down.
   local id = client.id
   if vim.fn.has('nvim-0.11') == 1 then
     client:stop()

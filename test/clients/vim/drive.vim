@@ -11,6 +11,10 @@
 "   PI_CONTEXT     when set, also runs :PiSessionContext with this argument ("-" for none: the
 "                  active context) and reports the scratch buffer it opens; PI_CONTEXT_LINE puts
 "                  the cursor on that line first (for ".", the entry under the cursor)
+"   PI_FIX_FILE    a session (a copy: it is edited) on which to run :PiSessionFixAll
+"   PI_RENAME      JSON list of {"file": copy, "hidden": 0|1, "line": N, "col": N, "name": S}:
+"                  with 'hidden' set as given, :ALERename at line:col of the copy, typing S at
+"                  ALE's prompt
 "   PI_SAMPLE      the sample to source (default: client-samples/vim/pi-session.vim of this checkout)
 "   PI_ALE_DIR     a folder holding ALE, put first on 'runtimepath' (default: `packadd ale`, which
 "                  finds Debian's vim-ale in /usr/share/vim/vimfiles/pack/dist-bundle/opt/ale)
@@ -54,6 +58,27 @@ function! s:WindowsWithFiletype(filetype) abort
   return filter(getwininfo(), {_, w -> getwinvar(w.winid, '&filetype') is# a:filetype})
 endfunction
 
+" Opens `file` (keeping the current buffer), waits until ALE has linted it, runs Action() and
+" waits until it changed the buffer. Returns what the buffer then holds, or v:null.
+function! s:EditAndWait(step, file, Action) abort
+  execute 'hide edit ' . fnameescape(a:file)
+  let l:buf = bufnr('')
+  if !s:WaitFor(a:step . ': diagnostics of ' . a:file, {-> !empty(ale#engine#GetLoclist(l:buf)) && !ale#engine#IsCheckingBuffer(l:buf)})
+    return v:null
+  endif
+  let l:tick = getbufvar(l:buf, 'changedtick')
+  let l:t0 = s:Ms()
+  call a:Action()
+  if !s:WaitFor(a:step . ' on ' . a:file, {-> getbufvar(l:buf, 'changedtick') != l:tick})
+    return v:null
+  endif
+  return {'ms': s:Ms() - l:t0, 'lines': getbufline(l:buf, 1, '$'), 'eol': getbufvar(l:buf, '&eol') ? v:true : v:false,
+  \ 'modified': getbufvar(l:buf, '&modified') ? v:true : v:false}
+endfunction
+
+" What the user types at ALE's prompt for :ALERename.
+let s:typed = ''
+
 function! s:Main() abort
   if empty($PI_FILE)
     throw 'PI_FILE is not set'
@@ -65,6 +90,9 @@ function! s:Main() abort
     runtime plugin/ale.vim
   endif
   let s:out.ale = exists('g:loaded_ale') ? 'loaded' : 'missing'
+  " What a vimrc does before Vim loads plugin/ (where the README puts the sample).
+  filetype plugin on
+  syntax on
   " The sample, exactly as a user sources it.
   let l:sample = empty($PI_SAMPLE) ? s:repo . '/client-samples/vim/pi-session.vim' : $PI_SAMPLE
   execute 'source ' . fnameescape(l:sample)
@@ -78,7 +106,14 @@ function! s:Main() abort
   let l:buf = bufnr('')
   let l:win = win_getid()
   let s:out.filetype = &filetype
+  " How the session is shown: not wrapped, in colour (the sample sets JSON's syntax a moment later).
+  let s:out.wrap = &wrap ? v:true : v:false
+  call s:WaitFor('syntax', {-> exists('b:current_syntax')})
+  let s:out.syntax = &syntax
+  let s:out.currentSyntax = get(b:, 'current_syntax', v:null)
+  let s:out.jsonlSyntaxFile = !empty(globpath(&runtimepath, 'syntax/jsonl.vim')) ? v:true : v:false
   let s:out.linters = map(ale#linter#Get(&filetype), {_, l -> l.name})
+  let s:out.omnifunc = &omnifunc
 
   " Diagnostics: first in ALE's engine, then in the window's location list (what :lopen shows).
   if s:WaitFor('diagnostics (ale#engine#GetLoclist)', {-> !empty(ale#engine#GetLoclist(l:buf))})
@@ -155,6 +190,22 @@ function! s:Main() abort
       let s:out.context = {'lines': getbufline(l:w.bufnr, 1, '$'), 'ms': s:Ms() - l:t0}
     endif
   endif
+  " Editing, each on its own copy of the session: Fix all, then renames.
+  if !empty($PI_FIX_FILE)
+    let s:out.fixAll = s:EditAndWait('fixAll', $PI_FIX_FILE, {-> execute('PiSessionFixAll')})
+  endif
+  let s:out.renames = []
+  " ALE asks for the new name with ale#util#Input (a wrapper of input()): answer as the user
+  " would. Defined once ALE's own autoload file is loaded, so that it is not loaded over this.
+  runtime autoload/ale/util.vim
+  function! ale#util#Input(message, value, ...) abort
+    return s:typed
+  endfunction
+  for l:rename in json_decode(empty($PI_RENAME) ? '[]' : $PI_RENAME)
+    let &hidden = l:rename.hidden
+    let s:typed = l:rename.name
+    call add(s:out.renames, s:EditAndWait('rename', l:rename.file, {-> execute(['call cursor(' . l:rename.line . ', ' . l:rename.col . ')', 'ALERename'])}))
+  endfor
   let s:out.ms.total = s:Ms()
 endfunction
 
