@@ -134,7 +134,12 @@ export function sameStructure(x: ParsedLine, y: ParsedLine): boolean {
  * again for this version. The entry objects are shared and updated in place: the previous analysis
  * is the document's and is discarded with this edit.
  */
-export function reanalyze(previous: SessionAnalysis, input: AnalysisInput, changed: readonly number[], before: readonly ParsedLine[]): SessionAnalysis | undefined {
+export function reanalyze(
+  previous: SessionAnalysis,
+  input: AnalysisInput,
+  changed: readonly number[],
+  before: readonly ParsedLine[],
+): SessionAnalysis | undefined {
   if (input.isEmpty || previous.headerState === "empty-file") return undefined;
   for (let k = 0; k < changed.length; k++) {
     const line = changed[k]!;
