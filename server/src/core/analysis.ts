@@ -92,6 +92,12 @@ export interface SessionAnalysis {
   endsWithNewline: boolean;
   /** Whether any line looks like something Pi wrote. */
   looksLikeSession: boolean;
+  /**
+   * Stands for the tree and every line's structural facts (`sameStructure`): shared by the analyses
+   * of versions that differ only inside lines, so that queries over structure alone (`perStructure`)
+   * survive typing.
+   */
+  structure: object;
 }
 
 export interface AnalysisInput {
@@ -120,8 +126,19 @@ export function sameStructure(x: ParsedLine, y: ParsedLine): boolean {
     x.id === y.id &&
     x.parentId === y.parentId &&
     !x.value === !y.value &&
-    x.looksLikePi === y.looksLikePi
+    x.looksLikePi === y.looksLikePi &&
+    x.role === y.role &&
+    x.reference === y.reference &&
+    x.toolResultId === y.toolResultId &&
+    sameIds(x.toolCallIds, y.toolCallIds)
   );
+}
+
+function sameIds(x: readonly string[] | undefined, y: readonly string[] | undefined): boolean {
+  if (x === y) return true;
+  if (!x || !y || x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
 }
 
 /**
@@ -149,6 +166,7 @@ export function reanalyze(
     const entry = previous.entryAtLine[line];
     if (entry) entry.parsed = input.parsed[line] as ValueLine;
   }
+  // `structure` is carried over: what the structural queries computed for it still holds.
   return { ...previous, endsWithNewline: input.endsWithNewline };
 }
 
@@ -367,6 +385,7 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
     isAncestor,
     endsWithNewline: input.endsWithNewline,
     looksLikeSession,
+    structure: {},
   };
 }
 

@@ -14,6 +14,7 @@
 
 import type { Entry, SessionAnalysis } from "./analysis";
 import { buildContext, selectEntries, type ContextResult } from "./buildContext";
+import { perStructure } from "./semantics/memo";
 
 /** The context state of one entry. */
 export const ContextState = {
@@ -37,12 +38,8 @@ export interface ContextSelection {
   keptFrom: Entry | undefined;
 }
 
-const selections = new WeakMap<SessionAnalysis, ContextSelection>();
-
-/** The context selection of an analysis, computed in O(path) on first use and memoised. */
-export function contextSelection(a: SessionAnalysis): ContextSelection {
-  let selection = selections.get(a);
-  if (selection) return selection;
+/** The context selection of an analysis, computed in O(path) on first use and memoised for its structure. */
+export const contextSelection = perStructure((a: SessionAnalysis): ContextSelection => {
   const state = new Uint8Array(a.entries.length);
   // The same selection the context builder makes, marked per entry.
   const { selected, compaction, keptFrom } = selectEntries(a.activePath, "1.x");
@@ -55,10 +52,8 @@ export function contextSelection(a: SessionAnalysis): ContextSelection {
       if (state[e.index] !== ContextState.Selected) state[e.index] = kept ? ContextState.DroppedSystem : ContextState.Compacted;
     }
   }
-  selection = { state, compaction, keptFrom };
-  selections.set(a, selection);
-  return selection;
-}
+  return { state, compaction, keptFrom };
+});
 
 /** Whether Pi selects `entry` for the model's context (Pi 1.x's selection for system messages). */
 export function isInContext(a: SessionAnalysis, entry: Entry): boolean {

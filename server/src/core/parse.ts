@@ -68,6 +68,13 @@ export interface ValueLine {
   toolCallIds: string[] | undefined;
   /** For a toolResult message: its `toolCallId`. */
   toolResultId: string | undefined;
+  /** For a message entry: `message.role` when it is a string. */
+  role: string | undefined;
+  /**
+   * The key of the entry this line names besides its parent, as Pi would look it up: a label's or
+   * context edit's `targetId`, a branch summary's `fromId`, a compaction's `firstKeptEntryId`.
+   */
+  reference: IdKey;
   /** Whether the line looks like something Pi wrote: a header, or an object with a known entry type or an id. */
   looksLikePi: boolean;
   findings: readonly LineFinding[];
@@ -117,13 +124,18 @@ export function parseLine(text: string): ParsedLine {
   }
   let toolCallIds: string[] | undefined;
   let toolResultId: string | undefined;
+  let role: string | undefined;
   const message = type === "message" ? object!.message : undefined;
   if (message !== null && typeof message === "object") {
     const m = message as Record<string, unknown>;
+    if (typeof m.role === "string") role = m.role;
     if (m.role === "toolResult" && typeof m.toolCallId === "string") toolResultId = m.toolCallId;
     else if (m.role === "assistant" && Array.isArray(m.content)) toolCallIds = toolCallIdsOf(m.content);
   }
-  return { kind: "value", value, object, type, id, parentId, idKey, parentKey, time, toolCallIds, toolResultId, looksLikePi, findings };
+  const referenceField =
+    type === "label" || type === "context_edit" ? "targetId" : type === "branch_summary" ? "fromId" : type === "compaction" ? "firstKeptEntryId" : undefined;
+  const reference = referenceField && object ? idKeyOf(object[referenceField]) : undefined;
+  return { kind: "value", value, object, type, id, parentId, idKey, parentKey, time, toolCallIds, toolResultId, role, reference, looksLikePi, findings };
 }
 
 /** Collects the findings of one line; spans are located lazily, only for actual findings. */

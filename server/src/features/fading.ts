@@ -35,6 +35,7 @@ import type { Diagnostic } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import { contextSelection, ContextState } from "../core/context";
 import type { SessionDocument } from "../core/document";
+import { perStructure } from "../core/semantics/memo";
 import { versionRules } from "../core/semantics/version";
 import { groupDigits } from "../core/text";
 
@@ -62,13 +63,42 @@ export function computeFadingHints(doc: SessionDocument, options: FadingOptions 
   const max = Number.isNaN(wanted) ? DEFAULT_MAX_FADED : Math.max(0, Math.floor(wanted));
   const a = doc.analysis;
   if (!resumesAsIs(a)) return [];
+  // Without a context edit on the path the faded lines are a matter of the tree alone, and typing
+  // inside a line leaves them as they were: they are kept for the structure, only ranges are new.
+  const lines = hasSelectedEdit(a) ? fadedLines(a, max) : fadedLinesOfStructure(a, max);
+  return lines.map((f) => fade(doc, f.line, f.message));
+}
+
+/** Whether a `context_edit` is among the selected entries (its replacement is content, not structure). */
+function hasSelectedEdit(a: SessionAnalysis): boolean {
+  const state = contextSelection(a).state;
+  for (const entry of a.activePath) if (entry.type === "context_edit" && state[entry.index] === ContextState.Selected) return true;
+  return false;
+}
+
+interface FadedLine {
+  line: number;
+  message: string;
+}
+
+/** The faded lines of a structure, for the default cap (other caps are computed each time). */
+const fadedLinesMemo = perStructure((_a: SessionAnalysis) => new Map<number, FadedLine[]>());
+
+function fadedLinesOfStructure(a: SessionAnalysis, max: number): FadedLine[] {
+  const byCap = fadedLinesMemo(a);
+  let lines = byCap.get(max);
+  if (!lines) byCap.set(max, (lines = fadedLines(a, max)));
+  return lines;
+}
+
+function fadedLines(a: SessionAnalysis, max: number): FadedLine[] {
   const selection = contextSelection(a);
   const { state } = selection;
   const removed = removedByEdits(a, state);
   const compactionLine = selection.compaction ? selection.compaction.line + 1 : 0;
   const leafLine = a.leaf!.line + 1;
 
-  const out: Diagnostic[] = [];
+  const out: FadedLine[] = [];
   let left = 0;
   let firstLeft: Entry | undefined;
   for (const entry of a.entries) {
@@ -84,17 +114,14 @@ export function computeFadingHints(doc: SessionDocument, options: FadingOptions 
     else if (s === ContextState.Compacted) why = `summarised by the compaction on line ${compactionLine}`;
     else if (s === ContextState.DroppedSystem) why = `a system message Pi 1.x drops before the compaction on line ${compactionLine} (Pi 0.73/0.74 keeps it)`;
     else why = offPathReason(a, entry, leafLine);
-    out.push(fade(doc, entry.line, PREFIX + why));
+    out.push({ line: entry.line, message: PREFIX + why });
   }
   if (firstLeft) {
     const cap = groupDigits(max);
-    out.push(
-      fade(
-        doc,
-        firstLeft.line,
-        `${groupDigits(left)} more ${left === 1 ? "entry is" : "entries are"} not in the context Pi builds when it resumes, from this line on; only the first ${cap} are marked.`,
-      ),
-    );
+    out.push({
+      line: firstLeft.line,
+      message: `${groupDigits(left)} more ${left === 1 ? "entry is" : "entries are"} not in the context Pi builds when it resumes, from this line on; only the first ${cap} are marked.`,
+    });
   }
   return out;
 }

@@ -9,6 +9,21 @@
 
 import type { SessionAnalysis } from "../analysis";
 
+/**
+ * `compute`, memoised per analysis structure: for queries that read only the tree and the structural
+ * facts of lines (ids, parents, types, roles, references, tool call ids), which an edit inside a
+ * line leaves as they were. The value must not hold entry objects' parses, which such an edit swaps.
+ */
+export function perStructure<T>(compute: (a: SessionAnalysis) => T): (a: SessionAnalysis) => T {
+  const memo = new WeakMap<object, T>();
+  return (a) => {
+    if (memo.has(a.structure)) return memo.get(a.structure) as T;
+    const value = compute(a);
+    memo.set(a.structure, value);
+    return value;
+  };
+}
+
 /** `compute`, memoised per analysis. */
 export function perAnalysis<T>(compute: (a: SessionAnalysis) => T): (a: SessionAnalysis) => T {
   const memo = new WeakMap<SessionAnalysis, T>();

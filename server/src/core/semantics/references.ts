@@ -8,8 +8,8 @@
  */
 
 import type { Entry } from "../analysis";
-import { type IdKey, idKeyOf, OpaqueId } from "../ids";
-import { perAnalysis } from "./memo";
+import { type IdKey, OpaqueId } from "../ids";
+import { perStructure } from "./memo";
 
 /** The fields whose value names another entry. */
 export type ReferenceField = "parentId" | "targetId" | "fromId" | "firstKeptEntryId";
@@ -43,7 +43,7 @@ export interface ReferenceIndex {
   byId: Map<IdKey, Reference[]>;
 }
 
-export const referenceIndex = perAnalysis((a): ReferenceIndex => {
+export const referenceIndex = perStructure((a): ReferenceIndex => {
   const byId = new Map<IdKey, Reference[]>();
   const add = (key: IdKey, entry: Entry, field: ReferenceField) => {
     if (!key || key instanceof OpaqueId) return;
@@ -54,7 +54,7 @@ export const referenceIndex = perAnalysis((a): ReferenceIndex => {
   for (const entry of a.entries) {
     add(entry.parentKey, entry, "parentId");
     const field = otherReferenceField(entry.type);
-    if (field) add(idKeyOf(entry.parsed.object?.[field]), entry, field);
+    if (field) add(entry.parsed.reference, entry, field);
   }
   return { byId };
 });

@@ -10,7 +10,7 @@
 
 import type { Entry, SessionAnalysis } from "../analysis";
 import { ancestors } from "./walk";
-import { perAnalysis } from "./memo";
+import { perStructure } from "./memo";
 
 /** How many entries around a call or result are searched before the index is used. */
 const NEAR = 64;
@@ -22,7 +22,7 @@ export interface ToolIndex {
   results: Map<string, Entry[]>;
 }
 
-export const toolIndex = perAnalysis((a): ToolIndex => {
+export const toolIndex = perStructure((a): ToolIndex => {
   const calls = new Map<string, Entry[]>();
   const results = new Map<string, Entry[]>();
   const add = (map: Map<string, Entry[]>, id: string, entry: Entry) => {

@@ -2,7 +2,6 @@
 
 import type { Entry } from "../../core/analysis";
 import { describe } from "../../core/parse";
-import { jsonKind } from "../../core/schema";
 import { versionRules } from "../../core/semantics/version";
 import { shortValue } from "../../core/text";
 import type { Report } from "./report";
@@ -100,8 +99,7 @@ function checkTimestampOrder(r: Report, entry: Entry): void {
 }
 
 function checkHookMessage(r: Report, entry: Entry): void {
-  const message = entry.parsed.object?.message;
-  if (jsonKind(message) !== "object" || (message as Record<string, unknown>).role !== "hookMessage") return;
+  if (entry.parsed.role !== "hookMessage") return;
   if (!versionRules(r.a).current) return; // Pi renames it while migrating the file.
   r.add(
     "hook-message-in-v3",

@@ -1,6 +1,7 @@
 /** Checks of what each entry names: its parent, a label's or edit's target, a summary's branch, a compaction's kept range, a result's tool call. */
 
 import type { Entry } from "../../core/analysis";
+import { perStructure } from "../../core/semantics/memo";
 import { callFor, toolIndex } from "../../core/semantics/toolPairs";
 import { clip } from "../../core/text";
 import type { Report } from "./report";
@@ -77,12 +78,21 @@ function checkFirstKept(r: Report, entry: Entry, firstKept: unknown): void {
   }
 }
 
-export function checkToolResults(r: Report): void {
-  const { a } = r;
+/** The tool results whose call is not on their path: a matter of the tree and the tool ids alone, kept for the structure. */
+const unmatchedToolResults = perStructure((a): Entry[] => {
+  const out: Entry[] = [];
   for (const entry of a.entries) {
     const id = entry.parsed.toolResultId;
     if (id === undefined || a.reachesCycle[entry.index]) continue;
-    if (callFor(a, entry, id)) continue;
+    if (!callFor(a, entry, id)) out.push(entry);
+  }
+  return out;
+});
+
+export function checkToolResults(r: Report): void {
+  const { a } = r;
+  for (const entry of unmatchedToolResults(a)) {
+    const id = entry.parsed.toolResultId!;
     const holders = toolIndex(a).calls.get(id) ?? [];
     const elsewhere = holders.length > 0 ? ` (a tool call with this id is on line ${holders[0]!.line + 1}, on another branch)` : "";
     r.add(

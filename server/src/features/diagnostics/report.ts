@@ -10,6 +10,7 @@ import { CODES, type DiagnosticCode, type Severity } from "../../core/codes";
 import type { SessionDocument } from "../../core/document";
 import type { JsonPath } from "../../core/locate";
 import { describe } from "../../core/parse";
+import { referencesTo } from "../../core/semantics/references";
 import { versionRules } from "../../core/semantics/version";
 import { clip } from "../../core/text";
 
@@ -91,22 +92,11 @@ export class Report {
     return lines;
   }
 
-  private childCountCache: Map<string, number> | undefined;
-
-  /** How many entries name each parent id, built once per collection. */
-  private childCounts(): Map<string, number> {
-    if (!this.childCountCache) {
-      const counts = new Map<string, number>();
-      for (const e of this.a.entries) if (typeof e.parentId === "string") counts.set(e.parentId, (counts.get(e.parentId) ?? 0) + 1);
-      this.childCountCache = counts;
-    }
-    return this.childCountCache;
-  }
-
   /** ", and the N entries whose parentId names it become roots…" for a malformed line's id. */
   orphansOf(id: string | undefined): string {
     if (id === undefined || this.a.byId.has(id)) return "";
-    const orphans = this.childCounts().get(id) ?? 0;
+    let orphans = 0;
+    for (const ref of referencesTo(this.a, id)) if (ref.field === "parentId") orphans++;
     if (orphans === 0) return "";
     return orphans === 1
       ? `, and the entry whose parentId is "${clip(id)}" becomes a root, cut off from the history above`

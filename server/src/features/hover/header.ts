@@ -2,7 +2,7 @@
 
 import type { SessionAnalysis } from "../../core/analysis";
 import { isoTime } from "../../core/schema";
-import { perAnalysis } from "../../core/semantics/memo";
+import { perStructure } from "../../core/semantics/memo";
 import { sessionName } from "../../core/semantics/sessionName";
 import { versionRules } from "../../core/semantics/version";
 import { groupDigits } from "../../core/text";
@@ -10,7 +10,7 @@ import { inlineCode as code } from "../markdown";
 import { timeInWords } from "./time";
 
 /** Entries without children: the branch tips. */
-const leafCount = perAnalysis((a): number => {
+const leafCount = perStructure((a): number => {
   const hasChild = new Uint8Array(a.entries.length);
   for (let i = 0; i < a.entries.length; i++) {
     const p = a.parent[i];
