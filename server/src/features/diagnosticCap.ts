@@ -35,37 +35,52 @@ export interface CappedDiagnostics {
 export function capDiagnostics(diagnostics: Diagnostic[], options: DiagnosticCapOptions = {}): CappedDiagnostics {
   const perCode = Math.max(1, options.perCode ?? MAX_PER_CODE);
   const perFile = Math.max(1, options.perFile ?? MAX_PER_FILE);
-  const counts = new Map<string, { count: number; severity: number }>();
-  for (const d of diagnostics) {
+  const counts = new Map<string, CodeCount>();
+  // Diagnostics of one code come in runs (one per line of a broken file): the last code's entry
+  // is kept at hand, which makes counting millions cheap.
+  let lastCode: unknown;
+  let last: CodeCount | undefined;
+  const countOf = (d: Diagnostic): CodeCount => {
+    if (d.code === lastCode && last) return last;
+    lastCode = d.code;
     const code = String(d.code);
-    const c = counts.get(code);
-    if (c) {
-      c.count++;
-      c.severity = Math.min(c.severity, d.severity ?? 1);
-    } else counts.set(code, { count: 1, severity: d.severity ?? 1 });
+    last = counts.get(code);
+    if (!last) counts.set(code, (last = { code, count: 0, severity: d.severity ?? 1, shown: 0, seen: 0 }));
+    return last;
+  };
+  for (const d of diagnostics) {
+    const c = countOf(d);
+    c.count++;
+    c.severity = Math.min(c.severity, d.severity ?? 1);
   }
-  const allowed = allowances(counts, perCode, perFile);
-  if ([...counts].every(([code, c]) => c.count === allowed.get(code))) return { diagnostics, omitted: new Map() };
+  setAllowances([...counts.values()], perCode, perFile);
+  if ([...counts.values()].every((c) => c.count === c.shown)) return { diagnostics, omitted: new Map() };
 
   const out: Diagnostic[] = [];
-  const seen = new Map<string, number>();
   const omitted = new Map<string, number>();
   for (const d of diagnostics) {
-    const code = String(d.code);
-    const n = (seen.get(code) ?? 0) + 1;
-    seen.set(code, n);
-    const shown = allowed.get(code)!;
-    const total = counts.get(code)!.count;
-    if (n < shown || (n === shown && total === shown)) {
+    const c = countOf(d);
+    const n = ++c.seen;
+    if (n < c.shown || (n === c.shown && c.count === c.shown)) {
       out.push(d);
-    } else if (n === shown) {
-      const more = total - shown;
-      omitted.set(code, more);
+    } else if (n === c.shown) {
+      const more = c.count - c.shown;
+      omitted.set(c.code, more);
       const text = typeof d.message === "string" ? d.message : d.message.value;
       out.push({ ...d, message: `${text} (… and ${more.toLocaleString("en-US")} more like this in this file, not shown: ${capNote(perCode, perFile)})` });
     }
   }
   return { diagnostics: out, omitted };
+}
+
+interface CodeCount {
+  code: string;
+  count: number;
+  /** The most severe severity among the code's diagnostics (1 is an error). */
+  severity: number;
+  /** How many are shown, the last of them with "N more like this" when `shown < count`. */
+  shown: number;
+  seen: number;
 }
 
 function capNote(perCode: number, perFile: number): string {
@@ -78,17 +93,14 @@ function capNote(perCode: number, perFile: number): string {
  * keep all of theirs and leave the rest to the others, the most severe first on a tie. Every code
  * shows at least one.
  */
-function allowances(counts: Map<string, { count: number; severity: number }>, perCode: number, perFile: number): Map<string, number> {
-  const wanted = [...counts].map(([code, c]) => ({ code, severity: c.severity, want: Math.min(c.count, perCode) }));
-  const allowed = new Map<string, number>();
-  wanted.sort((x, y) => x.want - y.want || x.severity - y.severity);
+function setAllowances(codes: CodeCount[], perCode: number, perFile: number): void {
+  const wanted = codes.map((c) => ({ c, want: Math.min(c.count, perCode) }));
+  wanted.sort((x, y) => x.want - y.want || x.c.severity - y.c.severity);
   let budget = perFile;
   for (let i = 0; i < wanted.length; i++) {
-    const w = wanted[i]!;
+    const { c, want } = wanted[i]!;
     const share = Math.max(1, Math.floor(budget / (wanted.length - i)));
-    const take = Math.min(w.want, share);
-    budget = Math.max(0, budget - take);
-    allowed.set(w.code, take);
+    c.shown = Math.min(want, share);
+    budget = Math.max(0, budget - c.shown);
   }
-  return allowed;
 }
