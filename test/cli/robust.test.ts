@@ -5,9 +5,8 @@
  *
  * What Pi itself does with odd header versions was observed with Pi 1.6.0 and 0.74.2 (`open` on
  * each file): `[[3]]` and `[{"a":1}]` open without a change to any entry (the first compares as
- * 3, the second as NaN, which is neither current nor below 2 or 3); `{"toString":1}` throws
- * "Cannot convert object to primitive value"; an array 6,000 deep throws "Maximum call stack size
- * exceeded"; `[2]` migrates as a v2 file.
+ * 3, the second as NaN, which is neither current nor below 2 or 3); an array 6,000 deep throws
+ * "Maximum call stack size exceeded"; `[2]` migrates as a v2 file.
  */
 
 import { spawnSync } from "node:child_process";
@@ -94,15 +93,10 @@ describe("context follows Pi's loose comparison of the header version", () => {
   });
 
   it("says what Pi throws where its comparison throws, without throwing itself", () => {
-    for (const [version, thrown] of [
-      ['{"toString":1}', "a TypeError"],
-      [nested(6000), "a RangeError"],
-    ] as const) {
-      const r = run("context", file("throwing-version.jsonl", `${headerWith(version)}\n${user("a1", null)}\n`));
-      expect(r.status).toBe(1);
-      expect(r.stderr).toContain(`Pi compares it with 3 by converting it to a string, which throws for this value (${thrown}`);
-      expect(r.stderr).not.toMatch(/^\s+at /m);
-    }
+    const r = run("context", file("throwing-version.jsonl", `${headerWith(nested(6000))}\n${user("a1", null)}\n`));
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("Pi compares it with 3 by converting it to a string, which throws a RangeError");
+    expect(r.stderr).not.toMatch(/^\s+at /m);
   });
 
   it("still says a file is migrated where Pi migrates it", () => {

@@ -219,7 +219,7 @@ class CheckRun {
         encoding: decoded.encoding === "utf-8" ? undefined : decoded.encoding,
         fixed,
         backup: outcome?.replaced?.backup,
-        fixedFile: outcome?.replaced && outcome.replaced.target !== resolve(target.path) ? outcome.replaced.target : undefined,
+        fixedFile: outcome?.replaced?.viaLink ? outcome.replaced.target : undefined,
         recovered: outcome?.replaced?.recovered || undefined,
         diff: outcome?.diff?.(...diffNames(target.path, this.cwd)),
         notFixed: outcome?.failure ?? outcome?.notice,
@@ -241,7 +241,7 @@ class CheckRun {
 function fixedLine(shownPath: string, outcome: FixOutcome, cwd: string): string {
   const summary = [...outcome.fixed!].map(([code, count]) => (count > 1 ? `${code} ×${count}` : code)).join(", ");
   const replaced = outcome.replaced!;
-  const linked = replaced.target !== resolve(cwd, outcome.file.path) ? ` (in ${displayPath(replaced.target, cwd)}, the file it links to)` : "";
+  const linked = replaced.viaLink ? ` (in ${displayPath(replaced.target, cwd)}, the file it links to)` : "";
   let line = `${shownPath}: fixed ${escapeControls(summary)}${linked}; the original is saved as ${displayPath(replaced.backup, cwd)}`;
   if (replaced.recovered > 0) {
     line += `; ${replaced.recovered.toLocaleString("en-US")} bytes appended to it during the replacement were kept at its end`;

@@ -21,6 +21,7 @@ import { pathToFileURL } from "node:url";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import { buildContext, type ContextFailure, type PiFlavor } from "../core/buildContext";
 import { SessionDocument } from "../core/document";
+import { versionRules } from "../core/semantics/version";
 import { contextMarkdownOptions, renderContextMarkdown } from "../features/contextMarkdown";
 import { singleLine } from "../core/text";
 import { parseCommandLine, quote, UsageError, type OptionSpecs } from "./args";
@@ -185,19 +186,18 @@ function openRefusal(doc: SessionDocument, flavor: PiFlavor): string | undefined
     return 'the file starts with a UTF-8 byte order mark: Pi 1.x cannot parse the header line and refuses to open the file ("not a valid pi session"). Pi 0.73/0.74 strips the mark (see --pi 0.74).';
   }
   if (a.header) {
-    // Pi's own loose comparisons (`version ?? 1`, then `>= 3`, `< 2`, `< 3`) decide how it migrates.
-    const version = looseNumber(a.header.version ?? 1);
-    const shownVersion = "version" in a.header ? `version ${clip(safeJson(a.header.version))}` : "no version (v1)";
-    if (typeof version === "object") {
-      return `the header has ${shownVersion}: Pi compares it with 3 by converting it to a string, which throws for this value (${version.throws}), so Pi cannot open the file.`;
+    // Pi's own loose comparisons (`version ?? 1`, then `>= 3`, `< 2`, `< 3`), from the core's rules.
+    const rules = versionRules(a);
+    const shownVersion = rules.present ? `version ${clip(safeJson(rules.raw))}` : "no version (v1)";
+    if (rules.throws) {
+      return `the header has ${shownVersion}: Pi compares it with 3 by converting it to a string, which throws a RangeError for arrays nested this deep (Maximum call stack size exceeded), so Pi cannot open the file.`;
     }
     // A version that converts to NaN is neither current nor below 2 or 3: Pi marks the file
     // migrated and rewrites it, but changes no entry, so the context is that of the file as it is.
-    if (version < 3) {
-      const v1 = version < 2;
+    if (rules.v1 || rules.v2) {
       return (
         `the header has ${shownVersion}: Pi migrates the file to version 3 when it opens it and rewrites it` +
-        (v1 ? ", giving every entry a new random id and chaining them into one line of history" : " (`hookMessage` roles become `custom`)") +
+        (rules.v1 ? ", giving every entry a new random id and chaining them into one line of history" : " (`hookMessage` roles become `custom`)") +
         ". The context Pi then builds comes from the migrated file; open the session in Pi once and run this on the rewritten file."
       );
     }
@@ -253,48 +253,6 @@ function entryRef(entry: Entry): string {
 
 function name(entry: Entry): string {
   return entry.id !== undefined ? JSON.stringify(clip(entry.id)) : `line ${entry.line + 1}`;
-}
-
-/**
- * How deep `looseNumber` follows nested arrays. Pi's own conversion recurses, and throws a
- * RangeError past about 3,100 levels (measured: `[[…[3]…]] >= 3` on Node 22.23 and 20.20).
- */
-const MAX_NESTING = 3000;
-
-/**
- * The number JavaScript compares when Pi writes `version >= 3` on a JSON value (ToPrimitive, then
- * ToNumber), computed without recursion, or what Pi's conversion throws: a TypeError for an object
- * with its own `toString` member (JSON cannot make it callable), a RangeError for arrays nested
- * deeper than `MAX_NESTING` (Pi's recursive `Array.prototype.join` overflows the stack).
- */
-function looseNumber(value: unknown): number | { throws: string } {
-  if (typeof value === "number") return value;
-  if (value === null || typeof value !== "object") return Number(value);
-  // Arrays join their elements' strings with ","; null elements give "".
-  const parts: string[] = [];
-  let length = 0;
-  const push = (text: string) => {
-    parts.push(text);
-    length += text.length;
-  };
-  const stack: { value: unknown; depth: number; comma: boolean }[] = [{ value, depth: 0, comma: false }];
-  while (stack.length > 0) {
-    const top = stack.pop()!;
-    if (top.comma) push(",");
-    const v = top.value;
-    if (Array.isArray(v)) {
-      if (top.depth >= MAX_NESTING) return { throws: "a RangeError: arrays nested this deep overflow the stack" };
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth: top.depth + 1, comma: i > 0 });
-      continue;
-    }
-    if (v !== null && typeof v === "object") {
-      if (Object.hasOwn(v, "toString")) return { throws: 'a TypeError, "Cannot convert object to primitive value": an object with a toString member' };
-      push("[object Object]");
-    } else if (v !== null) push(String(v));
-    // Text this long is no number Pi compares as 3 or more in any real file; stop reading it.
-    if (length > 1_000_000) return Number.NaN;
-  }
-  return Number(parts.join(""));
 }
 
 /** `JSON.stringify` for a message, which cannot fail on a value nested too deep. */

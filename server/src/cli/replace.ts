@@ -60,6 +60,8 @@ export interface Replaced {
   backup: string;
   /** The file written: the file a link names, or the path itself. */
   target: string;
+  /** Whether the path given is a symbolic link (it stays one; `target` is what it names). */
+  viaLink: boolean;
   /** Bytes Pi appended during the rename, moved into the new file. */
   recovered: number;
   /** Whether Pi also appended to the new file before they were moved, so the two are out of order. */
@@ -70,6 +72,7 @@ export function replaceFile(file: OpenedFile, text: string, fs: FixFs = nodeFs):
   const read = file.stat;
   // A link is resolved so that the link stays a link and the file it names gets the fix.
   const target = fs.realpathSync(file.path);
+  const viaLink = fs.lstatSync(file.path).isSymbolicLink();
   const now = fs.lstatSync(target);
   if (now.ino !== read.ino || now.dev !== read.dev) throw new FileChanged("it was replaced by another file since it was read");
   if (read.nlink > 1) {
@@ -93,7 +96,7 @@ export function replaceFile(file: OpenedFile, text: string, fs: FixFs = nodeFs):
     throw error;
   }
   syncFolder(fs, dirname(target));
-  return { backup: backup.path, target, ...recoverTail(fs, file, target, bytes.length, backup.linked ? undefined : backup.path) };
+  return { backup: backup.path, target, viaLink, ...recoverTail(fs, file, target, bytes.length, backup.linked ? undefined : backup.path) };
 }
 
 /** FILE.bak, FILE.bak.1, …: the first that does not exist. */
