@@ -87,45 +87,50 @@ beforeAll(async () => {
   original = `${lines.join("\n")}\n`;
 });
 
+// PI_CONCURRENT_ROUNDS=500 runs it many more times by hand.
+const rounds = Number(process.env.PI_CONCURRENT_ROUNDS ?? 12);
+
 describe("check --fix while another process appends", () => {
-  it("never loses an appended entry, in many runs with different timings", async () => {
-    let fixed = 0;
-    let leftAlone = 0;
-    // PI_CONCURRENT_ROUNDS=500 runs it many more times by hand.
-    const rounds = Number(process.env.PI_CONCURRENT_ROUNDS ?? 12);
-    for (let round = 0; round < rounds; round++) {
-      const file = join(dir, `live-${round}.jsonl`);
-      writeFileSync(file, original);
-      const pause = [5, 40, 150, 400][round % 4]!;
-      const { fixer, appended } = await runOnce(file, pause, round + 1);
-      expect(appended, `round ${round}`).toBeGreaterThan(0);
-      const live = readFileSync(file, "utf8");
-      const lines = live.split("\n");
-      // Every appended entry is in the live file, exactly once, as a whole line.
-      for (let n = 0; n < appended; n++) {
-        const count = lines.filter((l) => l.startsWith(`{"type":"message","id":"app-${n}",`)).length;
-        expect(count, `round ${round}: app-${n} of ${appended} appears ${count} times\n${fixer.stdout}\n${fixer.stderr}`).toBe(1);
+  it(
+    "never loses an appended entry, in many runs with different timings",
+    async () => {
+      let fixed = 0;
+      let leftAlone = 0;
+      for (let round = 0; round < rounds; round++) {
+        const file = join(dir, `live-${round}.jsonl`);
+        writeFileSync(file, original);
+        const pause = [5, 40, 150, 400][round % 4]!;
+        const { fixer, appended } = await runOnce(file, pause, round + 1);
+        expect(appended, `round ${round}`).toBeGreaterThan(0);
+        const live = readFileSync(file, "utf8");
+        const lines = live.split("\n");
+        // Every appended entry is in the live file, exactly once, as a whole line.
+        for (let n = 0; n < appended; n++) {
+          const count = lines.filter((l) => l.startsWith(`{"type":"message","id":"app-${n}",`)).length;
+          expect(count, `round ${round}: app-${n} of ${appended} appears ${count} times\n${fixer.stdout}\n${fixer.stderr}`).toBe(1);
+        }
+        expect(lines.filter((l) => l.includes('"id":"app-')).length, `round ${round}`).toBe(appended);
+        // The original entries are all there too (e1 is the one the fix re-links).
+        const liveLines = new Set(lines);
+        const missing = original
+          .trimEnd()
+          .split("\n")
+          .filter((line) => !line.includes('"id":"e1",') && !liveLines.has(line));
+        expect(missing, `round ${round}`).toEqual([]);
+        if (fixer.stdout.includes(": fixed self-parent")) {
+          fixed++;
+          expect(live).toContain('"id":"e1","parentId":"e0"');
+          expect(fixer.status, fixer.stderr).not.toBe(2);
+        } else {
+          leftAlone++;
+          expect(fixer.stderr, `round ${round}`).toContain("it changed while it was being fixed");
+          expect(fixer.status).toBe(2);
+          expect(live.startsWith(original)).toBe(true);
+        }
       }
-      expect(lines.filter((l) => l.includes('"id":"app-')).length, `round ${round}`).toBe(appended);
-      // The original entries are all there too (e1 is the one the fix re-links).
-      const liveLines = new Set(lines);
-      const missing = original
-        .trimEnd()
-        .split("\n")
-        .filter((line) => !line.includes('"id":"e1",') && !liveLines.has(line));
-      expect(missing, `round ${round}`).toEqual([]);
-      if (fixer.stdout.includes(": fixed self-parent")) {
-        fixed++;
-        expect(live).toContain('"id":"e1","parentId":"e0"');
-        expect(fixer.status, fixer.stderr).not.toBe(2);
-      } else {
-        leftAlone++;
-        expect(fixer.stderr, `round ${round}`).toContain("it changed while it was being fixed");
-        expect(fixer.status).toBe(2);
-        expect(live.startsWith(original)).toBe(true);
-      }
-    }
-    if (process.env.PI_CONCURRENT_ROUNDS) process.stdout.write(`fixed ${fixed}, left alone ${leftAlone} of ${rounds}\n`);
-    expect(fixed + leftAlone).toBe(rounds);
-  }, 120_000);
+      if (process.env.PI_CONCURRENT_ROUNDS) process.stdout.write(`fixed ${fixed}, left alone ${leftAlone} of ${rounds}\n`);
+      expect(fixed + leftAlone).toBe(rounds);
+    },
+    Math.max(120_000, rounds * 5_000),
+  );
 });
