@@ -123,19 +123,20 @@ describe("check's text output", () => {
   });
 
   it("colours severities on a terminal only, and never with NO_COLOR", () => {
-    const onTerminal = runInProcess(["check", join(dir, "sessions")], true, {}, dir).stdout;
+    const onTerminal = runInProcess([join(dir, "sessions")], true, {}, dir).stdout;
     expect(onTerminal).toContain("\u001b[1m\u001b[31merror\u001b[39m\u001b[22m self-parent");
+    expect(runInProcess([join(dir, "sessions")], true, {}, dir).stderr).toBe("");
     expect(onTerminal).toContain("\u001b[1m\u001b[33mwarning\u001b[39m\u001b[22m");
     // Without the colours it is the same text as into a pipe.
-    expect(onTerminal.replace(/\u001b\[[0-9;]*m/g, "")).toBe(runInProcess(["check", join(dir, "sessions")], false, {}, dir).stdout);
-    expect(runInProcess(["check", join(dir, "sessions")], true, { NO_COLOR: "1" }, dir).stdout).not.toContain("\u001b");
-    expect(runInProcess(["check", join(dir, "sessions")], true, { TERM: "dumb" }, dir).stdout).not.toContain("\u001b");
+    expect(onTerminal.replace(/\u001b\[[0-9;]*m/g, "")).toBe(runInProcess([join(dir, "sessions")], false, {}, dir).stdout);
+    expect(runInProcess([join(dir, "sessions")], true, { NO_COLOR: "1" }, dir).stdout).not.toContain("\u001b");
+    expect(runInProcess([join(dir, "sessions")], true, { TERM: "dumb" }, dir).stdout).not.toContain("\u001b");
     // Into a pipe: no colour, unless forced.
     expect(run(["check", "sessions"], { cwd: dir }).stdout).not.toContain("\u001b");
     expect(run(["check", "sessions"], { cwd: dir, env: { FORCE_COLOR: "1" } }).stdout).toContain("\u001b[31m");
     expect(run(["check", "sessions"], { cwd: dir, env: { FORCE_COLOR: "1", NO_COLOR: "1" } }).stdout).not.toContain("\u001b");
     // JSON is never coloured.
-    expect(runInProcess(["check", "--format", "json", join(dir, "sessions")], true, {}, dir).stdout).not.toContain("\u001b");
+    expect(runInProcess(["--format", "json", join(dir, "sessions")], true, {}, dir).stdout).not.toContain("\u001b");
   });
 
   it("--dry-run diff headers name the file once, with a/ and b/ but no double slash", () => {

@@ -13,8 +13,28 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { runCheck } from "../../server/src/cli/check";
 import { ensureBuilt } from "../helpers/lspClient";
+
+// In this process, checking a file named boom.jsonl throws as a stack overflow in the core would.
+vi.mock("../../server/src/features/diagnostics", async (importOriginal) => {
+  const original = await importOriginal<typeof import("../../server/src/features/diagnostics")>();
+  return {
+    ...original,
+    computeDiagnostics: (doc: { uri: string }) => {
+      if (doc.uri.endsWith("/boom.jsonl")) throw new RangeError("Maximum call stack size exceeded");
+      return original.computeDiagnostics(doc as Parameters<typeof original.computeDiagnostics>[0]);
+    },
+  };
+});
+
+function runInProcess(args: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const status = runCheck(args, { out: (t) => (stdout += t), err: (t) => (stderr += t) });
+  return { status, stdout, stderr };
+}
 
 const bin = join(__dirname, "../../bin/pi-session-lsp.js");
 const headerWith = (version: string) =>
@@ -42,31 +62,36 @@ beforeAll(async () => {
 
 describe("a file the core throws on", () => {
   it("costs that file's answer only: the other files are checked, no stack trace, status 2", () => {
-    const deep = file("deep-version.jsonl", `${headerWith(nested(6000))}\n${user("a1", null)}\n`);
+    // The core no longer throws on any input known; a check that throws is made here.
+    const boom = file("boom.jsonl", `${headerWith("3")}\n${user("a1", null)}\n`);
     const bad = file("bad.jsonl", `${headerWith("3")}\n${user("a1", "zz")}\n`);
-    const r = run("check", deep, bad);
-    expect(r.stderr).toContain(`internal error while checking ${deep}: Maximum call stack size exceeded`);
-    expect(r.stderr).not.toMatch(/^\s+at /m);
-    expect(r.stdout).toContain(`${bad}:2:40: error dangling-parent`);
-    expect(r.status).toBe(2);
-    const json = run("check", "--format", "json", deep, bad);
+    const text = runInProcess([boom, bad]);
+    expect(text.stderr).toContain(`internal error while checking ${boom}: Maximum call stack size exceeded`);
+    expect(text.stderr).not.toMatch(/^\s+at /m);
+    expect(text.stdout).toContain(`${bad}:2:40: error dangling-parent`);
+    expect(text.stdout.trimEnd().split("\n").at(-1), text.stderr).toBe("1 error in 1 file; 1 path could not be read, checked or fixed (see above)");
+    expect(text.status).toBe(2);
+    const json = runInProcess(["--format", "json", boom, bad]);
     const reports = json.stdout
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as { file: string; error?: string; diagnostics: { code: string }[] });
-    expect(reports.map((x) => x.file)).toEqual([deep, bad]);
-    expect(reports[0]!.error).toContain("Maximum call stack size exceeded");
+    expect(reports.map((x) => x.file)).toEqual([boom, bad]);
+    expect(reports[0]!.error).toBe("internal error: Maximum call stack size exceeded");
     expect(reports[1]!.diagnostics.map((d) => d.code)).toEqual(["dangling-parent"]);
   });
 
-  it("--fix on it leaves the file as it is and says why", () => {
-    const text = `${headerWith(nested(6000))}\n${user("a1", "a1")}`;
+  it("--fix where the fixes throw (a pretty-printed entry holding a 100,000-deep array) leaves the file and says why", () => {
+    const text = `${headerWith("3")}\n{"type":"message","id":"a1",\n"parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","x":${nested(100_000)},"message":{"role":"user","content":"hi","timestamp":1}}\n`;
     const deep = file("deep-fix.jsonl", text);
     const r = run("check", "--fix", deep);
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain(`cannot fix ${deep}: internal error while fixing it`);
+    expect(r.stderr).toContain(`cannot fix ${deep}: internal error while fixing it: Maximum call stack size exceeded; the file is unchanged`);
     expect(r.stderr).not.toMatch(/^\s+at /m);
     expect(readFileSync(deep, "utf8")).toBe(text);
+    // The file's diagnostics are still all reported.
+    expect(r.stdout).toContain(`${deep}:2:1: error malformed-json`);
+    expect(r.stdout).toContain(`${deep}:3:1: error malformed-json`);
   });
 
   it("context: a context too deep for JSON.stringify is said so, with status 1, not a stack trace", () => {
