@@ -1,18 +1,23 @@
 /**
  * The command line entry point: `--stdio` starts the language server, `check` runs the checker,
  * `context` prints the context Pi builds.
+ *
+ * The language server library is loaded only for `--stdio`: `check` and `context` never use it,
+ * and loading it costs tens of milliseconds on every run (the type-only imports elsewhere are free).
  */
 
+import { closest, quote } from "./cli/args";
 import { CHECK_USAGE, runCheck, type CliIo } from "./cli/check";
 import { CONTEXT_USAGE, runContext } from "./cli/context";
+import { escapeControls } from "./cli/terminal";
 import { VERSION } from "./version";
 
 const USAGE = `pi-session-lsp ${VERSION}: a language server for Pi session files (*.jsonl)
 
 Usage:
   pi-session-lsp --stdio                       start the language server on stdin/stdout
-  pi-session-lsp check [--format text|json] [--fix [--dry-run]] PATH...
-  pi-session-lsp context [--leaf ID] [--format json|markdown] [--pi 1.x|0.74] FILE
+  pi-session-lsp check [options] PATH...       check sessions (pi-session-lsp check --help)
+  pi-session-lsp context [options] FILE        print the context Pi builds (context --help)
   pi-session-lsp --version
 
 ${CHECK_USAGE}
@@ -31,8 +36,24 @@ export function main(args: readonly string[]): void {
       if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
       throw error;
     });
-    const io = { out: (t: string) => process.stdout.write(t), err: (t: string) => process.stderr.write(t) };
-    const status = run(rest, io);
+    const io: CliIo = {
+      out: (t: string) => process.stdout.write(t),
+      err: (t: string) => process.stderr.write(t),
+      isTTY: process.stdout.isTTY === true,
+      env: process.env,
+      cwd: process.cwd(),
+    };
+    let status: number;
+    try {
+      status = run(rest, io);
+    } catch (error) {
+      // Commands catch failures per file; this is the last line of defence, and says what failed
+      // without a stack trace, with the status of an internal failure (1 would read "errors found").
+      process.stderr.write(
+        `pi-session-lsp ${command}: internal error: ${escapeControls(error instanceof Error ? `${error.name}: ${error.message}` : String(error))}\n`,
+      );
+      status = 2;
+    }
     // Let stdout drain before exiting: output to a pipe is written asynchronously.
     process.exitCode = status;
     return;
@@ -46,14 +67,27 @@ export function main(args: readonly string[]): void {
     return;
   }
   if (args.includes("--stdio")) {
-    // Handlers already catch their own errors; this is the last line of defence, so that a failed
-    // promise somewhere in the protocol library is logged instead of ending the server.
-    process.on("unhandledRejection", (reason) => process.stderr.write(`pi-session-lsp: unhandled rejection: ${String(reason)}\n`));
-    process.on("uncaughtException", (error) => process.stderr.write(`pi-session-lsp: uncaught exception: ${error.stack ?? String(error)}\n`));
-    // Loaded only here, so that `check` and `context` do not pay for the protocol library.
-    (require("./lsp/stdio") as typeof import("./lsp/stdio")).startStdioServer();
+    startLanguageServer();
     return;
   }
-  process.stderr.write(`${USAGE}\n`);
+  if (command === undefined) {
+    process.stderr.write(`${USAGE}\n`);
+  } else {
+    const near = closest(command.replace(/^-+/, ""), [...Object.keys(COMMANDS), "stdio", "version", "help"]);
+    const hint = near === undefined ? "" : ` (did you mean ${Object.hasOwn(COMMANDS, near) ? near : `--${near}`}?)`;
+    const what = command.startsWith("-") ? "option" : "command";
+    process.stderr.write(
+      `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
+    );
+  }
   process.exitCode = 2;
+}
+
+function startLanguageServer(): void {
+  // Handlers already catch their own errors; this is the last line of defence, so that a failed
+  // promise somewhere in the protocol library is logged instead of ending the server.
+  process.on("unhandledRejection", (reason) => process.stderr.write(`pi-session-lsp: unhandled rejection: ${String(reason)}\n`));
+  process.on("uncaughtException", (error) => process.stderr.write(`pi-session-lsp: uncaught exception: ${error.stack ?? String(error)}\n`));
+  // Loaded only here, so that `check` and `context` do not pay for the protocol library.
+  (require("./lsp/stdio") as typeof import("./lsp/stdio")).startStdioServer();
 }

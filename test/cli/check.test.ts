@@ -34,9 +34,9 @@ beforeAll(async () => {
 });
 
 describe("pi-session-lsp check", () => {
-  it("prints nothing and exits 0 for a valid session", () => {
+  it("prints only the summary and exits 0 for a valid session", () => {
     const r = run("check", join(dir, "good.jsonl"));
-    expect(r.stdout).toBe("");
+    expect(r.stdout).toBe("No problems in 1 file\n");
     expect(r.status).toBe(0);
   });
 
@@ -45,7 +45,7 @@ describe("pi-session-lsp check", () => {
     const r = run("check", file);
     // The dangling parentId value "zz" starts at 0-based column 39 of line 2.
     expect(r.stdout).toBe(
-      `${file}:3:40: error dangling-parent: parentId "zz" names no entry. Pi treats this entry as a root: a context built through it stops here and loses everything above.\n`,
+      `${file}:3:40: error dangling-parent: parentId "zz" names no entry. Pi treats this entry as a root: a context built through it stops here and loses everything above.\n1 error in 1 file\n`,
     );
     expect(r.status).toBe(1);
   });
@@ -101,11 +101,16 @@ describe("pi-session-lsp check", () => {
     expect(run("check", file).status).toBe(2);
   });
 
-  it("exits 2 with usage for no path, an unknown option, or a bad format", () => {
-    for (const args of [["check"], ["check", "--nope", "x"], ["check", "--format", "xml", "x"], ["check", "--format"]]) {
+  it("exits 2 naming the wrong word for an unknown option or a bad format, with usage for no path", () => {
+    for (const [args, said] of [
+      [["check"], "Usage: pi-session-lsp check"],
+      [["check", "--nope", "x"], 'unknown option "--nope"'],
+      [["check", "--format", "xml", "x"], '--format must be text or json, not "xml"'],
+      [["check", "--format"], "--format needs a value (text or json)"],
+    ] as const) {
       const r = run(...args);
       expect(r.status, args.join(" ")).toBe(2);
-      expect(r.stderr).toContain("Usage: pi-session-lsp check");
+      expect(r.stderr).toContain(said);
     }
   });
 

@@ -165,20 +165,22 @@ describe("pi-session-lsp context failures", () => {
     expect(long.stderr.length).toBeLessThan(400);
   });
 
-  it("exits 2 with usage for bad options, no file or two files", () => {
-    for (const args of [
-      ["context"],
-      ["context", "a.jsonl", "b.jsonl"],
-      ["context", "--nope", "x"],
-      ["context", "--format", "xml", "x"],
-      ["context", "--format", "text", "x"],
-      ["context", "--pi", "2", "x"],
-      ["context", "--pi", "constructor", "x"],
-      ["context", "x", "--leaf"],
-    ]) {
+  it("exits 2 naming the wrong word for bad options and two files, with usage for no file", () => {
+    for (const [args, said] of [
+      [["context"], "Usage: pi-session-lsp context"],
+      [["context", "a.jsonl", "b.jsonl"], 'give exactly one file (given 2: "a.jsonl", "b.jsonl")'],
+      [["context", "--nope", "x"], 'unknown option "--nope"'],
+      [["context", "--lef", "x"], 'unknown option "--lef" (did you mean --leaf?)'],
+      [["context", "--format", "xml", "x"], '--format must be json or markdown, not "xml"'],
+      [["context", "--format=text", "x"], '--format must be json or markdown, not "text"'],
+      [["context", "--pi", "2", "x"], '--pi must be 1.x, 0.74 or retained-tail, not "2"'],
+      [["context", "--pi", "constructor", "x"], '--pi must be 1.x, 0.74 or retained-tail, not "constructor"'],
+      [["context", "x", "--leaf"], "--leaf needs a value"],
+      [["context", "--leaf", "--format", "x"], '--leaf needs a value, but the next word is the option "--format"'],
+    ] as const) {
       const r = run(...args);
       expect(r.status, args.join(" ")).toBe(2);
-      expect(r.stderr, args.join(" ")).toContain("Usage: pi-session-lsp context");
+      expect(r.stderr, args.join(" ")).toContain(`${said}`);
       expect(r.stdout).toBe("");
     }
   });

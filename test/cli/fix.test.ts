@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { writeFixed, type FixFs } from "../../server/src/cli/check";
+import { closeFile, openSessionFile } from "../../server/src/cli/files";
+import { FileChanged, FixRefused, replaceFile, type FixFs } from "../../server/src/cli/replace";
 import { ensureBuilt } from "../helpers/lspClient";
 
 const bin = join(__dirname, "../../bin/pi-session-lsp.js");
@@ -60,7 +61,9 @@ describe("pi-session-lsp check --fix", () => {
     writeFileSync(`${file}.bak`, "an older backup");
     const r = run("check", "--fix", file);
     expect(r.status).toBe(0);
-    expect(r.stdout).toBe(`${file}: fixed no-final-newline, self-parent; the original is saved as ${file}.bak.1\n`);
+    expect(r.stdout).toBe(
+      `${file}: fixed no-final-newline, self-parent; the original is saved as ${file}.bak.1\nNo problems in 1 file; fixed 2 problems in 1 file\n`,
+    );
     expect(readFileSync(`${file}.bak`, "utf8")).toBe("an older backup");
     expect(readFileSync(`${file}.bak.1`, "utf8")).toBe(`${header}\n${user("a1", "a1")}`);
     expect(readFileSync(file, "utf8")).toBe(`${header}\n${user("a1", null)}\n`);
@@ -69,7 +72,7 @@ describe("pi-session-lsp check --fix", () => {
   it("does not touch a file with nothing to fix", () => {
     const file = sessionFile("good", `${header}\n${user("a1", null)}\n`);
     const r = run("check", "--fix", file);
-    expect(r.stdout).toBe("");
+    expect(r.stdout).toBe("No problems in 1 file\n");
     expect(r.status).toBe(0);
     expect(existsSync(`${file}.bak`)).toBe(false);
   });
@@ -89,8 +92,8 @@ describe("pi-session-lsp check --fix", () => {
     expect(readdirSync(join(file, "..")).sort()).toEqual(["dry.jsonl"]);
     expect(r.stdout).toContain(
       [
-        `--- a/${file}`,
-        `+++ b/${file}`,
+        `--- a${file}`,
+        `+++ b${file}`,
         "@@ -1,4 +1,4 @@",
         `-\uFEFF${header}`,
         `+${header}`,
@@ -158,34 +161,44 @@ describe("pi-session-lsp check --fix", () => {
   });
 });
 
-describe("writeFixed", () => {
-  /** The real file system, with one call made to fail. */
-  function failing(call: keyof FixFs, after = 0): FixFs {
-    let calls = 0;
-    const real = fs as unknown as Record<string, (...args: unknown[]) => unknown>;
-    return new Proxy(fs as unknown as FixFs, {
-      get(_target, name: string) {
-        if (name !== call) return real[name];
-        return (...args: unknown[]) => {
-          if (calls++ >= after) throw Object.assign(new Error(`injected ${call} failure`), { code: "EIO" });
-          return real[name]!(...args);
-        };
-      },
-    });
+/** Replaces `path` with `text` the way `check --fix` does, through `fs`. */
+function replace(path: string, text: string, fs: FixFs) {
+  const file = openSessionFile(path);
+  try {
+    return replaceFile(file, text, fs);
+  } finally {
+    closeFile(file);
   }
+}
 
-  for (const [call, after] of [
-    ["renameSync", 0],
-    ["writeSync", 0],
-    ["fsyncSync", 0],
-    ["openSync", 0],
-  ] as const) {
-    it(`keeps the original intact and leaves no temporary file when ${call} fails`, () => {
+/** The real file system, with `before` run ahead of one call (or that call made to fail). */
+function withHook(call: keyof FixFs, before: (...args: unknown[]) => void): FixFs {
+  const real = fs as unknown as Record<string, (...args: unknown[]) => unknown>;
+  return new Proxy(fs as unknown as FixFs, {
+    get(_target, name: string) {
+      if (name !== call) return real[name];
+      return (...args: unknown[]) => {
+        before(...args);
+        return real[name]!(...args);
+      };
+    },
+  });
+}
+
+function failing(call: keyof FixFs): FixFs {
+  return withHook(call, () => {
+    throw Object.assign(new Error(`injected ${call} failure`), { code: "EIO" });
+  });
+}
+
+describe("replaceFile", () => {
+  for (const call of ["renameSync", "writeSync", "fsyncSync", "openSync", "fchmodSync"] as const) {
+    it(`keeps the original intact and leaves no temporary file or backup when ${call} fails`, () => {
       const file = sessionFile(`fail-${call}`, broken);
-      expect(() => writeFixed(file, repaired, failing(call, after))).toThrow(`injected ${call} failure`);
+      expect(() => replace(file, repaired, failing(call))).toThrow(`injected ${call} failure`);
       expect(readFileSync(file, "utf8")).toBe(broken);
-      expect(readdirSync(join(file, "..")).sort()).toEqual([`fail-${call}.jsonl`, `fail-${call}.jsonl.bak`]);
-      expect(readFileSync(`${file}.bak`, "utf8")).toBe(broken);
+      expect(readdirSync(join(file, "..")).sort()).toEqual([`fail-${call}.jsonl`]);
+      expect(fs.statSync(file).nlink).toBe(1);
     });
   }
 
@@ -200,9 +213,9 @@ describe("writeFixed", () => {
         return fs.writeSync(fd, buffer, offset, Math.ceil(length / 2));
       }) as FixFs["writeSync"],
     };
-    expect(() => writeFixed(file, repaired, half)).toThrow("disk full");
+    expect(() => replace(file, repaired, half)).toThrow("disk full");
     expect(readFileSync(file, "utf8")).toBe(broken);
-    expect(readdirSync(join(file, "..")).sort()).toEqual(["half.jsonl", "half.jsonl.bak"]);
+    expect(readdirSync(join(file, "..")).sort()).toEqual(["half.jsonl"]);
   });
 
   it("writes the whole text even when writes are short, and keeps the file's mode", () => {
@@ -212,8 +225,133 @@ describe("writeFixed", () => {
       ...fs,
       writeSync: ((fd: number, buffer: Buffer, offset: number, length: number) => fs.writeSync(fd, buffer, offset, Math.min(length, 7))) as FixFs["writeSync"],
     };
-    expect(writeFixed(file, repaired, short)).toBe(`${file}.bak`);
+    expect(replace(file, repaired, short)).toMatchObject({ backup: `${file}.bak`, recovered: 0 });
     expect(readFileSync(file, "utf8")).toBe(repaired);
     expect(fs.statSync(file).mode & 0o777).toBe(0o640);
+    expect(readFileSync(`${file}.bak`, "utf8")).toBe(broken);
+  });
+
+  it("leaves the file as it is when Pi appends while the fix is written", () => {
+    const file = sessionFile("appended", broken);
+    const entry = `${user("p1", "a1", 3)}\n`;
+    // Pi's append lands after the read, while the fixed text is being written.
+    const pi = withHook("fsyncSync", () => {
+      if (readFileSync(file, "utf8") === broken) fs.appendFileSync(file, entry);
+    });
+    expect(() => replace(file, repaired, pi)).toThrow(FileChanged);
+    expect(readFileSync(file, "utf8")).toBe(broken + entry);
+    expect(readdirSync(join(file, ".."))).toEqual(["appended.jsonl"]);
+    expect(fs.statSync(file).nlink).toBe(1);
+  });
+
+  it("leaves the file as it is when it was rewritten with the same size and time (a coarse clock): the bytes tell", () => {
+    const file = sessionFile("rewritten", broken);
+    const same = broken.replace('"hi"', '"ho"');
+    const readTime = fs.statSync(file).mtimeMs;
+    // A file system whose clock is too coarse to see the rewrite: every stat shows the old mtime.
+    const coarse = (stat: fs.Stats) => Object.assign(stat, { mtimeMs: readTime });
+    const pi: FixFs = {
+      ...fs,
+      fstatSync: ((fd: number) => coarse(fs.fstatSync(fd))) as FixFs["fstatSync"],
+      lstatSync: ((path: string) => coarse(fs.lstatSync(path))) as FixFs["lstatSync"],
+      fsyncSync: (fd: number) => {
+        if (readFileSync(file, "utf8") === broken) fs.writeFileSync(file, same);
+        fs.fsyncSync(fd);
+      },
+    };
+    expect(() => replace(file, repaired, pi)).toThrow("its content changed since it was read");
+    expect(readFileSync(file, "utf8")).toBe(same);
+    expect(readdirSync(join(file, ".."))).toEqual(["rewritten.jsonl"]);
+  });
+
+  it("keeps an entry Pi appended just before the rename: it is moved to the end of the new file", () => {
+    const file = sessionFile("raced", broken);
+    const entry = `${user("p1", "a1", 3)}\n`;
+    // The append lands after the last comparison, on the old inode, right before the rename.
+    const pi = withHook("renameSync", () => fs.appendFileSync(file, entry));
+    const result = replace(file, repaired, pi);
+    expect(result).toMatchObject({ recovered: Buffer.byteLength(entry), reordered: false });
+    expect(readFileSync(file, "utf8")).toBe(repaired + entry);
+    expect(readFileSync(result.backup, "utf8")).toBe(broken + entry);
+  });
+
+  it("refuses a file with several hard links, and leaves both names as they were", () => {
+    const file = sessionFile("linked", broken);
+    const other = join(file, "../other-name.jsonl");
+    fs.linkSync(file, other);
+    expect(() => replace(file, repaired, fs)).toThrow(FixRefused);
+    expect(() => replace(file, repaired, fs)).toThrow("it has 2 hard links");
+    expect(readFileSync(file, "utf8")).toBe(broken);
+    expect(fs.statSync(file).ino).toBe(fs.statSync(other).ino);
+    expect(readdirSync(join(file, "..")).sort()).toEqual(["linked.jsonl", "other-name.jsonl"]);
+  });
+
+  it("refuses when the fixed file could not keep the owner", () => {
+    const file = sessionFile("owner", broken);
+    const stat = fs.statSync(file);
+    // Run as someone else: the replacement would need a chown, which fails.
+    const other = {
+      ...fs,
+      fchownSync: (() => {
+        throw Object.assign(new Error("EPERM: operation not permitted"), { code: "EPERM" });
+      }) as FixFs["fchownSync"],
+    };
+    const uid = process.getuid;
+    process.getuid = () => stat.uid + 1;
+    try {
+      expect(() => replace(file, repaired, other)).toThrow(`it belongs to user ${stat.uid}`);
+    } finally {
+      process.getuid = uid;
+    }
+    expect(readFileSync(file, "utf8")).toBe(broken);
+    expect(readdirSync(join(file, ".."))).toEqual(["owner.jsonl"]);
+  });
+});
+
+describe("check --fix keeps what the file is", () => {
+  it("fixes a link at the file it names, and the link stays a link", () => {
+    const folder = mkdtempSync(join(dir, "symlink-"));
+    mkdirSync(join(folder, "real"));
+    const target = join(folder, "real/target.jsonl");
+    writeFileSync(target, broken);
+    const link = join(folder, "link.jsonl");
+    fs.symlinkSync("real/target.jsonl", link);
+    const r = run("check", "--fix", link);
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(fs.readlinkSync(link)).toBe("real/target.jsonl");
+    expect(readFileSync(target, "utf8")).toBe(repaired);
+    expect(readFileSync(`${target}.bak`, "utf8")).toBe(broken);
+    expect(readdirSync(folder).sort()).toEqual(["link.jsonl", "real"]);
+    expect(r.stdout).toContain(
+      `${link}: fixed bom, no-final-newline, self-parent (in ${target}, the file it links to); the original is saved as ${target}.bak`,
+    );
+  });
+
+  it("keeps mode 0666 and the owner", () => {
+    const file = sessionFile("mode", broken);
+    fs.chmodSync(file, 0o666);
+    // As root the owner can be anyone; otherwise it is the user, and must stay so.
+    const owner = process.getuid?.() === 0 ? { uid: 12345, gid: 23456 } : { uid: fs.statSync(file).uid, gid: fs.statSync(file).gid };
+    fs.chownSync(file, owner.uid, owner.gid);
+    const r = run("check", "--fix", file);
+    expect(r.stderr).toBe("");
+    const after = fs.statSync(file);
+    expect(readFileSync(file, "utf8")).toBe(repaired);
+    expect(after.mode & 0o7777).toBe(0o666);
+    expect({ uid: after.uid, gid: after.gid }).toEqual(owner);
+    const backup = fs.statSync(`${file}.bak`);
+    expect({ uid: backup.uid, gid: backup.gid, mode: backup.mode & 0o7777 }).toEqual({ ...owner, mode: 0o666 });
+  });
+
+  it("refuses a file with two hard links, exits 2, and says why", () => {
+    const file = sessionFile("hardlink", broken);
+    fs.linkSync(file, `${file}.other`);
+    const r = run("check", "--fix", file);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`cannot fix ${file}: it has 2 hard links: replacing it would leave the other names on the unfixed original`);
+    expect(readFileSync(file, "utf8")).toBe(broken);
+    expect(fs.statSync(file).ino).toBe(fs.statSync(`${file}.other`).ino);
+    // What is reported is the file as it is.
+    expect(r.stdout).toContain("error self-parent");
   });
 });

@@ -2,223 +2,284 @@
  * `pi-session-lsp check`: the editor's diagnostics on the command line, for CI and fixtures.
  *
  * It reads each file, builds the same `SessionDocument` the server builds for an open editor
- * buffer, and prints what `computeDiagnostics` returns, so the CLI and the editor always agree.
- * Exit status: 1 if any error was found, 2 for a usage error or a path that cannot be read (the
- * other paths are still checked), 0 otherwise.
+ * buffer, and prints what `computeDiagnostics` returns, capped as the server caps it, so the CLI
+ * and the editor always agree. Every file is untrusted: reading is bounded (`files.ts`), the walk
+ * follows no folder links (`walk.ts`), writing verifies the file first (`replace.ts`), and a failure
+ * on one file costs that file's answer, never the other files'.
+ *
+ * Exit status: 1 if any error was found, 2 for a usage error, a path that cannot be read, a file
+ * that cannot be fixed, or an internal failure (the other paths are still checked), 0 otherwise.
  */
 
-import * as nodeFs from "node:fs";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Diagnostic } from "vscode-languageserver";
+import { CODES } from "../core/codes";
 import { SessionDocument } from "../core/document";
-import { computeDiagnostics } from "../features/diagnostics";
-import { applySafeFixes, unifiedDiff, unitsOf } from "../features/fixes";
+import { capDiagnostics } from "../features/diagnosticCap";
+import { computeDiagnostics, DIAGNOSTIC_SOURCE } from "../features/diagnostics";
+import { quickFixes } from "../features/fixes";
+import { needsMigration } from "../features/migration";
+import { parseCommandLine, UsageError, type OptionSpecs } from "./args";
+import { closeFile, decodeSession, encodingName, MAX_FILE_BYTES, openSessionFile, type Decoded, type OpenedFile } from "./files";
+import { fixFile, type FixOutcome } from "./fix";
+import { diffNames, displayPath, emptyTotals, formatDiagnostic, formatDiff, formatSummary, SEVERITY_NAMES, writeJsonReport, type Totals } from "./report";
+import { escapeControls, styleFor, wantsColor, type Style } from "./terminal";
+import { errorText, expandPaths, type Target } from "./walk";
 
 export interface CliIo {
   out: (text: string) => void;
   err: (text: string) => void;
+  /** Whether `out` is a terminal (colour is used only there). */
+  isTTY?: boolean;
+  env?: NodeJS.ProcessEnv;
+  /** The folder paths are shown relative to; default `process.cwd()`. */
+  cwd?: string;
 }
 
-const SEVERITY_NAMES = ["", "error", "warning", "information", "hint"];
-
-export const CHECK_USAGE = `Usage: pi-session-lsp check [--format text|json] [--fix [--dry-run]] PATH...
+export const CHECK_USAGE = `Usage: pi-session-lsp check [options] PATH...
 
 Checks Pi session files (*.jsonl) and prints their diagnostics. Folders are searched recursively
-for *.jsonl files. Exit status: 0 no errors, 1 errors found, 2 usage error or unreadable path.
+for *.jsonl files (links to folders are not followed; FIFOs, devices and sockets are skipped).
 
---fix applies the safe fixes, those that keep every entry and its content (byte order mark, final
-newline, pretty-printed entries joined, missing or invalid header, bare null lines, duplicate ids,
-parent cycles), saves the original as FILE.bak (FILE.bak.1, ... if that exists), replaces FILE
-atomically, and prints what is left. --dry-run (implies --fix) prints a unified diff instead and
-writes nothing; what is left is then reported at its place in the fixed text. With --fix the exit
-status is that of the fixed files; a file that cannot be written gives 2 and stays as it was.`;
+Options:
+  --format text|json     text (default): one line per diagnostic and a summary;
+                         json: one object per file and line, LSP diagnostics with 0-based ranges
+  --min-severity LEVEL   show only error, warning, information or hint (default) and above
+  -q, --quiet            print the diagnostics only: no summary, no notes, no "fixed" lines
+  --fix                  apply the safe fixes (marked [--fix]) and print what is left
+  --dry-run              with or without --fix: print the fixes as a unified diff, write nothing
+  -h, --help             print this help
+
+--fix applies the fixes that keep every entry and its content (byte order mark, final newline,
+pretty-printed entries joined, missing or invalid header, bare null lines, duplicate ids, parent
+cycles, v1/v2 migration), keeps the original as FILE.bak (FILE.bak.1, ... if that exists), and
+replaces FILE atomically, with its mode and owner; a link is fixed at the file it names. If the
+file changes while it is being fixed (Pi appending to it), it is left as it is and the command says
+so. Files that are not UTF-8, have several hard links, or are links found inside a folder are not
+rewritten. At most 200 diagnostics per code and 1,000 per file are listed, the last with how many
+more there are. Files over ${MAX_FILE_BYTES / 1024 / 1024} MiB are not read.
+
+Exit status: 0 no errors, 1 errors found, 2 usage error, unreadable path, a file that could not be
+fixed, or an internal failure (the other paths are still checked).`;
+
+const OPTIONS: OptionSpecs = {
+  format: { type: "string", choices: ["text", "json"] },
+  "min-severity": { type: "string", choices: ["error", "warning", "information", "hint"] },
+  quiet: { type: "boolean", short: "q" },
+  fix: { type: "boolean" },
+  "dry-run": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+};
+
+interface CheckOptions {
+  json: boolean;
+  fix: boolean;
+  dryRun: boolean;
+  quiet: boolean;
+  /** The least severe severity shown (1 error … 4 hint). */
+  minSeverity: number;
+}
 
 export function runCheck(args: readonly string[], io: CliIo): number {
-  let format = "text";
-  let fix = false;
-  let dryRun = false;
-  const paths: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === "--format" || arg.startsWith("--format=")) {
-      const value = arg === "--format" ? args[++i] : arg.slice("--format=".length);
-      if (value !== "text" && value !== "json") {
-        io.err(`pi-session-lsp check: --format must be text or json, not ${value ?? "nothing"}\n${CHECK_USAGE}\n`);
-        return 2;
-      }
-      format = value;
-    } else if (arg === "--fix") {
-      fix = true;
-    } else if (arg === "--dry-run") {
-      fix = true;
-      dryRun = true;
-    } else if (arg === "--help" || arg === "-h") {
-      io.out(`${CHECK_USAGE}\n`);
-      return 0;
-    } else if (arg.startsWith("-") && arg !== "-") {
-      io.err(`pi-session-lsp check: unknown option ${arg}\n${CHECK_USAGE}\n`);
-      return 2;
-    } else {
-      paths.push(arg);
-    }
+  let parsed: ReturnType<typeof parseCommandLine>;
+  try {
+    parsed = parseCommandLine(args, OPTIONS);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`pi-session-lsp check: ${error.message}\nRun "pi-session-lsp check --help" for the options.\n`);
+    return 2;
   }
-  if (paths.length === 0) {
+  const { values, positionals } = parsed;
+  if (values.has("help")) {
+    io.out(`${CHECK_USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length === 0) {
     io.err(`pi-session-lsp check: no path given\n${CHECK_USAGE}\n`);
     return 2;
   }
-
-  let status = 0;
-  for (const file of expandPaths(paths, io, () => (status = 2))) {
-    let text: string;
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(file);
-      text = bytes.toString("utf8");
-    } catch (error) {
-      io.err(`pi-session-lsp check: cannot read ${file}: ${(error as Error).message}\n`);
-      status = 2;
-      continue;
-    }
-    let doc = new SessionDocument(pathToFileURL(resolve(file)).href, "jsonl", 0, text);
-    let report: Record<string, unknown> = {};
-    // Text that is not valid UTF-8 would not be written back byte for byte, so it is not fixed.
-    const lossless = fix && Buffer.from(text, "utf8").equals(bytes);
-    if (fix && !lossless) {
-      io.err(
-        `pi-session-lsp check: cannot fix ${file}: it is not valid UTF-8, and rewriting it would change bytes that are not fixes; the file is unchanged\n`,
-      );
-      status = 2;
-    }
-    if (lossless) {
-      const result = applySafeFixes(doc);
-      if (result.doc !== doc) {
-        const fixed = Object.fromEntries(result.fixed);
-        const summary = [...result.fixed].map(([code, count]) => (count > 1 ? `${code} ×${count}` : code)).join(", ");
-        if (dryRun) {
-          const diff = unifiedDiff(unitsOf(doc), unitsOf(result.doc), `a/${file}`, `b/${file}`);
-          if (format === "json") report = { fixed, diff };
-          else io.out(diff);
-          doc = result.doc;
-        } else {
-          try {
-            const backup = writeFixed(file, result.doc.getText());
-            if (format === "json") report = { fixed, backup };
-            else io.out(`${file}: fixed ${summary}; the original is saved as ${backup}\n`);
-            doc = result.doc;
-          } catch (error) {
-            io.err(`pi-session-lsp check: cannot fix ${file}: ${(error as Error).message}; the file is unchanged\n`);
-            status = 2;
-          }
-        }
-      }
-    }
-    const diagnostics = computeDiagnostics(doc);
-    if (format === "json") io.out(`${JSON.stringify({ file, ...report, diagnostics })}\n`);
-    else for (const d of diagnostics) io.out(`${formatText(file, d)}\n`);
-    if (status === 0 && diagnostics.some((d) => d.severity === 1)) status = 1;
-  }
-  return status;
+  const dryRun = values.has("dry-run");
+  const options: CheckOptions = {
+    json: values.get("format") === "json",
+    fix: dryRun || values.has("fix"),
+    dryRun,
+    quiet: values.has("quiet"),
+    minSeverity: SEVERITY_NAMES.indexOf((values.get("min-severity") as (typeof SEVERITY_NAMES)[number] | undefined) ?? "hint"),
+  };
+  return new CheckRun(options, io).run(positionals);
 }
 
-/** The file system calls `writeFixed` makes; tests inject failures. */
-export type FixFs = Pick<typeof nodeFs, "statSync" | "copyFileSync" | "openSync" | "writeSync" | "fsyncSync" | "closeSync" | "renameSync" | "unlinkSync">;
+class CheckRun {
+  private status = 0;
+  private readonly totals: Totals = emptyTotals();
+  private readonly failed = new Set<string>();
+  private readonly style: Style;
+  private readonly cwd: string;
 
-/**
- * Replaces `file` with `text` so that a failure at any step leaves the original in place: the
- * original is first copied to a backup that does not exist yet (FILE.bak, else FILE.bak.1 …), the
- * new text is written and flushed to a temporary file in the same folder, and that file is renamed
- * over the original (atomic on one file system). A temporary file left by a failure is removed.
- * Returns the backup's path.
- */
-export function writeFixed(file: string, text: string, fs: FixFs = nodeFs): string {
-  const mode = fs.statSync(file).mode & 0o7777;
-  let backup = `${file}.bak`;
-  for (let n = 1; ; n++) {
-    try {
-      fs.copyFileSync(file, backup, nodeFs.constants.COPYFILE_EXCL);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || n > 1000) throw error;
-      backup = `${file}.bak.${n}`;
-    }
+  constructor(
+    private readonly options: CheckOptions,
+    private readonly io: CliIo,
+  ) {
+    this.style = styleFor(!options.json && wantsColor(io.isTTY ?? false, io.env ?? {}));
+    this.cwd = io.cwd ?? process.cwd();
   }
-  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now().toString(36)}.tmp`);
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(temp, "wx", mode);
-    const bytes = Buffer.from(text, "utf8");
-    for (let written = 0; written < bytes.length; ) written += fs.writeSync(fd, bytes, written, bytes.length - written);
-    fs.fsyncSync(fd);
-    fs.closeSync(fd);
-    fd = undefined;
-    fs.renameSync(temp, file);
-  } catch (error) {
-    if (fd !== undefined) {
+
+  run(paths: readonly string[]): number {
+    const targets = expandPaths(paths, {
+      note: (text) => this.note(text),
+      unreadable: (text) => this.fail(text),
+    });
+    for (const target of targets) {
       try {
-        fs.closeSync(fd);
-      } catch {
-        // Already failing; the original error is the one to report.
-      }
-    }
-    try {
-      fs.unlinkSync(temp);
-    } catch {
-      // The temporary file was never created, or is gone.
-    }
-    throw error;
-  }
-  return backup;
-}
-
-export function formatText(file: string, d: Diagnostic): string {
-  const { line, character } = d.range.start;
-  return `${file}:${line + 1}:${character + 1}: ${SEVERITY_NAMES[d.severity ?? 1]} ${String(d.code)}: ${d.message}`;
-}
-
-/** Files to check, in a stable order: given files as they are, folders searched for *.jsonl. */
-function expandPaths(paths: readonly string[], io: CliIo, onUnreadable: () => void): string[] {
-  const files: string[] = [];
-  for (const path of paths) {
-    let isDirectory: boolean;
-    try {
-      isDirectory = statSync(path).isDirectory();
-    } catch (error) {
-      io.err(`pi-session-lsp check: cannot read ${path}: ${(error as Error).message}\n`);
-      onUnreadable();
-      continue;
-    }
-    if (!isDirectory) {
-      files.push(path);
-      continue;
-    }
-    // An explicit stack instead of recursion, and sorted names so output is reproducible.
-    const stack = [path];
-    const found: string[] = [];
-    while (stack.length > 0) {
-      const dir = stack.pop()!;
-      let names: string[];
-      try {
-        names = readdirSync(dir).sort();
+        this.checkFile(target);
       } catch (error) {
-        io.err(`pi-session-lsp check: cannot read ${dir}: ${(error as Error).message}\n`);
-        onUnreadable();
-        continue;
-      }
-      for (const name of names) {
-        const full = join(dir, name);
-        let stat: ReturnType<typeof statSync>;
-        try {
-          stat = statSync(full);
-        } catch {
-          continue; // A broken symlink or a file removed meanwhile: nothing to check.
-        }
-        if (stat.isDirectory()) stack.push(full);
-        else if (name.endsWith(".jsonl")) found.push(full);
+        // The last line of defence: whatever throws costs this file's answer, not the others'.
+        this.fail(`internal error while checking ${target.path}: ${errorText(error)}`, target.path);
+        if (this.options.json) writeJsonReport(this.io.out, { file: target.path, error: `internal error: ${errorText(error)}` }, [], {});
       }
     }
-    files.push(...found.sort());
+    if (targets.length === 0 && this.status !== 2) this.note("no *.jsonl files in the paths given");
+    if (!this.options.json && !this.options.quiet) this.io.out(`${formatSummary(this.totals, this.style)}\n`);
+    return this.status;
   }
-  return files;
+
+  private note(text: string): void {
+    if (!this.options.quiet) this.io.err(`pi-session-lsp check: note: ${escapeControls(text)}\n`);
+  }
+
+  /** Reports a path that could not be read, checked or fixed; each path counts once in the summary. */
+  private fail(text: string, path?: string): void {
+    this.io.err(`pi-session-lsp check: ${escapeControls(text)}\n`);
+    this.status = 2;
+    if (path === undefined || !this.failed.has(path)) this.totals.failed++;
+    if (path !== undefined) this.failed.add(path);
+  }
+
+  private checkFile(target: Target): void {
+    let file: OpenedFile;
+    try {
+      file = openSessionFile(target.path);
+    } catch (error) {
+      this.fail(`cannot read ${target.path}: ${errorText(error)}`, target.path);
+      return;
+    }
+    try {
+      let decoded = decodeSession(file.bytes);
+      let outcome: FixOutcome | undefined;
+      if (this.options.fix) {
+        outcome = fixFile(target, file, decoded, this.options.dryRun);
+        // After a retry the file was read again: what is reported is what was last read.
+        file = outcome.file;
+        decoded = outcome.decoded;
+      }
+      this.report(target, file, decoded, outcome);
+    } finally {
+      closeFile(file);
+    }
+  }
+
+  private report(target: Target, file: OpenedFile, decoded: Decoded, outcome: FixOutcome | undefined): void {
+    const { options, io, style } = this;
+    const shownPath = displayPath(target.path, this.cwd);
+    if (outcome?.failure) this.fail(`cannot fix ${target.path}: ${outcome.failure}; the file is unchanged`, target.path);
+    if (outcome?.notice && !options.quiet) io.err(`pi-session-lsp check: ${escapeControls(`${target.path}: ${outcome.notice}`)}\n`);
+    const doc = outcome?.doc ?? new SessionDocument(pathToFileURL(resolve(file.path)).href, "jsonl", 0, decoded.text);
+
+    let all: Diagnostic[];
+    let checkError: string | undefined;
+    try {
+      const found = computeDiagnostics(doc);
+      all = decoded.encoding === "utf-8" ? found : [...encodingDiagnostics(decoded), ...found];
+      this.totals.files++;
+    } catch (error) {
+      checkError = `internal error: ${errorText(error)}`;
+      this.fail(`internal error while checking ${target.path}: ${errorText(error)} (its other diagnostics cannot be listed)`, target.path);
+      all = encodingDiagnostics(decoded);
+    }
+    const wanted = options.minSeverity >= 4 ? all : all.filter((d) => (d.severity ?? 1) <= options.minSeverity);
+    const { diagnostics, omitted } = capDiagnostics(wanted);
+    const fixable = options.fix || !decoded.lossless || !target.writable ? diagnostics.map(() => false) : fixableMarks(doc, diagnostics);
+
+    for (const d of wanted) this.totals.bySeverity[d.severity ?? 1]!++;
+    if (diagnostics.length > 0) this.totals.filesWithProblems++;
+    this.totals.fixable += fixable.filter(Boolean).length;
+    for (const n of omitted.values()) this.totals.omitted += n;
+    if (outcome?.fixed && outcome.replaced) {
+      this.totals.fixedFiles++;
+      for (const n of outcome.fixed.values()) this.totals.fixedProblems += n;
+    }
+    if (outcome?.diff) this.totals.wouldFix++;
+    if (this.status === 0 && all.some((d) => (d.severity ?? 1) === 1)) this.status = 1;
+
+    if (options.json) {
+      const fixed = outcome?.fixed ? Object.fromEntries(outcome.fixed) : undefined;
+      const head = {
+        file: target.path,
+        encoding: decoded.encoding === "utf-8" ? undefined : decoded.encoding,
+        fixed,
+        backup: outcome?.replaced?.backup,
+        fixedFile: outcome?.replaced?.viaLink ? outcome.replaced.target : undefined,
+        recovered: outcome?.replaced?.recovered || undefined,
+        diff: outcome?.diff?.(...diffNames(target.path, this.cwd)),
+        notFixed: outcome?.failure ?? outcome?.notice,
+        error: checkError,
+      };
+      writeJsonReport(io.out, head, diagnostics, { omitted: omitted.size > 0 ? Object.fromEntries(omitted) : undefined });
+      return;
+    }
+    if (outcome?.diff) {
+      const [a, b] = diffNames(target.path, this.cwd);
+      io.out(formatDiff(outcome.diff(a, b), style));
+    }
+    if (outcome?.fixed && outcome.replaced && !options.quiet) io.out(`${fixedLine(shownPath, outcome, this.cwd)}\n`);
+    for (let i = 0; i < diagnostics.length; i++) io.out(`${formatDiagnostic(shownPath, diagnostics[i]!, fixable[i]!, style)}\n`);
+  }
+}
+
+/** What `--fix` did to a file, in one line. */
+function fixedLine(shownPath: string, outcome: FixOutcome, cwd: string): string {
+  const summary = [...outcome.fixed!].map(([code, count]) => (count > 1 ? `${code} ×${count}` : code)).join(", ");
+  const replaced = outcome.replaced!;
+  const linked = replaced.viaLink ? ` (in ${displayPath(replaced.target, cwd)}, the file it links to)` : "";
+  let line = `${shownPath}: fixed ${escapeControls(summary)}${linked}; the original is saved as ${displayPath(replaced.backup, cwd)}`;
+  if (replaced.recovered > 0) {
+    line += `; ${replaced.recovered.toLocaleString("en-US")} bytes appended to it during the replacement were kept at its end`;
+    if (replaced.reordered) line += " (after an entry appended later: check the order of the last lines)";
+  }
+  return line;
+}
+
+/** The `utf16` error for a file Pi cannot read, at the start of the file. */
+function encodingDiagnostics(decoded: Decoded): Diagnostic[] {
+  if (decoded.encoding === "utf-8") return [];
+  const message =
+    `This file is ${encodingName(decoded)}, not UTF-8 (Windows PowerShell's Out-File and ">" write UTF-16). ` +
+    'Pi reads session files as UTF-8: Pi 1.x refuses to open this one ("not a valid pi session"), and Pi 0.73/0.74 overwrites it with a fresh header, losing every entry. ' +
+    "Convert it to UTF-8 without a byte order mark (for example iconv -f UTF-16 -t UTF-8); the other diagnostics are those of the converted text.";
+  const severity = (["error", "warning", "information", "hint"] as const).indexOf(CODES.utf16.severity) + 1;
+  return [
+    {
+      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+      severity: severity as Diagnostic["severity"],
+      code: "utf16",
+      source: DIAGNOSTIC_SOURCE,
+      message,
+    },
+  ];
+}
+
+/** Per diagnostic, whether `--fix` would mend it (it has a safe fix). */
+function fixableMarks(doc: SessionDocument, diagnostics: readonly Diagnostic[]): boolean[] {
+  try {
+    let migration: boolean | undefined;
+    return quickFixes(doc, diagnostics).map(({ diagnostic, fixes }) => {
+      const code = String(diagnostic.code);
+      if (code === "old-version" || code === "invalid-version") return (migration ??= needsMigration(doc));
+      return fixes.some((f) => f.safe);
+    });
+  } catch {
+    // The marks are a courtesy: without them the diagnostics are still all there.
+    return diagnostics.map(() => false);
+  }
 }

@@ -8,17 +8,27 @@
  * Markdown to read (`renderContextMarkdown`). Where Pi itself would not get a context (it refuses,
  * rewrites or migrates the file, throws, or hangs on a parent cycle) it says so on stderr instead.
  *
- * Exit status: 0 printed, 1 Pi cannot build this context, 2 usage error, unreadable file or unknown
- * `--leaf` id.
+ * Exit status: 0 printed, 1 Pi cannot build this context, 2 usage error, unreadable file, unknown
+ * `--leaf` id or an internal failure.
+ *
+ * The file is read as `check` reads it (a regular file or standard input, bounded, its encoding
+ * told), and everything printed as text has its control characters escaped: the Markdown and the
+ * messages quote the session's own ids and text. The JSON stays byte for byte Pi's.
  */
 
-import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import { buildContext, type ContextFailure, type PiFlavor } from "../core/buildContext";
 import { SessionDocument } from "../core/document";
+import { versionRules } from "../core/semantics/version";
 import { contextMarkdownOptions, renderContextMarkdown } from "../features/contextMarkdown";
 import { singleLine } from "../core/text";
+import { parseCommandLine, quote, UsageError, type OptionSpecs } from "./args";
 import type { CliIo } from "./check";
+import { closeFile, decodeSession, encodingName, openSessionFile, readStdin } from "./files";
+import { escapeControls, escapeControlsKeepingLines } from "./terminal";
+import { errorText } from "./walk";
 
 export const CONTEXT_USAGE = `Usage: pi-session-lsp context [--leaf ID] [--format json|markdown] [--pi 1.x|0.74] FILE
 
@@ -40,57 +50,81 @@ const FLAVORS = new Map<string, PiFlavor>([
   ["0.73", "0.74"],
 ]);
 
+const OPTIONS: OptionSpecs = {
+  format: { type: "string", choices: ["json", "markdown"] },
+  leaf: { type: "string" },
+  pi: { type: "string" },
+  help: { type: "boolean", short: "h" },
+};
+
 export function runContext(args: readonly string[], io: CliIo): number {
   const usage = (message: string) => {
-    io.err(`pi-session-lsp context: ${message}\n${CONTEXT_USAGE}\n`);
+    io.err(`pi-session-lsp context: ${message}\nRun "pi-session-lsp context --help" for the options.\n`);
     return 2;
   };
-  let format = "json";
-  let flavor: PiFlavor = "1.x";
-  let leafId: string | undefined;
-  const files: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const option = /^(--format|--leaf|--pi)(?:=(.*))?$/s.exec(arg);
-    if (option) {
-      const name = option[1]!;
-      const value = option[2] ?? args[++i];
-      if (value === undefined) return usage(`${name} needs a value`);
-      if (name === "--format") {
-        if (value !== "json" && value !== "markdown") return usage(`--format must be json or markdown, not ${JSON.stringify(clip(value))}`);
-        format = value;
-      } else if (name === "--pi") {
-        const f = FLAVORS.get(value.replace(/^v/, ""));
-        if (!f) return usage(`--pi must be 1.x or 0.74, not ${JSON.stringify(clip(value))}`);
-        flavor = f;
-      } else {
-        leafId = value;
-      }
-    } else if (arg === "--help" || arg === "-h") {
-      io.out(`${CONTEXT_USAGE}\n`);
-      return 0;
-    } else if (arg.startsWith("-") && arg !== "-") {
-      return usage(`unknown option ${clip(arg)}`);
-    } else {
-      files.push(arg);
-    }
-  }
-  if (files.length !== 1) return usage(files.length === 0 ? "no file given" : "give exactly one file");
-  const file = files[0]!;
-
-  let text: string;
+  let parsed: ReturnType<typeof parseCommandLine>;
   try {
-    text = readFileSync(file === "-" ? 0 : file, "utf8");
+    parsed = parseCommandLine(args, OPTIONS);
   } catch (error) {
-    io.err(`pi-session-lsp context: cannot read ${file}: ${(error as Error).message}\n`);
+    if (error instanceof UsageError) return usage(error.message);
+    throw error;
+  }
+  const { values, positionals: files } = parsed;
+  if (values.has("help")) {
+    io.out(`${CONTEXT_USAGE}\n`);
+    return 0;
+  }
+  const format = (values.get("format") as string | undefined) ?? "json";
+  const piValue = values.get("pi") as string | undefined;
+  const flavor = piValue === undefined ? "1.x" : FLAVORS.get(piValue.replace(/^v/, ""));
+  if (!flavor) return usage(`--pi must be 1.x, 0.74 or retained-tail, not ${quote(piValue!)}`);
+  const leafId = values.get("leaf") as string | undefined;
+  if (files.length === 0) {
+    io.err(`pi-session-lsp context: no file given\n${CONTEXT_USAGE}\n`);
     return 2;
   }
-  const doc = new SessionDocument(`file://${file}`, "jsonl", 0, text);
+  if (files.length !== 1)
+    return usage(`give exactly one file (given ${files.length}: ${files.slice(0, 3).map(quote).join(", ")}${files.length > 3 ? ", …" : ""})`);
+  const file = files[0]!;
+  const shown = escapeControls(file);
+
+  let bytes: Buffer;
+  try {
+    if (file === "-") bytes = readStdin();
+    else {
+      const opened = openSessionFile(file);
+      bytes = opened.bytes;
+      closeFile(opened);
+    }
+  } catch (error) {
+    io.err(`pi-session-lsp context: cannot read ${shown}: ${escapeControls(errorText(error))}\n`);
+    return 2;
+  }
+  const decoded = decodeSession(bytes);
+  if (decoded.encoding !== "utf-8") {
+    io.err(
+      `pi-session-lsp context: ${shown}: the file is ${encodingName(decoded)}, not UTF-8. Pi reads session files as UTF-8: Pi 1.x refuses to open it ("not a valid pi session"), and Pi 0.73/0.74 overwrites it with a fresh header, losing every entry. Convert it to UTF-8 first (for example iconv -f UTF-16 -t UTF-8).\n`,
+    );
+    return 1;
+  }
+  try {
+    return printContext(file === "-" ? "stdin.jsonl" : file, shown, decoded.text, { format, flavor, leafId }, io);
+  } catch (error) {
+    // Whatever throws on a hostile file is this command's one answer: said without a stack trace,
+    // with the status of an internal failure (1 would read "Pi cannot build this context").
+    io.err(`pi-session-lsp context: ${shown}: internal error: ${escapeControls(errorText(error))}\n`);
+    return 2;
+  }
+}
+
+function printContext(file: string, shown: string, text: string, options: { format: string; flavor: PiFlavor; leafId: string | undefined }, io: CliIo): number {
+  const { format, flavor, leafId } = options;
+  const doc = new SessionDocument(pathToFileURL(resolve(file)).href, "jsonl", 0, text);
   const a = doc.analysis;
 
   const refusal = openRefusal(doc, flavor);
   if (refusal) {
-    io.err(`pi-session-lsp context: ${file}: ${refusal}\n`);
+    io.err(`pi-session-lsp context: ${shown}: ${escapeControls(refusal)}\n`);
     return 1;
   }
 
@@ -99,7 +133,7 @@ export function runContext(args: readonly string[], io: CliIo): number {
     leaf = a.byId.get(leafId);
     if (!leaf) {
       io.err(
-        `pi-session-lsp context: ${file}: no entry has the id ${JSON.stringify(clip(leafId))}${a.leaf?.id !== undefined ? ` (the last entry, where Pi resumes, is ${JSON.stringify(clip(a.leaf.id))})` : ""}\n`,
+        `pi-session-lsp context: ${shown}: no entry has the id ${escapeControls(JSON.stringify(clip(leafId)))}${a.leaf?.id !== undefined ? ` (the last entry, where Pi resumes, is ${escapeControls(JSON.stringify(clip(a.leaf.id)))})` : ""}\n`,
       );
       return 2;
     }
@@ -107,11 +141,22 @@ export function runContext(args: readonly string[], io: CliIo): number {
 
   const result = buildContext(a, { leaf, flavor });
   if (!result.ok) {
-    io.err(`pi-session-lsp context: ${file}: ${describeFailure(a, result.failure, flavor)}\n`);
+    io.err(`pi-session-lsp context: ${shown}: ${escapeControls(describeFailure(a, result.failure, flavor))}\n`);
     return 1;
   }
-  if (format === "json") io.out(`${JSON.stringify(result.build.context)}\n`);
-  else io.out(renderContextMarkdown(result.build, contextMarkdownOptions(a, flavor)));
+  if (format === "json") {
+    let json: string;
+    try {
+      json = JSON.stringify(result.build.context);
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      io.err(
+        `pi-session-lsp context: ${shown}: the context holds a value nested too deep for JSON.stringify (${escapeControls(error.message)}), which is also what Pi uses to send a context to a provider; --format markdown shows the conversation.\n`,
+      );
+      return 1;
+    }
+    io.out(`${json}\n`);
+  } else io.out(escapeControlsKeepingLines(renderContextMarkdown(result.build, contextMarkdownOptions(a, flavor))));
   return 0;
 }
 
@@ -141,13 +186,18 @@ function openRefusal(doc: SessionDocument, flavor: PiFlavor): string | undefined
     return 'the file starts with a UTF-8 byte order mark: Pi 1.x cannot parse the header line and refuses to open the file ("not a valid pi session"). Pi 0.73/0.74 strips the mark (see --pi 0.74).';
   }
   if (a.header) {
-    // Pi's own loose comparison (`version ?? 1`, `>= 3`) decides whether it migrates.
-    const version = (a.header.version ?? 1) as number;
-    if (!(version >= 3)) {
-      const v1 = version < 2;
+    // Pi's own loose comparisons (`version ?? 1`, then `>= 3`, `< 2`, `< 3`), from the core's rules.
+    const rules = versionRules(a);
+    const shownVersion = rules.present ? `version ${clip(safeJson(rules.raw))}` : "no version (v1)";
+    if (rules.throws) {
+      return `the header has ${shownVersion}: Pi compares it with 3 by converting it to a string, which throws a RangeError for arrays nested this deep (Maximum call stack size exceeded), so Pi cannot open the file.`;
+    }
+    // A version that converts to NaN is neither current nor below 2 or 3: Pi marks the file
+    // migrated and rewrites it, but changes no entry, so the context is that of the file as it is.
+    if (rules.v1 || rules.v2) {
       return (
-        `the header has ${"version" in a.header ? `version ${clip(JSON.stringify(a.header.version) ?? "?")}` : "no version (v1)"}: Pi migrates the file to version 3 when it opens it and rewrites it` +
-        (v1 ? ", giving every entry a new random id and chaining them into one line of history" : " (`hookMessage` roles become `custom`)") +
+        `the header has ${shownVersion}: Pi migrates the file to version 3 when it opens it and rewrites it` +
+        (rules.v1 ? ", giving every entry a new random id and chaining them into one line of history" : " (`hookMessage` roles become `custom`)") +
         ". The context Pi then builds comes from the migrated file; open the session in Pi once and run this on the rewritten file."
       );
     }
@@ -203,6 +253,15 @@ function entryRef(entry: Entry): string {
 
 function name(entry: Entry): string {
   return entry.id !== undefined ? JSON.stringify(clip(entry.id)) : `line ${entry.line + 1}`;
+}
+
+/** `JSON.stringify` for a message, which cannot fail on a value nested too deep. */
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "?";
+  } catch {
+    return Array.isArray(value) ? "[…] (nested too deep to show)" : "{…} (nested too deep to show)";
+  }
 }
 
 function clip(text: string): string {

@@ -41,6 +41,10 @@ export const CODES = {
   },
   "missing-message": { severity: "error", pi: "Pi throws a TypeError when it builds a context that includes this entry" },
   bom: { severity: "error", pi: "Pi 0.73/0.74 strips it; Pi 1.x cannot parse the first line and refuses to open the file" },
+  utf16: {
+    severity: "error",
+    pi: "Pi reads sessions as UTF-8: Pi 1.x refuses to open a UTF-16 file; Pi 0.73/0.74 overwrites it with a fresh header (every entry is lost). Reported by `check` only (an editor has already decoded the text)",
+  },
   // Warnings: Pi opens the file, but the session is not what it seems.
   "old-version": {
     severity: "warning",

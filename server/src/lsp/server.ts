@@ -30,6 +30,7 @@ import {
   computeShowContext,
   SHOW_CONTEXT_COMMAND,
 } from "../features/contextRequest";
+import { capDiagnostics } from "../features/diagnosticCap";
 import { applySeverityOverrides, computeDiagnostics } from "../features/diagnostics";
 import { computeFadingHints } from "../features/fading";
 import { computeFoldingRanges } from "../features/folding";
@@ -132,7 +133,7 @@ export function startServer(connection: Connection): ServerHandle {
   /** What the editor shows: the checker's diagnostics, plus the fading hints unless turned off. */
   const diagnosticsSource = {
     compute: (document: SessionDocument) => {
-      const found = computeDiagnostics(document);
+      const found = capDiagnostics(computeDiagnostics(document)).diagnostics;
       return applySeverityOverrides(settings.fadeInactive ? found.concat(computeFadingHints(document)) : found, settings.severity);
     },
     get: (uri: string) => documents.get(uri),

@@ -1,0 +1,167 @@
+/**
+ * Reading a session file the way untrusted input must be read: only regular files (a FIFO named
+ * `x.jsonl` would block forever, a link to `/dev/zero` would never end), never more than
+ * `MAX_FILE_BYTES`, and decoded with its encoding named, since Pi reads UTF-8 only.
+ */
+
+import * as nodeFs from "node:fs";
+
+/** The largest file read: far above real sessions (tens of MB), and below V8's longest string. */
+export const MAX_FILE_BYTES = 256 * 1024 * 1024;
+
+export interface OpenedFile {
+  /** The path as given or found. */
+  path: string;
+  /** Open for reading until `closeFile`: `check --fix` re-reads through it to see what changed. */
+  fd: number;
+  bytes: Buffer;
+  /** `fstat` of the open file, taken after reading it. */
+  stat: nodeFs.Stats;
+}
+
+export class ReadRefused extends Error {}
+
+/** Closes the file once; later calls do nothing (a descriptor number is reused by the next open). */
+export function closeFile(file: OpenedFile, fs: Pick<typeof nodeFs, "closeSync"> = nodeFs): void {
+  if (file.fd < 0) return;
+  const fd = file.fd;
+  file.fd = -1;
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // Closing a descriptor that was only read cannot lose anything.
+  }
+}
+
+/** What kind of file a stat describes, in words, for notes on what was skipped. */
+export function kindOf(stat: nodeFs.Stats): string {
+  if (stat.isFIFO()) return "a FIFO";
+  if (stat.isSocket()) return "a socket";
+  if (stat.isCharacterDevice()) return "a character device";
+  if (stat.isBlockDevice()) return "a block device";
+  if (stat.isDirectory()) return "a folder";
+  if (stat.isSymbolicLink()) return "a symbolic link";
+  return "not a regular file";
+}
+
+/**
+ * Opens `path` (following links), refuses anything but a regular file, and reads it whole, at most
+ * `MAX_FILE_BYTES`. The open does not block on a FIFO put there after it was listed (`O_NONBLOCK`)
+ * and never makes a terminal the controlling one (`O_NOCTTY`). The caller closes `fd`.
+ */
+export function openSessionFile(path: string, fs: typeof nodeFs = nodeFs): OpenedFile {
+  const { O_RDONLY, O_NONBLOCK, O_NOCTTY } = nodeFs.constants;
+  const fd = fs.openSync(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  try {
+    const before = fs.fstatSync(fd);
+    if (!before.isFile()) throw new ReadRefused(`it is ${kindOf(before)}, not a regular file`);
+    if (before.size > MAX_FILE_BYTES) throw new ReadRefused(tooLarge(before.size));
+    const bytes = readAll(fd, before.size, fs);
+    return { path, fd, bytes, stat: fs.fstatSync(fd) };
+  } catch (error) {
+    fs.closeSync(fd);
+    throw error;
+  }
+}
+
+function tooLarge(size: number | undefined): string {
+  const mib = (n: number) => `${Math.round(n / 1024 / 1024).toLocaleString("en-US")} MiB`;
+  return `it is ${size === undefined ? "larger than" : `${mib(size)}, more than`} the ${mib(MAX_FILE_BYTES)} this tool reads`;
+}
+
+/** Reads from the start to the end, however the size changes meanwhile, at most `MAX_FILE_BYTES`. */
+export function readAll(fd: number, sizeHint: number, fs: Pick<typeof nodeFs, "readSync"> = nodeFs): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let chunk = Buffer.allocUnsafe(Math.min(Math.max(sizeHint + 1, 64 * 1024), MAX_FILE_BYTES + 1));
+  for (;;) {
+    const n = fs.readSync(fd, chunk, 0, chunk.length, total);
+    if (n === 0) break;
+    total += n;
+    if (total > MAX_FILE_BYTES) throw new ReadRefused(tooLarge(undefined));
+    chunks.push(chunk.subarray(0, n));
+    chunk = Buffer.allocUnsafe(Math.min(4 * 1024 * 1024, MAX_FILE_BYTES + 1 - total));
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+}
+
+/**
+ * Standard input, read whole and bounded like a file. A non-blocking descriptor (a terminal some
+ * shells leave so) answers EAGAIN until there is input; then it waits a little and asks again.
+ */
+export function readStdin(fs: typeof nodeFs = nodeFs): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const chunk = Buffer.allocUnsafe(1024 * 1024);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    let n: number;
+    try {
+      n = fs.readSync(0, chunk, 0, chunk.length, null);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EAGAIN") {
+        Atomics.wait(pause, 0, 0, 20);
+        continue;
+      }
+      if (code === "EOF") break;
+      throw error;
+    }
+    if (n === 0) break;
+    total += n;
+    if (total > MAX_FILE_BYTES) throw new ReadRefused(tooLarge(undefined));
+    chunks.push(Buffer.from(chunk.subarray(0, n)));
+  }
+  return Buffer.concat(chunks, total);
+}
+
+export type Encoding = "utf-8" | "utf-16le" | "utf-16be";
+
+export interface Decoded {
+  text: string;
+  encoding: Encoding;
+  /** For UTF-16: whether the file starts with its byte order mark (FF FE or FE FF). */
+  bom: boolean;
+  /** Whether `text` encodes back to exactly these bytes as UTF-8 (so it can be rewritten). */
+  lossless: boolean;
+}
+
+/**
+ * Decodes a session's bytes. UTF-16 (what Windows PowerShell's `Out-File` and `>` write) is told
+ * by its byte order mark, or without one by NUL bytes in every other position of ASCII text; JSON
+ * Pi writes never holds a raw NUL. Everything else is read as UTF-8, as Pi reads it.
+ */
+export function decodeSession(bytes: Buffer): Decoded {
+  const encoding = utf16Of(bytes);
+  if (encoding) {
+    const bom = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
+    // TextDecoder drops the byte order mark and turns an odd last byte into U+FFFD.
+    return { text: new TextDecoder(encoding).decode(bytes), encoding, bom, lossless: false };
+  }
+  const text = bytes.toString("utf8");
+  return { text, encoding: "utf-8", bom: false, lossless: Buffer.byteLength(text, "utf8") === bytes.length && Buffer.from(text, "utf8").equals(bytes) };
+}
+
+function utf16Of(bytes: Buffer): "utf-16le" | "utf-16be" | undefined {
+  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return "utf-16le";
+  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be";
+  // Without a mark: in the first 4 KiB, many NULs at odd offsets and almost none at even ones is
+  // little-endian ASCII, and the reverse big-endian.
+  const pairs = Math.min(bytes.length, 4096) >> 1;
+  if (pairs < 1) return undefined;
+  let evenZeros = 0;
+  let oddZeros = 0;
+  for (let i = 0; i < pairs; i++) {
+    if (bytes[2 * i] === 0) evenZeros++;
+    if (bytes[2 * i + 1] === 0) oddZeros++;
+  }
+  if (oddZeros >= pairs * 0.3 && evenZeros <= pairs * 0.02) return "utf-16le";
+  if (evenZeros >= pairs * 0.3 && oddZeros <= pairs * 0.02) return "utf-16be";
+  return undefined;
+}
+
+/** How an encoding is named in messages. */
+export function encodingName(decoded: Decoded): string {
+  const order = decoded.encoding === "utf-16le" ? "little-endian" : "big-endian";
+  return `UTF-16 (${order}, ${decoded.bom ? "with" : "without"} a byte order mark)`;
+}
