@@ -22,9 +22,9 @@ vi.mock("../../server/src/features/diagnostics", async (importOriginal) => {
   const original = await importOriginal<typeof import("../../server/src/features/diagnostics")>();
   return {
     ...original,
-    computeDiagnostics: (doc: { uri: string }) => {
+    collectDiagnostics: (doc: { uri: string }, limit?: number) => {
       if (doc.uri.endsWith("/boom.jsonl")) throw new RangeError("Maximum call stack size exceeded");
-      return original.computeDiagnostics(doc as Parameters<typeof original.computeDiagnostics>[0]);
+      return original.collectDiagnostics(doc as Parameters<typeof original.collectDiagnostics>[0], limit);
     },
   };
 });

@@ -65,3 +65,20 @@ describe("deep nesting", () => {
     expect(names).toContain("session s1");
   });
 });
+
+describe("header versions Pi's comparison throws on", () => {
+  const header = (version: string) => `{"type":"session","version":${version},"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}`;
+  const codes = (version: string) => computeDiagnostics(doc(header(version), entry("a1", null, '"hi"'))).map((d) => `${d.code} ${d.message}`);
+
+  it("an object with a toString member: a TypeError, so Pi cannot open the file", () => {
+    // Checked with the real Pi 0.74.2 and 1.6.0: "Cannot convert object to primitive value".
+    expect(codes('{"toString":1}')).toEqual([expect.stringMatching(/^invalid-header .*TypeError/)]);
+    expect(codes('[{"toString":1}]')).toEqual([expect.stringMatching(/^invalid-header .*TypeError/)]);
+  });
+
+  it("arrays past about 3,000 levels: a RangeError; shallower ones compare as their text", () => {
+    expect(codes(nested(3200, "3"))).toEqual([expect.stringMatching(/^invalid-header .*RangeError/)]);
+    expect(codes(nested(2000, "3"))).toEqual([expect.stringMatching(/^invalid-version .*treats it as current/)]);
+    expect(codes('["RangeError"]')).toEqual([expect.stringMatching(/^invalid-version /)]);
+  });
+});

@@ -14,10 +14,10 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Diagnostic } from "vscode-languageserver";
-import { CODES } from "../core/codes";
 import { SessionDocument } from "../core/document";
-import { capDiagnostics } from "../features/diagnosticCap";
-import { computeDiagnostics, DIAGNOSTIC_SOURCE } from "../features/diagnostics";
+import { CODES, type DiagnosticCode } from "../core/codes";
+import { capDiagnostics, MAX_PER_CODE } from "../features/diagnosticCap";
+import { collectDiagnostics, DIAGNOSTIC_SOURCE } from "../features/diagnostics";
 import { quickFixes } from "../features/fixes";
 import { needsMigration } from "../features/migration";
 import { parseCommandLine, UsageError, type OptionSpecs } from "./args";
@@ -187,10 +187,13 @@ class CheckRun {
     const doc = outcome?.doc ?? new SessionDocument(pathToFileURL(resolve(file.path)).href, "jsonl", 0, decoded.text);
 
     let all: Diagnostic[];
+    let overflow = new Map<string, number>();
     let checkError: string | undefined;
     try {
-      const found = computeDiagnostics(doc);
-      all = decoded.encoding === "utf-8" ? found : [...encodingDiagnostics(decoded), ...found];
+      // Past the cap per code, diagnostics are only counted, so a file of millions of broken lines stays cheap.
+      const found = collectDiagnostics(doc, MAX_PER_CODE);
+      overflow = found.overflow;
+      all = decoded.encoding === "utf-8" ? found.diagnostics : [...encodingDiagnostics(decoded), ...found.diagnostics];
       this.totals.files++;
     } catch (error) {
       checkError = `internal error: ${errorText(error)}`;
@@ -198,7 +201,9 @@ class CheckRun {
       all = encodingDiagnostics(decoded);
     }
     const wanted = options.minSeverity >= 4 ? all : all.filter((d) => (d.severity ?? 1) <= options.minSeverity);
-    const { diagnostics, omitted } = capDiagnostics(wanted);
+    const unbuilt = new Map([...overflow].filter(([code]) => severityOf(code) <= options.minSeverity));
+    const { diagnostics, omitted } = capDiagnostics(wanted, { overflow: unbuilt });
+    for (const [code, n] of unbuilt) this.totals.bySeverity[severityOf(code)]! += n;
     const fixable = options.fix || !decoded.lossless || !target.writable ? diagnostics.map(() => false) : fixableMarks(doc, diagnostics);
 
     for (const d of wanted) this.totals.bySeverity[d.severity ?? 1]!++;
@@ -282,4 +287,10 @@ function fixableMarks(doc: SessionDocument, diagnostics: readonly Diagnostic[]):
     // The marks are a courtesy: without them the diagnostics are still all there.
     return diagnostics.map(() => false);
   }
+}
+
+/** The LSP severity (1 error … 4 hint) of a diagnostic code. */
+function severityOf(code: string): number {
+  const level = Object.hasOwn(CODES, code) ? CODES[code as DiagnosticCode].severity : "error";
+  return { error: 1, warning: 2, information: 3, hint: 4 }[level];
 }

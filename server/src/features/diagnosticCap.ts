@@ -16,6 +16,8 @@
 import type { Diagnostic } from "vscode-languageserver";
 
 export interface DiagnosticCapOptions {
+  /** Per code, diagnostics found but not built (`collectDiagnostics`), counted as if they followed the list. */
+  overflow?: ReadonlyMap<string, number>;
   /** Diagnostics kept per code; default `MAX_PER_CODE`. */
   perCode?: number;
   /** Diagnostics kept per file; default `MAX_PER_FILE`. */
@@ -52,6 +54,11 @@ export function capDiagnostics(diagnostics: Diagnostic[], options: DiagnosticCap
     const c = countOf(d);
     c.count++;
     c.severity = Math.min(c.severity, d.severity ?? 1);
+  }
+  // A code's unbuilt diagnostics come after its built ones, past any allowance (`perCode` at most).
+  for (const [code, n] of options.overflow ?? []) {
+    const c = counts.get(code);
+    if (c) c.count += n;
   }
   setAllowances([...counts.values()], perCode, perFile);
   if ([...counts.values()].every((c) => c.count === c.shown)) return { diagnostics, omitted: new Map() };

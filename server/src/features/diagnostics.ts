@@ -36,13 +36,29 @@ const CHECKS: readonly [string, (r: Report) => void][] = [
 ];
 
 export function computeDiagnostics(doc: SessionDocument): Diagnostic[] {
-  const r = new Report(doc);
-  if (guarded(r, "file", checkNotASession)) return r.out;
-  // A v1 file has no tree yet: Pi gives every entry a fresh id and chains it to the line above
-  // when it migrates the file, so links and ids in it mean nothing (`r.isV1` skips those checks).
-  for (const [name, check] of CHECKS) guarded(r, name, check);
+  return collectDiagnostics(doc).diagnostics;
+}
+
+export interface CollectedDiagnostics {
+  diagnostics: Diagnostic[];
+  /** Per code, how many more were found past `limitPerCode` and not built. */
+  overflow: Map<string, number>;
+}
+
+/**
+ * The diagnostics, building at most `limitPerCode` of each code (a file of 3,000,000 broken lines
+ * costs 3,000,000 counts, not 3,000,000 objects); `capDiagnostics` takes the counts of the rest.
+ */
+export function collectDiagnostics(doc: SessionDocument, limitPerCode?: number): CollectedDiagnostics {
+  const r = new Report(doc, limitPerCode);
+  if (!guarded(r, "file", checkNotASession)) {
+    // A v1 file has no tree yet: Pi gives every entry a fresh id and chains it to the line above
+    // when it migrates the file, so links and ids in it mean nothing (`r.isV1` skips those checks).
+    for (const [name, check] of CHECKS) guarded(r, name, check);
+  }
   // Reading order: by position, keeping the order of checks for diagnostics on the same token.
-  return r.out.sort((x, y) => x.range.start.line - y.range.start.line || x.range.start.character - y.range.start.character);
+  r.out.sort((x, y) => x.range.start.line - y.range.start.line || x.range.start.character - y.range.start.character);
+  return { diagnostics: r.out, overflow: r.overflow };
 }
 
 /** Runs one check; a throw costs that check's findings only, and says so. */

@@ -30,8 +30,8 @@ import {
   computeShowContext,
   SHOW_CONTEXT_COMMAND,
 } from "../features/contextRequest";
-import { capDiagnostics } from "../features/diagnosticCap";
-import { applySeverityOverrides, computeDiagnostics } from "../features/diagnostics";
+import { capDiagnostics, MAX_PER_CODE } from "../features/diagnosticCap";
+import { applySeverityOverrides, collectDiagnostics } from "../features/diagnostics";
 import { computeFadingHints } from "../features/fading";
 import { computeFoldingRanges } from "../features/folding";
 import { computeFormatting } from "../features/formatting";
@@ -133,7 +133,8 @@ export function startServer(connection: Connection): ServerHandle {
   /** What the editor shows: the checker's diagnostics, plus the fading hints unless turned off. */
   const diagnosticsSource = {
     compute: (document: SessionDocument) => {
-      const found = capDiagnostics(computeDiagnostics(document)).diagnostics;
+      const collected = collectDiagnostics(document, MAX_PER_CODE);
+      const found = capDiagnostics(collected.diagnostics, { overflow: collected.overflow }).diagnostics;
       return applySeverityOverrides(settings.fadeInactive ? found.concat(computeFadingHints(document)) : found, settings.severity);
     },
     get: (uri: string) => documents.get(uri),

@@ -89,11 +89,11 @@ function checkVersion(r: Report, line: number): void {
   const v = versionRules(r.a);
   const range = r.valueRange(line, v.present ? ["version"] : ["type"]);
   if (v.throws) {
-    r.add(
-      "invalid-header",
-      `\`version\` is an array nested more than ${groupDigits(COERCION_DEPTH_LIMIT)} deep. Pi compares it with \`>= ${CURRENT_VERSION}\`, which turns it into text recursively and throws a RangeError (stack overflow): Pi cannot open the file.`,
-      range,
-    );
+    const why =
+      v.error === "RangeError"
+        ? `is an array nested more than ${groupDigits(COERCION_DEPTH_LIMIT)} deep. Pi compares it with \`>= ${CURRENT_VERSION}\`, which turns it into text recursively and throws a RangeError (stack overflow)`
+        : `holds an object with a \`toString\` member. Pi compares it with \`>= ${CURRENT_VERSION}\`, which throws a TypeError ("Cannot convert object to primitive value")`;
+    r.add("invalid-header", `\`version\` ${why}: Pi cannot open the file.`, range);
     return;
   }
   const rewrite = "rewrites the whole file (dropping blank lines and lines it cannot parse)";

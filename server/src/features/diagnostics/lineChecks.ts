@@ -20,19 +20,23 @@ export function checkLines(r: Report): void {
     const p = doc.parsed[line]!;
     if (p.kind === "blank") {
       if (line === last && doc.lines[line] === "") continue; // The empty piece after the final newline.
-      r.add("blank-line", "Blank line. Pi skips it.", r.lineRange(line));
+      r.add("blank-line", "Blank line. Pi skips it.", () => r.lineRange(line));
       continue;
     }
     if (p.kind === "malformed") {
-      const orphans = r.orphansOf(malformedIds.get(line));
       if (line === lastNonBlank && r.isTruncatedLine(line)) {
         r.add(
           "truncated-line",
-          `The last line is cut off (${p.error}), as when Pi is stopped while appending. Pi skips it${orphans}. Pi 1.x appends a newline after it when it opens the file; Pi 0.73/0.74 writes its next entry onto this same line, so that entry is lost too.`,
-          r.lineRange(line),
+          () =>
+            `The last line is cut off (${p.error}), as when Pi is stopped while appending. Pi skips it${r.orphansOf(malformedIds.get(line))}. Pi 1.x appends a newline after it when it opens the file; Pi 0.73/0.74 writes its next entry onto this same line, so that entry is lost too.`,
+          () => r.lineRange(line),
         );
       } else {
-        r.add("malformed-json", `This line is not valid JSON (${p.error}). Pi skips it when it opens the file${orphans}.`, r.lineRange(line));
+        r.add(
+          "malformed-json",
+          () => `This line is not valid JSON (${p.error}). Pi skips it when it opens the file${r.orphansOf(malformedIds.get(line))}.`,
+          () => r.lineRange(line),
+        );
       }
       continue;
     }

@@ -24,12 +24,33 @@ export const MAX_RELATED = 10;
 export class Report {
   readonly out: Diagnostic[] = [];
   readonly a: SessionAnalysis;
+  /** Per code, how many diagnostics were found past `limitPerCode` and not built. */
+  readonly overflow = new Map<string, number>();
+  private readonly counts = new Map<string, number>();
 
-  constructor(readonly doc: SessionDocument) {
+  constructor(
+    readonly doc: SessionDocument,
+    /** At most this many diagnostics of one code are built; the rest are only counted. */
+    private readonly limitPerCode = Number.POSITIVE_INFINITY,
+  ) {
     this.a = doc.analysis;
   }
 
-  add(code: DiagnosticCode, message: string, range: Range, relatedInformation?: DiagnosticRelatedInformation[]): void {
+  /**
+   * Adds a diagnostic. The message and range may be given as functions, for the checks that report
+   * one per line: past `limitPerCode` they are never made.
+   */
+  add(code: DiagnosticCode, message: string | (() => string), range: Range | (() => Range), relatedInformation?: DiagnosticRelatedInformation[]): void {
+    if (this.limitPerCode !== Number.POSITIVE_INFINITY) {
+      const n = (this.counts.get(code) ?? 0) + 1;
+      this.counts.set(code, n);
+      if (n > this.limitPerCode) {
+        this.overflow.set(code, (this.overflow.get(code) ?? 0) + 1);
+        return;
+      }
+    }
+    if (typeof message === "function") message = message();
+    if (typeof range === "function") range = range();
     const diagnostic: Diagnostic = { range, severity: LSP_SEVERITY[CODES[code].severity], code, source: DIAGNOSTIC_SOURCE, message };
     if (relatedInformation) diagnostic.relatedInformation = relatedInformation;
     this.out.push(diagnostic);

@@ -70,7 +70,10 @@ export function headerHover(a: SessionAnalysis, line: number): string {
 function versionFacts(a: SessionAnalysis): string {
   const v = versionRules(a);
   if (!v.present) return "none, so v1: Pi migrates the file on open and rewrites it with new random ids";
-  if (v.throws) return "an array nested too deep to compare: Pi throws a RangeError opening the file";
+  if (v.throws)
+    return v.error === "RangeError"
+      ? "an array nested too deep to compare: Pi throws a RangeError opening the file"
+      : "a value Pi cannot compare: it throws a TypeError opening the file";
   if (v.wellFormed && !v.current) return `${String(v.raw)}: Pi migrates the file on open and rewrites it${v.v1 ? " with new random ids" : ""}`;
   if (v.wellFormed) return `${String(v.raw)} (current)`;
   const shown = code(
