@@ -9,6 +9,8 @@
 import { closest, quote } from "./cli/args";
 import { CHECK_USAGE, runCheck, type CliIo } from "./cli/check";
 import { CONTEXT_USAGE, runContext } from "./cli/context";
+import { runSessions } from "./cli/sessions";
+import { runTree } from "./cli/tree";
 import { escapeControls } from "./cli/terminal";
 import { VERSION } from "./version";
 
@@ -24,7 +26,12 @@ ${CHECK_USAGE}
 
 ${CONTEXT_USAGE}`;
 
-const COMMANDS: Record<string, (args: readonly string[], io: CliIo) => number> = { check: runCheck, context: runContext };
+const COMMANDS: Record<string, (args: readonly string[], io: CliIo) => number | Promise<number>> = {
+  check: runCheck,
+  context: runContext,
+  sessions: runSessions,
+  tree: runTree,
+};
 
 export function main(args: readonly string[]): void {
   const [command, ...rest] = args;
@@ -43,19 +50,28 @@ export function main(args: readonly string[]): void {
       env: process.env,
       cwd: process.cwd(),
     };
-    let status: number;
-    try {
-      status = run(rest, io);
-    } catch (error) {
-      // Commands catch failures per file; this is the last line of defence, and says what failed
-      // without a stack trace, with the status of an internal failure (1 would read "errors found").
+    // Commands catch failures per file; this is the last line of defence, and says what failed
+    // without a stack trace, with the status of an internal failure (1 would read "errors found").
+    const internal = (error: unknown) => {
       process.stderr.write(
         `pi-session-lsp ${command}: internal error: ${escapeControls(error instanceof Error ? `${error.name}: ${error.message}` : String(error))}\n`,
       );
-      status = 2;
+      return 2;
+    };
+    let status: number | Promise<number>;
+    try {
+      status = run(rest, io);
+    } catch (error) {
+      status = internal(error);
     }
-    // Let stdout drain before exiting: output to a pipe is written asynchronously.
-    process.exitCode = status;
+    // Let stdout drain before exiting: output to a pipe is written asynchronously. The session
+    // commands read files on worker threads and answer later.
+    if (typeof status === "number") process.exitCode = status;
+    else
+      status.then(
+        (code) => (process.exitCode = code),
+        (error: unknown) => (process.exitCode = internal(error)),
+      );
     return;
   }
   if (command === "--version" || command === "-v") {
