@@ -9,6 +9,8 @@
 import { closest, quote } from "./cli/args";
 import { CHECK_USAGE, runCheck, type CliIo } from "./cli/check";
 import { CONTEXT_USAGE, runContext } from "./cli/context";
+import { runFind } from "./cli/find";
+import { runInfo } from "./cli/info";
 import { runSessions } from "./cli/sessions";
 import { runTree } from "./cli/tree";
 import { escapeControls } from "./cli/terminal";
@@ -31,6 +33,8 @@ const COMMANDS: Record<string, (args: readonly string[], io: CliIo) => number | 
   context: runContext,
   sessions: runSessions,
   tree: runTree,
+  info: runInfo,
+  find: runFind,
 };
 
 export function main(args: readonly string[]): void {

@@ -272,6 +272,9 @@ export function buildFakeHome(root) {
   // beta/B2: A3 forked into beta (Pi's forkFrom: new header with cwd beta, parentSession A3, same entries).
   const b2 = new Writer({ id: uuid("019d7a00", "b002"), cwd: projects.beta, at: T0 + 8 * HOUR, parentSession: written.a3.path });
   for (const line of a3.lines.slice(1)) b2.lines.push(line);
+  b2.clock = T0 + 8 * HOUR;
+  b2.leaf = a3.lines[a3.lines.length - 1].id;
+  b2.user("Port the flag to beta.");
   write("b2", betaDir, b2);
 
   // gamma moved from old/gamma to new/gamma: its sessions stayed under the old folder name.

@@ -13,6 +13,7 @@ import { KeyMaker, keyText, type Skeleton } from "../core/sessionSkeleton";
 import { outlineTree } from "../core/treeOutline";
 import { rowText } from "../core/treeText";
 import { EntryReader, readSkeleton } from "../node/skeletonReader";
+import type { PiVersion } from "../core/sessionLocation";
 import type { CliIo } from "./check";
 import { clipColumns, escapeControls, oneLine, parseOptions, piVersionOf, terminalWidth, usageError } from "./sessionOutput";
 
@@ -38,7 +39,7 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-interface PrintedRow {
+export interface PrintedRow {
   id: string;
   line: number;
   type: string;
@@ -84,6 +85,49 @@ export function piRowLine(row: PrintedRow): string {
   return `${row.selected ? "› " : "  "}${row.prefix}${row.active ? "• " : ""}${row.label !== undefined ? `[${String(row.label)}] ` : ""}${row.text}`;
 }
 
+export interface TreeReport {
+  sk: Skeleton;
+  view: TreeView;
+  outline: ReturnType<typeof outlineTree>;
+  printed: Map<number, PrintedRow>;
+  problems: string[];
+  /** Pi's `/tree` throws drawing one of the printed rows. */
+  rowThrows?: string;
+}
+
+/** Reads `path` and lays it out as Pi's `/tree`; only the rows the outline keeps are read back for their text. */
+export function treeReport(path: string, version: PiVersion, options: { filter?: FilterMode; all?: boolean; depth?: number; home?: string } = {}): TreeReport {
+  const sk = readSkeleton(path, version);
+  const problems: string[] = [];
+  if (sk.load !== "ok") {
+    const what =
+      sk.load === "empty"
+        ? "Pi writes a new header into it when it opens it"
+        : sk.load === "throws"
+          ? "Pi cannot open it"
+          : version === "1.x"
+            ? 'Pi 1.x refuses to open it ("not a valid pi session")'
+            : "Pi 0.73/0.74 overwrites it with a new empty session";
+    problems.push(`${sk.loadMessage}: ${what}.`);
+  } else if (sk.loadMessage) {
+    problems.push(`${sk.loadMessage}.`);
+  }
+  if (sk.unreadLines.length > 0)
+    problems.push(`${sk.unreadLines.length} line(s) are too long to read here (first: line ${sk.unreadLines[0]! + 1}); they are left out.`);
+  const view = buildTreeView(sk, { filter: options.filter ?? "default" });
+  if (view.hangs) problems.push(`${view.hangs}.`);
+  if (view.throws) problems.push(`${view.throws}.`);
+  if (view.collapsedRepeats) problems.push("Duplicate ids make Pi show some subtrees many times over; each entry is shown once here.");
+  const outline = outlineTree(view, sk, { all: options.all === true, depth: options.depth });
+  const indices = outline.items.flatMap((item) => (item.kind === "row" ? [item.index] : []));
+  const printed = rowsText(path, sk, view, indices, options.home ?? homedir());
+  const throwing = [...printed.values()].find((row) => row.throws !== undefined);
+  if (!throwing) return { sk, view, outline, printed, problems };
+  const rowThrows = `Pi's /tree throws drawing line ${throwing.line} (${throwing.throws})`;
+  problems.push(`${rowThrows}.`);
+  return { sk, view, outline, printed, problems, rowThrows };
+}
+
 export function runTree(args: readonly string[], io: CliIo): number {
   const parsed = parseOptions(args, OPTIONS);
   if (!parsed.ok) return usageError(io, "tree", TREE_USAGE, parsed.message);
@@ -101,39 +145,15 @@ export function runTree(args: readonly string[], io: CliIo): number {
   if (depth !== undefined && (!Number.isInteger(depth) || depth < 0))
     return usageError(io, "tree", TREE_USAGE, `--depth must be a whole number, not ${JSON.stringify(values.depth)}`);
   const path = positionals[0]!;
-
-  let sk: Skeleton;
+  let report: TreeReport;
   try {
-    sk = readSkeleton(path, version);
+    report = treeReport(path, version, { filter, all: values.all === true, depth });
   } catch (error) {
     io.err(`pi-session-lsp tree: cannot read ${path}: ${(error as Error).message}\n`);
     return 2;
   }
-  const problems: string[] = [];
-  if (sk.load !== "ok") {
-    const what =
-      sk.load === "empty"
-        ? "Pi writes a new header into it when it opens it"
-        : sk.load === "throws"
-          ? "Pi cannot open it"
-          : version === "1.x"
-            ? 'Pi 1.x refuses to open it ("not a valid pi session")'
-            : "Pi 0.73/0.74 overwrites it with a new empty session";
-    problems.push(`${sk.loadMessage}: ${what}.`);
-  } else if (sk.loadMessage) {
-    problems.push(`${sk.loadMessage}.`);
-  }
-  if (sk.unreadLines.length > 0)
-    problems.push(`${sk.unreadLines.length} line(s) are too long to read here (first: line ${sk.unreadLines[0]! + 1}); they are left out.`);
-  const view = buildTreeView(sk, { filter });
-  if (view.hangs) problems.push(`${view.hangs}.`);
-  if (view.throws) problems.push(`${view.throws}.`);
-  if (view.collapsedRepeats) problems.push("Duplicate ids make Pi show some subtrees many times over; each entry is shown once here.");
-
-  const outline = outlineTree(view, sk, { all: values.all === true, depth });
-  const indices = outline.items.flatMap((item) => (item.kind === "row" ? [item.index] : []));
-  const printed = rowsText(path, sk, view, indices, homedir());
-  const failing = sk.load !== "ok" || view.hangs !== undefined || view.throws !== undefined;
+  const { sk, view, outline, printed, problems } = report;
+  const failing = sk.load !== "ok" || view.hangs !== undefined || view.throws !== undefined || report.rowThrows !== undefined;
 
   if (values.json) {
     const header = sk.header;

@@ -11,7 +11,7 @@
  * the view says so and shows the tree with the loop cut.
  */
 
-import { Flag, type Skeleton } from "./sessionSkeleton";
+import { Flag, keyText as keyTextOf, type Skeleton } from "./sessionSkeleton";
 
 export type FilterMode = "default" | "no-tools" | "user-only" | "labeled-only" | "all";
 export const FILTER_MODES: readonly FilterMode[] = ["default", "no-tools", "user-only", "labeled-only", "all"];
@@ -204,6 +204,11 @@ export function buildTreeView(sk: Skeleton, options: TreeOptions = {}): TreeView
   if (truthyKey(leafKey)) {
     let current: string | null = leafKey!;
     for (let steps = 0; current !== null && truthyKey(current) && steps <= bound; steps++) {
+      if (active.has(current)) {
+        // Pi's walk has no guard: it goes round this loop forever.
+        view.hangs ??= `Pi's /tree never opens on this file: the walk up from the leaf loops (${JSON.stringify(keyTextOf(current))} is its own ancestor)`;
+        break;
+      }
       active.add(current);
       const f = entryMap.get(current);
       if (!f) break;
@@ -353,4 +358,40 @@ export function buildTreeView(sk: Skeleton, options: TreeOptions = {}): TreeView
 export function statusLine(view: TreeView): string {
   const labels = { default: "", "no-tools": " [no-tools]", "user-only": " [user]", "labeled-only": " [labeled]", all: " [all]" }[view.filter];
   return view.rows.length === 0 ? `  (0/0)${labels}` : `  (${view.selectedIndex + 1}/${view.rows.length})${labels}`;
+}
+
+/** The shape of Pi's tree: how many nodes, roots, tips and branch points, and the active path's length. */
+export interface TreeShape {
+  nodes: number;
+  roots: number;
+  leaves: number;
+  branchPoints: number;
+  /** Entries from the root to the leaf, or undefined when the walk up from the leaf meets a cycle. */
+  activePath: number | undefined;
+}
+
+export function treeShape(sk: Skeleton): TreeShape {
+  const { roots, children, lastByKey } = buildNodeGraph(sk);
+  let leaves = 0;
+  let branchPoints = 0;
+  for (const node of lastByKey.values()) {
+    const count = children.get(node)?.length ?? 0;
+    if (count === 0) leaves++;
+    else if (count > 1) branchPoints++;
+  }
+  let activePath: number | undefined = 0;
+  if (truthyKey(sk.leafKey)) {
+    const seen = new Uint8Array(sk.n);
+    for (let current = lastByKey.get(sk.leafKey!); current !== undefined; ) {
+      if (seen[current]) {
+        activePath = undefined;
+        break;
+      }
+      seen[current] = 1;
+      activePath++;
+      const parent = sk.flags[current]! & Flag.ParentNull ? undefined : sk.parentKeys[current]!;
+      current = parent !== undefined && truthyKey(parent) ? lastByKey.get(parent) : undefined;
+    }
+  }
+  return { nodes: lastByKey.size, roots: roots.length, leaves, branchPoints, activePath };
 }

@@ -276,7 +276,7 @@ export const HEADER_SCAN_BYTES = 1024 * 1024;
  * unparsable or falsy line (the scan goes on), "none" for an entry that is not a valid header
  * (the file has none), or the header. `findById`, `continueRecent` and `open` read headers so.
  */
-export function headerCandidate16(text: string): "skip" | "none" | Record<string, unknown> {
+export function headerCandidate16(text: string): "skip" | "none" | "no-string-id" | Record<string, unknown> {
   if (!text.trim()) return "skip";
   let value: unknown;
   try {
@@ -286,5 +286,6 @@ export function headerCandidate16(text: string): "skip" | "none" | Record<string
   }
   if (!value) return "skip";
   const entry = value as Record<string, unknown>;
-  return entry.type === "session" && typeof entry.id === "string" ? entry : "none";
+  if (entry.type !== "session") return "none";
+  return typeof entry.id === "string" ? entry : "no-string-id";
 }

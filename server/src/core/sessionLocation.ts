@@ -75,6 +75,8 @@ export interface SessionLocation {
   settingsScope?: "global" | "project";
   /** The folder `list(cwd)` reads and new sessions go to, absolute; "" when Pi 0.74 was given an empty folder (it lists nothing). */
   currentDir: string;
+  /** Where Pi writes a new session: `currentDir`, or Pi 0.74's process cwd when its folder is "" (`join("", file)`). */
+  newSessionDir: string;
   /** Pi 1.x only: `list` keeps just the sessions whose header `cwd` is this project (the folder is shared). */
   filterByCwd: boolean;
   /** Where `listAll` looks: every project folder under a root, or one flat folder (1.x with a custom folder). */
@@ -123,7 +125,7 @@ export function defaultSessionDir(version: PiVersion, cwd: string, agentDir: str
   return join(agent, "sessions", encodeCwd(version, cwd, p));
 }
 
-/** The two settings files Pi reads at startup. */
+/** The two settings files Pi reads at startup, absolute. */
 export function settingsPaths(version: PiVersion, p: PiProcess): { global: string; project: string } {
   let agentDir: string;
   try {
@@ -138,7 +140,8 @@ export function settingsPaths(version: PiVersion, p: PiProcess): { global: strin
       project: join(resolvePath16(p.cwd, p.cwd, p.home), ".pi", "settings.json"),
     };
   }
-  return { global: join(agentDir, "settings.json"), project: join(p.cwd, ".pi", "settings.json") };
+  // 0.74 joins without resolving; a relative agent folder is read against the process cwd.
+  return { global: resolveFrom(p.cwd, join(agentDir, "settings.json")), project: join(p.cwd, ".pi", "settings.json") };
 }
 
 interface ParsedSettings {
@@ -209,6 +212,7 @@ function locate(version: PiVersion, p: PiProcess, files: { global: SettingsText;
     projectDir: absolute(defaultSessionDir(version, p.cwd, agentDir, p)),
     source: "default",
     currentDir: "",
+    newSessionDir: "",
     filterByCwd: false,
     all: { kind: "projects", root: absolute(join(agentDir, "sessions")) },
     settings: [global.report, project.report],
@@ -236,6 +240,7 @@ function locate(version: PiVersion, p: PiProcess, files: { global: SettingsText;
     location.currentDir = dir ? absolute(dir) : location.projectDir;
     location.filterByCwd = dir !== undefined && location.currentDir !== location.projectDir;
     if (dir) location.all = { kind: "flat", dir: location.currentDir };
+    location.newSessionDir = location.currentDir;
     return location;
   }
 
@@ -255,6 +260,7 @@ function locate(version: PiVersion, p: PiProcess, files: { global: SettingsText;
     else dir = "";
   }
   location.currentDir = dir === undefined ? location.projectDir : absolute(dir);
+  location.newSessionDir = location.currentDir || p.cwd;
   return location;
 }
 

@@ -44,6 +44,12 @@ export enum Flag {
   QuietAssistant = 4,
   /** Pi's `/tree` throws on this entry (a `null` message, a text block whose text is not a string). */
   TreeThrows = 8,
+  /** A branch summary with a truthy `summary` (it contributes a message to the context). */
+  HasSummary = 16,
+  /** A message entry whose `message` is null or missing (reading its role throws). */
+  MessageMissing = 32,
+  /** With `MessageMissing`: the message is `null` (else absent). */
+  MessageNull = 64,
 }
 
 /** Keys for ids as a `Map` compares them: strings by value, numbers by value, objects by identity. */
@@ -108,6 +114,14 @@ export interface Skeleton {
   labels: Map<string, unknown>;
   /** The key of each tool call id → the assistant entries holding such a tool call, in file order. */
   toolCalls: Map<string, number[]>;
+  /** For each compaction entry: the key of its `firstKeptEntryId`. */
+  firstKept: Map<number, string>;
+  /**
+   * Pi migrates the file when it opens it: 1 for a version 1 file (every entry gets a new id and
+   * the entries become one chain; here the ids are placeholders), 2 for version 2 (`hookMessage`
+   * roles become `custom`), 0 for none.
+   */
+  migrates: 0 | 1 | 2;
   /** The key of the leaf id (the last entry's `id`); undefined when there are no entries (leaf `null`). */
   leafKey: string | undefined;
   /** Lines longer than the reader holds: Pi would have read them, this skeleton skipped them. */
@@ -175,6 +189,8 @@ export class SkeletonBuilder {
   private flags = new Uint8Array(1024);
   private labels = new Map<string, unknown>();
   private toolCalls = new Map<string, number[]>();
+  private firstKept = new Map<number, string>();
+  private firstKeptIndex = new Map<number, number>();
   private leafKey: string | undefined;
   private unreadLines: number[] = [];
   private parsedLines = 0;
@@ -269,8 +285,14 @@ export class SkeletonBuilder {
       if (entry.label) this.labels.set(target, entry.label);
       else this.labels.delete(target);
     }
+    if (entry.type === "compaction") {
+      this.firstKept.set(i, km.key(entry.firstKeptEntryId));
+      if (typeof entry.firstKeptEntryIndex === "number") this.firstKeptIndex.set(i, entry.firstKeptEntryIndex);
+    }
+    if (entry.type === "branch_summary" && entry.summary) flags |= Flag.HasSummary;
     if (entry.type === "message") {
       const message = entry.message as Record<string, unknown> | null | undefined;
+      if (message === null || message === undefined) flags |= Flag.MessageMissing | (message === null ? Flag.MessageNull : 0);
       try {
         const role = message!.role;
         this.roles[i] = typeof role === "string" ? (ROLES[role] ?? Role.Other) : Role.None;
@@ -299,6 +321,27 @@ export class SkeletonBuilder {
     for (const observe of this.observers) observe(entry, i, text, place);
   }
 
+  /**
+   * Pi's `migrateV1ToV2` on the skeleton: each entry gets a fresh id (random in Pi, a placeholder
+   * here) whose parent is the previous entry's, and a compaction's `firstKeptEntryIndex` (an index
+   * into the file's entries, header first) becomes the id of that entry, as assigned so far.
+   */
+  private migrateV1(): void {
+    const n = this.n;
+    for (let i = 0; i < n; i++) {
+      this.keys[i] = `\u0000m${i}`;
+      this.parentKeys[i] = i === 0 ? "\u0000z" : `\u0000m${i - 1}`;
+      this.flags[i] = (this.flags[i]! & ~(Flag.ParentNull | Flag.SelfParent)) | (i === 0 ? Flag.ParentNull : 0);
+    }
+    this.leafKey = n > 0 ? `\u0000m${n - 1}` : undefined;
+    this.labels.clear();
+    for (const [i, index] of this.firstKeptIndex) {
+      const target = index - 1;
+      // Entries after the compaction have no id yet when it is migrated.
+      if (index >= 1 && target < n) this.firstKept.set(i, target <= i ? `\u0000m${target}` : "\u0000u");
+    }
+  }
+
   finish(): Skeleton {
     this.feed.end();
     let load = this.load;
@@ -309,7 +352,11 @@ export class SkeletonBuilder {
       loadMessage = load === "empty" ? "the file is empty" : "no line of the file can be parsed as a session header";
     }
     const version = this.header ? (this.header.version ?? 1) : 3;
+    let migrates: 0 | 1 | 2 = 0;
     if (load === "ok" && !((version as number) >= 3)) {
+      // Pi's own loose comparisons (`version ?? 1`, `< 2`, `< 3`).
+      migrates = (version as number) < 2 ? 1 : 2;
+      if (migrates === 1) this.migrateV1();
       // Pi compares loosely (`version ?? 1`, `>= 3`), as here.
       loadMessage = `the header has version ${JSON.stringify(this.header?.version) ?? "1 (none)"}: Pi migrates the file to version 3 when it opens it and rewrites it${(version as number) < 2 ? ", with new random ids" : ""}`;
     }
@@ -329,6 +376,8 @@ export class SkeletonBuilder {
       flags: this.flags.subarray(0, n),
       labels: this.labels,
       toolCalls: this.toolCalls,
+      firstKept: this.firstKept,
+      migrates,
       leafKey: this.leafKey,
       unreadLines: this.unreadLines,
       skippedLines: this.contentLines - this.parsedLines,

@@ -26,8 +26,8 @@ export interface ScanTask {
 /** Pi 1.x `readSessionHeader`'s view of the file: its header's id and cwd, or why it has none. */
 export interface HeaderProbe {
   header?: { id: string; cwd: unknown; parentSession: unknown; timestamp: unknown };
-  /** "none" when the first entry is not a valid header, "too-long" when no line ends in the first MiB, "unreadable". */
-  missing?: "none" | "too-long" | "unreadable";
+  /** "none": no header (the first entry is something else, or there is none); "no-string-id"; "too-long": no line ends in the first MiB; "unreadable". */
+  missing?: "none" | "no-string-id" | "too-long" | "unreadable";
 }
 
 export interface ScanOutcome {
@@ -55,7 +55,7 @@ export function probeHeader(path: string, size: number): HeaderProbe {
         }
         const candidate = text === undefined ? "skip" : headerCandidate16(text);
         if (candidate === "skip") return undefined;
-        if (candidate === "none") result = { missing: "none" };
+        if (candidate === "none" || candidate === "no-string-id") result = { missing: candidate };
         else result = { header: { id: candidate.id as string, cwd: candidate.cwd, parentSession: candidate.parentSession, timestamp: candidate.timestamp } };
         return false;
       },

@@ -92,11 +92,14 @@ function jsonlIn(dir: string): string[] {
   }
 }
 
-/** The `*.jsonl` files of one folder in the order Pi's `listSessionsFromDir` reads them. */
-export function folderFiles(version: PiVersion, dir: string): SessionFile[] {
+/**
+ * The `*.jsonl` files of one folder in the order Pi's `listSessionsFromDir` reads them (1.x sorts
+ * them by name, descending), or with `folderOrder` as the folder lists them (1.x `findById`).
+ */
+export function folderFiles(version: PiVersion, dir: string, folderOrder = false): SessionFile[] {
   if (dir === "" || !existsSync(dir)) return [];
   const files = jsonlIn(dir).map((name) => ({ name, dir, path: join(dir, name), ...statOf(join(dir, name)) }));
-  return version === "1.x" ? byNameDescending(files) : files;
+  return version === "1.x" && !folderOrder ? byNameDescending(files) : files;
 }
 
 /** The session files `listAll` reads, in its order. */

@@ -38,6 +38,9 @@ export class EntryReader {
     } catch {
       value = undefined;
     }
+    // Pi migrates a version 1 or 2 file when it opens it: `hookMessage` roles become `custom`.
+    const message = value?.type === "message" ? (value.message as Obj | null | undefined) : undefined;
+    if (this.sk.migrates > 0 && message && message.role === "hookMessage") message.role = "custom";
     if (this.cache.size > 1000) this.cache.clear();
     this.cache.set(i, value);
     return value;
