@@ -110,3 +110,13 @@ describe("find, for people", () => {
     expect(doc.read.files).toBeGreaterThan(9);
   });
 });
+
+describe("find --text ranks as Pi 1.6's /resume search does", () => {
+  const recorded: { query: string; paths: string[] }[] = JSON.parse(readFileSync(join(__dirname, "expected", "lists.16.json"), "utf8")).search;
+  for (const { query, paths } of recorded) {
+    it(query, () => {
+      const doc = JSON.parse(find(["--json", "--text", query]).stdout);
+      expect((doc.text ?? []).map((s: { path: string }) => placeholder(s.path))).toEqual(paths);
+    });
+  }
+});

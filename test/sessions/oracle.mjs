@@ -140,6 +140,12 @@ async function child(request) {
       out.listAll.push({ name: s.name, sessions: all.map(strip) });
     }
     if (is16) for (const f of request.findById) out.findById.push({ ...f, path: sm.SessionManager.findById(f.cwd, f.id, f.sessionDir) ?? null });
+    if (is16) {
+      // /resume's search over every project, in its relevance order.
+      const { filterAndSortSessions } = await load("modes/interactive/components/session-selector-search.js");
+      const all = await sm.SessionManager.listAll();
+      out.search = request.queries.map((query) => ({ query, paths: filterAndSortSessions(all, query, "relevance", "all").map((s) => s.path) }));
+    }
     return out;
   }
 
@@ -334,6 +340,7 @@ export function listScenarios(h) {
       { name: "alpha in alpha's own folder given explicitly", cwd: h.projects.alpha, sessionDir: h.dirs.alpha },
     ],
     listAll: [{ name: "every project" }, { name: "the shared folder", sessionDir: h.shared }],
+    queries: ["cookie", "flaky login", '"login test"', "re:deploy|verbose", "beta", "flkylgn", "alpha", "019d1a", "README verbose", '"wait   for"', "zzzz"],
     findById: [
       { name: "A1 in alpha", cwd: h.projects.alpha, id: h.written.a1.id },
       { name: "B1 from alpha", cwd: h.projects.alpha, id: h.written.b1.id },

@@ -125,7 +125,8 @@ export async function findSessions(request: FindRequest): Promise<FindResult> {
   }
   if (wantsText || full === files) {
     const matched = new Map<string, ListedSession>();
-    for (const s of [...lists.local, ...lists.all]) if (s.search) matched.set(s.info.path, s);
+    // Every project's list first, in its order, as `/resume`'s "all" scope sorts it (ties keep that order).
+    for (const s of [...lists.all, ...lists.local]) if (s.search && !matched.has(s.info.path)) matched.set(s.info.path, s);
     // `/resume`'s relevance order: best score, then newest.
     text = [...matched.values()].sort((a, b) => a.search!.score - b.search!.score || b.info.modified - a.info.modified);
   }
