@@ -36,13 +36,19 @@ const IN_THREAD_BYTES = 16 * 1024 * 1024;
 
 const WORKER_SCRIPT = join(__dirname, "scanWorker.js");
 
+/** One thread per core, or `$PI_SESSION_LSP_THREADS` (0 or 1: scan in this thread), e.g. to leave cores to other work. */
+export function defaultThreads(): number {
+  const env = Number(process.env.PI_SESSION_LSP_THREADS);
+  return Number.isInteger(env) && env >= 0 ? env : availableParallelism();
+}
+
 /** Scans `tasks` and returns their outcomes in the same order. */
 export async function scanAll(tasks: readonly ScanTask[], options: PoolOptions = {}): Promise<ScanOutcome[]> {
   const sizes = options.sizes ?? tasks.map(() => 0);
   const totalBytes = sizes.reduce((a, b) => a + b, 0);
   const progress: ScanProgress = { files: 0, totalFiles: tasks.length, bytes: 0, totalBytes };
   const report = () => options.onProgress?.({ ...progress });
-  const wanted = options.threads ?? availableParallelism();
+  const wanted = options.threads ?? defaultThreads();
   const threads = Math.min(wanted, tasks.length);
   if (threads <= 1 || totalBytes < IN_THREAD_BYTES || !existsSync(WORKER_SCRIPT)) return scanHere(tasks, progress, report, options.signal);
 
