@@ -155,7 +155,7 @@ function timedIndex(home) {
   const script = `
     const { indexSessions } = require(${JSON.stringify(resolve(HERE, "../out/node/workspaceIndexer.js"))});
     const t0 = performance.now();
-    indexSessions({ roots: [${JSON.stringify(join(home, ".pi", "agent", "sessions"))}] }).then((index) => {
+    indexSessions({ roots: [], sessionRoots: [${JSON.stringify(join(home, ".pi", "agent", "sessions"))}] }).then((index) => {
       const ms = performance.now() - t0;
       process.stdout.write(JSON.stringify({ ms, sessions: index.sessions, symbols: index.symbols, rss: process.resourceUsage().maxRSS * 1024 }));
     });`;

@@ -44,6 +44,8 @@ export interface LinePlace {
 /** What the editor's workspace symbols list for a session that is not open. */
 export interface IndexSymbols {
   id?: { text: string; at: LinePlace };
+  /** The header's `parentSession` value, when it is a string. */
+  parentSession?: LinePlace;
   name?: { text: string; at: LinePlace };
   firstMessage?: { text: string; at: LinePlace };
   labels: { text: string; at: LinePlace }[];
@@ -158,6 +160,7 @@ export class SessionInfoBuilder {
         if (header.type !== "session") throw new Dropped("its first entry is not a session header");
         this.header = header;
         if (this.symbols && typeof header.id === "string") this.symbols.id = { text: clip(header.id), at: placeOf(text, line, ["id"]) };
+        if (this.symbols && typeof header.parentSession === "string") this.symbols.parentSession = placeOf(text, line, ["parentSession"]);
         return;
       }
       this.gather(value as Record<string, unknown>, text, line);
