@@ -36,6 +36,7 @@ import {
 import { CODES } from "../core/codes";
 import type { SessionDocument } from "../core/document";
 import { defaultSessionDir, encodeCwd, type SessionLocation } from "../core/sessionLocation";
+import { DIAGNOSTIC_SOURCE } from "../features/diagnostics";
 import { targetAt } from "../features/target";
 import { computeWorkspaceSymbols, DEFAULT_MAX_WORKSPACE_SYMBOLS } from "../features/workspaceSymbols";
 import { locate } from "../node/sessionStore";
@@ -305,7 +306,7 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
           range,
           severity: DiagnosticSeverity.Warning,
           code: "cwd-missing",
-          source: "pi-session-lsp",
+          source: DIAGNOSTIC_SOURCE,
           message: `The project folder ${cwd} no longer exists (moved or deleted?). ${CODES["cwd-missing"].pi}.${now}`,
         });
       }
@@ -314,7 +315,7 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
           range,
           severity: DiagnosticSeverity.Information,
           code: "folder-mismatch",
-          source: "pi-session-lsp",
+          source: DIAGNOSTIC_SOURCE,
           message: `This session is in ${basename(folder)}, but Pi keeps the sessions of ${cwd} in ${piDir}. ${CODES["folder-mismatch"].pi}.`,
         });
       }
