@@ -1,6 +1,6 @@
 /**
  * The command line entry point: `--stdio` starts the language server, `check` runs the checker,
- * `context` prints the context Pi builds.
+ * `context` prints the context Pi builds; `sessions`, `find`, `tree` and `info` read Pi's sessions.
  *
  * The language server library is loaded only for `--stdio`: `check` and `context` never use it,
  * and loading it costs tens of milliseconds on every run (the type-only imports elsewhere are free).
@@ -22,6 +22,10 @@ Usage:
   pi-session-lsp --stdio                       start the language server on stdin/stdout
   pi-session-lsp check [options] PATH...       check sessions (pi-session-lsp check --help)
   pi-session-lsp context [options] FILE        print the context Pi builds (context --help)
+  pi-session-lsp sessions [options]            Pi's sessions, as /resume lists them (sessions --help)
+  pi-session-lsp find [options] ID|PREFIX|TEXT what pi --session opens (find --help)
+  pi-session-lsp tree [options] FILE           the tree as /tree shows it (tree --help)
+  pi-session-lsp info [options] FILE           a one-screen summary (info --help)
   pi-session-lsp --version
 
 ${CHECK_USAGE}
@@ -97,7 +101,7 @@ export function main(args: readonly string[]): void {
     const hint = near === undefined ? "" : ` (did you mean ${Object.hasOwn(COMMANDS, near) ? near : `--${near}`}?)`;
     const what = command.startsWith("-") ? "option" : "command";
     process.stderr.write(
-      `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
+      `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, sessions, find, tree, info, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
     );
   }
   process.exitCode = 2;
