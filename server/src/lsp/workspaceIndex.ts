@@ -105,7 +105,7 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
             if (entry) index.set(path, entry);
             else index.delete(path);
           })
-          .catch((error: unknown) => connection.console.warn(`indexing ${path} failed: ${String(error)}`));
+          .catch((error: unknown) => tell(() => connection.console.warn(`indexing ${path} failed: ${String(error)}`)));
       }, UPDATE_DELAY_MS),
     );
   }
@@ -123,9 +123,25 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
     }
   }
 
+  /** Calls the client, ignoring a connection that closed meanwhile (the index outlives no one). */
+  function tell(send: () => unknown): void {
+    if (disposed) return;
+    try {
+      const sent = send();
+      if (sent instanceof Promise) sent.catch(() => undefined);
+    } catch {
+      // The connection is gone: the server is stopping.
+    }
+  }
+
   async function build(): Promise<void> {
-    const progress = await connection.window.createWorkDoneProgress();
-    progress.begin("Indexing Pi sessions", 0, "finding session files", false);
+    let progress: Awaited<ReturnType<typeof connection.window.createWorkDoneProgress>> | undefined;
+    try {
+      progress = await connection.window.createWorkDoneProgress();
+    } catch {
+      // No progress when the client refuses it or the connection closed.
+    }
+    tell(() => progress?.begin("Indexing Pi sessions", 0, "finding session files", false));
     try {
       const sessionRoots = location ? [location.sessionsRoot, ...(location.all.kind === "flat" ? [location.all.dir] : [])] : [];
       let last = 0;
@@ -138,17 +154,19 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
             if (now - last < 200 && p.files < p.totalFiles) return;
             last = now;
             const share = p.totalBytes > 0 ? p.bytes / p.totalBytes : p.files / Math.max(1, p.totalFiles);
-            progress.report(Math.min(100, Math.round(100 * share)), `${p.files}/${p.totalFiles} files`);
+            tell(() => progress?.report(Math.min(100, Math.round(100 * share)), `${p.files}/${p.totalFiles} files`));
           },
         },
       });
       if (disposed) return;
       for (const [path, entry] of built.byPath) index.set(path, entry);
-      connection.console.info(`indexed ${built.sessions} sessions (${built.symbols} symbols)${built.cut > 0 ? `; ${built.cut} files left out` : ""}`);
+      tell(() =>
+        connection.console.info(`indexed ${built.sessions} sessions (${built.symbols} symbols)${built.cut > 0 ? `; ${built.cut} files left out` : ""}`),
+      );
     } catch (error) {
-      connection.console.error(`indexing sessions failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      tell(() => connection.console.error(`indexing sessions failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
     } finally {
-      progress.done();
+      tell(() => progress?.done());
       markReady();
     }
   }
@@ -224,7 +242,7 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
         if (location.all.kind === "flat") watchFolder(location.all.dir);
       }
       if (watchedFilesRegistration && folders.length > 0) {
-        connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: "**/*.jsonl" }] }).catch(() => undefined);
+        tell(() => connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: "**/*.jsonl" }] }));
       }
       connection.onDidChangeWatchedFiles((params) => {
         for (const change of params.changes) {
