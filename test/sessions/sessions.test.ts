@@ -135,6 +135,10 @@ describe("sessions, for people", () => {
       const row = r.stdout.split("\n").find((l) => l.startsWith("019dffff"))!;
       expect(row).toContain("\\x1b]0;pwned\\x07\\x1b[2Jhello world\\u202e");
       expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
+      // JSON escapes them too (JSON.stringify leaves the bidirectional ones raw), and parses back to Pi's text.
+      const json = run(["sessions", "--json"]).stdout;
+      expect(json).not.toMatch(/[\u007f-\u009f\u202e]/);
+      expect(JSON.parse(json).sessions.find((s: { id: string }) => s.id.endsWith("ffff")).firstMessage).toBe(message.message.content);
     } finally {
       rmSync(file);
     }

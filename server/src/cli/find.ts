@@ -10,6 +10,7 @@ import { homedir } from "node:os";
 import { infoJson, type ListedSession } from "../core/sessionList";
 import { type FindResult, findSessions } from "../node/sessionFind";
 import type { CliIo } from "./check";
+import { escapeJsonControls } from "./terminal";
 import { tildePath } from "./sessions";
 import { escapeControls, formatDateTime, oneLine, parseOptions, piVersionOf, Progress, terminalWidth, usageError } from "./sessionOutput";
 
@@ -66,7 +67,7 @@ export async function runFind(args: readonly string[], io: CliIo): Promise<numbe
   if (result.location.problem) io.err(`pi-session-lsp find: ${result.location.problem}\n`);
   const opensSomething = result.resolution.kind !== "not-found" && result.resolution.kind !== "throws";
   if (values.json) {
-    io.out(`${JSON.stringify(findJson(result))}\n`);
+    io.out(`${escapeJsonControls(JSON.stringify(findJson(result)))}\n`);
   } else {
     io.out(renderFind(result, terminalWidth(), homedir()));
   }

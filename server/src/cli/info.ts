@@ -20,6 +20,7 @@ import { type SessionInfoReport, StatsCollector } from "../core/sessionStats";
 import { probeHeader } from "../node/scanFile";
 import { readSkeleton } from "../node/skeletonReader";
 import type { CliIo } from "./check";
+import { escapeJsonControls } from "./terminal";
 import { tildePath } from "./sessions";
 import { escapeControls, formatBytes, formatDateTime, oneLine, parseOptions, piVersionOf, terminalWidth, usageError } from "./sessionOutput";
 
@@ -162,7 +163,7 @@ export function runInfo(args: readonly string[], io: CliIo): number {
     ...(folder ? { folder } : {}),
   };
   if (values.json) {
-    io.out(`${JSON.stringify(doc)}\n`);
+    io.out(`${escapeJsonControls(JSON.stringify(doc))}\n`);
     return sk.load === "ok" ? 0 : 1;
   }
   io.out(renderInfo(doc, sk, report, shape, lineage, folder, sessionName));

@@ -18,6 +18,7 @@ import { probeHeader } from "../node/scanFile";
 import { type Listing, listSessions } from "../node/sessionQuery";
 import { pathKey } from "../node/sessionStore";
 import type { CliIo } from "./check";
+import { escapeJsonControls } from "./terminal";
 import {
   escapeControls,
   formatBytes,
@@ -85,7 +86,7 @@ export async function runSessions(args: readonly string[], io: CliIo): Promise<n
   }
   if (listing.location.problem) io.err(`pi-session-lsp sessions: ${listing.location.problem}\n`);
   if (values.json) {
-    io.out(`${JSON.stringify(listingJson(listing))}\n`);
+    io.out(`${escapeJsonControls(JSON.stringify(listingJson(listing)))}\n`);
     return 0;
   }
   io.out(renderListing(listing, { limit, width: terminalWidth(), now: Date.now(), home: homedir() }));

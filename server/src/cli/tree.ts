@@ -15,6 +15,7 @@ import { rowText } from "../core/treeText";
 import { EntryReader, readSkeleton } from "../node/skeletonReader";
 import type { PiVersion } from "../core/sessionLocation";
 import type { CliIo } from "./check";
+import { escapeJsonControls } from "./terminal";
 import { clipColumns, escapeControls, oneLine, parseOptions, piVersionOf, terminalWidth, usageError } from "./sessionOutput";
 
 export const TREE_USAGE = `Usage: pi-session-lsp tree [--filter MODE] [--depth N] [--all] [--pi 1.x|0.74] [--json] FILE
@@ -171,7 +172,7 @@ export function runTree(args: readonly string[], io: CliIo): number {
       rows: outline.items.map((item) => (item.kind === "row" ? printed.get(item.index)! : { elided: item.count, deeper: item.deeper })),
       ...(outline.cut > 0 ? { cut: outline.cut } : {}),
     };
-    io.out(`${JSON.stringify(doc)}\n`);
+    io.out(`${escapeJsonControls(JSON.stringify(doc))}\n`);
     return failing ? 1 : 0;
   }
 
