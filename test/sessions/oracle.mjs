@@ -22,7 +22,8 @@
 // Paths are written with the temporary root replaced by "<ROOT>" (and by "<ENC>" where Pi encodes
 // it in a folder name). Every Pi call runs in a child process on the pinned Node 22, with a timeout.
 //
-// Usage: node test/sessions/oracle.mjs [--only where|cli|lists|find|files]   (about 3-4 minutes)
+// Usage: node test/sessions/oracle.mjs [--only where|cli|lists|find|files]   (about 8 minutes; find and cli start
+// the real pi command some 40 times)
 
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
