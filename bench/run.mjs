@@ -52,7 +52,13 @@
 //
 // The compiled server is loaded from ../out, or from the directory in $OUT (to compare two builds).
 //
+//   8. a sessions folder (bench/sessions.mjs): 2,000 files, 2 GB over 40 projects by default
+//      (--sessions-files N, --sessions-mb M; --no-sessions skips it): `sessions --all` on every core
+//      and on one thread, `sessions` of one project, `find PREFIX`, `find --text`, the editor's index;
+//      wall time and peak RSS of each, as a user runs the command.
+//
 // Usage: node --expose-gc bench/run.mjs [--reps N] [--edits N] [--feature-rounds N] [--force-generate]
+//                                       [--sessions-files N] [--sessions-mb M] [--no-sessions]
 
 import { spawnSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
@@ -61,6 +67,7 @@ import { cpus, loadavg } from "node:os";
 import { relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureSession } from "./generate.mjs";
+import { sessionsFolderBench, sessionsRows } from "./sessions.mjs";
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -1004,6 +1011,10 @@ function main() {
   };
   const openConstruct = median(pooled((r) => [r.openMs.construct]));
   const openAnalyze = median(pooled((r) => [r.openMs.analyze]));
+  // 8. A sessions folder of --sessions-files files and --sessions-mb megabytes (bench/sessions.mjs).
+  const sessionsFolder = args.includes("--no-sessions")
+    ? undefined
+    : sessionsFolderBench({ files: option("--sessions-files", 2000), mb: option("--sessions-mb", 2000), log: (m) => console.error(`bench: ${m}`) });
   const childCpu = [memParse, memCheck, ...featureRuns.map(([, r]) => r)].reduce((sum, r) => sum + r.cpuMicros, 0);
   const otherShare = otherLoad(childCpu);
 
@@ -1077,6 +1088,7 @@ function main() {
   row("child, JSON.parse only: RSS / heap used / peak RSS", `${mib(memParse.rss)} / ${mib(memParse.heapUsed)} / ${mib(memParse.maxRss)}`);
   row("child, full check: RSS / heap used / peak RSS", `${mib(memCheck.rss)} / ${mib(memCheck.heapUsed)} / ${mib(memCheck.maxRss)}`);
   row("child: RSS before reading / heap of the file text alone", `${mib(memCheck.baselineRss)} / ${mib(memCheck.textHeap)}`);
+  if (sessionsFolder) sessionsRows(sessionsFolder, { section, row });
 
   const widths = [0, 0, 0];
   for (const r of rows) if (r.length > 1 && r[1] !== "") for (let i = 0; i < 3; i++) widths[i] = Math.max(widths[i], r[i].length);
@@ -1130,6 +1142,7 @@ function main() {
       parseOnlyChild: memParse,
       checkChild: memCheck,
     },
+    ...(sessionsFolder ? { sessionsFolder } : {}),
   };
   console.log(JSON.stringify(result));
 }

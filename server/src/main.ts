@@ -1,6 +1,6 @@
 /**
  * The command line entry point: `--stdio` starts the language server, `check` runs the checker,
- * `context` prints the context Pi builds.
+ * `context` prints the context Pi builds; `sessions`, `find`, `tree` and `info` read Pi's sessions.
  *
  * The language server library is loaded only for `--stdio`: `check` and `context` never use it,
  * and loading it costs tens of milliseconds on every run (the type-only imports elsewhere are free).
@@ -9,6 +9,10 @@
 import { closest, quote } from "./cli/args";
 import { CHECK_USAGE, runCheck, type CliIo } from "./cli/check";
 import { CONTEXT_USAGE, runContext } from "./cli/context";
+import { runFind } from "./cli/find";
+import { runInfo } from "./cli/info";
+import { runSessions } from "./cli/sessions";
+import { runTree } from "./cli/tree";
 import { escapeControls } from "./cli/terminal";
 import { VERSION } from "./version";
 
@@ -18,13 +22,24 @@ Usage:
   pi-session-lsp --stdio                       start the language server on stdin/stdout
   pi-session-lsp check [options] PATH...       check sessions (pi-session-lsp check --help)
   pi-session-lsp context [options] FILE        print the context Pi builds (context --help)
+  pi-session-lsp sessions [options]            Pi's sessions, as /resume lists them (sessions --help)
+  pi-session-lsp find [options] ID|PREFIX|TEXT what pi --session opens (find --help)
+  pi-session-lsp tree [options] FILE           the tree as /tree shows it (tree --help)
+  pi-session-lsp info [options] FILE           a one-screen summary (info --help)
   pi-session-lsp --version
 
 ${CHECK_USAGE}
 
 ${CONTEXT_USAGE}`;
 
-const COMMANDS: Record<string, (args: readonly string[], io: CliIo) => number> = { check: runCheck, context: runContext };
+const COMMANDS: Record<string, (args: readonly string[], io: CliIo) => number | Promise<number>> = {
+  check: runCheck,
+  context: runContext,
+  sessions: runSessions,
+  tree: runTree,
+  info: runInfo,
+  find: runFind,
+};
 
 export function main(args: readonly string[]): void {
   const [command, ...rest] = args;
@@ -43,19 +58,28 @@ export function main(args: readonly string[]): void {
       env: process.env,
       cwd: process.cwd(),
     };
-    let status: number;
-    try {
-      status = run(rest, io);
-    } catch (error) {
-      // Commands catch failures per file; this is the last line of defence, and says what failed
-      // without a stack trace, with the status of an internal failure (1 would read "errors found").
+    // Commands catch failures per file; this is the last line of defence, and says what failed
+    // without a stack trace, with the status of an internal failure (1 would read "errors found").
+    const internal = (error: unknown) => {
       process.stderr.write(
         `pi-session-lsp ${command}: internal error: ${escapeControls(error instanceof Error ? `${error.name}: ${error.message}` : String(error))}\n`,
       );
-      status = 2;
+      return 2;
+    };
+    let status: number | Promise<number>;
+    try {
+      status = run(rest, io);
+    } catch (error) {
+      status = internal(error);
     }
-    // Let stdout drain before exiting: output to a pipe is written asynchronously.
-    process.exitCode = status;
+    // Let stdout drain before exiting: output to a pipe is written asynchronously. The session
+    // commands read files on worker threads and answer later.
+    if (typeof status === "number") process.exitCode = status;
+    else
+      status.then(
+        (code) => (process.exitCode = code),
+        (error: unknown) => (process.exitCode = internal(error)),
+      );
     return;
   }
   if (command === "--version" || command === "-v") {
@@ -77,7 +101,7 @@ export function main(args: readonly string[]): void {
     const hint = near === undefined ? "" : ` (did you mean ${Object.hasOwn(COMMANDS, near) ? near : `--${near}`}?)`;
     const what = command.startsWith("-") ? "option" : "command";
     process.stderr.write(
-      `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
+      `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, sessions, find, tree, info, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
     );
   }
   process.exitCode = 2;

@@ -17,7 +17,8 @@
  */
 
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { TextDocument, type TextDocumentContentChangeEvent } from "vscode-languageserver-textdocument";
@@ -364,12 +365,18 @@ export class LspTestClient {
 
 // ---- Servers ---------------------------------------------------------------------------------------
 
+/** An empty folder for servers' HOME, so that no test reads the Pi sessions of the machine it runs on. */
+let emptyHome: string | undefined;
+
 /**
  * Starts the compiled server as a user would (`node bin/pi-session-lsp.js --stdio`) and connects a
- * client to it. Call `ensureBuilt()` first (once per file) so `out/` matches `server/src`.
+ * client to it. Call `ensureBuilt()` first (once per file) so `out/` matches `server/src`. The
+ * server's HOME is an empty folder unless `env` gives one: it indexes Pi's sessions folder there.
  */
-export function spawnServer(args: readonly string[] = ["--stdio"]): LspTestClient {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, stdio: ["pipe", "pipe", "pipe"] });
+export function spawnServer(args: readonly string[] = ["--stdio"], options: { env?: NodeJS.ProcessEnv } = {}): LspTestClient {
+  emptyHome ??= mkdtempSync(join(tmpdir(), "lsp-test-home-"));
+  const env = { ...process.env, HOME: emptyHome, PI_CODING_AGENT_DIR: undefined, PI_CODING_AGENT_SESSION_DIR: undefined, ...options.env };
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   let exit: ServerExit | undefined;
   child.stderr.setEncoding("utf8");

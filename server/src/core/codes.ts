@@ -71,7 +71,15 @@ export const CODES = {
     severity: "warning",
     pi: "Pi 1.x appends a newline when it opens the file; Pi 0.73/0.74 writes its next entry onto the same line, and both entries become one unparsable line",
   },
+  "cwd-missing": {
+    severity: "warning",
+    pi: 'Pi stops with "Stored session working directory does not exist" in print and RPC mode; interactive Pi asks whether to continue in the current folder (1.x: or to fork the session there)',
+  },
   // Information and hints: nothing is lost, but a person reading the file should know.
+  "folder-mismatch": {
+    severity: "information",
+    pi: "Pi lists a session by the folder it lies in, so it shows under another project's /resume; opened, it runs in the cwd of its header",
+  },
   "not-a-session": { severity: "information", pi: "No line looks like a Pi entry; Pi would refuse or overwrite it, and it is not checked further" },
   "unknown-entry-type": { severity: "information", pi: "Pi keeps the entry in the tree (it can be the leaf) but it contributes nothing to the context" },
   "unknown-role": { severity: "information", pi: "Pi keeps the message in the context, but converting it to model input drops it" },

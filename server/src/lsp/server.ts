@@ -48,11 +48,11 @@ import { isMigrationActionData, resolveMigrationAction } from "../features/migra
 import { computeDefinition, computeDocumentHighlights, computeDocumentLinks, computeReferences } from "../features/navigation";
 import { computeRename, isRenameRefusal, prepareRename } from "../features/rename";
 import { computeDocumentSymbols } from "../features/symbols";
-import { computeWorkspaceSymbols } from "../features/workspaceSymbols";
 import { VERSION } from "../version";
 import { DiagnosticsService } from "./diagnostics";
 import { Guard } from "./guard";
 import { DEFAULT_SETTINGS, readSettings, SETTINGS_SECTION, type Settings } from "./settings";
+import { attachWorkspaceIndex } from "./workspaceIndex";
 
 /** How long the server waits for typing to pause before asking the client to re-request lenses. */
 const LENS_REFRESH_DELAY_MS = 150;
@@ -73,6 +73,8 @@ export function startServer(connection: Connection): ServerHandle {
       return document;
     },
   });
+  // Every session on disk, not only the open ones (workspace symbols, forks, moved projects).
+  const workspace = attachWorkspaceIndex(connection, documents);
   let diagnostics: DiagnosticsService | undefined;
   let diagnosticRefreshSupport = false;
   /** Whether the client can fetch a code action's edit later (`codeAction/resolve`). */
@@ -100,6 +102,7 @@ export function startServer(connection: Connection): ServerHandle {
     initialSettings = readSettings(params.initializationOptions);
     settings = initialSettings;
     diagnostics = new DiagnosticsService(connection, diagnosticsSource, pull);
+    workspace.initialize(params);
     guard.state = "running";
     return {
       capabilities: {
@@ -128,13 +131,16 @@ export function startServer(connection: Connection): ServerHandle {
   });
   connection.onShutdown(() => {
     guard.state = "shut-down";
+    workspace.dispose();
   });
 
   /** What the editor shows: the checker's diagnostics, plus the fading hints unless turned off. */
   const diagnosticsSource = {
     compute: (document: SessionDocument) => {
       const collected = collectDiagnostics(document, MAX_PER_CODE);
-      const found = capDiagnostics(collected.diagnostics, { overflow: collected.overflow }).diagnostics;
+      const found = capDiagnostics(collected.diagnostics, { overflow: collected.overflow }).diagnostics.concat(
+        guard.safe("session folder diagnostics", [], () => workspace.diagnostics(document)),
+      );
       return applySeverityOverrides(settings.fadeInactive ? found.concat(computeFadingHints(document)) : found, settings.severity);
     },
     get: (uri: string) => documents.get(uri),
@@ -167,7 +173,10 @@ export function startServer(connection: Connection): ServerHandle {
     );
   }
 
-  connection.onInitialized(() => void refreshSettings());
+  connection.onInitialized(() => {
+    void refreshSettings();
+    workspace.initialized();
+  });
   connection.onDidChangeConfiguration((change) => {
     if (configurationSupport) void refreshSettings();
     else applySettings(readSettings(change.settings, initialSettings));
@@ -208,8 +217,14 @@ export function startServer(connection: Connection): ServerHandle {
   }
 
   // The binding table: one line per request, each a pure feature over the open document.
-  connection.onDefinition(onDocument("textDocument/definition", [], (d, p) => computeDefinition(d, p.position)));
-  connection.onReferences(onDocument("textDocument/references", [], (d, p) => computeReferences(d, p.position, p.context.includeDeclaration)));
+  connection.onDefinition(onDocument("textDocument/definition", [], (d, p) => workspace.definition(d, p.position) ?? computeDefinition(d, p.position)));
+  connection.onReferences(
+    onDocument(
+      "textDocument/references",
+      [],
+      (d, p) => workspace.references(d, p.position, p.context.includeDeclaration) ?? computeReferences(d, p.position, p.context.includeDeclaration),
+    ),
+  );
   connection.onDocumentHighlight(onDocument("textDocument/documentHighlight", [], (d, p) => computeDocumentHighlights(d, p.position)));
   connection.onDocumentLinks(onDocument("textDocument/documentLink", [], (d) => computeDocumentLinks(d)));
   connection.onDocumentSymbol(
@@ -260,7 +275,7 @@ export function startServer(connection: Connection): ServerHandle {
   connection.languages.typeHierarchy.onPrepare(onDocument("textDocument/prepareTypeHierarchy", [], (d, p) => prepareHierarchy(d, p.position)));
   connection.languages.typeHierarchy.onSupertypes(onItem("typeHierarchy/supertypes", (d, p) => typeHierarchySupertypes(d, p.item)));
   connection.languages.typeHierarchy.onSubtypes(onItem("typeHierarchy/subtypes", (d, p) => typeHierarchySubtypes(d, p.item)));
-  connection.onWorkspaceSymbol(guard.request("workspace/symbol", [], (p) => computeWorkspaceSymbols(documents.all(), p.query)));
+  connection.onWorkspaceSymbol(guard.request("workspace/symbol", [], (p) => workspace.symbols(p.query)));
   connection.onCodeLens(onDocument("textDocument/codeLens", [], (d) => computeCodeLenses(d)));
   connection.onCodeLensResolve((lens, token) => {
     guard.admit(token);

@@ -1,0 +1,171 @@
+/**
+ * `pi-session-lsp find ID|PREFIX|TEXT`: what `pi --session ARG` opens, and every other session the
+ * argument could mean. An id prefix that matches several sessions is resolved the way Pi resolves
+ * it (the first of its list, newest first, this project before the others), and the others are
+ * listed with the reason Pi passed them over, so an ambiguous prefix (#9733) is never silent. Text
+ * is matched against names and messages as `/resume`'s search matches it.
+ */
+
+import { homedir } from "node:os";
+import { infoJson, type ListedSession } from "../core/sessionList";
+import { type FindResult, findSessions } from "../node/sessionFind";
+import type { CliIo } from "./check";
+import { escapeJsonControls } from "./terminal";
+import { tildePath } from "./sessions";
+import { escapeControls, formatDateTime, oneLine, parseOptions, piVersionOf, Progress, terminalWidth, usageError } from "./sessionOutput";
+
+export const FIND_USAGE = `Usage: pi-session-lsp find [--cwd DIR] [--session-dir DIR] [--pi 1.x|0.74] [--text | --ids] [--json] ID|PREFIX|TEXT
+
+Says which session \`pi --session ARG\` opens when run in DIR (default: the current folder): an exact
+id of this project, else the newest session of this project whose id starts with ARG, else the same
+across every project (Pi then offers to fork it here), or ARG as a path. Every other session whose
+id starts with ARG is listed, with why Pi did not pick it. Text that is not an id (or matches no id)
+is searched in session names and messages as /resume's search does ("quoted phrase", re:regex).
+  --text    also search names and messages for an id-like ARG
+  --ids     only resolve ARG as an id, never search text
+  --json    {opens, candidates, text, ...}; "opens" is the file Pi opens
+Exit status: 0 Pi opens a session or the text matched one, 1 nothing found, 2 usage error.`;
+
+const OPTIONS = {
+  cwd: { type: "string" },
+  "session-dir": { type: "string" },
+  pi: { type: "string" },
+  text: { type: "boolean" },
+  ids: { type: "boolean" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export async function runFind(args: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parseOptions(args, OPTIONS);
+  if (!parsed.ok) return usageError(io, "find", FIND_USAGE, parsed.message);
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(`${FIND_USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length === 0) return usageError(io, "find", FIND_USAGE, "nothing to find");
+  if (values.text && values.ids) return usageError(io, "find", FIND_USAGE, "--text and --ids cannot be combined");
+  const version = piVersionOf(values.pi);
+  if (!version) return usageError(io, "find", FIND_USAGE, `--pi must be 1.x or 0.74, not ${JSON.stringify(values.pi)}`);
+  const arg = positionals.join(" ");
+  if (arg.trim() === "") return usageError(io, "find", FIND_USAGE, "nothing to find");
+  const progress = new Progress("searching sessions");
+  let result: FindResult;
+  try {
+    result = await findSessions({
+      version,
+      arg,
+      cwd: values.cwd as string | undefined,
+      sessionDir: values["session-dir"] as string | undefined,
+      text: values.text ? "always" : values.ids ? "never" : "auto",
+      pool: { onProgress: (p) => progress.update(p) },
+    });
+  } finally {
+    progress.done();
+  }
+  if (result.location.problem) io.err(`pi-session-lsp find: ${result.location.problem}\n`);
+  const opensSomething = result.resolution.kind !== "not-found" && result.resolution.kind !== "throws";
+  if (values.json) {
+    io.out(`${escapeJsonControls(JSON.stringify(findJson(result)))}\n`);
+  } else {
+    io.out(renderFind(result, terminalWidth(), homedir()));
+  }
+  return opensSomething || (result.text?.length ?? 0) > 0 ? 0 : 1;
+}
+
+export function findJson(result: FindResult): Record<string, unknown> {
+  const { resolution } = result;
+  return {
+    pi: result.location.version,
+    cwd: result.process.cwd,
+    arg: result.arg,
+    opens: resolution,
+    ...(result.opens ? { session: infoJson(result.opens.info) } : {}),
+    candidates: result.candidates.map((c) => ({
+      ...infoJson(c.session.info),
+      scope: c.scope,
+      rank: c.rank,
+      exact: c.exact,
+      opened: c.session.info.path === result.opens?.info.path,
+    })),
+    ...(result.text ? { text: result.text.map((s) => ({ ...infoJson(s.info), match: s.search })) } : {}),
+    read: result.read,
+  };
+}
+
+function describe(s: ListedSession, width: number, home: string): string {
+  const info = s.info;
+  const title = info.name ?? info.firstMessage;
+  return `${oneLine(String(info.id), 36)}  ${formatDateTime(info.modified)}  ${oneLine(tildePath(info.cwd, home), 30)}  ${oneLine(title, Math.max(20, width - 96))}`;
+}
+
+/** Why Pi opened the session it opened, in words. */
+function why(result: FindResult): string {
+  const r = result.resolution;
+  const arg = escapeControls(result.arg);
+  const local = result.candidates.filter((c) => c.scope === "local").length;
+  const all = result.candidates.length;
+  switch (r.kind) {
+    case "path":
+      return "ARG is a path (it contains a slash or ends in .jsonl)";
+    case "local":
+      if (r.how === "exact") return "its id is exactly ARG and it belongs to this project";
+      return local > 1
+        ? `it is the newest of ${local} sessions of this project whose id starts with ${arg}; Pi takes the first of its list and does not say the prefix is ambiguous`
+        : `it is the only session of this project whose id starts with ${arg}`;
+    case "global": {
+      const how =
+        r.how === "exact"
+          ? "its id is exactly ARG"
+          : all > 1
+            ? `it is the newest of ${all} sessions whose id starts with ${arg} (none is this project's)`
+            : `its id starts with ${arg}`;
+      return `${how}, in another project (${escapeControls(r.cwd)}): Pi asks "Fork this session into current directory?" and opens a fork of it`;
+    }
+    default:
+      return "";
+  }
+}
+
+export function renderFind(result: FindResult, width: number, home: string): string {
+  const lines: string[] = [];
+  const r = result.resolution;
+  const where = escapeControls(tildePath(result.process.cwd, home));
+  lines.push(`pi --session ${escapeControls(oneLine(result.arg, 60))} (Pi ${result.location.version}, in ${where}):`);
+  if (r.kind === "not-found") lines.push(`  opens nothing: "No session found matching '${escapeControls(oneLine(result.arg, 60))}'"`);
+  else if (r.kind === "throws") lines.push(`  stops with ${escapeControls(r.error)} (a listed session's id is not a string)`);
+  else {
+    lines.push(`  opens ${escapeControls(tildePath(r.path, home))}`);
+    if (result.opens) lines.push(`    ${describe(result.opens, width, home)}`);
+    lines.push(`  because ${why(result)}.`);
+    if (result.opens && r.kind !== "global") {
+      const cwd = result.opens.info.cwd;
+      if (cwd && cwd !== result.process.cwd) lines.push(`  note: its header's cwd is ${escapeControls(tildePath(cwd, home))}, not this folder.`);
+    }
+  }
+  const others = result.candidates.filter((c) => c.session.info.path !== result.opens?.info.path);
+  if (others.length > 0) {
+    lines.push("", `Other sessions whose id starts with ${escapeControls(oneLine(result.arg, 40))}:`);
+    for (const c of others.slice(0, 50)) {
+      const reason =
+        c.scope === "local"
+          ? c.exact
+            ? "this project, exact id"
+            : `this project, #${c.rank} newest`
+          : `another project; Pi looks there only when this project has no match`;
+      lines.push(`  ${describe(c.session, width, home)}  (${reason})`);
+    }
+    if (others.length > 50) lines.push(`  … ${others.length - 50} more (--json lists all)`);
+    if (result.location.version === "1.x" && r.kind !== "not-found") lines.push("  A full id always opens exactly that session.");
+  }
+  if (result.text) {
+    lines.push(
+      "",
+      result.text.length === 0 ? "No session's name or messages match it." : `Sessions whose name or messages match it (${result.text.length}, best first):`,
+    );
+    for (const s of result.text.slice(0, 30)) lines.push(`  ${describe(s, width, home)}  (${s.search!.fields.join(", ")})`);
+    if (result.text.length > 30) lines.push(`  … ${result.text.length - 30} more (--json lists all)`);
+  }
+  return `${lines.join("\n")}\n`;
+}

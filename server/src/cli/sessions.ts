@@ -1,0 +1,250 @@
+/**
+ * `pi-session-lsp sessions`: Pi's sessions of a project (or of every project), newest first, as
+ * `/resume` shows them, from the folder Pi itself would use.
+ *
+ * The folder comes from `core/sessionLocation.ts` (flags, environment and settings as Pi reads
+ * them), the files are read on every core by the scan pool, and the list is Pi's `list(cwd, dir)`
+ * or `listAll(dir)`: `--json` prints exactly the `SessionInfo` objects Pi returns (without
+ * `allMessagesText`) next to what this tool adds, and the text output is `/resume`'s threaded view
+ * with the id, message count, branches, size, date and origin of each session.
+ */
+
+import { existsSync, readdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename } from "node:path";
+import { formatAge, infoJson, type ListedSession, threadSessions } from "../core/sessionList";
+import { encodeCwd, type SessionLocation } from "../core/sessionLocation";
+import { probeHeader } from "../node/scanFile";
+import { type Listing, listSessions } from "../node/sessionQuery";
+import { pathKey } from "../node/sessionStore";
+import type { CliIo } from "./check";
+import { escapeJsonControls } from "./terminal";
+import {
+  escapeControls,
+  formatBytes,
+  formatDateTime,
+  oneLine,
+  padEnd,
+  padStart,
+  parseOptions,
+  piVersionOf,
+  Progress,
+  terminalWidth,
+  usageError,
+} from "./sessionOutput";
+
+export const SESSIONS_USAGE = `Usage: pi-session-lsp sessions [--cwd DIR | --all] [--session-dir DIR] [--pi 1.x|0.74] [--json] [--limit N]
+
+Lists Pi's sessions, newest first and forks under their origin, as Pi's /resume shows them: those
+of the project in DIR (default: the current folder), or with --all those of every project. The
+folder is the one Pi would use: --session-dir, else $PI_CODING_AGENT_SESSION_DIR, else sessionDir
+in <agent>/settings.json or DIR/.pi/settings.json, else <agent>/sessions/--<DIR>--/, where <agent>
+is $PI_CODING_AGENT_DIR or ~/.pi/agent.
+  --pi 1.x|0.74   whose rules to follow (default 1.x)
+  --json          {location, sessions, details, omitted}: "sessions" is exactly what Pi's
+                  SessionManager.list (or listAll) returns, without allMessagesText
+  --limit N       print at most N sessions (default 200; 0 prints all)`;
+
+const OPTIONS = {
+  cwd: { type: "string" },
+  all: { type: "boolean" },
+  "session-dir": { type: "string" },
+  pi: { type: "string" },
+  json: { type: "boolean" },
+  limit: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export async function runSessions(args: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parseOptions(args, OPTIONS);
+  if (!parsed.ok) return usageError(io, "sessions", SESSIONS_USAGE, parsed.message);
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(`${SESSIONS_USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length > 0) return usageError(io, "sessions", SESSIONS_USAGE, `unexpected argument ${JSON.stringify(positionals[0])}`);
+  if (values.all && values.cwd !== undefined) return usageError(io, "sessions", SESSIONS_USAGE, "--cwd and --all cannot be combined");
+  const version = piVersionOf(values.pi);
+  if (!version) return usageError(io, "sessions", SESSIONS_USAGE, `--pi must be 1.x or 0.74, not ${JSON.stringify(values.pi)}`);
+  const limit = values.limit === undefined ? 200 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 0)
+    return usageError(io, "sessions", SESSIONS_USAGE, `--limit must be a whole number, not ${JSON.stringify(values.limit)}`);
+
+  const progress = new Progress("reading sessions");
+  let listing: Listing;
+  try {
+    listing = await listSessions({
+      version,
+      cwd: values.cwd as string | undefined,
+      sessionDir: values["session-dir"] as string | undefined,
+      scope: values.all ? "all" : "current",
+      pool: { onProgress: (p) => progress.update(p) },
+    });
+  } finally {
+    progress.done();
+  }
+  if (listing.location.problem) io.err(`pi-session-lsp sessions: ${listing.location.problem}\n`);
+  if (values.json) {
+    io.out(`${escapeJsonControls(JSON.stringify(listingJson(listing)))}\n`);
+    return 0;
+  }
+  io.out(renderListing(listing, { limit, width: terminalWidth(), now: Date.now(), home: homedir() }));
+  return 0;
+}
+
+/** The `--json` document; `sessions` equals Pi's list element for element. */
+export function listingJson(listing: Listing): Record<string, unknown> {
+  const { location } = listing;
+  return {
+    pi: location.version,
+    cwd: listing.process.cwd,
+    scope: listing.scope,
+    location: {
+      source: location.source,
+      ...(location.settingsScope ? { settingsScope: location.settingsScope } : {}),
+      currentDir: location.currentDir,
+      projectDir: location.projectDir,
+      sessionsRoot: location.sessionsRoot,
+      filterByCwd: location.filterByCwd,
+      all: location.all,
+      settings: location.settings,
+      ...(location.problem ? { problem: location.problem } : {}),
+    },
+    sessions: listing.sessions.map((s) => infoJson(s.info)),
+    details: listing.sessions.map((s) => ({
+      path: s.info.path,
+      size: s.size,
+      entries: s.entries,
+      branches: s.branches,
+      ...(s.unreadLines > 0 ? { unreadLines: s.unreadLines } : {}),
+    })),
+    omitted: listing.omitted,
+    ...(listing.otherProjects > 0 ? { otherProjects: listing.otherProjects } : {}),
+  };
+}
+
+export function tildePath(path: string, home: string): string {
+  return home && (path === home || path.startsWith(`${home}/`)) ? `~${path.slice(home.length)}` : path;
+}
+
+function describeSource(location: SessionLocation): string {
+  switch (location.source) {
+    case "--session-dir":
+      return "from --session-dir";
+    case "PI_CODING_AGENT_SESSION_DIR":
+      return "from $PI_CODING_AGENT_SESSION_DIR";
+    case "settings":
+      return `from sessionDir in ${location.settings.find((s) => s.scope === location.settingsScope)?.path ?? "settings"}`;
+    default:
+      return "the project's default folder";
+  }
+}
+
+interface RenderOptions {
+  limit: number;
+  width: number;
+  now: number;
+  home: string;
+}
+
+/** The text listing: a heading saying where Pi looks, one row per session, then what Pi leaves out. */
+export function renderListing(listing: Listing, options: RenderOptions): string {
+  const { location } = listing;
+  const home = options.home;
+  const lines: string[] = [];
+  const where =
+    listing.scope === "all" && location.all.kind === "projects"
+      ? `every project under ${tildePath(location.all.root, home)}`
+      : tildePath(location.currentDir || "(empty folder name)", home);
+  const count = `${listing.sessions.length} session${listing.sessions.length === 1 ? "" : "s"}`;
+  lines.push(
+    listing.scope === "all"
+      ? `Pi ${location.version} lists ${count} in ${escapeControls(where)}`
+      : `Pi ${location.version} lists ${count} for ${escapeControls(tildePath(listing.process.cwd, home))}`,
+  );
+  if (listing.scope === "current") lines.push(`from ${escapeControls(where)} (${describeSource(location)})`);
+  lines.push("");
+
+  const rows = threadSessions(
+    listing.sessions.map((s) => ({ ...s.info, listed: s })),
+    pathKey,
+  );
+  const byKey = new Map(listing.sessions.map((s) => [pathKey(s.info.path), s] as const));
+  const shown = options.limit === 0 ? rows : rows.slice(0, options.limit);
+  if (shown.length > 0) {
+    const showCwd = listing.scope === "all";
+    const head = `${padEnd("ID", 8)}  ${padEnd("MODIFIED", 21)}  ${padStart("MSGS", 5)}  ${padStart("BRANCHES", 8)}  ${padStart("SIZE", 8)}  ${showCwd ? `${padEnd("CWD", 24)}  ` : ""}NAME OR FIRST MESSAGE`;
+    lines.push(head);
+    const fixed = head.length - "NAME OR FIRST MESSAGE".length;
+    for (const row of shown) {
+      const s = row.session.listed;
+      const info = s.info;
+      const id = oneLine(typeof info.id === "string" ? info.id.slice(0, 8) : String(info.id), 8);
+      const when = `${formatDateTime(info.modified)} ${padStart(formatAge(info.modified, options.now), 4)}`;
+      const cwd = showCwd ? `${padEnd(oneLine(tildePath(info.cwd, home), 24), 24)}  ` : "";
+      const origin = forkedFrom(s, byKey, home);
+      const room = Math.max(16, options.width - fixed - row.prefix.length - (origin ? origin.length + 2 : 0));
+      const title = oneLine(info.name ?? info.firstMessage, room);
+      lines.push(
+        `${padEnd(id, 8)}  ${padEnd(when, 21)}  ${padStart(String(info.messageCount), 5)}  ${padStart(String(s.branches), 8)}  ${padStart(formatBytes(s.size), 8)}  ${cwd}${row.prefix}${title}${origin ? `  ${origin}` : ""}`,
+      );
+    }
+    if (shown.length < rows.length) lines.push(`… ${rows.length - shown.length} more (--limit 0 lists all)`);
+  } else {
+    lines.push(listing.scope === "all" ? "No sessions found." : "No sessions in this folder.");
+    if (listing.scope === "current") lines.push(...movedHints(listing, home));
+  }
+  if (listing.otherProjects > 0) {
+    lines.push(
+      "",
+      `${listing.otherProjects} more session${listing.otherProjects === 1 ? "" : "s"} in this folder belong${listing.otherProjects === 1 ? "s" : ""} to other projects; Pi 1.x lists only this project's.`,
+    );
+  }
+  const unread = listing.sessions.filter((s) => s.unreadLines > 0);
+  for (const s of unread)
+    lines.push(`note: ${escapeControls(tildePath(s.info.path, home))} has ${s.unreadLines} line(s) too long to read here; Pi's numbers for it may differ.`);
+  if (listing.omitted.length > 0) {
+    lines.push("", `${listing.omitted.length} file${listing.omitted.length === 1 ? "" : "s"} Pi leaves out of its list:`);
+    for (const o of listing.omitted.slice(0, 50)) lines.push(`  ${escapeControls(tildePath(o.path, home))}: ${escapeControls(o.reason)}`);
+    if (listing.omitted.length > 50) lines.push(`  … ${listing.omitted.length - 50} more (--json lists all)`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** `forked from <id>` for a session with a `parentSession`, naming the parent file when it is not in the list. */
+function forkedFrom(s: ListedSession, byKey: Map<string, ListedSession>, home: string): string | undefined {
+  const parent = s.info.parentSessionPath;
+  if (parent === undefined || parent === null || parent === "") return undefined;
+  if (typeof parent !== "string") return `(parentSession is not a path: ${oneLine(JSON.stringify(parent) ?? "?", 40)})`;
+  const listed = byKey.get(pathKey(parent));
+  if (listed) return `forked from ${oneLine(String(listed.info.id).slice(0, 8), 8)}`;
+  if (!existsSync(parent)) return `forked from ${oneLine(tildePath(parent, home), 60)} (missing)`;
+  const probe = probeHeader(parent, Number.POSITIVE_INFINITY);
+  const id = probe.header ? probe.header.id.slice(0, 8) : basename(parent);
+  const cwd = typeof probe.header?.cwd === "string" ? ` in ${tildePath(probe.header.cwd, home)}` : "";
+  return `forked from ${oneLine(id, 8)}${oneLine(cwd, 60)}`;
+}
+
+/**
+ * When a project has no sessions, the project folders under Pi's sessions folder whose name ends
+ * like this project's: where its sessions probably are if the project was moved or renamed.
+ */
+function movedHints(listing: Listing, home: string): string[] {
+  const { location, process: p } = listing;
+  if (location.source !== "default") return [];
+  const tail = encodeCwd(location.version, `/${basename(p.cwd)}`, p).slice(2);
+  let names: string[] = [];
+  try {
+    names = readdirSync(location.sessionsRoot).filter((n) => n.endsWith(tail) && n !== basename(location.projectDir));
+  } catch {
+    return [];
+  }
+  if (names.length === 0) return [];
+  return [
+    "",
+    "If the project was moved or renamed, its sessions may be in:",
+    ...names.slice(0, 10).map((n) => `  ${escapeControls(tildePath(`${location.sessionsRoot}/${n}`, home))}`),
+    `Pi looks only in ${escapeControls(tildePath(location.projectDir, home))}; \`pi-session-lsp sessions --all\` lists every project.`,
+  ];
+}

@@ -1,0 +1,202 @@
+/**
+ * `pi-session-lsp tree FILE`: the session tree as Pi's `/tree` shows it, in a terminal.
+ *
+ * The file is read once, streaming, into a skeleton (`core/sessionSkeleton.ts`), laid out as Pi
+ * 1.6's tree selector lays it out (`core/piTree.ts`), and only the rows printed are read back for
+ * their text. Output is bounded: long runs of ordinary entries fold into "⋮ N more" lines
+ * (`core/treeOutline.ts`), `--depth N` folds deeper branches, and `--all` prints every row.
+ */
+
+import { homedir } from "node:os";
+import { buildTreeView, FILTER_MODES, type FilterMode, statusLine, type TreeView } from "../core/piTree";
+import { KeyMaker, keyText, type Skeleton } from "../core/sessionSkeleton";
+import { outlineTree } from "../core/treeOutline";
+import { rowText } from "../core/treeText";
+import { EntryReader, readSkeleton } from "../node/skeletonReader";
+import type { PiVersion } from "../core/sessionLocation";
+import type { CliIo } from "./check";
+import { escapeJsonControls } from "./terminal";
+import { clipColumns, escapeControls, oneLine, parseOptions, piVersionOf, terminalWidth, usageError } from "./sessionOutput";
+
+export const TREE_USAGE = `Usage: pi-session-lsp tree [--filter MODE] [--depth N] [--all] [--pi 1.x|0.74] [--json] FILE
+
+Prints the session tree of FILE as Pi's /tree shows it: the branch with the leaf first, a ├─/└─ at
+each branch point, • on the active path, [labels], compactions and branch summaries, and › on the
+row Pi selects. Long runs of entries fold into "⋮ N more" lines.
+  --filter MODE   Pi's /tree filter: default, no-tools, user-only, labeled-only, all
+  --depth N       fold everything more than N branch levels deep
+  --all           print every row (no folding, no line limit)
+  --pi 1.x|0.74   read the file as Pi 1.x (default) or Pi 0.73/0.74 opens it
+  --json          the rows as data: {file, leaf, rows: [{id, line, text, prefix, active, selected, label}], …}
+Exit status: 0 printed, 1 Pi would not show this tree (it refuses the file, throws or hangs), 2 usage
+error or unreadable file.`;
+
+const OPTIONS = {
+  filter: { type: "string" },
+  depth: { type: "string" },
+  all: { type: "boolean" },
+  pi: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export interface PrintedRow {
+  id: string;
+  line: number;
+  type: string;
+  text: string;
+  prefix: string;
+  active: boolean;
+  selected: boolean;
+  label?: unknown;
+  throws?: string;
+}
+
+/** The text of each row to print, read back from the file. */
+function rowsText(path: string, sk: Skeleton, view: TreeView, indices: number[], home: string): Map<number, PrintedRow> {
+  const reader = new EntryReader(path, sk);
+  const keys = new KeyMaker();
+  const out = new Map<number, PrintedRow>();
+  try {
+    for (const index of indices) {
+      const row = view.rows[index]!;
+      const entry = reader.entry(row.entry);
+      const result = entry ? rowText(entry, (id) => reader.toolCall(id, (v) => keys.key(v)), home) : { throws: "the line changed since it was read" };
+      const printed: PrintedRow = {
+        id: keyText(sk.keys[row.entry]!),
+        line: sk.lines[row.entry]! + 1,
+        type: sk.types[row.entry]!,
+        text: "text" in result ? result.text : "",
+        prefix: row.prefix,
+        active: row.active,
+        selected: row.selected,
+      };
+      if (row.label !== undefined) printed.label = row.label;
+      if ("throws" in result) printed.throws = result.throws;
+      out.set(index, printed);
+    }
+  } finally {
+    reader.close();
+  }
+  return out;
+}
+
+/** A row exactly as Pi prints it (cursor, prefix, path marker, label, text). */
+export function piRowLine(row: PrintedRow): string {
+  return `${row.selected ? "› " : "  "}${row.prefix}${row.active ? "• " : ""}${row.label !== undefined ? `[${String(row.label)}] ` : ""}${row.text}`;
+}
+
+export interface TreeReport {
+  sk: Skeleton;
+  view: TreeView;
+  outline: ReturnType<typeof outlineTree>;
+  printed: Map<number, PrintedRow>;
+  problems: string[];
+  /** Pi's `/tree` throws drawing one of the printed rows. */
+  rowThrows?: string;
+}
+
+/** Reads `path` and lays it out as Pi's `/tree`; only the rows the outline keeps are read back for their text. */
+export function treeReport(path: string, version: PiVersion, options: { filter?: FilterMode; all?: boolean; depth?: number; home?: string } = {}): TreeReport {
+  const sk = readSkeleton(path, version);
+  const problems: string[] = [];
+  if (sk.load !== "ok") {
+    const what =
+      sk.load === "empty"
+        ? "Pi writes a new header into it when it opens it"
+        : sk.load === "throws"
+          ? "Pi cannot open it"
+          : version === "1.x"
+            ? 'Pi 1.x refuses to open it ("not a valid pi session")'
+            : "Pi 0.73/0.74 overwrites it with a new empty session";
+    problems.push(`${sk.loadMessage}: ${what}.`);
+  } else if (sk.loadMessage) {
+    problems.push(`${sk.loadMessage}.`);
+  }
+  if (sk.unreadLines.length > 0)
+    problems.push(`${sk.unreadLines.length} line(s) are too long to read here (first: line ${sk.unreadLines[0]! + 1}); they are left out.`);
+  const view = buildTreeView(sk, { filter: options.filter ?? "default" });
+  if (view.hangs) problems.push(`${view.hangs}.`);
+  if (view.throws) problems.push(`${view.throws}.`);
+  if (view.collapsedRepeats) problems.push("Duplicate ids make Pi show some subtrees many times over; each entry is shown once here.");
+  const outline = outlineTree(view, sk, { all: options.all === true, depth: options.depth });
+  const indices = outline.items.flatMap((item) => (item.kind === "row" ? [item.index] : []));
+  const printed = rowsText(path, sk, view, indices, options.home ?? homedir());
+  const throwing = [...printed.values()].find((row) => row.throws !== undefined);
+  if (!throwing) return { sk, view, outline, printed, problems };
+  const rowThrows = `Pi's /tree throws drawing line ${throwing.line} (${throwing.throws})`;
+  problems.push(`${rowThrows}.`);
+  return { sk, view, outline, printed, problems, rowThrows };
+}
+
+export function runTree(args: readonly string[], io: CliIo): number {
+  const parsed = parseOptions(args, OPTIONS);
+  if (!parsed.ok) return usageError(io, "tree", TREE_USAGE, parsed.message);
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(`${TREE_USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length !== 1) return usageError(io, "tree", TREE_USAGE, positionals.length === 0 ? "no file given" : "give one file");
+  const version = piVersionOf(values.pi);
+  if (!version) return usageError(io, "tree", TREE_USAGE, `--pi must be 1.x or 0.74, not ${JSON.stringify(values.pi)}`);
+  const filter = (values.filter ?? "default") as FilterMode;
+  if (!FILTER_MODES.includes(filter)) return usageError(io, "tree", TREE_USAGE, `--filter must be one of ${FILTER_MODES.join(", ")}`);
+  const depth = values.depth === undefined ? undefined : Number(values.depth);
+  if (depth !== undefined && (!Number.isInteger(depth) || depth < 0))
+    return usageError(io, "tree", TREE_USAGE, `--depth must be a whole number, not ${JSON.stringify(values.depth)}`);
+  const path = positionals[0]!;
+  let report: TreeReport;
+  try {
+    report = treeReport(path, version, { filter, all: values.all === true, depth });
+  } catch (error) {
+    io.err(`pi-session-lsp tree: cannot read ${path}: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const { sk, view, outline, printed, problems } = report;
+  const failing = sk.load !== "ok" || view.hangs !== undefined || view.throws !== undefined || report.rowThrows !== undefined;
+
+  if (values.json) {
+    const header = sk.header;
+    const doc = {
+      file: path,
+      pi: version,
+      load: sk.load,
+      ...(problems.length > 0 ? { problems } : {}),
+      session: header ? { id: header.id, cwd: header.cwd, parentSession: header.parentSession } : null,
+      entries: sk.n,
+      leaf: sk.leafKey === undefined ? null : keyText(sk.leafKey),
+      filter,
+      shown: view.rows.length,
+      selected: view.selectedIndex,
+      rows: outline.items.map((item) => (item.kind === "row" ? printed.get(item.index)! : { elided: item.count, deeper: item.deeper })),
+      ...(outline.cut > 0 ? { cut: outline.cut } : {}),
+    };
+    io.out(`${escapeJsonControls(JSON.stringify(doc))}\n`);
+    return failing ? 1 : 0;
+  }
+
+  const width = values.all ? Number.POSITIVE_INFINITY : terminalWidth();
+  const lines: string[] = [];
+  const name = sk.header && typeof sk.header.id === "string" ? sk.header.id : path;
+  lines.push(
+    `Session ${escapeControls(oneLine(name, 60))}: ${sk.n} entries, leaf ${sk.leafKey === undefined ? "none" : escapeControls(oneLine(keyText(sk.leafKey), 40))}; /tree filter ${filter}, ${view.rows.length} rows`,
+  );
+  for (const p of problems) lines.push(`warning: ${escapeControls(p)}`);
+  lines.push("");
+  if (view.rows.length === 0) lines.push("  No entries found");
+  for (const item of outline.items) {
+    if (item.kind === "elided") {
+      lines.push(`  ${item.prefix}${item.deeper ? `… ${item.count} more in deeper branches (--depth)` : `⋮ ${item.count} more`}`);
+      continue;
+    }
+    const row = printed.get(item.index)!;
+    const text = escapeControls(piRowLine(row));
+    lines.push(Number.isFinite(width) ? clipColumns(text, width) : text);
+    if (row.throws) lines.push(`  ${" ".repeat(row.prefix.length)}(Pi's /tree throws here: ${escapeControls(row.throws)})`);
+  }
+  if (outline.cut > 0) lines.push(`… ${outline.cut} more rows (--all prints every row)`);
+  lines.push(statusLine(view));
+  io.out(`${lines.join("\n")}\n`);
+  return failing ? 1 : 0;
+}

@@ -1,0 +1,352 @@
+/**
+ * The server's view of every session, not only the open ones: an index of the session files
+ * under Pi's sessions folder and the workspace folders, built in the background after
+ * `initialized` (on worker threads, reported with `$/progress`), kept current from file-system
+ * events (`fs.watch` on the sessions folder, `workspace/didChangeWatchedFiles` for the workspace),
+ * and read by requests without ever waiting for it.
+ *
+ * It answers, for `server.ts`:
+ * - workspace symbols: session ids, names, labels and first messages of every indexed session,
+ *   open documents answering from their current text;
+ * - definition on a header's `parentSession` (the parent's header) and references on a header
+ *   line (the sessions forked from it) or on its `parentSession` (the parent and its forks);
+ * - two diagnostics on the header's `cwd`: the project folder no longer exists (a moved project:
+ *   Pi stops or asks before it opens the session), and the session lies in a folder Pi uses for
+ *   another cwd (so Pi lists it for another project), each saying where Pi looks.
+ */
+
+import { existsSync, type FSWatcher, watch } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import {
+  type Connection,
+  type Diagnostic,
+  DiagnosticSeverity,
+  DidChangeWatchedFilesNotification,
+  FileChangeType,
+  type InitializeParams,
+  type Location,
+  type Position,
+  type Range,
+  type SymbolInformation,
+  SymbolKind,
+  type TextDocuments,
+} from "vscode-languageserver/node";
+import { CODES } from "../core/codes";
+import type { SessionDocument } from "../core/document";
+import { defaultSessionDir, encodeCwd, type SessionLocation } from "../core/sessionLocation";
+import { DIAGNOSTIC_SOURCE } from "../features/diagnostics";
+import { targetAt } from "../features/target";
+import { computeWorkspaceSymbols, DEFAULT_MAX_WORKSPACE_SYMBOLS } from "../features/workspaceSymbols";
+import { locate } from "../node/sessionStore";
+import { type IndexedSession, indexFiles, indexSessions } from "../node/workspaceIndexer";
+
+export interface WorkspaceIndexHooks {
+  initialize(params: InitializeParams): void;
+  initialized(): void;
+  symbols(query: string): SymbolInformation[];
+  definition(doc: SessionDocument, position: Position): Location[] | undefined;
+  references(doc: SessionDocument, position: Position, includeDeclaration: boolean): Location[] | undefined;
+  diagnostics(doc: SessionDocument): Diagnostic[];
+  /** Resolves when the first full index is built (for tests and benchmarks). */
+  ready(): Promise<void>;
+  dispose(): void;
+}
+
+const UPDATE_DELAY_MS = 300;
+
+function pathOf(uri: string): string | undefined {
+  try {
+    return uri.startsWith("file:") ? fileURLToPath(uri) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const lineRange = (line: number, start: number, end: number): Range => ({ start: { line, character: start }, end: { line, character: end } });
+
+/** Case-insensitive match rank, as `computeWorkspaceSymbols` ranks: 0 substring, 1 characters in order, -1 none. */
+function matchRank(name: string, needle: string): number {
+  if (needle === "" || name.includes(needle)) return 0;
+  let i = 0;
+  for (let k = 0; k < name.length && i < needle.length; k++) if (name.charCodeAt(k) === needle.charCodeAt(i)) i++;
+  return i === needle.length ? 1 : -1;
+}
+
+export function attachWorkspaceIndex(connection: Connection, documents: TextDocuments<SessionDocument>): WorkspaceIndexHooks {
+  const index = new Map<string, IndexedSession>();
+  const folders: string[] = [];
+  const watchers: FSWatcher[] = [];
+  const pending = new Map<string, NodeJS.Timeout>();
+  let location: SessionLocation | undefined;
+  let watchedFilesRegistration = false;
+  let disposed = false;
+  let markReady: () => void = () => undefined;
+  const readyPromise = new Promise<void>((r) => (markReady = r));
+
+  const openPaths = () => new Set(documents.all().flatMap((d) => pathOf(d.uri) ?? []));
+
+  /** Re-reads changed files (a debounce per file, as Pi appends line by line). */
+  function schedule(path: string): void {
+    if (disposed || !path.endsWith(".jsonl")) return;
+    clearTimeout(pending.get(path));
+    pending.set(
+      path,
+      setTimeout(() => {
+        pending.delete(path);
+        if (!existsSync(path)) {
+          index.delete(path);
+          return;
+        }
+        indexFiles([path], "1.x", { threads: 1 })
+          .then(([entry]) => {
+            if (disposed) return;
+            if (entry) index.set(path, entry);
+            else index.delete(path);
+          })
+          .catch((error: unknown) => tell(() => connection.console.warn(`indexing ${path} failed: ${String(error)}`)));
+      }, UPDATE_DELAY_MS),
+    );
+  }
+
+  function watchFolder(dir: string): void {
+    if (!existsSync(dir)) return;
+    try {
+      const watcher = watch(dir, { recursive: true }, (_event, name) => {
+        if (name) schedule(join(dir, name.toString()));
+      });
+      watcher.on("error", () => undefined);
+      watchers.push(watcher);
+    } catch (error) {
+      connection.console.warn(`cannot watch ${dir}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** Calls the client, ignoring a connection that closed meanwhile (the index outlives no one). */
+  function tell(send: () => unknown): void {
+    if (disposed) return;
+    try {
+      const sent = send();
+      if (sent instanceof Promise) sent.catch(() => undefined);
+    } catch {
+      // The connection is gone: the server is stopping.
+    }
+  }
+
+  async function build(): Promise<void> {
+    let progress: Awaited<ReturnType<typeof connection.window.createWorkDoneProgress>> | undefined;
+    try {
+      progress = await connection.window.createWorkDoneProgress();
+    } catch {
+      // No progress when the client refuses it or the connection closed.
+    }
+    tell(() => progress?.begin("Indexing Pi sessions", 0, "finding session files", false));
+    try {
+      const sessionRoots = location ? [location.sessionsRoot, ...(location.all.kind === "flat" ? [location.all.dir] : [])] : [];
+      let last = 0;
+      const built = await indexSessions({
+        roots: folders,
+        sessionRoots,
+        pool: {
+          onProgress: (p) => {
+            const now = Date.now();
+            if (now - last < 200 && p.files < p.totalFiles) return;
+            last = now;
+            const share = p.totalBytes > 0 ? p.bytes / p.totalBytes : p.files / Math.max(1, p.totalFiles);
+            tell(() => progress?.report(Math.min(100, Math.round(100 * share)), `${p.files}/${p.totalFiles} files`));
+          },
+        },
+      });
+      if (disposed) return;
+      for (const [path, entry] of built.byPath) index.set(path, entry);
+      tell(() =>
+        connection.console.info(`indexed ${built.sessions} sessions (${built.symbols} symbols)${built.cut > 0 ? `; ${built.cut} files left out` : ""}`),
+      );
+    } catch (error) {
+      tell(() => connection.console.error(`indexing sessions failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
+    } finally {
+      tell(() => progress?.done());
+      markReady();
+    }
+  }
+
+  /** The symbols of one indexed (closed) session, with its container name. */
+  function indexedSymbols(s: IndexedSession): { name: string; kind: SymbolKind; range: Range }[] {
+    const out: { name: string; kind: SymbolKind; range: Range }[] = [];
+    const sym = s.symbols;
+    if (!sym) return out;
+    if (sym.id) out.push({ name: `session ${sym.id.text}`, kind: SymbolKind.File, range: lineRange(sym.id.at.line, sym.id.at.start, sym.id.at.end) });
+    if (sym.name) out.push({ name: sym.name.text, kind: SymbolKind.Module, range: lineRange(sym.name.at.line, sym.name.at.start, sym.name.at.end) });
+    for (const label of sym.labels) out.push({ name: label.text, kind: SymbolKind.Key, range: lineRange(label.at.line, label.at.start, label.at.end) });
+    if (sym.firstMessage)
+      out.push({
+        name: sym.firstMessage.text,
+        kind: SymbolKind.String,
+        range: lineRange(sym.firstMessage.at.line, sym.firstMessage.at.start, sym.firstMessage.at.end),
+      });
+    return out;
+  }
+
+  /** The header of a session as a location: the open document's, else the index's. */
+  function headerLocation(path: string): Location | undefined {
+    const uri = pathToFileURL(path).href;
+    const open = documents.all().find((d) => pathOf(d.uri) === path);
+    if (open) {
+      const line = open.analysis.headerLine;
+      return line === undefined ? undefined : { uri: open.uri, range: open.valueRange(line, ["id"]) };
+    }
+    const at = index.get(path)?.symbols?.id?.at;
+    return at ? { uri, range: lineRange(at.line, at.start, at.end) } : existsSync(path) ? { uri, range: lineRange(0, 0, 0) } : undefined;
+  }
+
+  /** Where each session forked from `parent` names it: the `parentSession` value of its header. */
+  function forksOf(parent: string): Location[] {
+    const out: Location[] = [];
+    const open = new Map(documents.all().flatMap((d) => (pathOf(d.uri) ? [[pathOf(d.uri)!, d] as const] : [])));
+    for (const [path, d] of open) {
+      const ps = d.analysis.header?.parentSession;
+      const line = d.analysis.headerLine;
+      if (typeof ps === "string" && ps !== "" && line !== undefined && resolve(dirname(path), ps) === parent)
+        out.push({ uri: d.uri, range: d.valueRange(line, ["parentSession"]) });
+    }
+    for (const s of index.values()) {
+      if (s.parentSession !== parent || open.has(s.path)) continue;
+      const at = s.symbols?.parentSession;
+      out.push({ uri: pathToFileURL(s.path).href, range: at ? lineRange(at.line, at.start, at.end) : lineRange(0, 0, 0) });
+    }
+    return out.sort((a, b) => a.uri.localeCompare(b.uri));
+  }
+
+  return {
+    initialize(params) {
+      for (const f of params.workspaceFolders ?? []) {
+        const path = pathOf(f.uri);
+        if (path) folders.push(path);
+      }
+      if (folders.length === 0 && params.rootUri) {
+        const path = pathOf(params.rootUri);
+        if (path) folders.push(path);
+      }
+      watchedFilesRegistration = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
+    },
+
+    initialized() {
+      try {
+        location = locate({ version: "1.x", cwd: folders[0] ?? process.cwd() }).location;
+      } catch (error) {
+        connection.console.warn(`cannot tell where Pi keeps sessions: ${String(error)}`);
+      }
+      if (location) {
+        watchFolder(location.sessionsRoot);
+        if (location.all.kind === "flat") watchFolder(location.all.dir);
+      }
+      if (watchedFilesRegistration && folders.length > 0) {
+        tell(() => connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: "**/*.jsonl" }] }));
+      }
+      connection.onDidChangeWatchedFiles((params) => {
+        for (const change of params.changes) {
+          const path = pathOf(change.uri);
+          if (!path) continue;
+          if (change.type === FileChangeType.Deleted) index.delete(path);
+          else schedule(path);
+        }
+      });
+      // In the background: requests answer from whatever is indexed so far.
+      void build();
+    },
+
+    symbols(query) {
+      const needle = query.trim().toLowerCase();
+      const max = DEFAULT_MAX_WORKSPACE_SYMBOLS;
+      const fromOpen = computeWorkspaceSymbols(documents.all(), query, max);
+      const open = openPaths();
+      const more: { symbol: SymbolInformation; rank: number }[] = [];
+      for (const s of index.values()) {
+        if (open.has(s.path)) continue;
+        const container = s.name ?? (s.id !== undefined ? `session ${s.symbols?.id?.text ?? s.id}` : basename(s.path));
+        for (const c of indexedSymbols(s)) {
+          const rank = matchRank(c.name.toLowerCase(), needle);
+          if (rank < 0) continue;
+          const symbol: SymbolInformation = { name: c.name, kind: c.kind, location: { uri: pathToFileURL(s.path).href, range: c.range } };
+          if (container !== c.name) symbol.containerName = container;
+          more.push({ symbol, rank });
+          if (more.length >= 4 * max) break;
+        }
+      }
+      more.sort((a, b) => a.rank - b.rank);
+      return fromOpen.concat(more.map((m) => m.symbol)).slice(0, max);
+    },
+
+    definition(doc, position) {
+      const target = targetAt(doc, position);
+      const path = pathOf(doc.uri);
+      if (target?.kind !== "parent-session" || !path) return undefined;
+      const parent = headerLocation(resolve(dirname(path), target.path));
+      return parent ? [parent] : undefined;
+    },
+
+    references(doc, position, includeDeclaration) {
+      const target = targetAt(doc, position);
+      const path = pathOf(doc.uri);
+      if (!path || position.line !== doc.analysis.headerLine || !target) return undefined;
+      if (target.kind !== "parent-session") {
+        // The sessions forked from this one.
+        const self = headerLocation(path);
+        return [...(includeDeclaration && self ? [self] : []), ...forksOf(path)];
+      }
+      // On parentSession: the parent and every session forked from it, this one included.
+      const parentPath = resolve(dirname(path), target.path);
+      const parent = headerLocation(parentPath);
+      return [...(includeDeclaration && parent ? [parent] : []), ...forksOf(parentPath)];
+    },
+
+    diagnostics(doc) {
+      const path = pathOf(doc.uri);
+      const a = doc.analysis;
+      const cwd = a.header?.cwd;
+      const line = a.headerLine;
+      if (!path || !location || typeof cwd !== "string" || cwd === "" || line === undefined) return [];
+      // Only sessions where Pi keeps them: a copied or exported session names another machine's folders.
+      const folder = dirname(path);
+      const inPiFolder = dirname(folder) === location.sessionsRoot || (location.all.kind === "flat" && folder === location.all.dir);
+      if (!inPiFolder) return [];
+      const range = doc.valueRange(line, ["cwd"]);
+      const p = { home: homedir(), cwd: process.cwd() };
+      const out: Diagnostic[] = [];
+      const piDir = defaultSessionDir("1.x", cwd, location.agentDir, p);
+      const here = folders.find((f) => basename(f) === basename(cwd) && f !== cwd);
+      if (!existsSync(cwd)) {
+        const now = here
+          ? ` If the project is now ${here}, Pi run there looks in ${defaultSessionDir("1.x", here, location.agentDir, p)}, not in this session's folder.`
+          : "";
+        out.push({
+          range,
+          severity: DiagnosticSeverity.Warning,
+          code: "cwd-missing",
+          source: DIAGNOSTIC_SOURCE,
+          message: `The project folder ${cwd} no longer exists (moved or deleted?). ${CODES["cwd-missing"].pi}.${now}`,
+        });
+      }
+      if (dirname(folder) === location.sessionsRoot && basename(folder) !== encodeCwd("1.x", cwd, p)) {
+        out.push({
+          range,
+          severity: DiagnosticSeverity.Information,
+          code: "folder-mismatch",
+          source: DIAGNOSTIC_SOURCE,
+          message: `This session is in ${basename(folder)}, but Pi keeps the sessions of ${cwd} in ${piDir}. ${CODES["folder-mismatch"].pi}.`,
+        });
+      }
+      return out;
+    },
+
+    ready: () => readyPromise,
+
+    dispose() {
+      disposed = true;
+      for (const w of watchers) w.close();
+      for (const t of pending.values()) clearTimeout(t);
+      pending.clear();
+    },
+  };
+}

@@ -1,0 +1,226 @@
+/**
+ * Reading a file line by line in bounded memory, for session files of any size.
+ *
+ * Node cannot hold a 1 GB session in one string (V8 stops at 512 MiB), and should not hold it in
+ * memory at all. This reader does what Pi 1.x's `loadEntriesFromFile` does, without its one
+ * growing string: it reads 1 MiB chunks, splits them on "\n" bytes and decodes each line alone as
+ * UTF-8 (the same text: "\n" never occurs inside a multi-byte sequence, and a broken sequence
+ * decodes to the same U+FFFD either way). Memory is one chunk plus the longest line, and a line
+ * longer than `maxLineBytes` is not decoded at all: the callback gets its place and length with no
+ * text, so a reader can say what it skipped instead of running out of memory.
+ *
+ * Both a synchronous reader (for worker threads and the command line, where blocking one thread is
+ * the point) and an asynchronous one (for the server's main thread) share the splitting.
+ */
+
+import { closeSync, openSync, readSync } from "node:fs";
+import { open } from "node:fs/promises";
+
+/** Pi 1.x's read size (`SESSION_READ_BUFFER_SIZE`). */
+export const CHUNK_BYTES = 1024 * 1024;
+/** Longest line decoded by default. Real lines reach tens of MB (tool output, images); V8's strings stop at 512 MiB. */
+export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
+
+export interface LineMeta {
+  /** 0-based line number (lines end at "\n"). */
+  line: number;
+  /** Byte offset of the line's first byte in the file. */
+  start: number;
+  /** The line's length in bytes, without its "\n". */
+  bytes: number;
+  /** Whether a "\n" ends the line (false only for a last line without one). */
+  newline: boolean;
+}
+
+/** Called once per line; `text` is undefined for a line over the limit. Returning `false` stops the read. */
+export type OnLine = (text: string | undefined, meta: LineMeta) => unknown;
+
+export interface ReadOptions {
+  chunkBytes?: number;
+  maxLineBytes?: number;
+  /** Byte offset to start at (default 0); the first line is taken to start there. */
+  start?: number;
+  /** Byte offset to stop before (default: the end of the file). */
+  end?: number;
+  /** Called after each chunk with the number of bytes it held. */
+  onChunk?: (bytes: number) => void;
+}
+
+export interface ReadResult {
+  /** Bytes read. */
+  bytes: number;
+  lines: number;
+  /** Whether the last byte read was "\n" (and so no line is unterminated). */
+  endsWithNewline: boolean;
+  /** Whether the callback stopped the read early. */
+  stopped: boolean;
+  /** Lines longer than the limit, reported without text. */
+  longLines: number;
+}
+
+/** Splits chunks into lines; holds the unfinished line's bytes, up to the limit. */
+class LineAssembler {
+  private parts: Buffer[] = [];
+  private partBytes = 0;
+  private lineStart: number;
+  private lineNo = 0;
+  private lastByteNewline = false;
+  longLines = 0;
+
+  constructor(
+    private readonly onLine: OnLine,
+    private readonly maxLineBytes: number,
+    start: number,
+  ) {
+    this.lineStart = start;
+  }
+
+  get lines(): number {
+    return this.lineNo;
+  }
+
+  get endsWithNewline(): boolean {
+    return this.lastByteNewline;
+  }
+
+  /** Takes one chunk (which the caller may reuse afterwards); false when the callback asked to stop. */
+  push(chunk: Buffer): boolean {
+    let pos = 0;
+    while (pos < chunk.length) {
+      const nl = chunk.indexOf(10, pos);
+      if (nl < 0) {
+        this.hold(chunk, pos, chunk.length);
+        this.lastByteNewline = false;
+        return true;
+      }
+      const stop = this.emit(chunk, pos, nl, true) === false;
+      pos = nl + 1;
+      this.lastByteNewline = true;
+      if (stop) return false;
+    }
+    return true;
+  }
+
+  /** The last line, when the input did not end with "\n". */
+  end(): void {
+    if (this.partBytes > 0) this.emit(Buffer.alloc(0), 0, 0, false);
+  }
+
+  private hold(chunk: Buffer, from: number, to: number): void {
+    const length = to - from;
+    if (length === 0) return;
+    if (this.partBytes + length > this.maxLineBytes) {
+      // Too long to decode: keep counting its bytes, drop them.
+      this.parts = [];
+    } else {
+      this.parts.push(Buffer.from(chunk.subarray(from, to)));
+    }
+    this.partBytes += length;
+  }
+
+  private emit(chunk: Buffer, from: number, to: number, newline: boolean): unknown {
+    const bytes = this.partBytes + (to - from);
+    let text: string | undefined;
+    if (bytes > this.maxLineBytes) {
+      this.longLines++;
+    } else if (this.parts.length === 0) {
+      text = chunk.toString("utf8", from, to);
+    } else {
+      this.parts.push(chunk.subarray(from, to));
+      text = Buffer.concat(this.parts, bytes).toString("utf8");
+    }
+    const meta: LineMeta = { line: this.lineNo++, start: this.lineStart, bytes, newline };
+    this.lineStart += bytes + (newline ? 1 : 0);
+    this.parts = [];
+    this.partBytes = 0;
+    return this.onLine(text, meta);
+  }
+}
+
+function settings(options: ReadOptions) {
+  return {
+    chunk: Math.max(1, options.chunkBytes ?? CHUNK_BYTES),
+    max: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    start: options.start ?? 0,
+    end: options.end ?? Number.POSITIVE_INFINITY,
+  };
+}
+
+/** Reads `path` line by line, synchronously. Throws what `open` or `read` throw. */
+export function readLinesSync(path: string, onLine: OnLine, options: ReadOptions = {}): ReadResult {
+  const { chunk, max, start, end } = settings(options);
+  const assembler = new LineAssembler(onLine, max, start);
+  const buffer = Buffer.allocUnsafe(chunk);
+  const fd = openSync(path, "r");
+  let pos = start;
+  let stopped = false;
+  try {
+    while (pos < end) {
+      const n = readSync(fd, buffer, 0, Math.min(chunk, end - pos), pos);
+      if (n === 0) break;
+      pos += n;
+      options.onChunk?.(n);
+      if (!assembler.push(buffer.subarray(0, n))) {
+        stopped = true;
+        break;
+      }
+    }
+    if (!stopped) assembler.end();
+  } finally {
+    closeSync(fd);
+  }
+  return { bytes: pos - start, lines: assembler.lines, endsWithNewline: assembler.endsWithNewline, stopped, longLines: assembler.longLines };
+}
+
+/** Reads `path` line by line without blocking the event loop between chunks. */
+export async function readLines(path: string, onLine: OnLine, options: ReadOptions & { signal?: AbortSignal } = {}): Promise<ReadResult> {
+  const { chunk, max, start, end } = settings(options);
+  const assembler = new LineAssembler(onLine, max, start);
+  const buffer = Buffer.allocUnsafe(chunk);
+  const handle = await open(path, "r");
+  let pos = start;
+  let stopped = false;
+  try {
+    while (pos < end) {
+      options.signal?.throwIfAborted();
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(chunk, end - pos), pos);
+      if (bytesRead === 0) break;
+      pos += bytesRead;
+      options.onChunk?.(bytesRead);
+      if (!assembler.push(buffer.subarray(0, bytesRead))) {
+        stopped = true;
+        break;
+      }
+    }
+    if (!stopped) assembler.end();
+  } finally {
+    await handle.close();
+  }
+  return { bytes: pos - start, lines: assembler.lines, endsWithNewline: assembler.endsWithNewline, stopped, longLines: assembler.longLines };
+}
+
+/** Random access to lines already located by a read (`LineMeta.start` and `bytes`), for a second pass that needs only a few of them. */
+export class LineFile {
+  private readonly fd: number;
+
+  constructor(path: string) {
+    this.fd = openSync(path, "r");
+  }
+
+  /** The text of the line at `start`, `bytes` long; undefined when it is longer than `maxBytes`. */
+  text(start: number, bytes: number, maxBytes = DEFAULT_MAX_LINE_BYTES): string | undefined {
+    if (bytes > maxBytes) return undefined;
+    const buffer = Buffer.allocUnsafe(bytes);
+    let done = 0;
+    while (done < bytes) {
+      const n = readSync(this.fd, buffer, done, bytes - done, start + done);
+      if (n === 0) break;
+      done += n;
+    }
+    return buffer.toString("utf8", 0, done);
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * A 1 GiB session, made by the test: more than Node can hold in one string, and more than a
+ * checker should hold in memory. `sessions`, `tree`, `info` and `find` read it streaming, with a
+ * bounded peak memory (measured in the command's own process, worker threads included), and say
+ * what Pi 0.74 does with a file that size (it cannot read it into one string).
+ */
+
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "../helpers/lspClient";
+
+const BIN = join(__dirname, "../../bin/pi-session-lsp.js");
+const GIB = 1024 * 1024 * 1024;
+let root: string;
+let dir: string;
+let file: string;
+let entries: number;
+
+/** Runs the command and reports its peak resident memory (the process and its worker threads). */
+function run(...args: string[]) {
+  const script = `process.on("exit", () => require("fs").writeSync(2, "\\nmaxRSS=" + process.resourceUsage().maxRSS + "\\n")); require(${JSON.stringify(BIN)});`;
+  const r = spawnSync(process.execPath, ["-e", script, "pi-session-lsp", ...args], {
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "", HOME: root, TZ: "UTC" },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const match = /maxRSS=(\d+)/.exec(r.stderr);
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr.replace(/\nmaxRSS=\d+\n/, ""), rssMiB: match ? Number(match[1]) / 1024 : Number.NaN };
+}
+
+beforeAll(async () => {
+  await ensureBuilt();
+  root = realpathSync(mkdtempSync(join(tmpdir(), "pi-big-test-")));
+  dir = join(root, "sessions");
+  mkdirSync(dir);
+  file = join(dir, "2026-03-02T10-00-00-000Z_019e0000-0000-7000-8000-00000000e001.jsonl");
+  const { writeLargeSession } = await import("./fakeHome.mjs");
+  entries = writeLargeSession(file, GIB, { cwd: join(root, "big") }).entries;
+}, 120_000);
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe("a 1 GiB session", () => {
+  it("is bigger than a V8 string", () => {
+    expect(statSync(file).size).toBeGreaterThan(GIB);
+  });
+
+  it("is listed with Pi 1.x's count of its messages, in bounded memory", { timeout: 60_000 }, () => {
+    const r = run("sessions", "--json", "--all", "--session-dir", dir);
+    expect(r.stderr).toBe("");
+    const doc = JSON.parse(r.stdout);
+    expect(doc.sessions).toHaveLength(1);
+    expect(doc.sessions[0].messageCount).toBe(entries);
+    expect(doc.sessions[0].firstMessage).toBe("Run the next batch.");
+    expect(doc.details[0].size).toBe(statSync(file).size);
+    expect(r.rssMiB).toBeLessThan(400);
+  });
+
+  it("is left out by Pi 0.74, which reads a session into one string", { timeout: 60_000 }, () => {
+    const r = run("sessions", "--pi", "0.74", "--json", "--all", "--session-dir", dir);
+    const doc = JSON.parse(r.stdout);
+    // 0.74's listAll ignores the folder flag and looks under the agent folder; list() reads this one.
+    const here = run("sessions", "--pi", "0.74", "--json", "--session-dir", dir);
+    expect(doc.sessions).toHaveLength(0);
+    expect(JSON.parse(here.stdout).omitted[0].reason).toMatch(/^Pi 0\.74 reads the whole file into one string, and at \d+ bytes it is longer than V8 allows/);
+  });
+
+  it("has a tree whose output stays a screenful", { timeout: 60_000 }, () => {
+    const r = run("tree", file);
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines.length).toBeLessThan(40);
+    expect(lines[0]).toBe(
+      `Session 019e0000-0000-7000-8000-00000000e001: ${entries} entries, leaf e${String(entries - 1).padStart(7, "0")}; /tree filter default, ${(entries / 24) * 12 + 1} rows`,
+    );
+    expect(r.stdout).toMatch(/⋮ \d+ more/);
+    expect(lines[lines.length - 1]).toMatch(/^ {2}\(\d+\/\d+\)$/);
+    expect(r.rssMiB).toBeLessThan(400);
+  });
+
+  it("is summarised with Pi's totals", { timeout: 60_000 }, () => {
+    const r = run("info", "--json", file);
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    // Each block of 24: a user turn, 12 assistant turns that call bash, 11 results.
+    const blocks = entries / 24;
+    const assistants = blocks * 12;
+    expect(doc.piStats).toMatchObject({
+      totalMessages: entries,
+      userMessages: blocks,
+      assistantMessages: assistants,
+      toolCalls: assistants,
+      toolResults: blocks * 11,
+    });
+    expect(doc.piStats.tokens.input).toBe(assistants * 1000);
+    expect(doc.tree).toMatchObject({ leaves: 1, branchPoints: 0, activePath: entries });
+    expect(r.rssMiB).toBeLessThan(400);
+  });
+
+  it("is found by its id without reading it when the prefix rules it out", { timeout: 60_000 }, () => {
+    const r = run("find", "--json", "--session-dir", dir, "019e");
+    const doc = JSON.parse(r.stdout);
+    // The folder is shared (given with --session-dir) and the header's cwd is not this folder:
+    // Pi 1.x finds it only in the list of every session, as another project's.
+    expect(doc.opens.kind).toBe("global");
+    expect(doc.opens.path).toBe(file);
+    expect(doc.read.full).toBe(1);
+    const none = JSON.parse(run("find", "--json", "--ids", "--session-dir", dir, "019f").stdout);
+    expect(none.read.full).toBe(0);
+  });
+});
