@@ -118,7 +118,7 @@ function isFalsy(value: unknown): boolean {
  * any of these (typing inside a message, the usual keystroke) leaves every cross-line fact as it was.
  */
 export function sameStructure(x: ParsedLine, y: ParsedLine): boolean {
-  if (x.kind !== "value" || y.kind !== "value") return x.kind !== "value" && y.kind !== "value";
+  if (x.kind !== "value" || y.kind !== "value") return x.kind === y.kind;
   return (
     x.type === y.type &&
     x.idKey === y.idKey &&

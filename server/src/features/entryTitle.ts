@@ -41,8 +41,20 @@ export const NAME_CODE_POINTS = 60;
 /** Tool names listed for an assistant message without text. */
 const MAX_TOOL_NAMES = 4;
 
+/** Titles by the line parse they were made from: a title depends on the line's text alone, so it outlives edits elsewhere. */
+const titles = new WeakMap<object, string>();
+
 /** A one-line, bounded, never empty name for an entry. */
 export function entryTitle(entry: Entry): string {
+  let title = titles.get(entry.parsed);
+  if (title === undefined) {
+    title = titleOf(entry);
+    titles.set(entry.parsed, title);
+  }
+  return title;
+}
+
+function titleOf(entry: Entry): string {
   const o = entry.parsed.object;
   if (!o) return "(not an object)";
   switch (entry.type) {

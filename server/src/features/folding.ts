@@ -63,12 +63,7 @@ export function computeFoldingRanges(doc: SessionDocument, options: FoldingOptio
   const wanted = options.maxRanges ?? DEFAULT_MAX_FOLDING_RANGES;
   const max = Number.isNaN(wanted) ? DEFAULT_MAX_FOLDING_RANGES : Math.max(0, Math.floor(wanted));
   if (max === 0) return [];
-  const a = doc.analysis;
-  const offRuns = offPathRuns(doc, a);
-  const compactions = nestCompactions(compactionSpans(a), offRuns);
-  // The ranges turns must not cross: laminar, sorted by start, outer first.
-  const regions = [...compactions, ...offRuns].sort(byStartOuterFirst);
-  const turns = clipTurns(turnSpans(doc, a), regions);
+  const { compactions, offRuns, turns } = spansOf(doc, doc.analysis);
 
   const out: FoldingRange[] = [];
   const add = (span: Span, kind: "region" | undefined): void => {
@@ -85,6 +80,31 @@ export function computeFoldingRanges(doc: SessionDocument, options: FoldingOptio
   return out.sort((x, y) => x.startLine - y.startLine || y.endLine - x.endLine);
 }
 
+interface Spans {
+  compactions: Span[];
+  offRuns: Span[];
+  turns: Span[];
+}
+
+/**
+ * The spans to fold, a matter of the tree, the roles and which lines are blank: kept for the
+ * analysis's structure, so that typing inside a line folds at once.
+ */
+const spansByStructure = new WeakMap<object, Spans>();
+
+function spansOf(doc: SessionDocument, a: SessionAnalysis): Spans {
+  let spans = spansByStructure.get(a.structure);
+  if (!spans) {
+    const offRuns = offPathRuns(doc, a);
+    const compactions = nestCompactions(compactionSpans(a), offRuns);
+    // The ranges turns must not cross: laminar, sorted by start, outer first.
+    const regions = [...compactions, ...offRuns].sort(byStartOuterFirst);
+    spans = { compactions, offRuns, turns: clipTurns(turnSpans(doc, a), regions) };
+    spansByStructure.set(a.structure, spans);
+  }
+  return spans;
+}
+
 function byStartOuterFirst(x: Span, y: Span): number {
   return x.start - y.start || y.end - x.end;
 }
@@ -96,9 +116,7 @@ function isUserMessage(entry: Entry): boolean {
   const p = entry.parsed;
   // Assistant messages with tool calls and tool results are known from the parse without looking
   // into the message (a third of a session's lines, and memory not touched since it was parsed).
-  if (p.toolCallIds !== undefined || p.toolResultId !== undefined) return false;
-  const message = p.object?.message;
-  return message !== null && typeof message === "object" && (message as Record<string, unknown>).role === "user";
+  return p.role === "user";
 }
 
 function turnSpans(doc: SessionDocument, a: SessionAnalysis): Span[] {

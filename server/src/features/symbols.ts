@@ -392,7 +392,8 @@ interface SubtreeAggregates {
   maxLine: Int32Array;
 }
 
-const aggregatesByAnalysis = new WeakMap<SessionAnalysis, SubtreeAggregates>();
+/** Kept for the analysis's structure: subtree sizes and line spans do not change when typing inside a line. */
+const aggregatesByStructure = new WeakMap<object, SubtreeAggregates>();
 
 /**
  * Subtree sizes and line spans for every acyclic entry, children before parents: entries are
@@ -400,7 +401,7 @@ const aggregatesByAnalysis = new WeakMap<SessionAnalysis, SubtreeAggregates>();
  * memoised per analysis (that is, per document version).
  */
 function subtreeAggregates(a: SessionAnalysis): SubtreeAggregates {
-  const cached = aggregatesByAnalysis.get(a);
+  const cached = aggregatesByStructure.get(a.structure);
   if (cached) return cached;
   const entries = a.entries;
   const n = entries.length;
@@ -441,7 +442,7 @@ function subtreeAggregates(a: SessionAnalysis): SubtreeAggregates {
     if (maxLine[i]! > maxLine[j]!) maxLine[j] = maxLine[i]!;
   }
   const result = { size, minLine, maxLine };
-  aggregatesByAnalysis.set(a, result);
+  aggregatesByStructure.set(a.structure, result);
   return result;
 }
 
