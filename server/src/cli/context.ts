@@ -25,15 +25,19 @@ import { versionRules } from "../core/semantics/version";
 import { contextMarkdownOptions, renderContextMarkdown } from "../features/contextMarkdown";
 import { singleLine } from "../core/text";
 import { parseCommandLine, quote, UsageError, type OptionSpecs } from "./args";
+import { type ContextStage, printProvider } from "./providerStage";
 import type { CliIo } from "./check";
 import { closeFile, decodeSession, encodingName, openSessionFile, readStdin } from "./files";
 import { escapeControls, escapeControlsKeepingLines } from "./terminal";
 import { errorText } from "./walk";
 
-export const CONTEXT_USAGE = `Usage: pi-session-lsp context [--leaf ID] [--format json|markdown] [--pi 1.x|0.74] FILE
+export const CONTEXT_USAGE = `Usage: pi-session-lsp context [--stage context|provider] [--leaf ID] [--format json|markdown] [--pi 1.x|0.74] FILE
 
 Prints what the model sees when Pi resumes the session FILE (Pi's buildSessionContext), built from
 the file's last entry as Pi resumes it, or from the entry --leaf ID. FILE - reads standard input.
+  --stage context     the context Pi builds (default)
+  --stage provider    what the provider receives: the messages pi-ai's transformMessages gives for
+                      the model Pi resumes with, as {"model": …, "messages": [...]}
   --format json       exactly JSON.stringify of Pi's {messages, thinkingLevel, model} (default)
   --format markdown   the conversation to read, with message counts, estimated tokens and model
   --pi 1.x|0.74|retained-tail
@@ -53,6 +57,7 @@ const FLAVORS = new Map<string, PiFlavor>([
 const OPTIONS: OptionSpecs = {
   format: { type: "string", choices: ["json", "markdown"] },
   leaf: { type: "string" },
+  stage: { type: "string", choices: ["context", "provider"] },
   pi: { type: "string" },
   help: { type: "boolean", short: "h" },
 };
@@ -79,6 +84,7 @@ export function runContext(args: readonly string[], io: CliIo): number {
   const flavor = piValue === undefined ? "1.x" : FLAVORS.get(piValue.replace(/^v/, ""));
   if (!flavor) return usage(`--pi must be 1.x, 0.74 or retained-tail, not ${quote(piValue!)}`);
   const leafId = values.get("leaf") as string | undefined;
+  const stage = (values.get("stage") as ContextStage | undefined) ?? "context";
   if (files.length === 0) {
     io.err(`pi-session-lsp context: no file given\n${CONTEXT_USAGE}\n`);
     return 2;
@@ -108,7 +114,7 @@ export function runContext(args: readonly string[], io: CliIo): number {
     return 1;
   }
   try {
-    return printContext(file === "-" ? "stdin.jsonl" : file, shown, decoded.text, { format, flavor, leafId }, io);
+    return printContext(file === "-" ? "stdin.jsonl" : file, shown, decoded.text, { format, flavor, leafId, stage }, io);
   } catch (error) {
     // Whatever throws on a hostile file is this command's one answer: said without a stack trace,
     // with the status of an internal failure (1 would read "Pi cannot build this context").
@@ -117,8 +123,14 @@ export function runContext(args: readonly string[], io: CliIo): number {
   }
 }
 
-function printContext(file: string, shown: string, text: string, options: { format: string; flavor: PiFlavor; leafId: string | undefined }, io: CliIo): number {
-  const { format, flavor, leafId } = options;
+function printContext(
+  file: string,
+  shown: string,
+  text: string,
+  options: { format: string; flavor: PiFlavor; leafId: string | undefined; stage: ContextStage },
+  io: CliIo,
+): number {
+  const { format, flavor, leafId, stage } = options;
   const doc = new SessionDocument(pathToFileURL(resolve(file)).href, "jsonl", 0, text);
   const a = doc.analysis;
 
@@ -144,6 +156,7 @@ function printContext(file: string, shown: string, text: string, options: { form
     io.err(`pi-session-lsp context: ${shown}: ${escapeControls(describeFailure(a, result.failure, flavor))}\n`);
     return 1;
   }
+  if (stage === "provider") return printProvider(a, result.build, flavor, format, shown, io);
   if (format === "json") {
     let json: string;
     try {
