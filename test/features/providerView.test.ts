@@ -127,3 +127,26 @@ describe("context lenses", () => {
     expect(headerTitle("written-16-system")).not.toContain("provider");
   });
 });
+
+describe("old files, read as Pi reads them", () => {
+  it("build the request and the lens from the migrated entries, and say Pi rewrites the file", () => {
+    for (const name of ["fault-v1", "fault-v2"]) {
+      const doc = docOf(name);
+      const answer = computeContextRequest(doc, { uri: doc.uri, stage: "provider" });
+      expect(answer.ok).toBe(true);
+      if (!answer.ok) return;
+      const expected = JSON.parse(readFileSync(join(parity, "expected", `${name}.1.6.0.json`), "utf8")) as { context: unknown };
+      expect(JSON.stringify(answer.result.context)).toBe(JSON.stringify(expected.context));
+      expect(JSON.stringify(answer.result.provider)).toBe(JSON.stringify(recorded(name, "1.6.0")));
+      expect(answer.result.stats.migration).toContain("Pi migrates it to version 3 when it opens it and rewrites the file");
+      const lens = computeCodeLenses(doc).find((l) => (l.data as { kind: string }).kind === "context")!;
+      expect(resolveCodeLens(doc, lens).command!.title).toMatch(/^context once Pi migrates the file: \d+ messages · /);
+    }
+  });
+
+  it("leave a current file's statistics without a migration note", () => {
+    const doc = docOf("written-16-conversation");
+    const answer = computeContextRequest(doc, { uri: doc.uri });
+    expect(answer.ok && answer.result.stats.migration).toBeUndefined();
+  });
+});

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildContext, type PiFlavor } from "../../server/src/core/buildContext";
 import { SessionDocument } from "../../server/src/core/document";
+import { contextDocument } from "../../server/src/features/migratedView";
 import { buildProviderRequest } from "../../server/src/core/provider/request";
 
 interface Outcome {
@@ -32,7 +33,8 @@ const compared: Record<string, number> = {};
 describe("provider request parity with the real Pi", () => {
   for (const fixture of fixtures) {
     const doc = new SessionDocument(`file:///${fixture}`, "jsonl", 1, readFileSync(join(root, "fixtures", fixture), "utf8"));
-    const a = doc.analysis;
+    // A v1/v2 file is compared as Pi reads it: migrated in memory (Pi records the context of the migrated file).
+    const a = contextDocument(doc).analysis;
     for (const [pi, flavor] of [
       ["0.74.2", "0.74"],
       ["1.6.0", "1.x"],
@@ -45,7 +47,7 @@ describe("provider request parity with the real Pi", () => {
       }
       if (o.provider === null || o.provider === undefined) continue;
       // The same files the built-context parity compares: those Pi opened as they are.
-      if (a.headerState !== "ok" || ((a.header?.version ?? 1) as number) < 3 || (flavor === "0.74" && a.falsyLines.length > 0)) continue;
+      if (a.headerState !== "ok" || (flavor === "0.74" && a.falsyLines.length > 0)) continue;
       const expected = o.provider;
       it(`${fixture} as Pi ${pi} sends it`, () => {
         const built = buildContext(a, { flavor });

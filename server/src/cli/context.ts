@@ -5,8 +5,9 @@
  * It reads the file into the same `SessionDocument` the server and `check` use, builds the context
  * with the core's `buildContext` from the file's last entry (where Pi resumes) or from `--leaf ID`,
  * and prints it: as JSON, exactly `JSON.stringify` of Pi's `{messages, thinkingLevel, model}`, or as
- * Markdown to read (`renderContextMarkdown`). Where Pi itself would not get a context (it refuses,
- * rewrites or migrates the file, throws, or hangs on a parent cycle) it says so on stderr instead.
+ * Markdown to read (`renderContextMarkdown`). A v1/v2 file is migrated in memory first, as Pi does
+ * (`migratedView.ts`), and stderr says Pi rewrites it. Where Pi itself would not get a context (it
+ * refuses or overwrites the file, throws, or hangs on a parent cycle) it says so on stderr instead.
  *
  * Exit status: 0 printed, 1 Pi cannot build this context, 2 usage error, unreadable file, unknown
  * `--leaf` id or an internal failure.
@@ -25,6 +26,7 @@ import { versionRules } from "../core/semantics/version";
 import { contextMarkdownOptions, renderContextMarkdown } from "../features/contextMarkdown";
 import { singleLine } from "../core/text";
 import { parseCommandLine, quote, UsageError, type OptionSpecs } from "./args";
+import { contextDocument, migrationNote } from "../features/migratedView";
 import { type ContextStage, printProvider } from "./providerStage";
 import type { CliIo } from "./check";
 import { closeFile, decodeSession, encodingName, openSessionFile, readStdin } from "./files";
@@ -43,8 +45,9 @@ the file's last entry as Pi resumes it, or from the entry --leaf ID. FILE - read
   --pi 1.x|0.74|retained-tail
                       whose rules to follow: Pi 1.x (default), Pi 0.73/0.74, or Pi 1.x
                       with compaction retainedTail checkpoints (Pi 0.83 docs)
-Exit status: 0 printed, 1 Pi cannot build this context (it refuses or migrates the file, throws,
-or hangs), 2 usage error, unreadable file or unknown --leaf id.`;
+A version 1 or 2 file is read as Pi reads it, migrated to version 3 in memory (stderr says so).
+Exit status: 0 printed, 1 Pi cannot build this context (it refuses the file, throws, or hangs),
+2 usage error, unreadable file or unknown --leaf id.`;
 
 const FLAVORS = new Map<string, PiFlavor>([
   ["1.x", "1.x"],
@@ -132,13 +135,16 @@ function printContext(
 ): number {
   const { format, flavor, leafId, stage } = options;
   const doc = new SessionDocument(pathToFileURL(resolve(file)).href, "jsonl", 0, text);
-  const a = doc.analysis;
 
   const refusal = openRefusal(doc, flavor);
   if (refusal) {
     io.err(`pi-session-lsp context: ${shown}: ${escapeControls(refusal)}\n`);
     return 1;
   }
+  // A v1/v2 file: Pi builds from the entries it migrates in memory (and rewrites the file).
+  const note = migrationNote(doc);
+  if (note) io.err(`pi-session-lsp context: ${shown}: ${escapeControls(note)}\n`);
+  const a = contextDocument(doc).analysis;
 
   let leaf: Entry | undefined;
   if (leafId !== undefined) {
@@ -175,9 +181,9 @@ function printContext(
 
 /**
  * Why Pi would not build a context from this file as it is, or undefined: Pi refuses or rewrites a
- * file without a valid header, Pi 1.x refuses a file starting with a byte order mark, Pi migrates
- * and rewrites a file older than version 3, and Pi 0.73/0.74 throws on a `null` line and keeps
- * `0`, `false` and `""` lines as entries.
+ * file without a valid header, Pi 1.x refuses a file starting with a byte order mark, Pi cannot
+ * compare a version nested too deep, and Pi 0.73/0.74 throws on a `null` line and keeps `0`,
+ * `false` and `""` lines as entries.
  */
 function openRefusal(doc: SessionDocument, flavor: PiFlavor): string | undefined {
   const a = doc.analysis;
@@ -205,15 +211,8 @@ function openRefusal(doc: SessionDocument, flavor: PiFlavor): string | undefined
     if (rules.throws) {
       return `the header has ${shownVersion}: Pi compares it with 3 by converting it to a string, which throws a RangeError for arrays nested this deep (Maximum call stack size exceeded), so Pi cannot open the file.`;
     }
-    // A version that converts to NaN is neither current nor below 2 or 3: Pi marks the file
-    // migrated and rewrites it, but changes no entry, so the context is that of the file as it is.
-    if (rules.v1 || rules.v2) {
-      return (
-        `the header has ${shownVersion}: Pi migrates the file to version 3 when it opens it and rewrites it` +
-        (rules.v1 ? ", giving every entry a new random id and chaining them into one line of history" : " (`hookMessage` roles become `custom`)") +
-        ". The context Pi then builds comes from the migrated file; open the session in Pi once and run this on the rewritten file."
-      );
-    }
+    // A v1/v2 file is built after the migration Pi runs in memory (printContext); a version that
+    // converts to NaN is neither current nor below 2 or 3: Pi rewrites the file but changes no entry.
   }
   if (flavor === "0.74" && a.falsyLines.length > 0) {
     const nullLine = a.falsyLines.find((line) => {

@@ -34,6 +34,7 @@ import { formatTokens } from "../core/tokens";
 import { contextSummary, lastBuild, SHOW_CONTEXT_COMMAND, type ContextSummary } from "./contextRequest";
 import { groupDigits, singleLine } from "../core/text";
 import { NAME_CODE_POINTS } from "./entryTitle";
+import { contextDocument } from "./migratedView";
 import { providerNote, providerSummary } from "./providerView";
 
 /** The most branch-tip and compaction lenses listed for one document (the header's are extra). */
@@ -111,11 +112,14 @@ export function resolveCodeLens(doc: SessionDocument | undefined, codeLens: Code
   const data = asLensData(codeLens.data);
   if (!data || !doc || data.uri !== doc.uri) return { ...codeLens, command: inert(STALE_TITLE) };
   if (data.kind === "note") return codeLens.command ? codeLens : { ...codeLens, command: inert("") };
-  const a = doc.analysis;
+  // A v1/v2 file: Pi builds from the entries it migrates in memory, on the same lines.
+  const view = contextDocument(doc);
+  const a = view.analysis;
   if (data.kind === "context") {
     if (a.headerLine !== data.line) return { ...codeLens, command: inert(STALE_TITLE) };
     const leaf = a.leaf ?? null;
-    return { ...codeLens, command: show(withProviderNote(contextTitle("context", contextSummary(a, leaf)), a, leaf), data, null) };
+    const prefix = view === doc ? "context" : "context once Pi migrates the file";
+    return { ...codeLens, command: show(withProviderNote(contextTitle(prefix, contextSummary(a, leaf)), a, leaf), data, null) };
   }
   const entry = a.entryAtLine[data.line];
   if (!entry || entry.id !== data.entryId || (data.kind === "compaction" && entry.type !== "compaction")) return { ...codeLens, command: inert(STALE_TITLE) };

@@ -22,6 +22,7 @@ import { currentSystem } from "../core/systemPrompt";
 import { estimateContextTokens } from "../core/tokens";
 import { contextMarkdownOptions, renderContextMarkdown } from "./contextMarkdown";
 import { activeContext } from "../core/context";
+import { contextDocument, migrationNote } from "./migratedView";
 import { addProviderStage, type ContextStage, type ProviderStats, type ProviderView } from "./providerView";
 
 export const BUILD_CONTEXT_REQUEST = "piSession/buildContext";
@@ -62,6 +63,8 @@ export interface ContextStats {
    * messages (sections patched by name, tools added and removed), or null without system messages.
    */
   system: { sections: string[]; tools: string[]; promptChars: number } | null;
+  /** For a v1/v2 file: that Pi migrates it in memory and rewrites it when it opens it (the context is the migrated one). */
+  migration?: string;
 }
 
 export interface BuildContextResult {
@@ -98,11 +101,14 @@ export function computeContextRequest(doc: SessionDocument, params: Partial<Buil
   }
   if (format !== "json" && format !== "markdown") return { ok: false, message: `format must be "json" or "markdown", not ${JSON.stringify(format)}` };
   if (stage !== "context" && stage !== "provider") return { ok: false, message: `stage must be "context" or "provider", not ${JSON.stringify(stage)}` };
-  const a = doc.analysis;
+  // A v1/v2 file: Pi builds from the entries it migrates in memory (and rewrites the file).
+  const a = contextDocument(doc).analysis;
+  const migration = migrationNote(doc);
   const leaf = leafFor(a, leafId);
   if (leaf === undefined) return { ok: false, message: `no entry has the id ${JSON.stringify(leafId)}` };
   const built = lastBuild(a, leaf, flavor);
-  const { stats } = contextSummary(a, leaf, flavor);
+  const summary = contextSummary(a, leaf, flavor).stats;
+  const stats = migration ? { ...summary, migration } : summary;
   const result: BuildContextResult = built.ok ? { context: built.build.context, stats } : { context: null, stats, error: errorOf(a, built.failure) };
   if (format === "markdown") {
     result.markdown = built.ok ? renderContextMarkdown(built.build, contextMarkdownOptions(a, flavor)) : `# No context\n\n${result.error!.message}.\n`;
