@@ -20,7 +20,7 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/analysis";
+import type { Entry } from "../core/analysis";
 import { buildContext, type ContextBuild, pathTo, selectEntries } from "../core/buildContext";
 import { activeContext } from "../core/context";
 import type { SessionDocument } from "../core/document";
@@ -286,4 +286,3 @@ function capital(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-export type { SessionAnalysis };
