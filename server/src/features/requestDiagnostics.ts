@@ -26,7 +26,7 @@ import { activeContext } from "../core/context";
 import type { SessionDocument } from "../core/document";
 import type { JsonPath } from "../core/locate";
 import { buildProviderRequest, type ProviderRequest, type ProviderResult } from "../core/provider/request";
-import { CURRENT_VERSION } from "../core/schema";
+import { versionRules } from "../core/semantics/version";
 import { estimateContextTokens, estimateTokens, usableUsage } from "../core/tokens";
 import { groupDigits, singleLine } from "../core/text";
 import { imageDiagnostics } from "./imageDiagnostics";
@@ -37,7 +37,7 @@ type Message = Record<string, unknown>;
 
 export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
   const a = doc.analysis;
-  if (a.headerState !== "ok" || !(((a.header?.version ?? 1) as number) >= CURRENT_VERSION)) return [];
+  if (a.headerState !== "ok" || !versionRules(a).current) return [];
   const out: Diagnostic[] = compactionKeepsToolResult(doc);
   const built = activeContext(a);
   if (!built.ok) return out;
@@ -285,4 +285,3 @@ function overWindow(doc: SessionDocument, build: ContextBuild, request: Provider
 function capital(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
-
