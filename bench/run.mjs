@@ -676,6 +676,20 @@ export const FEATURES = [
     },
   },
   {
+    key: "contextProvider",
+    title: "piSession/buildContext: the active leaf, stage provider (JSON)",
+    target: TARGET_CONTEXT_MS,
+    setup(doc, s) {
+      const a = doc.analysis;
+      const params = { uri: doc.uri, stage: "provider" };
+      const answer = (r) => {
+        const p = r.ok ? r.result.providerStats : undefined;
+        return p ? `${int(p.messages)} provider messages, ${int(p.dropped)} dropped, ${int(p.placeholders)} placeholders` : contextAnswer(r);
+      };
+      return { where: `leaf ${where(a, a.leaf)}`, lines: [a.leaf.line], run: () => s.computeContextRequest(doc, params), answer };
+    },
+  },
+  {
     key: "contextStringify",
     title: "JSON.stringify of the active leaf's result (info)",
     info: true,

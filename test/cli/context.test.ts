@@ -133,13 +133,26 @@ describe("pi-session-lsp context failures", () => {
     expect(r.stderr).toContain('entry "a0000008" (line 9) is a message entry without a message. Pi throws a TypeError');
   });
 
-  it("exits 1 for files Pi refuses, rewrites or migrates instead of building from them", () => {
+  it("prints what Pi builds from a v1 or v2 file after migrating it, and says Pi rewrites the file", () => {
+    for (const name of ["fault-v1", "fault-v2"]) {
+      for (const [pi, flavor] of [
+        ["1.6.0", "1.x"],
+        ["0.74.2", "0.74"],
+      ] as const) {
+        const r = run("context", "--pi", flavor, fixture(name));
+        expect(r.status, name).toBe(0);
+        expect(r.stdout, `${name} as Pi ${pi} builds it`).toBe(`${JSON.stringify(golden(name, pi).context)}\n`);
+        expect(r.stderr).toContain("Pi migrates it to version 3 when it opens it and rewrites the file");
+      }
+    }
+    expect(run("context", fixture("fault-v1")).stderr).toContain("giving every entry a new random id");
+  });
+
+  it("exits 1 for files Pi refuses or overwrites instead of building from them", () => {
     for (const [name, said] of [
       ["fault-no-header", "not a Pi session"],
       ["fault-header-missing-id", "has no string id"],
       ["fault-bom", "byte order mark"],
-      ["fault-v1", "migrates the file to version 3"],
-      ["fault-v2", "migrates the file to version 3"],
     ] as const) {
       const r = run("context", fixture(name));
       expect(r.status, name).toBe(1);
@@ -198,7 +211,7 @@ describe("pi-session-lsp context failures", () => {
 
   it("is listed in the top-level help", () => {
     const r = run("--help");
-    expect(r.stdout).toContain("pi-session-lsp context [--leaf ID] [--format json|markdown] [--pi 1.x|0.74] FILE");
+    expect(r.stdout).toContain("pi-session-lsp context [--stage context|provider] [--leaf ID] [--format json|markdown] [--pi 1.x|0.74] FILE");
     expect(run("context", "--help").stdout).toContain("Usage: pi-session-lsp context");
   });
 });

@@ -124,11 +124,12 @@ describe("context follows Pi's loose comparison of the header version", () => {
     expect(r.stderr).not.toMatch(/^\s+at /m);
   });
 
-  it("still says a file is migrated where Pi migrates it", () => {
+  it("still says a file is migrated where Pi migrates it, and builds from the migrated entries", () => {
     for (const version of ["[2]", "true", "[null]"]) {
       const r = run("context", file("old-version.jsonl", `${headerWith(version)}\n${user("a1", null)}\n`));
-      expect(r.status, version).toBe(1);
-      expect(r.stderr).toContain("Pi migrates the file to version 3");
+      expect(r.status, version).toBe(0);
+      expect(r.stderr).toContain("Pi migrates it to version 3 when it opens it and rewrites the file");
+      expect((JSON.parse(r.stdout) as { messages: unknown[] }).messages, version).toHaveLength(1);
     }
   });
 });

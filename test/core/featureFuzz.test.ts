@@ -108,6 +108,8 @@ describe("every feature on mangled sessions", () => {
       computeWorkspaceSymbols([doc], "a");
       for (const lens of computeCodeLenses(doc)) resolveCodeLens(doc, lens);
       computeContextRequest(doc, { uri: doc.uri });
+      computeContextRequest(doc, { uri: doc.uri, stage: "provider", format: "markdown" });
+      computeContextRequest(doc, { uri: doc.uri, stage: "provider", flavor: "0.74" });
       buildContext(doc.analysis, { flavor: "0.74" });
       computeCodeActions(doc, whole, { diagnostics, only: ["quickfix", "source.fixAll"] });
       for (let k = 0; k < 12; k++) {

@@ -37,6 +37,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { requestFaults } from "./request-faults.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ORACLE_NM = path.join(HERE, "oracle", "node_modules");
@@ -550,6 +551,8 @@ const FAULTS = [
       }),
   ],
 ];
+// What the provider receives: one fixture per request diagnostic (request-faults.mjs).
+FAULTS.push(...requestFaults({ HEADER, T, MS, lines, base, userE, asstE, toolCallE, toolResultE, modelChangeE, compactionE }));
 
 // =====================================================================================================
 // Pi-written fixtures (child side): the real SessionManager API
@@ -945,10 +948,74 @@ function compactTree(nodes) {
 
 const undef = (v) => (v === undefined ? "<undefined>" : v);
 
+/**
+ * Pi's message pipeline after buildSessionContext, from the real packages: pi-coding-agent's
+ * `convertToLlm`, pi-ai's `transformMessages` and static catalogue read (the built-in models Pi's
+ * ModelRegistry / ModelRuntime look the session's model up in), and how each version picks that
+ * model (0.74: `buildSessionContext().model`; 1.6: `getBranchSelection(getBranch())`). Loaded before
+ * any probe, so imports read no clock a probe depends on.
+ */
+async function loadPipeline(version) {
+  const imp = (p) => import(pathToFileURL(p).href);
+  const pkg = VERSIONS[version].pkg;
+  const { convertToLlm } = await imp(path.join(pkg, "dist", "core", "messages.js"));
+  if (version === "1.6.0") {
+    const ai = path.join(pkg, "node_modules", "@earendil-works", "pi-ai", "dist");
+    const { transformMessages } = await imp(path.join(ai, "api", "transform-messages.js"));
+    const { getModel } = await imp(path.join(ai, "compat.js"));
+    const { getBranchSelection } = await imp(path.join(pkg, "dist", "core", "virtual-models.js"));
+    return { convertToLlm, transformMessages, getModel, select: (sm) => getBranchSelection(sm.getBranch(), getModel) };
+  }
+  const ai = path.join(ORACLE_NM, "@earendil-works", "pi-ai", "dist");
+  const { transformMessages } = await imp(path.join(ai, "providers", "transform-messages.js"));
+  const { getModel } = await imp(path.join(ai, "index.js"));
+  return { convertToLlm, transformMessages, getModel, select: (_sm, context) => context.model };
+}
+
+/** The stand-in for the default model Pi falls back to when it cannot restore the session's (as server/src/core/provider/resumedModel.ts). */
+const FALLBACK_MODEL = { provider: "(default)", id: "(default)", api: "(default)", input: ["text", "image"] };
+
+/** A catalogue model as the provider view names it. */
+function describeModel(m) {
+  const limits = m.inputLimits ?? {};
+  const out = {
+    provider: m.provider,
+    id: m.id,
+    api: m.api,
+    input: m.input,
+    contextWindow: m.contextWindow,
+    maxTokens: m.maxTokens,
+    reasoning: m.reasoning === true,
+  };
+  if (limits.maxRequestBytes !== undefined) out.maxRequestBytes = limits.maxRequestBytes;
+  if (limits.images?.maxPerRequest !== undefined) out.maxImagesPerRequest = limits.images.maxPerRequest;
+  if (limits.images?.maxPerMessage !== undefined) out.maxImagesPerMessage = limits.images.maxPerMessage;
+  return out;
+}
+
+/**
+ * What the provider receives for the resumed session: `transformMessages(convertToLlm(messages),
+ * model)` for the model Pi restores (only when the context has messages, as createAgentSession
+ * does), without an API's tool call id normaliser. The clock is re-seeded first, so the synthetic
+ * "No result provided" results get FAKE_EPOCH, FAKE_EPOCH + 1, ...
+ */
+function providerRequest(pipeline, sm, context, seed) {
+  const selected = context.messages.length === 0 ? null : pipeline.select(sm, context);
+  const found = selected ? pipeline.getModel(selected.provider, selected.modelId) : undefined;
+  const model = found ? describeModel(found) : selected ? { provider: selected.provider, id: selected.modelId, inCatalog: false } : null;
+  try {
+    reseed(seed);
+    return { model, messages: pipeline.transformMessages(pipeline.convertToLlm(context.messages), found ?? FALLBACK_MODEL) };
+  } catch (e) {
+    return { model, error: `${e?.constructor?.name ?? typeof e}: ${e?.message ?? String(e)}` };
+  }
+}
+
 async function childMain(task) {
   await installDeterminism();
   const v = VERSIONS[task.version];
   const mod = await import(pathToFileURL(path.join(v.pkg, "dist", "core", "session-manager.js")).href);
+  const pipeline = task.mode === "probe" ? await loadPipeline(task.version) : null;
   if (task.mode === "write") {
     const files = await writeScenarios(task.version, task.outDir, mod);
     emit({ op: "write", status: "ok", value: files });
@@ -1008,7 +1075,8 @@ async function childMain(task) {
       run("context", () => {
         const context = sm.buildSessionContext();
         const contextEntryIds = typeof sm.buildContextEntries === "function" ? sm.buildContextEntries().map((e) => undef(e?.id)) : null;
-        return { context, contextEntryIds };
+        const provider = providerRequest(pipeline, sm, context, `probe:${task.version}:${path.basename(fixture)}:provider`);
+        return { context, contextEntryIds, provider };
       });
     } else if (op === "branch") {
       run("branch", () => sm.getBranch().map((e) => undef(e?.id)));
@@ -1165,6 +1233,7 @@ async function probe(version, fixturePath) {
     exp.tree = tr.status === "ok" ? tr.value : null;
     exp.treeError = tr.status === "threw" || tr.status === "crashed" ? tr.error : null;
     exp.treeHung = tr.status === "hung";
+    exp.provider = ctx.status === "ok" ? ctx.value.provider : null;
     const timings = Object.entries(res)
       .filter(([, r]) => r.ms !== undefined && r.ms >= 1000)
       .map(([op, r]) => `${op} ${(r.ms / 1000).toFixed(1)} s`);
@@ -1198,13 +1267,13 @@ async function writeFixtures(version) {
 /** One top-level field per line, values compact; context messages one per line (small, diff-friendly). */
 function formatExpectation(exp) {
   const fields = Object.entries(exp).map(([k, v]) => {
-    if (k === "context" && v && Array.isArray(v.messages)) {
+    if ((k === "context" || k === "provider") && v && Array.isArray(v.messages)) {
       const inner = Object.entries(v).map(([ck, cv]) =>
-        ck === "messages" && cv.length > 0
+        ck === "messages" && Array.isArray(cv) && cv.length > 0
           ? `    "messages": [\n${cv.map((m) => `      ${JSON.stringify(m)}`).join(",\n")}\n    ]`
           : `    ${JSON.stringify(ck)}: ${JSON.stringify(cv)}`,
       );
-      return `  "context": {\n${inner.join(",\n")}\n  }`;
+      return `  ${JSON.stringify(k)}: {\n${inner.join(",\n")}\n  }`;
     }
     return `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`;
   });
@@ -1230,6 +1299,7 @@ function summarize(e) {
   if (e.treeHung) parts.push("**getTree hung**");
   else if (e.treeError) parts.push(`**getTree ${e.treeError.replace(/^(\w+): .*/, "$1")}**`);
   if (e.sessionNameError) parts.push("**getSessionName threw**");
+  if (e.provider?.error) parts.push(`**provider pipeline ${e.provider.error.replace(/^(\w+): .*/, "$1")}**`);
   return parts.join("; ");
 }
 

@@ -117,7 +117,8 @@ describe("navigation parity with the real Pi", () => {
         });
       }
 
-      if (clean && o.context) {
+      // A compaction that keeps from a tool result leaves its call out of Pi's context on purpose.
+      if (clean && o.context && fixture !== "fault-compaction-keeps-tool-result.jsonl") {
         it(`${fixture}: tool results in Pi ${pi}'s context lead to their tool calls`, () => {
           const messages = o.context!.messages;
           for (let i = 0; i < messages.length; i++) {

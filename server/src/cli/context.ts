@@ -5,8 +5,9 @@
  * It reads the file into the same `SessionDocument` the server and `check` use, builds the context
  * with the core's `buildContext` from the file's last entry (where Pi resumes) or from `--leaf ID`,
  * and prints it: as JSON, exactly `JSON.stringify` of Pi's `{messages, thinkingLevel, model}`, or as
- * Markdown to read (`renderContextMarkdown`). Where Pi itself would not get a context (it refuses,
- * rewrites or migrates the file, throws, or hangs on a parent cycle) it says so on stderr instead.
+ * Markdown to read (`renderContextMarkdown`). A v1/v2 file is migrated in memory first, as Pi does
+ * (`migratedView.ts`), and stderr says Pi rewrites it. Where Pi itself would not get a context (it
+ * refuses or overwrites the file, throws, or hangs on a parent cycle) it says so on stderr instead.
  *
  * Exit status: 0 printed, 1 Pi cannot build this context, 2 usage error, unreadable file, unknown
  * `--leaf` id or an internal failure.
@@ -25,22 +26,28 @@ import { versionRules } from "../core/semantics/version";
 import { contextMarkdownOptions, renderContextMarkdown } from "../features/contextMarkdown";
 import { singleLine } from "../core/text";
 import { parseCommandLine, quote, UsageError, type OptionSpecs } from "./args";
+import { contextDocument, migrationNote } from "../features/migratedView";
+import { type ContextStage, printProvider } from "./providerStage";
 import type { CliIo } from "./check";
 import { closeFile, decodeSession, encodingName, openSessionFile, readStdin } from "./files";
 import { escapeControls, escapeControlsKeepingLines } from "./terminal";
 import { errorText } from "./walk";
 
-export const CONTEXT_USAGE = `Usage: pi-session-lsp context [--leaf ID] [--format json|markdown] [--pi 1.x|0.74] FILE
+export const CONTEXT_USAGE = `Usage: pi-session-lsp context [--stage context|provider] [--leaf ID] [--format json|markdown] [--pi 1.x|0.74] FILE
 
 Prints what the model sees when Pi resumes the session FILE (Pi's buildSessionContext), built from
 the file's last entry as Pi resumes it, or from the entry --leaf ID. FILE - reads standard input.
+  --stage context     the context Pi builds (default)
+  --stage provider    what the provider receives: the messages pi-ai's transformMessages gives for
+                      the model Pi resumes with, as {"model": …, "messages": [...]}
   --format json       exactly JSON.stringify of Pi's {messages, thinkingLevel, model} (default)
   --format markdown   the conversation to read, with message counts, estimated tokens and model
   --pi 1.x|0.74|retained-tail
                       whose rules to follow: Pi 1.x (default), Pi 0.73/0.74, or Pi 1.x
                       with compaction retainedTail checkpoints (Pi 0.83 docs)
-Exit status: 0 printed, 1 Pi cannot build this context (it refuses or migrates the file, throws,
-or hangs), 2 usage error, unreadable file or unknown --leaf id.`;
+A version 1 or 2 file is read as Pi reads it, migrated to version 3 in memory (stderr says so).
+Exit status: 0 printed, 1 Pi cannot build this context (it refuses the file, throws, or hangs),
+2 usage error, unreadable file or unknown --leaf id.`;
 
 const FLAVORS = new Map<string, PiFlavor>([
   ["1.x", "1.x"],
@@ -53,6 +60,7 @@ const FLAVORS = new Map<string, PiFlavor>([
 const OPTIONS: OptionSpecs = {
   format: { type: "string", choices: ["json", "markdown"] },
   leaf: { type: "string" },
+  stage: { type: "string", choices: ["context", "provider"] },
   pi: { type: "string" },
   help: { type: "boolean", short: "h" },
 };
@@ -79,6 +87,7 @@ export function runContext(args: readonly string[], io: CliIo): number {
   const flavor = piValue === undefined ? "1.x" : FLAVORS.get(piValue.replace(/^v/, ""));
   if (!flavor) return usage(`--pi must be 1.x, 0.74 or retained-tail, not ${quote(piValue!)}`);
   const leafId = values.get("leaf") as string | undefined;
+  const stage = (values.get("stage") as ContextStage | undefined) ?? "context";
   if (files.length === 0) {
     io.err(`pi-session-lsp context: no file given\n${CONTEXT_USAGE}\n`);
     return 2;
@@ -108,7 +117,7 @@ export function runContext(args: readonly string[], io: CliIo): number {
     return 1;
   }
   try {
-    return printContext(file === "-" ? "stdin.jsonl" : file, shown, decoded.text, { format, flavor, leafId }, io);
+    return printContext(file === "-" ? "stdin.jsonl" : file, shown, decoded.text, { format, flavor, leafId, stage }, io);
   } catch (error) {
     // Whatever throws on a hostile file is this command's one answer: said without a stack trace,
     // with the status of an internal failure (1 would read "Pi cannot build this context").
@@ -117,16 +126,25 @@ export function runContext(args: readonly string[], io: CliIo): number {
   }
 }
 
-function printContext(file: string, shown: string, text: string, options: { format: string; flavor: PiFlavor; leafId: string | undefined }, io: CliIo): number {
-  const { format, flavor, leafId } = options;
+function printContext(
+  file: string,
+  shown: string,
+  text: string,
+  options: { format: string; flavor: PiFlavor; leafId: string | undefined; stage: ContextStage },
+  io: CliIo,
+): number {
+  const { format, flavor, leafId, stage } = options;
   const doc = new SessionDocument(pathToFileURL(resolve(file)).href, "jsonl", 0, text);
-  const a = doc.analysis;
 
   const refusal = openRefusal(doc, flavor);
   if (refusal) {
     io.err(`pi-session-lsp context: ${shown}: ${escapeControls(refusal)}\n`);
     return 1;
   }
+  // A v1/v2 file: Pi builds from the entries it migrates in memory (and rewrites the file).
+  const note = migrationNote(doc);
+  if (note) io.err(`pi-session-lsp context: ${shown}: ${escapeControls(note)}\n`);
+  const a = contextDocument(doc).analysis;
 
   let leaf: Entry | undefined;
   if (leafId !== undefined) {
@@ -144,6 +162,7 @@ function printContext(file: string, shown: string, text: string, options: { form
     io.err(`pi-session-lsp context: ${shown}: ${escapeControls(describeFailure(a, result.failure, flavor))}\n`);
     return 1;
   }
+  if (stage === "provider") return printProvider(a, result.build, flavor, format, shown, io);
   if (format === "json") {
     let json: string;
     try {
@@ -162,9 +181,9 @@ function printContext(file: string, shown: string, text: string, options: { form
 
 /**
  * Why Pi would not build a context from this file as it is, or undefined: Pi refuses or rewrites a
- * file without a valid header, Pi 1.x refuses a file starting with a byte order mark, Pi migrates
- * and rewrites a file older than version 3, and Pi 0.73/0.74 throws on a `null` line and keeps
- * `0`, `false` and `""` lines as entries.
+ * file without a valid header, Pi 1.x refuses a file starting with a byte order mark, Pi cannot
+ * compare a version nested too deep, and Pi 0.73/0.74 throws on a `null` line and keeps `0`,
+ * `false` and `""` lines as entries.
  */
 function openRefusal(doc: SessionDocument, flavor: PiFlavor): string | undefined {
   const a = doc.analysis;
@@ -192,15 +211,8 @@ function openRefusal(doc: SessionDocument, flavor: PiFlavor): string | undefined
     if (rules.throws) {
       return `the header has ${shownVersion}: Pi compares it with 3 by converting it to a string, which throws a RangeError for arrays nested this deep (Maximum call stack size exceeded), so Pi cannot open the file.`;
     }
-    // A version that converts to NaN is neither current nor below 2 or 3: Pi marks the file
-    // migrated and rewrites it, but changes no entry, so the context is that of the file as it is.
-    if (rules.v1 || rules.v2) {
-      return (
-        `the header has ${shownVersion}: Pi migrates the file to version 3 when it opens it and rewrites it` +
-        (rules.v1 ? ", giving every entry a new random id and chaining them into one line of history" : " (`hookMessage` roles become `custom`)") +
-        ". The context Pi then builds comes from the migrated file; open the session in Pi once and run this on the rewritten file."
-      );
-    }
+    // A v1/v2 file is built after the migration Pi runs in memory (printContext); a version that
+    // converts to NaN is neither current nor below 2 or 3: Pi rewrites the file but changes no entry.
   }
   if (flavor === "0.74" && a.falsyLines.length > 0) {
     const nullLine = a.falsyLines.find((line) => {

@@ -45,6 +45,18 @@ export const CODES = {
     severity: "error",
     pi: "Pi reads sessions as UTF-8: Pi 1.x refuses to open a UTF-16 file; Pi 0.73/0.74 overwrites it with a fresh header (every entry is lost). Reported by `check` only (an editor has already decoded the text)",
   },
+  "oh-my-pi-session": {
+    severity: "error",
+    pi: "An oh-my-pi file (a title line before the header): Pi 1.x refuses to open it, Pi 0.73/0.74 overwrites it with a fresh header; nothing else is checked",
+  },
+  "orphaned-tool-result": {
+    severity: "error",
+    pi: "Pi drops the call's turn (error/aborted) or answers the call before this result, but sends the result: the provider rejects every request",
+  },
+  "request-throws": { severity: "error", pi: "Pi's message pipeline (convertToLlm, transformMessages) throws on this message, so no request is sent" },
+  "too-many-images": { severity: "error", pi: "Pi sends every image; the provider refuses a request with more than its documented number" },
+  "image-too-large": { severity: "error", pi: "Pi sends the image as stored; Anthropic refuses images over 8000x8000 px (2000x2000 px with more than 20)" },
+  "request-too-large": { severity: "error", pi: "Pi sends the whole context; the provider refuses a request body over its documented size" },
   // Warnings: Pi opens the file, but the session is not what it seems.
   "old-version": {
     severity: "warning",
@@ -67,6 +79,22 @@ export const CODES = {
     severity: "warning",
     pi: "Pi renames hookMessage to custom only when migrating v2 files; in a v3 file the role is unknown and the message is not sent",
   },
+  "compaction-keeps-tool-result": {
+    severity: "warning",
+    pi: "The kept range starts on a tool result whose call was summarised away: Pi sends the result after the summary, without its call",
+  },
+  "context-over-window": {
+    severity: "warning",
+    pi: "Over the model's context window (pi-ai's catalogue): requests fail until a compaction succeeds; Pi 1.x compacts first, 0.73/0.74 after the overflow error",
+  },
+  "leaf-hides-messages": {
+    severity: "warning",
+    pi: "The last line, where Pi resumes, is a metadata entry hung on an older entry: the resumed context leaves out the newest messages",
+  },
+  "misplaced-header": {
+    severity: "warning",
+    pi: "Pi reads only the first parseable line as the header; this one is ignored and the file is refused or overwritten",
+  },
   "no-final-newline": {
     severity: "warning",
     pi: "Pi 1.x appends a newline when it opens the file; Pi 0.73/0.74 writes its next entry onto the same line, and both entries become one unparsable line",
@@ -84,6 +112,10 @@ export const CODES = {
   "unknown-entry-type": { severity: "information", pi: "Pi keeps the entry in the tree (it can be the leaf) but it contributes nothing to the context" },
   "unknown-role": { severity: "information", pi: "Pi keeps the message in the context, but converting it to model input drops it" },
   "unknown-usage-kind": { severity: "information", pi: "Pi counts it as ordinary usage" },
+  "tool-call-without-result": { severity: "information", pi: 'Pi answers the call with a synthetic error result, "No result provided"; providers accept it' },
+  "image-not-sent": { severity: "information", pi: "The model takes no images: Pi sends a text placeholder instead" },
+  "empty-user-message": { severity: "information", pi: "Pi sends a user message without text: dropped by its Anthropic conversion, sent empty to other APIs" },
+  "interleaved-writers": { severity: "information", pi: "Two processes appended to the file; Pi resumes the branch of the last line and leaves the other out" },
   "check-failed": {
     severity: "information",
     pi: "Not about Pi: one of pi-session-lsp's own checks failed on this file, and the message says which findings are missing",

@@ -5,6 +5,8 @@
  *   `context: 37 messages · ~48k tokens · anthropic/claude-sonnet-4-5 · thinking high · after compaction`.
  * - On every other leaf (an entry without children: the tip of a branch): the context resuming
  *   there would give — `branch context: 12 messages · ~9.1k tokens · …`.
+ * - Both end with where the provider's messages differ from that context, when they do
+ *   (`providerView.ts`): `· the provider gets 41 messages: 2 dropped, 1 placeholder result`.
  * - On a compaction: what it summarised —
  *   `summarises 7 entries (lines 2–8) · 18,230 tokens before · keeps from line 9`.
  *
@@ -29,9 +31,11 @@ import type { Entry, SessionAnalysis } from "../core/analysis";
 import { pathTo, selectEntries } from "../core/buildContext";
 import type { SessionDocument } from "../core/document";
 import { formatTokens } from "../core/tokens";
-import { contextSummary, SHOW_CONTEXT_COMMAND, type ContextSummary } from "./contextRequest";
+import { contextSummary, lastBuild, SHOW_CONTEXT_COMMAND, type ContextSummary } from "./contextRequest";
 import { groupDigits, singleLine } from "../core/text";
 import { NAME_CODE_POINTS } from "./entryTitle";
+import { contextDocument } from "./migratedView";
+import { providerNote, providerSummary } from "./providerView";
 
 /** The most branch-tip and compaction lenses listed for one document (the header's are extra). */
 export const DEFAULT_MAX_LENSES = 1000;
@@ -108,18 +112,31 @@ export function resolveCodeLens(doc: SessionDocument | undefined, codeLens: Code
   const data = asLensData(codeLens.data);
   if (!data || !doc || data.uri !== doc.uri) return { ...codeLens, command: inert(STALE_TITLE) };
   if (data.kind === "note") return codeLens.command ? codeLens : { ...codeLens, command: inert("") };
-  const a = doc.analysis;
+  // A v1/v2 file: Pi builds from the entries it migrates in memory, on the same lines.
+  const view = contextDocument(doc);
+  const a = view.analysis;
   if (data.kind === "context") {
     if (a.headerLine !== data.line) return { ...codeLens, command: inert(STALE_TITLE) };
     const leaf = a.leaf ?? null;
-    return { ...codeLens, command: show(contextTitle("context", contextSummary(a, leaf)), data, null) };
+    const prefix = view === doc ? "context" : "context once Pi migrates the file";
+    return { ...codeLens, command: show(withProviderNote(contextTitle(prefix, contextSummary(a, leaf)), a, leaf), data, null) };
   }
   const entry = a.entryAtLine[data.line];
   if (!entry || entry.id !== data.entryId || (data.kind === "compaction" && entry.type !== "compaction")) return { ...codeLens, command: inert(STALE_TITLE) };
   if (data.kind === "compaction") return { ...codeLens, command: show(compactionTitle(a, entry), data, entry.id) };
   // Resuming from an id resumes from Pi's `byId` entry for it, the last holder of a duplicated id.
   const leaf = a.byId.get(entry.id!) ?? entry;
-  return { ...codeLens, command: show(contextTitle("branch context", contextSummary(a, leaf)), data, entry.id!) };
+  return { ...codeLens, command: show(withProviderNote(contextTitle("branch context", contextSummary(a, leaf)), a, leaf), data, entry.id!) };
+}
+
+/** A context title, and where what the provider receives differs from that context. */
+function withProviderNote(title: string, a: SessionAnalysis, leaf: Entry | null): string {
+  const build = () => {
+    const result = lastBuild(a, leaf, "1.x");
+    return result.ok ? result.build : undefined;
+  };
+  const note = providerNote(providerSummary(a, leaf, "1.x", build));
+  return note ? `${title} · ${note}` : title;
 }
 
 function asLensData(value: unknown): LensData | undefined {

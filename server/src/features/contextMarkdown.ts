@@ -36,6 +36,10 @@ export interface ContextMarkdownOptions {
   maxChars?: number;
   /** Show only the last this many messages (the footer still counts all of them). */
   maxMessages?: number;
+  /** The title's first words ("Context" by default). */
+  heading?: string;
+  /** Footer lines (Markdown list items) after the statistics. */
+  notes?: string[];
 }
 
 /** Content blocks shown per message; more are counted. */
@@ -62,7 +66,8 @@ export function renderContextMarkdown(build: ContextBuild, options: ContextMarkd
 
   const name = options.sessionName ? singleLine(options.sessionName, NAME_CODE_POINTS) : "";
   const id = options.sessionId ? singleLine(options.sessionId, NAME_CODE_POINTS) : "";
-  out.push(name ? `# Context of “${escapeMarkdown(name)}”` : id ? `# Context of session ${escapeMarkdown(id)}` : "# Context");
+  const heading = options.heading ?? "Context";
+  out.push(name ? `# ${heading} of “${escapeMarkdown(name)}”` : id ? `# ${heading} of session ${escapeMarkdown(id)}` : `# ${heading}`);
   const about: string[] = [];
   if (name && id) about.push(`session ${code(id)}`);
   const leaf = build.path[build.path.length - 1];
@@ -83,7 +88,7 @@ export function renderContextMarkdown(build: ContextBuild, options: ContextMarkd
     out.push("", ...renderMessage(messages[i], i + 1, from, limits, source?.type === "compaction"));
   }
 
-  out.push("", "---", "", ...renderFooter(build));
+  out.push("", "---", "", ...renderFooter(build), ...(options.notes ?? []));
   return `${out.join("\n")}\n`;
 }
 

@@ -22,6 +22,8 @@ import { currentSystem } from "../core/systemPrompt";
 import { estimateContextTokens } from "../core/tokens";
 import { contextMarkdownOptions, renderContextMarkdown } from "./contextMarkdown";
 import { activeContext } from "../core/context";
+import { contextDocument, migrationNote } from "./migratedView";
+import { addProviderStage, type ContextStage, type ProviderStats, type ProviderView } from "./providerView";
 
 export const BUILD_CONTEXT_REQUEST = "piSession/buildContext";
 export const SHOW_CONTEXT_COMMAND = "piSession.showContext";
@@ -34,6 +36,8 @@ export interface BuildContextParams {
   flavor?: PiFlavor;
   /** "json" (the default) or "markdown", which adds the conversation rendered for people. */
   format?: "json" | "markdown";
+  /** "context" (the default), or "provider", which adds what the provider receives (`provider`, `providerStats`). */
+  stage?: ContextStage;
 }
 
 export interface ContextStats {
@@ -59,6 +63,8 @@ export interface ContextStats {
    * messages (sections patched by name, tools added and removed), or null without system messages.
    */
   system: { sections: string[]; tools: string[]; promptChars: number } | null;
+  /** For a v1/v2 file: that Pi migrates it in memory and rewrites it when it opens it (the context is the migrated one). */
+  migration?: string;
 }
 
 export interface BuildContextResult {
@@ -67,8 +73,12 @@ export interface BuildContextResult {
   stats: ContextStats;
   /** Why Pi builds no context from this leaf: "cycle" (Pi hangs) or "type-error" (Pi throws). */
   error?: { kind: ContextFailure["kind"]; message: string; line: number };
-  /** The conversation as Markdown, when asked for with `format: "markdown"`. */
+  /** The conversation as Markdown, when asked for with `format: "markdown"` (the provider's messages for `stage: "provider"`). */
   markdown?: string;
+  /** With `stage: "provider"`: `{model, messages}` as pi-ai's transformMessages gives them, or null when Pi's pipeline throws. */
+  provider?: ProviderView | null;
+  /** With `stage: "provider"`: what the pipeline changed, and why it throws when it does. */
+  providerStats?: ProviderStats;
 }
 
 export type ContextAnswer = { ok: true; result: BuildContextResult; build: ContextBuild | undefined } | { ok: false; message: string };
@@ -84,33 +94,38 @@ export function leafFor(a: SessionAnalysis, leafId: string | null | undefined): 
  * error) a leaf id that no entry has, or parameters of the wrong type.
  */
 export function computeContextRequest(doc: SessionDocument, params: Partial<BuildContextParams>): ContextAnswer {
-  const { leafId, flavor = "1.x", format = "json" } = params;
+  const { leafId, flavor = "1.x", format = "json", stage = "context" } = params;
   if (leafId !== undefined && leafId !== null && typeof leafId !== "string") return { ok: false, message: "leafId must be a string" };
   if (flavor !== "1.x" && flavor !== "0.74" && flavor !== "retained-tail") {
     return { ok: false, message: `flavor must be "1.x", "0.74" or "retained-tail", not ${JSON.stringify(flavor)}` };
   }
   if (format !== "json" && format !== "markdown") return { ok: false, message: `format must be "json" or "markdown", not ${JSON.stringify(format)}` };
-  const a = doc.analysis;
+  if (stage !== "context" && stage !== "provider") return { ok: false, message: `stage must be "context" or "provider", not ${JSON.stringify(stage)}` };
+  // A v1/v2 file: Pi builds from the entries it migrates in memory (and rewrites the file).
+  const a = contextDocument(doc).analysis;
+  const migration = migrationNote(doc);
   const leaf = leafFor(a, leafId);
   if (leaf === undefined) return { ok: false, message: `no entry has the id ${JSON.stringify(leafId)}` };
   const built = lastBuild(a, leaf, flavor);
-  const { stats } = contextSummary(a, leaf, flavor);
+  const summary = contextSummary(a, leaf, flavor).stats;
+  const stats = migration ? { ...summary, migration } : summary;
   const result: BuildContextResult = built.ok ? { context: built.build.context, stats } : { context: null, stats, error: errorOf(a, built.failure) };
   if (format === "markdown") {
     result.markdown = built.ok ? renderContextMarkdown(built.build, contextMarkdownOptions(a, flavor)) : `# No context\n\n${result.error!.message}.\n`;
   }
+  if (stage === "provider" && built.ok) addProviderStage(a, result, built.build, flavor, format);
   return { ok: true, result, build: built.ok ? built.build : undefined };
 }
 
 /**
  * Answers the command `piSession.showContext` with arguments `[uri, entryId | null]` and, optionally,
- * a third `{flavor, format}` as in the request.
+ * a third `{flavor, format, stage}` as in the request.
  */
 export function computeShowContext(doc: SessionDocument, args: readonly unknown[]): ContextAnswer {
   const leafId = args[1];
   if (leafId !== undefined && leafId !== null && typeof leafId !== "string") return { ok: false, message: "the second argument must be an entry id or null" };
   const extra = args[2] !== null && typeof args[2] === "object" ? (args[2] as Partial<BuildContextParams>) : {};
-  return computeContextRequest(doc, { flavor: extra.flavor, format: extra.format, uri: doc.uri, leafId });
+  return computeContextRequest(doc, { flavor: extra.flavor, format: extra.format, stage: extra.stage, uri: doc.uri, leafId });
 }
 
 /** What the lenses show of a context: its statistics, or why Pi fails to build it. */
@@ -136,7 +151,7 @@ export function contextSummary(a: SessionAnalysis, leaf: Entry | null, flavor: P
 /** One full build per analysis, the last one asked for: a lens resolved and then clicked builds once. */
 const buildMemo = new WeakMap<SessionAnalysis, { key: string; result: ContextResult }>();
 
-function lastBuild(a: SessionAnalysis, leaf: Entry | null, flavor: PiFlavor): ContextResult {
+export function lastBuild(a: SessionAnalysis, leaf: Entry | null, flavor: PiFlavor): ContextResult {
   const key = `${flavor}:${leaf ? leaf.index : "none"}`;
   if (flavor === "1.x" && leaf !== null && leaf === a.leaf) return activeContext(a);
   const memo = buildMemo.get(a);

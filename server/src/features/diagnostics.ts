@@ -12,7 +12,7 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import type { Severity } from "../core/codes";
+import type { DiagnosticCode, Severity } from "../core/codes";
 import type { SessionDocument } from "../core/document";
 import { clip } from "../core/text";
 import { checkBom, checkFinalNewline, checkHeader, checkNotASession } from "./diagnostics/fileChecks";
@@ -20,6 +20,8 @@ import { checkLines } from "./diagnostics/lineChecks";
 import { checkLinks, checkToolResults } from "./diagnostics/linkChecks";
 import { LSP_SEVERITY, Report } from "./diagnostics/report";
 import { checkCycles, checkDuplicates } from "./diagnostics/treeChecks";
+import { requestDiagnostics } from "./requestDiagnostics";
+import { ohMyPiSession, sessionFaultDiagnostics } from "./sessionFaults";
 
 export { DIAGNOSTIC_SOURCE } from "./diagnostics/report";
 
@@ -33,6 +35,8 @@ const CHECKS: readonly [string, (r: Report) => void][] = [
   ["link", (r) => r.isV1 || checkLinks(r)],
   ["tool result", (r) => r.isV1 || checkToolResults(r)],
   ["final newline", checkFinalNewline],
+  ["session fault", (r) => addAll(r, sessionFaultDiagnostics(r.doc))],
+  ["provider request", (r) => addAll(r, requestDiagnostics(r.doc))],
 ];
 
 export function computeDiagnostics(doc: SessionDocument): Diagnostic[] {
@@ -50,6 +54,9 @@ export interface CollectedDiagnostics {
  * costs 3,000,000 counts, not 3,000,000 objects); `capDiagnostics` takes the counts of the rest.
  */
 export function collectDiagnostics(doc: SessionDocument, limitPerCode?: number): CollectedDiagnostics {
+  // An oh-my-pi file gets one diagnostic instead of a cascade about a format it does not follow.
+  const ohMyPi = ohMyPiSession(doc);
+  if (ohMyPi) return { diagnostics: [ohMyPi], overflow: new Map() };
   const r = new Report(doc, limitPerCode);
   if (!guarded(r, "file", checkNotASession)) {
     // A v1 file has no tree yet: Pi gives every entry a fresh id and chains it to the line above
@@ -59,6 +66,11 @@ export function collectDiagnostics(doc: SessionDocument, limitPerCode?: number):
   // Reading order: by position, keeping the order of checks for diagnostics on the same token.
   r.out.sort((x, y) => x.range.start.line - y.range.start.line || x.range.start.character - y.range.start.character);
   return { diagnostics: r.out, overflow: r.overflow };
+}
+
+/** Adds diagnostics a rule module built, through the report's cap per code. */
+function addAll(r: Report, diagnostics: readonly Diagnostic[]): void {
+  for (const d of diagnostics) r.add(d.code as DiagnosticCode, String(d.message), d.range, d.relatedInformation);
 }
 
 /** Runs one check; a throw costs that check's findings only, and says so. */

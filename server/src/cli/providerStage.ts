@@ -1,0 +1,49 @@
+/**
+ * `pi-session-lsp context --stage provider`: what the provider receives, printed from a built
+ * context. JSON is `{"model": …, "messages": [...]}`, the messages exactly as pi-ai's
+ * `transformMessages` returns them; Markdown shows them to read. Where Pi's pipeline throws, that
+ * is said on stderr and the exit status is 1, as for a context Pi cannot build.
+ */
+
+import type { SessionAnalysis } from "../core/analysis";
+import type { ContextBuild, PiFlavor } from "../core/buildContext";
+import { providerViewJson } from "../core/provider/request";
+import { providerRequestOf, renderProviderMarkdown } from "../features/providerView";
+import type { CliIo } from "./check";
+import { escapeControls, escapeControlsKeepingLines } from "./terminal";
+
+export type { ContextStage } from "../features/providerView";
+
+/** `shown` is the file's name with its control characters escaped; everything printed as text is escaped too. */
+export function printProvider(a: SessionAnalysis, build: ContextBuild, flavor: PiFlavor, format: string, shown: string, io: CliIo): number {
+  const result = providerRequestOf(build, flavor);
+  if (!result.ok) {
+    const where = result.entry ? ` (line ${result.entry.line + 1})` : "";
+    io.err(
+      `pi-session-lsp context: ${shown}: Pi's message pipeline throws on ${escapeControls(result.reason)}${where}, so every request fails before it reaches the provider.\n`,
+    );
+    return 1;
+  }
+  const model = result.request.model;
+  if (model && model.inCatalog === false) {
+    io.err(
+      `pi-session-lsp context: ${shown}: the session's model is not in pi-ai's built-in catalogue; Pi uses it only if models.json defines it, and otherwise falls back to its default model. The messages are those for a model other than the session's.\n`,
+    );
+  }
+  if (format !== "json") {
+    io.out(escapeControlsKeepingLines(renderProviderMarkdown(a, build, result.request, flavor)));
+    return 0;
+  }
+  let json: string;
+  try {
+    json = providerViewJson(result.request);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    io.err(
+      `pi-session-lsp context: ${shown}: the request holds a value nested too deep for JSON.stringify (${escapeControls(error.message)}), as Pi's own request would; --format markdown shows the messages.\n`,
+    );
+    return 1;
+  }
+  io.out(`${json}\n`);
+  return 0;
+}

@@ -1,0 +1,116 @@
+/**
+ * What the provider receives: Pi's whole message pipeline after `buildSessionContext`, as data.
+ *
+ *     context messages ─► convertToLlm (pi-coding-agent) ─► transformMessages (pi-ai), for the
+ *     model Pi resumes with ─► each API's own conversion (not reproduced)
+ *
+ * The result is the message list an API's conversion starts from, equal byte for byte to what the
+ * real functions return (test/parity, both Pi versions), with each message traced back to the
+ * entry it comes from and every change the pipeline made recorded: messages left out, assistant
+ * turns dropped, tool calls answered with a synthetic result, system messages held back, images
+ * replaced. A failure Pi would throw is returned as data, on the entry to blame.
+ *
+ * Not reproduced, because the file does not say: an extension's `context` hook (`transformContext`)
+ * and the `blockImages` setting, which change the messages before conversion; the system message
+ * Pi 1.x adds when the tools loaded now differ from the session's; each API's tool call id
+ * normalisation and system message collapsing. Synthetic results carry the time `now()` gives, as
+ * Pi's carry `Date.now()`.
+ */
+
+import type { Entry } from "../analysis";
+import type { ContextBuild, PiFlavor } from "../buildContext";
+import { convertToLlm, type LeftOut, type PipelineVersion } from "./convertToLlm";
+import { chooseModel, type ResumedModel } from "./resumedModel";
+import { transformMessages } from "./transformMessages";
+
+export interface ProviderPlaceholder {
+  /** Index of the synthetic result among the provider messages. */
+  at: number;
+  /** The entry of the assistant message whose tool call it answers. */
+  call: Entry | undefined;
+  toolCallId: unknown;
+  toolName: unknown;
+}
+
+export interface ProviderRequest {
+  /** The model the messages are prepared for, or null when Pi restores none (an empty context, or no model named). */
+  model: ResumedModel | null;
+  /** What the session names as its model (Pi's selection), even when the catalogue lacks it. */
+  selected: { provider: unknown; modelId: unknown } | null;
+  /** The messages `transformMessages` returns. */
+  messages: unknown[];
+  /** For each message, the entry it comes from; a synthetic result names its tool call's entry. */
+  sources: (Entry | undefined)[];
+  /** For each message, the index of the context message it comes from, or -1 for a synthetic result. */
+  contextIndex: number[];
+  /** Context messages `convertToLlm` leaves out. */
+  leftOut: { entry: Entry | undefined; contextIndex: number; why: LeftOut }[];
+  /** Assistant messages dropped for their stop reason (`error` or `aborted`). */
+  dropped: { entry: Entry | undefined; contextIndex: number; stopReason: "error" | "aborted" }[];
+  placeholders: ProviderPlaceholder[];
+  /** System messages held back behind open tool calls (Pi 1.x). */
+  held: { entry: Entry | undefined; contextIndex: number }[];
+  imagesOmitted: number;
+}
+
+export type ProviderResult =
+  | { ok: true; request: ProviderRequest }
+  /** Pi's pipeline throws on the message from `entry`. */
+  | { ok: false; entry: Entry | undefined; contextIndex: number; reason: string; model: ResumedModel | null };
+
+export interface ProviderOptions {
+  flavor?: PiFlavor;
+  /** The time a synthetic tool result carries (Pi: `Date.now()` when it builds the request). */
+  now: () => number;
+}
+
+export function pipelineVersion(flavor: PiFlavor | undefined): PipelineVersion {
+  return flavor === "0.74" ? "0.74" : "1.x";
+}
+
+/** The provider messages of a built context. */
+export function buildProviderRequest(build: ContextBuild, options: ProviderOptions): ProviderResult {
+  const version = pipelineVersion(options.flavor);
+  const { context, sources, path } = build;
+  const choice = chooseModel(path, context, version);
+  const converted = convertToLlm(context.messages, version);
+  if (!converted.ok) return { ok: false, entry: sources[converted.index], contextIndex: converted.index, reason: converted.reason, model: choice.model };
+  const transformed = transformMessages(converted.messages, choice.transformModel, version, options.now);
+  if (!transformed.ok) {
+    const at = converted.from[transformed.index]!;
+    return { ok: false, entry: sources[at], contextIndex: at, reason: transformed.reason, model: choice.model };
+  }
+  const contextIndex = transformed.origin.map((k) => (k < 0 ? -1 : converted.from[k]!));
+  const placeholders = transformed.placeholders.map((p) => ({
+    at: p.at,
+    call: sources[converted.from[p.call]!],
+    toolCallId: p.toolCallId,
+    toolName: p.toolName,
+  }));
+  const messageSources: (Entry | undefined)[] = contextIndex.map((k) => (k < 0 ? undefined : sources[k]));
+  for (const p of placeholders) messageSources[p.at] = p.call;
+  return {
+    ok: true,
+    request: {
+      model: choice.model,
+      selected: choice.selected,
+      messages: transformed.messages,
+      sources: messageSources,
+      contextIndex,
+      leftOut: converted.leftOut.map(({ index, why }) => ({ entry: sources[index], contextIndex: index, why })),
+      dropped: transformed.dropped.map((k) => {
+        const at = converted.from[k]!;
+        const stopReason = (converted.messages[k] as { stopReason?: unknown }).stopReason === "error" ? "error" : "aborted";
+        return { entry: sources[at], contextIndex: at, stopReason };
+      }),
+      placeholders,
+      held: transformed.held.map((k) => ({ entry: sources[converted.from[k]!], contextIndex: converted.from[k]! })),
+      imagesOmitted: transformed.imagesOmitted,
+    },
+  };
+}
+
+/** `{"model": …, "messages": [...]}`, the provider view as the CLI prints it. */
+export function providerViewJson(request: ProviderRequest): string {
+  return JSON.stringify({ model: request.model, messages: request.messages });
+}

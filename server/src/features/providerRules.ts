@@ -1,0 +1,122 @@
+/**
+ * What each provider API documents about the requests Pi sends it, for the request diagnostics:
+ * who answers, how a tool result must follow its call, and what Pi's own conversion for that API
+ * does with a user message without text. Keyed by pi-ai's `api` of the model Pi resumes with.
+ *
+ * Sources: Anthropic, "Handle tool calls" (tool_result blocks must immediately follow the assistant
+ * message with their tool_use blocks) and "Images and vision" (100 images per request for models
+ * with a 200k-token window, 600 otherwise; at most 8000x8000 px per image, 2000x2000 px when a
+ * request has more than 20; 32 MB per request); OpenAI's Chat Completions (a `tool` message must
+ * answer a `tool_calls` entry of the assistant message before it) and Responses
+ * (`function_call_output` needs the `function_call` with its `call_id` in the input); Google's
+ * Gemini function calling (a function response turn comes right after the function call turn);
+ * Amazon Bedrock Converse (`toolResult` blocks answer the `toolUse` blocks of the previous turn);
+ * Mistral (tool messages answer the assistant's tool calls). The image and request size limits per
+ * model are pi-ai's own catalogue (`inputLimits`), compiled from the same documentation.
+ */
+
+import type { Diagnostic, DiagnosticRelatedInformation, Range } from "vscode-languageserver";
+import { CODES, type DiagnosticCode } from "../core/codes";
+import { DIAGNOSTIC_SOURCE, LSP_SEVERITY } from "./diagnostics/report";
+
+export interface ProviderRule {
+  /** Who answers the request, as the message names it. */
+  provider: string;
+  /** Whether a tool result must come right after the assistant message with its call (else: anywhere after it). */
+  adjacentResults: boolean;
+  /** The documented constraint on tool results, in a sentence. */
+  toolResultRule: string;
+  /** What the provider answers when it is broken, quoted from its error. */
+  toolResultError: string;
+  /** What Pi's conversion for this API does with a user message without text. */
+  emptyUser: string;
+  /** Whether Anthropic's documented per-image dimension limits apply. */
+  anthropicImages: boolean;
+}
+
+const ANTHROPIC: ProviderRule = {
+  provider: "Anthropic's Messages API",
+  adjacentResults: true,
+  toolResultRule: "each tool_result block must answer a tool_use block of the assistant message right before it",
+  toolResultError:
+    "unexpected `tool_use_id` found in `tool_result` blocks … Each `tool_result` block must have a corresponding `tool_use` block in the previous message",
+  emptyUser: "Pi's Anthropic conversion leaves it out of the request, so the model never sees it",
+  anthropicImages: true,
+};
+
+const RESPONSES: ProviderRule = {
+  provider: "OpenAI's Responses API",
+  adjacentResults: false,
+  toolResultRule: "a function_call_output must answer a function_call with the same call_id earlier in the input",
+  toolResultError: "No tool call found for function call output with call_id …",
+  emptyUser: "Pi sends it as an input_text with no text",
+  anthropicImages: false,
+};
+
+const RULES: Record<string, ProviderRule> = {
+  "anthropic-messages": ANTHROPIC,
+  "openai-responses": RESPONSES,
+  "azure-openai-responses": { ...RESPONSES, provider: "Azure OpenAI's Responses API" },
+  "openai-codex-responses": { ...RESPONSES, provider: "the OpenAI Codex Responses API" },
+  "openai-completions": {
+    provider: "the OpenAI Chat Completions API",
+    adjacentResults: true,
+    toolResultRule: "a message with role tool must answer a tool_calls entry of the assistant message before it",
+    toolResultError: "Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls'",
+    emptyUser: "Pi sends it with empty content",
+    anthropicImages: false,
+  },
+  "google-generative-ai": {
+    provider: "the Gemini API",
+    adjacentResults: true,
+    toolResultRule: "a function response turn must come right after the function call turn it answers",
+    toolResultError: "Please ensure that function response turn comes immediately after a function call turn",
+    emptyUser: "Pi sends it as a part with empty text",
+    anthropicImages: false,
+  },
+  "google-vertex": {
+    provider: "Vertex AI's Gemini API",
+    adjacentResults: true,
+    toolResultRule: "a function response turn must come right after the function call turn it answers",
+    toolResultError: "Please ensure that function response turn comes immediately after a function call turn",
+    emptyUser: "Pi sends it as a part with empty text",
+    anthropicImages: false,
+  },
+  "bedrock-converse-stream": {
+    provider: "Amazon Bedrock's Converse API",
+    adjacentResults: true,
+    toolResultRule: "toolResult blocks must answer the toolUse blocks of the previous assistant turn",
+    toolResultError: "The number of toolResult blocks at messages.N.content exceeds the number of toolUse blocks of previous turn",
+    emptyUser: 'Pi sends "<empty>" in its place',
+    anthropicImages: false,
+  },
+  "mistral-conversations": {
+    provider: "Mistral's chat API",
+    adjacentResults: true,
+    toolResultRule: "tool messages must answer the tool calls of the assistant message before them",
+    toolResultError: "Not the same number of function calls and responses",
+    emptyUser: "Pi sends it with empty content",
+    anthropicImages: false,
+  },
+};
+
+/** For a model pi-ai's catalogue lacks, or an API the table does not know: what most providers require. */
+const UNKNOWN: ProviderRule = {
+  provider: "the provider",
+  adjacentResults: true,
+  toolResultRule:
+    "Anthropic, OpenAI Chat Completions, Gemini, Bedrock and Mistral all require a tool result to come right after the assistant message with its call",
+  toolResultError: "a 400 error naming the tool call id",
+  emptyUser: "Pi sends it as it is",
+  anthropicImages: false,
+};
+
+export function ruleFor(api: unknown): ProviderRule {
+  return typeof api === "string" && Object.hasOwn(RULES, api) ? RULES[api]! : UNKNOWN;
+}
+
+export function makeDiagnostic(code: DiagnosticCode, message: string, range: Range, related?: DiagnosticRelatedInformation[]): Diagnostic {
+  const d: Diagnostic = { range, severity: LSP_SEVERITY[CODES[code].severity], code, source: DIAGNOSTIC_SOURCE, message };
+  if (related && related.length > 0) d.relatedInformation = related;
+  return d;
+}

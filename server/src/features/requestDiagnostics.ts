@@ -1,0 +1,287 @@
+/**
+ * Diagnostics for requests that will fail, or that the model will see changed: what Pi's pipeline
+ * sends the provider when it resumes the session (`core/provider/request.ts`, Pi 1.x, for the model
+ * Pi resumes with), checked against what that provider documents (`providerRules.ts`).
+ *
+ * - `orphaned-tool-result` (error): a tool result the provider receives without its call right
+ *   before it — the call's turn stopped with `error`/`aborted` (Pi drops it, keeps the result), a
+ *   user message or another turn came between them (Pi answers the call "No result provided" and
+ *   sends the real result later), or the last compaction summarised the call away;
+ * - `tool-call-without-result` (information): a call Pi answers with a synthetic result;
+ * - `empty-user-message` (information): a user message Pi sends without text;
+ * - `context-over-window` (warning): Pi's own estimate of the resumed context exceeds the model's
+ *   window in pi-ai's catalogue;
+ * - `request-throws` (error): Pi's pipeline throws (for Pi 1.x, or Pi 0.73/0.74 where only it does);
+ * - images and request size: `imageDiagnostics.ts`; compactions: `compactionKeepsToolResult`.
+ *
+ * Each diagnostic is on the entry to blame and says what Pi does and what the provider answers.
+ * Nothing here runs for a file Pi would not open as it is (no header, older version): the
+ * structural diagnostics say that first.
+ */
+
+import type { Diagnostic } from "vscode-languageserver";
+import type { Entry } from "../core/analysis";
+import { buildContext, type ContextBuild, pathTo, selectEntries } from "../core/buildContext";
+import { activeContext } from "../core/context";
+import type { SessionDocument } from "../core/document";
+import type { JsonPath } from "../core/locate";
+import { buildProviderRequest, type ProviderRequest, type ProviderResult } from "../core/provider/request";
+import { versionRules } from "../core/semantics/version";
+import { estimateContextTokens, estimateTokens, usableUsage } from "../core/tokens";
+import { groupDigits, singleLine } from "../core/text";
+import { imageDiagnostics } from "./imageDiagnostics";
+import { makeDiagnostic, ruleFor } from "./providerRules";
+import { modelName } from "./providerView";
+
+type Message = Record<string, unknown>;
+
+export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
+  const a = doc.analysis;
+  if (a.headerState !== "ok" || !versionRules(a).current) return [];
+  const out: Diagnostic[] = compactionKeepsToolResult(doc);
+  const built = activeContext(a);
+  if (!built.ok) return out;
+  const result = buildProviderRequest(built.build, { flavor: "1.x", now: () => 0 });
+  if (!result.ok) {
+    out.push(throwsDiagnostic(doc, result, "Pi 1.x", ""));
+    return out;
+  }
+  const older = buildContext(a, { flavor: "0.74" });
+  if (older.ok) {
+    const old = buildProviderRequest(older.build, { flavor: "0.74", now: () => 0 });
+    if (!old.ok) out.push(throwsDiagnostic(doc, old, "Pi 0.73/0.74", " (Pi 1.x's does not)"));
+  }
+  const request = result.request;
+  out.push(...toolPairing(doc, built.build, request), ...emptyUsers(doc, request), ...overWindow(doc, built.build, request), ...imageDiagnostics(doc, request));
+  return out;
+}
+
+/** Where in an entry's line its message content (or block `index` of it) is. */
+export function contentPath(entry: Entry, index?: number): JsonPath {
+  const base: JsonPath = entry.type === "custom_message" ? ["content"] : ["message", "content"];
+  return index === undefined ? base : [...base, index];
+}
+
+function modelOf(request: ProviderRequest): string {
+  return modelName(request.model) ?? "Pi's default model";
+}
+
+function where(entry: Entry | undefined): string {
+  return entry ? `line ${entry.line + 1}` : "an earlier line";
+}
+
+function throwsDiagnostic(doc: SessionDocument, failure: Extract<ProviderResult, { ok: false }>, who: string, note: string): Diagnostic {
+  const entry = failure.entry;
+  const message = `${who}'s message pipeline (convertToLlm, then transformMessages) throws on this entry${note}: ${failure.reason}. Every prompt fails before a request is sent, until the entry is fixed.`;
+  const range = entry ? doc.valueRange(entry.line, contentPath(entry)) : doc.lineRange(doc.analysis.headerLine ?? 0);
+  return makeDiagnostic("request-throws", message, range);
+}
+
+// ---- Tool calls and results -------------------------------------------------------------------
+
+function callIdsOf(message: unknown): unknown[] {
+  const content = (message as Message | undefined)?.content;
+  if (!Array.isArray(content)) return [];
+  const ids: unknown[] = [];
+  for (const b of content) if (b !== null && typeof b === "object" && (b as Message).type === "toolCall") ids.push((b as Message).id);
+  return ids;
+}
+
+function toolPairing(doc: SessionDocument, build: ContextBuild, request: ProviderRequest): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const rule = ruleFor(request.model?.inCatalog === false ? undefined : request.model?.api);
+  const messages = request.messages as Message[];
+  // The call ids of the assistant message the current run of tool results follows, and of every earlier one.
+  let owner: Set<unknown> | undefined;
+  const earlier = new Map<unknown, number>();
+  const orphanedCalls = new Set<unknown>();
+  for (let k = 0; k < messages.length; k++) {
+    const m = messages[k]!;
+    if (m.role === "assistant") {
+      owner = new Set(callIdsOf(m));
+      for (const id of owner) if (!earlier.has(id)) earlier.set(id, k);
+      continue;
+    }
+    if (m.role !== "toolResult") {
+      owner = undefined;
+      continue;
+    }
+    if (request.contextIndex[k]! < 0) continue; // Pi's own placeholder follows its call.
+    const id = m.toolCallId;
+    const accepted = rule.adjacentResults ? owner?.has(id) === true : earlier.has(id);
+    if (accepted) continue;
+    const cause = orphanCause(build, request, k, id, earlier.get(id));
+    const entry = request.sources[k];
+    if (!cause || !entry) continue; // No call on the path at all: unmatched-tool-result says so.
+    orphanedCalls.add(id);
+    const message =
+      `Pi sends this tool result for "${singleLine(String(id), 60)}" to ${modelOf(request)} without its call: ${cause}. ` +
+      `${capital(rule.provider)} documents that ${rule.toolResultRule}, and answers "${rule.toolResultError}", ` +
+      "so every request of this session fails (every prompt, and /compact) until this entry or its call is fixed.";
+    out.push(makeDiagnostic("orphaned-tool-result", message, doc.valueRange(entry.line, ["message", "toolCallId"])));
+  }
+  if (request.placeholders.length === 0) return out;
+  // Built once, so that a session of a thousand interrupted calls stays linear.
+  const resultOnPath = new Map<unknown, Entry>();
+  for (const e of build.path) if (e.parsed.toolResultId !== undefined) resultOnPath.set(e.parsed.toolResultId, e);
+  const selected = new Set(build.selected);
+  const sent = new Set(request.sources);
+  for (const p of request.placeholders) {
+    if (orphanedCalls.has(p.toolCallId) || !p.call) continue;
+    let next = p.at + 1;
+    while (next < messages.length && messages[next]!.role === "toolResult") next++;
+    const after = next < messages.length ? request.sources[next] : undefined;
+    const before = after
+      ? `before the next ${messages[next]!.role === "assistant" ? "assistant turn" : "user message"} (${where(after)})`
+      : "before the end of the context";
+    const index = blockIndexOf(p.call, p.toolCallId);
+    const range = index === undefined ? doc.lineRange(p.call.line) : doc.valueRange(p.call.line, [...contentPath(p.call, index), "id"]);
+    const result = resultOnPath.get(p.toolCallId);
+    const edited =
+      result && result.line > p.call.line && selected.has(result) && !sent.has(result)
+        ? ` (its result, line ${result.line + 1}, is removed by a context edit)`
+        : "";
+    const message = `No result follows this tool call ${before}${edited}: Pi sends a synthetic error result, "No result provided", in its place. ${capital(rule.provider)} accepts it; the model sees the call as failed.`;
+    out.push(makeDiagnostic("tool-call-without-result", message, range));
+  }
+  return out;
+}
+
+/** Why the provider gets tool result `k` without its call, or undefined when the path holds no such call. */
+function orphanCause(build: ContextBuild, request: ProviderRequest, k: number, id: unknown, callAt: number | undefined): string | undefined {
+  for (const d of request.dropped) {
+    if (callIdsOf(build.context.messages[d.contextIndex]).includes(id)) {
+      return `its call's turn (${where(d.entry)}) stopped with "${d.stopReason}", and Pi drops such turns from the request but keeps their tool results`;
+    }
+  }
+  if (callAt !== undefined) {
+    const messages = request.messages as Message[];
+    let between = callAt + 1;
+    while (between < k && messages[between]!.role === "toolResult") between++;
+    const m = messages[between]!;
+    const source = request.sources[between];
+    const what =
+      m.role === "assistant"
+        ? "another assistant turn"
+        : source?.type === "compaction"
+          ? "a compaction summary"
+          : source?.type === "branch_summary"
+            ? "a branch summary"
+            : "a user message";
+    const answered = request.placeholders.some((p) => p.toolCallId === id) ? ', and Pi has already answered the call with "No result provided" before it' : "";
+    return `${what} (${where(source)}) comes between the call (${where(request.sources[callAt])}) and this result${answered}`;
+  }
+  // The call is on the path but not in the context: the last compaction summarised it away.
+  const call = build.path.find((e) => e.parsed.toolCallIds?.includes(id as string));
+  if (call && build.compaction && !build.selected.includes(call)) {
+    return `the compaction on line ${build.compaction.line + 1} keeps the entries from this result on but summarises its call (line ${call.line + 1}) away`;
+  }
+  return undefined;
+}
+
+function blockIndexOf(entry: Entry, callId: unknown): number | undefined {
+  const o = entry.parsed.object;
+  const content = entry.type === "custom_message" ? o?.content : (o?.message as Message | undefined)?.content;
+  if (!Array.isArray(content)) return undefined;
+  const i = content.findIndex((b) => b !== null && typeof b === "object" && (b as Message).type === "toolCall" && (b as Message).id === callId);
+  return i < 0 ? undefined : i;
+}
+
+/**
+ * Compactions whose kept range starts on a tool result whose call lies before it: Pi's own cut
+ * point never does that (`findCutPoint` skips tool results), an extension's or a hand edit can.
+ * Every compaction is checked, not only the last, since each is where some branch resumes.
+ */
+function compactionKeepsToolResult(doc: SessionDocument): Diagnostic[] {
+  const a = doc.analysis;
+  const out: Diagnostic[] = [];
+  for (const c of a.entries) {
+    if (c.type !== "compaction" || a.reachesCycle[c.index]) continue;
+    const firstKept = c.parsed.object?.firstKeptEntryId;
+    if (typeof firstKept !== "string" || firstKept === c.id) continue;
+    const target = a.byId.get(firstKept);
+    if (!target || !a.isAncestor(target, c)) continue;
+    // Pi cuts at a user or assistant message almost always: only a kept range that starts on a
+    // tool result or on metadata needs the path.
+    if (target.type === "message" && target.parsed.toolResultId === undefined) continue;
+    const { selected } = selectEntries(pathTo(a, c), "1.x");
+    // The first entry of the kept range that gives the model a message.
+    const first = selected.slice(1).find((e) => e !== c && producesMessage(e));
+    const resultId = first?.parsed.toolResultId;
+    if (!first || resultId === undefined || selected.some((e) => e.parsed.toolCallIds?.includes(resultId))) continue;
+    const call = pathTo(a, target).find((e) => e.parsed.toolCallIds?.includes(resultId));
+    const message =
+      `This compaction keeps the entries from line ${target.line + 1} on, and the first message it keeps is a tool result (line ${first.line + 1}) whose call ${call ? `(line ${call.line + 1}) ` : ""}it summarises away. ` +
+      "Pi sends the summary and then this result without its call, which providers reject (Anthropic: each tool_result must answer a tool_use in the message right before it); " +
+      "Pi's own compaction never cuts there. Keep from the call instead.";
+    out.push(makeDiagnostic("compaction-keeps-tool-result", message, doc.valueRange(c.line, ["firstKeptEntryId"])));
+  }
+  return out;
+}
+
+function producesMessage(e: Entry): boolean {
+  if (e.type === "custom_message" || e.type === "branch_summary") return true;
+  if (e.type !== "message") return false;
+  return (e.parsed.object?.message as Message | undefined)?.role !== "system";
+}
+
+// ---- Empty user messages and the window ------------------------------------------------------
+
+function isEmptyContent(content: unknown): boolean {
+  if (typeof content === "string") return content.trim() === "";
+  if (!Array.isArray(content)) return false;
+  return content.every(
+    (b) =>
+      b !== null &&
+      typeof b === "object" &&
+      (b as Message).type === "text" &&
+      typeof (b as Message).text === "string" &&
+      ((b as Message).text as string).trim() === "",
+  );
+}
+
+function emptyUsers(doc: SessionDocument, request: ProviderRequest): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const rule = ruleFor(request.model?.inCatalog === false ? undefined : request.model?.api);
+  for (let k = 0; k < request.messages.length; k++) {
+    const m = request.messages[k] as Message;
+    const entry = request.sources[k];
+    if (m.role !== "user" || !entry || !isEmptyContent(m.content)) continue;
+    const message = `Pi sends this user message to ${modelOf(request)} without any text: ${rule.emptyUser}.`;
+    out.push(makeDiagnostic("empty-user-message", message, doc.valueRange(entry.line, contentPath(entry))));
+  }
+  return out;
+}
+
+function overWindow(doc: SessionDocument, build: ContextBuild, request: ProviderRequest): Diagnostic[] {
+  const model = request.model;
+  if (!model || model.inCatalog === false || !(model.contextWindow > 0)) return [];
+  const messages = build.context.messages;
+  const estimate = estimateContextTokens(messages);
+  if (estimate.tokens <= model.contextWindow) return [];
+  // Pi's estimate of every prefix in one pass (a usable usage stands for everything before it),
+  // then the message from which it stays over the window.
+  const prefix = new Array<number>(messages.length);
+  let running = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const usage = usableUsage(messages[i]);
+    running = usage !== undefined ? usage : running + estimateTokens(messages[i]);
+    prefix[i] = running;
+  }
+  let k = messages.length - 1;
+  while (k > 0 && prefix[k - 1]! > model.contextWindow) k--;
+  const entry = build.sources[k];
+  if (!entry) return [];
+  const over = estimate.tokens - model.contextWindow;
+  const message =
+    `Pi estimates the context it resumes with at ${groupDigits(estimate.tokens)} tokens, ${groupDigits(over)} over the ${groupDigits(model.contextWindow)}-token window of ${modelOf(request)} (pi-ai's catalogue); this message takes it over. ` +
+    `${capital(ruleFor(model.api).provider)} rejects a prompt longer than the window, so every request fails until a compaction succeeds: ` +
+    "Pi 1.x compacts before sending when auto-compaction is on, Pi 0.73/0.74 after the provider's overflow error, and the compaction's own request must fit the window too.";
+  const usage = (entry.parsed.object?.message as Message | undefined)?.usage as Message | undefined;
+  const usageRange = usage?.totalTokens !== undefined ? doc.valueRange(entry.line, ["message", "usage", "totalTokens"]) : doc.lineRange(entry.line);
+  return [makeDiagnostic("context-over-window", message, usageRange)];
+}
+
+function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,220 @@
+// Fault fixtures for what the provider receives (issue 13), one fault each, written by generate.mjs
+// next to its FAULTS table and probed the same way: the expectation's `provider` field records
+// what the real pipeline (convertToLlm, then transformMessages for the resumed model) gives.
+//
+// `h` carries generate.mjs's builders (HEADER, T, MS, lines, base, userE, asstE, toolCallE,
+// toolResultE, modelChangeE, compactionE); the healthy conversation `base()` is
+// m0 u1 a1(toolCall toolu_01) r1 a2 u2 a3 with ids a0000001 ... a0000007.
+
+/** A 1x1 PNG, the smallest image every provider decodes. */
+const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
+/** Issue 13's example, verbatim: Anthropic rejects its request, since the tool result's call is dropped. */
+const ISSUE_13_EXAMPLE = [
+  '{"type":"session","version":3,"id":"019b0000-0000-7000-8000-0000000000aa","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/home/dev/p"}',
+  '{"type":"message","id":"a0000001","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"run ls","timestamp":1772445601000}}',
+  '{"type":"message","id":"a0000002","parentId":"a0000001","timestamp":"2026-03-02T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"toolu_01","name":"bash","arguments":{"command":"ls"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"aborted","timestamp":1772445602000}}',
+  '{"type":"message","id":"a0000003","parentId":"a0000002","timestamp":"2026-03-02T10:00:03.000Z","message":{"role":"toolResult","toolCallId":"toolu_01","toolName":"bash","content":[{"type":"text","text":"a b c"}],"isError":false,"timestamp":1772445603000}}',
+  '{"type":"message","id":"a0000004","parentId":"a0000003","timestamp":"2026-03-02T10:00:04.000Z","message":{"role":"user","content":"go on","timestamp":1772445604000}}',
+];
+
+export function requestFaults(h) {
+  const { HEADER, T, MS, lines, base, userE, asstE, toolCallE, toolResultE, modelChangeE, compactionE } = h;
+  const reparent = (entry, parentId) => ({ ...entry, parentId });
+  const withMessage = (entry, patch) => ({ ...entry, message: { ...entry.message, ...patch } });
+  return [
+    [
+      "fault-tool-result-after-aborted-call",
+      "issue 13's example: a tool result whose call Pi drops (the call's message stopped with `aborted`)",
+      () => `${ISSUE_13_EXAMPLE.join("\n")}\n`,
+    ],
+    [
+      "fault-tool-result-after-user",
+      "a tool result after the user message that interrupted its call",
+      () => {
+        const b = base();
+        return lines(
+          HEADER,
+          ...b.slice(0, 3),
+          userE("a0000004", "a0000003", 5, "Stop, read src/math.test.ts instead."),
+          toolResultE("a0000005", "a0000004", 6, "toolu_01", "read", "export const add = (a, b) => a - b;"),
+          asstE("a0000006", "a0000005", 8, "The test expects add(1, 2) to be 3."),
+        );
+      },
+    ],
+    [
+      "fault-tool-result-after-assistant",
+      "a tool result after another assistant turn",
+      () => {
+        const b = base();
+        return lines(
+          HEADER,
+          ...b.slice(0, 3),
+          asstE("a0000004", "a0000003", 5, "Reading the file now."),
+          toolResultE("a0000005", "a0000004", 6, "toolu_01", "read", "export const add = (a, b) => a - b;"),
+          asstE("a0000006", "a0000005", 8, "add() subtracts; it should add. Fixed."),
+        );
+      },
+    ],
+    [
+      "fault-compaction-keeps-tool-result",
+      "a compaction whose kept range starts on a tool result (its call is summarised away)",
+      () =>
+        lines(
+          HEADER,
+          ...base(),
+          compactionE("a0000008", "a0000007", 12, "a0000004"),
+          userE("a0000009", "a0000008", 13, "Next: add subtract()."),
+          asstE("a000000a", "a0000009", 15, "Added."),
+        ),
+    ],
+    [
+      "fault-open-tool-call",
+      "the last entry is a tool call that got no result (Pi stopped while the tool ran)",
+      () =>
+        lines(
+          HEADER,
+          ...base(),
+          userE("a0000008", "a0000007", 13, "Run the linter."),
+          toolCallE("a0000009", "a0000008", 15, "toolu_02", "bash", { command: "npm run lint" }),
+        ),
+    ],
+    [
+      "fault-context-over-window",
+      "the last assistant message records 230,000 tokens, over claude-sonnet-4-5's 200,000-token window",
+      () => {
+        const b = base();
+        const usage = { ...b[6].message.usage, input: 229000, output: 1000, totalTokens: 230000 };
+        b[6] = withMessage(b[6], { usage });
+        return lines(HEADER, ...b, userE("a0000008", "a0000007", 13, "And the other 400 files?"));
+      },
+    ],
+    [
+      "fault-images-over-limit",
+      "a user message with 101 images, one more than Anthropic takes in a request",
+      () => {
+        const b = base();
+        const images = Array.from({ length: 101 }, () => ({ type: "image", data: PNG_1X1, mimeType: "image/png" }));
+        b[5] = withMessage(b[5], { content: [{ type: "text", text: "Compare these screenshots." }, ...images] });
+        return lines(HEADER, ...b);
+      },
+    ],
+    [
+      "fault-image-text-only-model",
+      "an image for a model that takes none (deepseek-v4-pro): Pi sends a text placeholder",
+      () =>
+        lines(HEADER, ...base(), modelChangeE("a0000008", "a0000007", 12, "deepseek", "deepseek-v4-pro"), {
+          type: "message",
+          id: "a0000009",
+          parentId: "a0000008",
+          timestamp: T(13),
+          message: {
+            role: "user",
+            content: [
+              { type: "text", text: "What does this screenshot show?" },
+              { type: "image", data: PNG_1X1, mimeType: "image/png" },
+            ],
+            timestamp: MS(13),
+          },
+        }),
+    ],
+    [
+      "fault-empty-user-message",
+      "a user message whose content is an empty string",
+      () => {
+        const b = base();
+        b[5] = withMessage(b[5], { content: "" });
+        return lines(HEADER, ...b);
+      },
+    ],
+    [
+      "fault-metadata-leaf",
+      "the last line is a session_info hung on an older entry: Pi resumes there and leaves out the last turn (#9930)",
+      () => lines(HEADER, ...base(), { type: "session_info", id: "a0000008", parentId: "a0000005", timestamp: T(12), name: "Fix add()" }),
+    ],
+    [
+      "fault-two-writers",
+      "two processes appended to one file: two branches grow in turns, with near-equal timestamps (#8300, #8848)",
+      () => {
+        const b = base();
+        return lines(
+          HEADER,
+          ...b.slice(0, 5),
+          userE("a0000006", "a0000005", 9, "Thanks. Run the tests."),
+          userE("b0000006", "a0000005", 9.4, "Also add a subtract() helper."),
+          asstE("a0000007", "a0000006", 11, "All 3 tests pass."),
+          asstE("b0000007", "b0000006", 11.3, "Added subtract()."),
+          userE("a0000008", "a0000007", 13, "Commit it."),
+          userE("b0000008", "b0000007", 13.2, "Test it too."),
+          asstE("a0000009", "a0000008", 15, "Committed."),
+          asstE("b0000009", "b0000008", 15.1, "One test added; it passes."),
+        );
+      },
+    ],
+    [
+      "fault-oh-my-pi",
+      "an oh-my-pi session: a 256-byte title line before the header, `model: provider/id` model changes",
+      () => {
+        const title = { type: "title", v: 1, title: "Fix add()", source: "auto", updatedAt: T(12), pad: "" };
+        title.pad = " ".repeat(255 - JSON.stringify(title).length);
+        const b = base();
+        return lines(
+          title,
+          { ...HEADER, title: "Fix add()", titleSource: "auto" },
+          { type: "model_change", id: "a0000001", parentId: null, timestamp: T(1), model: "anthropic/claude-sonnet-4-5", role: "default" },
+          ...b.slice(1),
+        );
+      },
+    ],
+    [
+      "fault-system-between-call-and-result",
+      "a 1.x system message between a tool call and its result (Pi 1.x holds it back, 0.73/0.74 drops it)",
+      () => {
+        const b = base();
+        const system = {
+          type: "message",
+          id: "s0000001",
+          parentId: "a0000003",
+          timestamp: T(4.5),
+          message: { role: "system", content: "", sections: { rules: "<rules>\n- Run tests after every change.\n</rules>" }, timestamp: MS(4.5) },
+        };
+        return lines(HEADER, ...b.slice(0, 3), system, reparent(b[3], "s0000001"), ...b.slice(4));
+      },
+    ],
+    [
+      "fault-bash-excluded",
+      "bash executions: one excluded from the context (`!!`), one failed with truncated output",
+      () => {
+        const bash = (id, parentId, s, extra) => ({
+          type: "message",
+          id,
+          parentId,
+          timestamp: T(s),
+          message: {
+            role: "bashExecution",
+            command: "git status",
+            output: " M src/math.ts\n",
+            exitCode: 0,
+            cancelled: false,
+            truncated: false,
+            timestamp: MS(s),
+            ...extra,
+          },
+        });
+        return lines(
+          HEADER,
+          ...base(),
+          bash("a0000008", "a0000007", 12, { excludeFromContext: true }),
+          bash("a0000009", "a0000008", 13, {
+            command: "npm test",
+            output: "FAIL src/math.test.ts",
+            exitCode: 1,
+            truncated: true,
+            fullOutputPath: "/tmp/pi-bash-1.log",
+          }),
+          userE("a000000a", "a0000009", 14, "Why does it fail?"),
+        );
+      },
+    ],
+  ];
+}
