@@ -117,7 +117,8 @@ describe("navigation parity with the real Pi", () => {
         });
       }
 
-      if (clean && o.context) {
+      // Registered only where Pi's context holds a tool result: otherwise the case checks nothing.
+      if (clean && o.context?.messages.some((m) => m.role === "toolResult")) {
         it(`${fixture}: tool results in Pi ${pi}'s context lead to their tool calls`, () => {
           const messages = o.context!.messages;
           for (let i = 0; i < messages.length; i++) {
