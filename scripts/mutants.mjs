@@ -14,6 +14,7 @@
 //   node scripts/mutants.mjs                 every mutant (a few minutes on 2 cores)
 //   node scripts/mutants.mjs locate cycle    only the mutants whose id contains one of the words
 //   node scripts/mutants.mjs --list          the mutants, without running anything
+//   node scripts/mutants.mjs --check         which mutants no longer apply to the source
 //   node scripts/mutants.mjs --tests=test/diagnostics,test/features/snapshots.test.ts locate
 //                                            only those tests (to see which fixture kills a mutant)
 // Exit status: 0 when no mutant survives, 1 otherwise.
@@ -53,13 +54,18 @@ const MUTANTS = [
     from: "if (c === 32 || c === 9 || c === 10 || c === 13) i++;",
     to: "if (c === 32 || c === 9 || c === 10) i++;",
   },
-  { id: "locateAt-key-start", file: "core/locate.ts", from: "if (offset >= i && offset <= keyEnd) {", to: "if (offset > i && offset <= keyEnd) {" },
+  {
+    id: "locateAt-key-start",
+    file: "core/locate.ts",
+    from: "if (offset >= keySpan.start && offset <= keySpan.end) {",
+    to: "if (offset > keySpan.start && offset <= keySpan.end) {",
+  },
   // analysis.ts: the tree.
   {
     id: "analysis-first-duplicate-wins",
     file: "core/analysis.ts",
-    from: "    byId.set(entry.id, entry);\n",
-    to: "    if (!byId.has(entry.id)) byId.set(entry.id, entry);\n",
+    from: "    byId.set(entry.key, entry);\n",
+    to: "    if (!byId.has(entry.key)) byId.set(entry.key, entry);\n",
   },
   { id: "analysis-fast-parent-with-duplicates", file: "core/analysis.ts", from: "!duplicated && above !== undefined &&", to: "above !== undefined &&" },
   { id: "analysis-header-without-id", file: "core/analysis.ts", from: 'if (p.type === "session" && p.id !== undefined) {', to: 'if (p.type === "session") {' },
@@ -96,17 +102,22 @@ const MUTANTS = [
   },
   {
     id: "diagnostics-first-kept-cycle-guard",
-    file: "features/diagnostics.ts",
+    file: "features/diagnostics/linkChecks.ts",
     from: "if (a.reachesCycle[entry.index]) return; // The path is undefined",
     to: "// The path is undefined",
   },
   {
     id: "hover-first-kept-cycle-guard",
-    file: "features/hover.ts",
+    file: "features/hover/references.ts",
     from: 'field === "firstKeptEntryId" && !a.reachesCycle[entry.index] &&',
     to: 'field === "firstKeptEntryId" &&',
   },
-  { id: "hover-tool-call-in-cycle", file: "features/hover.ts", from: "if (a.reachesCycle[entry.index]) return toolCallFor(a, entry, id)?.entry;", to: "" },
+  {
+    id: "tool-call-search-in-cycle",
+    file: "core/semantics/toolPairs.ts",
+    from: "if (++steps >= NEAR && !a.reachesCycle[entry.index]) return",
+    to: "if (++steps >= NEAR) return",
+  },
   // Fixes.
   {
     id: "fix-header-when-no-line-parses",
@@ -121,22 +132,27 @@ const MUTANTS = [
     to: 'a.headerState === "empty-file"',
   },
   // Diagnostics.
-  { id: "diagnostics-equal-times-backwards", file: "features/diagnostics.ts", from: "time >= parentTime) return;", to: "time > parentTime) return;" },
+  {
+    id: "diagnostics-equal-times-backwards",
+    file: "features/diagnostics/lineChecks.ts",
+    from: "time >= parentTime) return;",
+    to: "time > parentTime) return;",
+  },
   {
     id: "diagnostics-final-newline-cr",
-    file: "features/diagnostics.ts",
+    file: "features/diagnostics/fileChecks.ts",
     from: 'const length = text.endsWith("\\r") ? text.length - 1 : text.length;',
     to: "const length = text.length;",
   },
   {
     id: "diagnostics-bom-on-blank",
-    file: "features/diagnostics.ts",
-    from: 'if (!this.doc.hasBom || this.doc.parsed[0]!.kind !== "value") return;',
-    to: "if (!this.doc.hasBom) return;",
+    file: "features/diagnostics/fileChecks.ts",
+    from: 'if (!r.doc.hasBom || r.doc.parsed[0]!.kind !== "value") return;',
+    to: "if (!r.doc.hasBom) return;",
   },
   {
     id: "diagnostics-duplicate-winner-first",
-    file: "features/diagnostics.ts",
+    file: "features/diagnostics/treeChecks.ts",
     from: "const winner = holders[holders.length - 1]!;",
     to: "const winner = holders[0]!;",
   },
@@ -168,7 +184,7 @@ const MUTANTS = [
   },
   {
     id: "diagnostics-tool-results-cycle-guard",
-    file: "features/diagnostics.ts",
+    file: "features/diagnostics/linkChecks.ts",
     from: "if (id === undefined || a.reachesCycle[entry.index]) continue;",
     to: "if (id === undefined) continue;",
   },
@@ -246,6 +262,20 @@ const chosen = MUTANTS.filter((m) => words.length === 0 || words.some((w) => m.i
 if (args.includes("--list")) {
   for (const m of chosen) console.log(`${m.id}\t${m.file}`);
   process.exit(0);
+}
+if (args.includes("--check")) {
+  // Only whether each mutant still applies (its text is in the source exactly once).
+  let stale = 0;
+  for (const m of chosen) {
+    const path = join(ROOT, "server/src", m.file);
+    const count = existsSync(path) ? readFileSync(path, "utf8").split(m.from).length - 1 : 0;
+    if (count !== 1) {
+      stale++;
+      console.log(`stale     ${m.id} (${count} occurrences in ${m.file})`);
+    }
+  }
+  console.log(`${chosen.length} mutants, ${stale} stale`);
+  process.exit(stale > 0 ? 1 : 0);
 }
 
 const work = mkdtempSync(join(tmpdir(), "pi-session-lsp-mutants-"));
