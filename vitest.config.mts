@@ -6,10 +6,13 @@ import { configDefaults, defineConfig } from "vitest/config";
  * (Neovim, Emacs + Eglot, Vim + ALE from Debian) and compiles the VS Code sample against its own
  * dependencies (`npm ci --prefix client-samples/vscode`); .ci/run installs all of that first.
  * `npx vitest run FILE` runs a file in whichever project holds it.
+ *
+ * In both, a test that makes no assertion fails (test/setup/hasAssertions.ts).
  */
 export default defineConfig({
   test: {
     testTimeout: 20_000,
+    setupFiles: ["test/setup/hasAssertions.ts"],
     projects: [
       { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/clients/**"] } },
       { extends: true, test: { name: "editors", include: ["test/clients/**/*.test.ts"] } },

@@ -38,6 +38,33 @@ describe("buildContext", () => {
     expect(buildContext(broken)).toMatchObject({ ok: false, failure: { kind: "type-error" } });
   });
 
+  it("gives no summary for an older compaction inside the newest one's kept range (as the real Pi 0.74.2 and 1.6.0 do)", () => {
+    // c2 keeps from a1, which lies before c1: c1 is selected, but only c2, at the head, is summarised.
+    // Pi 0.74.2 and 1.6.0, run on this very file, both return the five messages below.
+    const second = compaction("c2", "a2", "a1", 2000, 6).replace("## Goal\\nFix the parser.\\n\\n## Progress\\n- Tests pass.", "Second summary.");
+    const a = analysis(
+      HEADER,
+      user("u1", null, "First.", 1),
+      assistant("a1", "u1", "One.", 2),
+      compaction("c1", "a1", "u1", 1000, 3),
+      user("u2", "c1", "Second.", 4),
+      assistant("a2", "u2", "Two.", 5),
+      second,
+      user("u3", "c2", "After.", 7),
+    );
+    for (const flavor of ["0.74", "1.x"] as const) {
+      const built = buildContext(a, { flavor });
+      expect(built.ok && built.build.selected.map((e) => e.id)).toEqual(["c2", "a1", "c1", "u2", "a2", "u3"]);
+      expect(built.ok && texts(built.build.context.messages)).toEqual([
+        "compactionSummary: Second summary.",
+        "assistant: One.",
+        "user: Second.",
+        "assistant: Two.",
+        "user: After.",
+      ]);
+    }
+  });
+
   it("ignores retainedTail as Pi 1.6 does, and uses it as a checkpoint with the retained-tail flavour", () => {
     const withTail = compaction("c1", "a2", "u2", 5000).replace(
       /}$/,

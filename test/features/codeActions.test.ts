@@ -102,6 +102,17 @@ describe("quick fixes", () => {
     expect(codes(fixed)).toEqual([]);
   });
 
+  it("inserts a header when no line of the file parses, keeping every line", () => {
+    // No line is JSON, so there is no first parseable line to be the header ("no-entries"):
+    // Pi 0.73/0.74 overwrites such a file and 1.x refuses it, and the fix is the same header.
+    const text = session('{"type":"message","id":"a0000001", cut off', "not json at all");
+    const fixed = fix(text, "missing-header", "Insert a session header");
+    const [first, ...rest] = fixed.split("\n");
+    expect(rest.join("\n")).toBe(text);
+    expect(JSON.parse(first!)).toMatchObject({ type: "session", version: 3, cwd: "/home/dev/p" });
+    expect(codes(fixed)).not.toContain("missing-header");
+  });
+
   it("inserts the header in place of a byte order mark", () => {
     const fixed = fix(`\uFEFF${session(a)}`, "missing-header", "Insert a session header");
     expect(fixed.charCodeAt(0)).toBe(123);

@@ -226,6 +226,21 @@ describe("failing builds", () => {
     expect(answer.result.error).toEqual({ kind: "cycle", line: 4, message: expect.stringContaining("lines 3, 4") as unknown });
   });
 
+  it("says Pi hangs on a compaction in or below a parent cycle, without walking its path", () => {
+    // Walking up from k1 or k2 never ends: the title must come from the cycle flag, not the path.
+    const d = doc(
+      session(
+        HEADER,
+        user("x", "k1", "In a cycle", 1), // 1
+        compaction("k1", "x", "x", 100, 2), // 2: in the cycle x, k1
+        compaction("k2", "x", "x", 200, 3), // 3: below it
+        user("r", null, "Root", 4), // 4
+      ),
+    );
+    expect(resolveCodeLens(d, lensAt(d, 2)).command!.title).toBe("compaction: Pi hangs here (parent cycle)");
+    expect(resolveCodeLens(d, lensAt(d, 3)).command!.title).toBe("compaction: Pi hangs here (parent cycle)");
+  });
+
   it("says Pi throws when an entry makes it fail", () => {
     const d = fixture("fault-message-missing-message.jsonl");
     expect(resolveCodeLens(d, lensAt(d, 0)).command!.title).toMatch(/^context: Pi fails here \(TypeError: a message entry without a message, line \d+\)$/);

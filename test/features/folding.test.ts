@@ -135,6 +135,24 @@ describe("compactions", () => {
     );
   });
 
+  it("still fold after a compaction below a parent cycle (which has no history to fold)", () => {
+    // Walking up from k1 runs around the cycle x, y forever: k1 must be skipped before the walk, or
+    // the walk spends the budget all walks share and the later compaction c1 loses its fold.
+    const cyclic = session(
+      HEADER,
+      user("x", "y", "In a cycle.", 1),
+      user("y", "x", "Me too.", 2),
+      compaction("k1", "x", "x", 10, 3),
+      user("u1", null, "One.", 4),
+      assistant("a1", "u1", "1.", 5),
+      user("u2", "a1", "Two.", 6),
+      assistant("a2", "u2", "2.", 7),
+      compaction("c1", "a2", "u2", 1000, 8),
+      user("u3", "c1", "Three.", 9),
+    );
+    expect(render(folding(cyclic))).toContain("4-5 region (2 entries summarised by the compaction on line 9)");
+  });
+
   it("summarise everything before them when the kept entry is not on their path", () => {
     const dangling = session(
       HEADER,

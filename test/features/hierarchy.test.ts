@@ -114,6 +114,21 @@ describe("type hierarchy", () => {
     for (const child of typeHierarchySubtypes(doc, item)) expect(names(typeHierarchySupertypes(doc, child))).toEqual(['2:assistant: "first"']);
   });
 
+  it("orders subtypes as the real Pi's getTree does, a timestamp Date reads in another form included", () => {
+    // Pi 0.74.2 and 1.6.0 give u1's children of this session in the order b3, b4, b1, b2.
+    const { doc, item } = prepare(
+      [
+        H,
+        user("u1", null, "Pick$0 one.", 1),
+        user("b1", "u1", "Same time, first in the file.", 5),
+        user("b2", "u1", "Same time, second in the file.", 5),
+        user("b3", "u1", "Read by Date, earliest.", 50).replace(ts(50), "Mon, 02 Mar 2026 10:00:03 GMT"),
+        user("b4", "u1", "Between.", 4),
+      ].join("\n"),
+    );
+    expect(typeHierarchySubtypes(doc, item).map((i) => (i.data as { entryId: string }).entryId)).toEqual(["b3", "b4", "b1", "b2"]);
+  });
+
   it("a timestamp Date cannot read sorts last", () => {
     const { doc, item } = prepare(
       [H, user("a1", null, "root$0"), user("x", "a1", "bad time").replace(ts(1), "yesterday"), user("y", "a1", "good", 30)].join("\n"),

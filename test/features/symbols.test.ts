@@ -1,6 +1,10 @@
 /**
- * The outline (document symbols). Expected outlines are written as indented text trees, one symbol
- * a line (`name — detail` where the detail matters), so that they read like the editor's outline.
+ * The outline (document symbols): what a snapshot cannot say well (ranges and kinds on a straight
+ * chain, a 300-turn conversation, the cap at every size, a 50,000-deep chain, CRLF, surrogate-safe
+ * previews) and sibling order against the real Pi. Expected outlines are written as indented text
+ * trees, one symbol a line (`name — detail` where the detail matters). Every other outline case
+ * (branches, faults, cycles, duplicates) is one fixture file in test/fixtures/outline (see
+ * test/features/snapshots.test.ts).
  */
 
 import { describe, expect, it } from "vitest";
@@ -13,7 +17,6 @@ import {
   HEADER,
   assistant,
   assistantCalling,
-  branchSummary,
   compaction,
   contextEdit,
   custom,
@@ -86,29 +89,6 @@ describe("outline of a straight chain", () => {
     '{"type":"future_thing","id":"f1","parentId":"e1","timestamp":"2026-03-02T11:00:00.000Z"}',
   );
 
-  it("is one level: successive entries are siblings", () => {
-    expect(render(outline(text).symbols)).toBe(
-      tree(
-        "session: Parser fixes",
-        "model: anthropic/claude-sonnet-4-5",
-        "thinking: high",
-        'user: "Fix the failing test in src/parser.ts, p…"',
-        "assistant: toolCall read, bash",
-        "toolResult: read",
-        "toolResult: bash",
-        'assistant: "The test expected a trailing newline."',
-        "label: checkpoint-1",
-        "session name: Parser fixes",
-        "compaction (48,210 tokens)",
-        "custom: todo-state",
-        "usage: cache_warm",
-        "context edit → r1",
-        "future_thing",
-      ),
-    );
-    expect(outline(text).truncated).toBe(false);
-  });
-
   it("gives ids as details, the id value as selection and the whole line as range", () => {
     const d = doc(text);
     const { symbols } = computeDocumentSymbols(d, { maxSymbols: 100 });
@@ -140,104 +120,6 @@ function depthOf(symbols: readonly DocumentSymbol[]): number {
 }
 
 describe("branches", () => {
-  it("continues the active branch inline and nests the other branches right after the branch point", () => {
-    // The example of the header comment of symbols.ts: three answers to u1; the user went back to
-    // the second one and continued from it.
-    const text = session(
-      HEADER,
-      user("u1", null, "Plan the refactor.", 1),
-      assistant("a1", "u1", "Start with step one.", 2),
-      user("u2", "a1", "Go on.", 3),
-      assistant("a3", "u1", "Start with step two.", 4),
-      assistant("a4", "u1", "Skip to step three.", 5),
-      user("u3", "a3", "Good, continue.", 6),
-    );
-    const { symbols } = outline(text);
-    expect(render(symbols, true)).toBe(
-      tree(
-        "session — 019cadfd-8900-79df-9839-64c588162ed6 · /home/dev/project",
-        'user: "Plan the refactor." — u1 · 3 branches, branch 2 (active path) continues inline',
-        'branch 1 of 3: assistant: "Start with step one." — 2 entries · off the active path',
-        '  assistant: "Start with step one." — a1',
-        '  user: "Go on." — u2',
-        'branch 3 of 3: assistant: "Skip to step three." — 1 entry · off the active path',
-        '  assistant: "Skip to step three." — a4',
-        'assistant: "Start with step two." — a3 · branch 2 of 3',
-        'user: "Good, continue." — u3 · leaf',
-      ),
-    );
-    const side = symbols[2]!;
-    expect(side.kind).toBe(3); // Namespace
-    expect(side.range.start.line).toBe(2);
-    expect(side.range.end.line).toBe(3);
-  });
-
-  it("keeps the active branch inline when it is not the latest; the others keep their numbers by time", () => {
-    const text = session(
-      HEADER,
-      user("u1", null, "Suggest a name for a date utility module.", 1),
-      assistant("a1", "u1", "How about `dateKit`?", 2),
-      // The later branch comes first in the file: branches follow timestamps, as in Pi's tree.
-      user("u3", "a1", "Try another name.", 20),
-      assistant("a3", "u3", "`when`.", 21),
-      user("u2", "a1", "Shorter, please.", 10),
-      assistant("a2", "u2", "`dk`.", 11),
-    );
-    expect(render(outline(text).symbols, true)).toBe(
-      tree(
-        "session — 019cadfd-8900-79df-9839-64c588162ed6 · /home/dev/project",
-        'user: "Suggest a name for a date utility module…" — u1',
-        'assistant: "How about `dateKit`?" — a1 · 2 branches, branch 1 (active path) continues inline',
-        'branch 2 of 2: user: "Try another name." — 2 entries · off the active path',
-        '  user: "Try another name." — u3',
-        '  assistant: "`when`." — a3',
-        'user: "Shorter, please." — u2 · branch 1 of 2',
-        'assistant: "`dk`." — a2 · leaf',
-      ),
-    );
-  });
-
-  it("off the active path, continues the latest branch inline and nests side branches of side branches", () => {
-    const text = session(
-      HEADER,
-      user("u1", null, "Plan the refactor.", 1),
-      assistant("a1", "u1", "Three steps.", 2),
-      user("u2", "a1", "Start with step one.", 3),
-      assistant("a2", "u2", "Done with one.", 4),
-      user("u4", "a2", "Now step two.", 5),
-      user("u5", "a2", "Skip to step three.", 6),
-      assistant("a5", "u5", "Done with three.", 7),
-      user("u3", "a1", "Start with step three.", 8),
-      branchSummary("b1", "u1", "a5", "Tried the steps in order.", 9),
-    );
-    const { symbols } = outline(text);
-    expect(render(symbols, true)).toBe(
-      tree(
-        "session — 019cadfd-8900-79df-9839-64c588162ed6 · /home/dev/project",
-        'user: "Plan the refactor." — u1 · 2 branches, branch 2 (active path) continues inline',
-        'branch 1 of 2: assistant: "Three steps." — 7 entries · off the active path',
-        '  assistant: "Three steps." — a1 · 2 branches, branch 2 (latest) continues inline',
-        '  branch 1 of 2: user: "Start with step one." — 5 entries · off the active path',
-        '    user: "Start with step one." — u2',
-        '    assistant: "Done with one." — a2 · 2 branches, branch 2 (latest) continues inline',
-        '    branch 1 of 2: user: "Now step two." — 1 entry · off the active path',
-        '      user: "Now step two." — u4',
-        '    user: "Skip to step three." — u5 · branch 2 of 2',
-        '    assistant: "Done with three." — a5',
-        '  user: "Start with step three." — u3 · branch 2 of 2',
-        'branch summary: "Tried the steps in order." — b1 · leaf · branch 2 of 2',
-      ),
-    );
-    // A container spans the lines of every entry below it, inline branches included.
-    const first = symbols[2]!;
-    expect(first.range.start.line).toBe(2);
-    expect(first.range.end.line).toBe(8);
-    const nested = first.children![1]!;
-    expect(nested.name).toBe('branch 1 of 2: user: "Start with step one."');
-    expect(nested.range.start.line).toBe(3);
-    expect(nested.range.end.line).toBe(7);
-  });
-
   it("keeps a long conversation with a side branch at every turn flat: only the side branches nest", () => {
     const lines = [HEADER];
     let parent: string | null = null;
@@ -273,126 +155,49 @@ describe("branches", () => {
       ),
     );
   });
-
-  it("continues the latest branch inline when the session has no active path", () => {
-    const text = session(
-      HEADER,
-      user("u1", null, "Hello.", 1),
-      assistant("a1", "u1", "One.", 2),
-      assistant("a2", "u1", "Two.", 3),
-      // The leaf is in a parent cycle, so Pi has no active path.
-      user("x1", "y1", "In a cycle.", 4),
-      user("y1", "x1", "Me too.", 5),
-    );
-    expect(render(outline(text).symbols, true)).toBe(
-      tree(
-        "session — 019cadfd-8900-79df-9839-64c588162ed6 · /home/dev/project",
-        'user: "Hello." — u1 · 2 branches, branch 2 (latest) continues inline',
-        'branch 1 of 2: assistant: "One." — 1 entry',
-        '  assistant: "One." — a1',
-        'assistant: "Two." — a2 · branch 2 of 2',
-        "parent cycle (2 entries) — not reachable from any root; Pi hangs walking them",
-        '  user: "In a cycle." — x1 · in the cycle',
-        '  user: "Me too." — y1 · leaf · in the cycle',
-      ),
-    );
-  });
 });
 
-describe("faults", () => {
-  it("starts a top-level run at every root, an orphan saying which parent is missing", () => {
-    const text = session(
-      HEADER,
-      modelChange("m1", null),
-      // Pi 0.73 left this parent dangling when it dropped a label from a branched session.
-      user("u1", "48de2e44", "Mention the bug fix too."),
-      assistant("a1", "u1", "Added it."),
-    );
-    expect(render(outline(text).symbols, true)).toBe(
-      tree(
-        "session — 019cadfd-8900-79df-9839-64c588162ed6 · /home/dev/project",
-        "model: anthropic/claude-sonnet-4-5 — m1 · off the active path",
-        'user: "Mention the bug fix too." — u1 · orphan: parent 48de2e44 not found',
-        'assistant: "Added it." — a1 · leaf',
-      ),
-    );
+/**
+ * Sibling order, checked against the real Pi: `getTree` of Pi 0.74.2 and 1.6.0, run on this very
+ * session, puts u1's children in the order b3, b4, b1, b2: by `new Date(timestamp)`, equal times in
+ * file order (a stable sort), and b3's RFC 2822 time, which `Date` reads, where that time falls.
+ * The outline numbers branches in that order (the cases without b3 are fixtures in
+ * test/fixtures/outline/siblings-*).
+ */
+describe("sibling order as Pi's getTree", () => {
+  const rfc = (id: string, text: string, time: string) => user(id, "u1", text, 50).replace(/"timestamp":"[^"]+"/, `"timestamp":"${time}"`);
+  const text = session(
+    HEADER,
+    user("u1", null, "Pick one.", 1),
+    user("b1", "u1", "Same time, first in the file.", 5),
+    user("b2", "u1", "Same time, second in the file.", 5),
+    rfc("b3", "Read by Date, earliest.", "Mon, 02 Mar 2026 10:00:03 GMT"),
+    user("b4", "u1", "Between.", 4),
+    label("l1", "b4", "u1", "x", 9),
+  );
+  /** The ids of u1's children in the outline's branch order (`branch N of 4`). */
+  const order = () => {
+    const numbered: [number, string][] = [];
+    for (const s of outline(text).symbols) {
+      const side = /^branch (\d+) of \d+:/.exec(s.name);
+      const inline = /^(\S+) · branch (\d+) of \d+/.exec(s.detail ?? "");
+      if (side) numbered.push([Number(side[1]), s.children![0]!.detail!]);
+      else if (inline) numbered.push([Number(inline[2]), inline[1]!]);
+    }
+    return numbered.sort((x, y) => x[0] - y[0]).map(([, id]) => id);
+  };
+
+  // Fails today: the outline sorts a timestamp that is not in Pi's exact form last (b3 is branch
+  // 4 of 4), while Pi and the type hierarchy read it with Date. One sibling order for every feature,
+  // as issue 11 asks, makes this pass; then `it.fails` becomes `it`.
+  it.fails("orders a sibling whose timestamp Date reads (not in Pi's form) by that time", () => {
+    expect(order()).toEqual(["b3", "b4", "b1", "b2"]);
   });
 
-  it("under an orphan root, off the active path, continues the latest branch inline", () => {
-    const text = session(
-      HEADER,
-      user("o1", "48de2e44", "Left over from a dropped branch.", 1),
-      // In the file the later branch comes first; by time x2 is older.
-      assistant("x1", "o1", "Newer answer.", 5),
-      assistant("x2", "o1", "Older answer.", 3),
-      user("u1", null, "Start again.", 6),
-      assistant("a1", "u1", "Fresh start.", 7),
-    );
-    expect(render(outline(text).symbols, true)).toBe(
-      tree(
-        "session — 019cadfd-8900-79df-9839-64c588162ed6 · /home/dev/project",
-        'user: "Left over from a dropped branch." — o1 · orphan: parent 48de2e44 not found · off the active path · 2 branches, branch 2 (latest) continues inline',
-        'branch 1 of 2: assistant: "Older answer." — 1 entry · off the active path',
-        '  assistant: "Older answer." — x2',
-        'assistant: "Newer answer." — x1 · branch 2 of 2',
-        'user: "Start again." — u1',
-        'assistant: "Fresh start." — a1 · leaf',
-      ),
-    );
-  });
-
-  it("lists entries in or below a parent cycle last, under one symbol", () => {
-    const text = session(
-      HEADER,
-      user("u1", null, "Hello."),
-      assistant("a1", "u1", "Hi."),
-      user("x1", "y1", "In a cycle."),
-      assistant("y1", "x1", "Me too."),
-      user("z1", "y1", "Below it."),
-      user("u2", "a1", "Still here."),
-    );
-    expect(render(outline(text).symbols, true)).toBe(
-      tree(
-        "session — 019cadfd-8900-79df-9839-64c588162ed6 · /home/dev/project",
-        'user: "Hello." — u1',
-        'assistant: "Hi." — a1',
-        'user: "Still here." — u2 · leaf',
-        "parent cycle (3 entries) — not reachable from any root; Pi hangs walking them",
-        '  user: "In a cycle." — x1 · in the cycle',
-        '  assistant: "Me too." — y1 · in the cycle',
-        '  user: "Below it." — z1 · below the cycle',
-      ),
-    );
-  });
-
-  it("shows both holders of a duplicate id where Pi's index puts them", () => {
-    const text = session(
-      HEADER,
-      user("u1", null, "First.", 1),
-      assistant("a1", "u1", "One.", 2),
-      user("u2", "a1", "Second.", 3),
-      // The same id again: children of "a1" now resolve to this entry, as in Pi's byId.
-      assistant("a1", "u1", "One, again.", 4),
-      user("u3", "a1", "Third.", 5),
-    );
-    expect(render(outline(text).symbols, true)).toBe(
-      tree(
-        "session — 019cadfd-8900-79df-9839-64c588162ed6 · /home/dev/project",
-        'user: "First." — u1 · 2 branches, branch 2 (active path) continues inline',
-        'branch 1 of 2: assistant: "One." — 1 entry · off the active path',
-        '  assistant: "One." — a1 · duplicate id, shadowed by line 5',
-        'assistant: "One, again." — a1 · branch 2 of 2 · 2 branches, branch 2 (active path) continues inline · duplicate id',
-        // "Second." was written under the first a1, but Pi resolves its parent to the last one.
-        'branch 1 of 2: user: "Second." — 1 entry · off the active path',
-        '  user: "Second." — u2',
-        'user: "Third." — u3 · leaf · branch 2 of 2',
-      ),
-    );
-  });
-
-  it("does not name an invalid header after the session, and survives lines that are not objects", () => {
-    const text = session('{"type":"session","version":3,"id":42,"timestamp":"2026-03-02T10:00:00.001Z","cwd":"/p"}', user("u1", null, "Hi."), "[1,2]", "true");
-    expect(render(outline(text).symbols)).toBe(tree("session (invalid header)", 'user: "Hi."', "(not an object)", "(not an object)"));
+  it("keeps siblings with equal times in file order", () => {
+    const ids = order();
+    expect(ids.indexOf("b1") + 1).toBe(ids.indexOf("b2"));
+    expect(ids.indexOf("b4")).toBeLessThan(ids.indexOf("b1"));
   });
 });
 
@@ -533,15 +338,6 @@ describe("text", () => {
       ),
     );
     for (const s of all(symbols)) expect(s.name).not.toMatch(LONE_SURROGATE);
-  });
-
-  it("finds the id after text with emoji when the line is not in Pi's key order", () => {
-    const line =
-      '{"message":{"role":"user","content":"😀 中文 first","timestamp":1},"type":"message","timestamp":"2026-03-02T10:00:01.000Z","parentId":null,"id":"u1"}';
-    const d = doc(session(HEADER, line));
-    const { symbols } = computeDocumentSymbols(d, { maxSymbols: 10 });
-    expect(symbols[1]!.name).toBe('user: "😀 中文 first"');
-    expect(textOf(d, symbols[1]!.selectionRange)).toBe('"u1"');
   });
 
   it("singleLine collapses whitespace and counts code points", () => {

@@ -1,0 +1,314 @@
+#!/usr/bin/env node
+// scripts/mutants.mjs: a small, hand-written mutation pass over server/src.
+//
+// Each mutant below is a plausible bug (a rule of Pi's dropped, a guard removed, a tie broken the
+// other way), written as one exact piece of source text and its replacement. For each mutant the
+// script copies the repository's sources into a temporary folder (the working tree is never
+// touched), applies the mutant there, runs the in-process tests with `--bail=1` under a time
+// limit, and reports whether a test failed (killed), the run timed out (killed by hanging: a
+// bounded walk should have failed a test instead), or every test passed (a survivor: write a
+// fixture for it). A mutant whose text is no longer in the source is reported as stale, so the
+// list keeps working while the code moves: update or drop it.
+//
+// Usage:
+//   node scripts/mutants.mjs                 every mutant (a few minutes on 2 cores)
+//   node scripts/mutants.mjs locate cycle    only the mutants whose id contains one of the words
+//   node scripts/mutants.mjs --list          the mutants, without running anything
+//   node scripts/mutants.mjs --check         which mutants no longer apply to the source
+//   node scripts/mutants.mjs --tests=test/diagnostics,test/features/snapshots.test.ts locate
+//                                            only those tests (to see which fixture kills a mutant)
+// Exit status: 0 when no mutant survives, 1 otherwise.
+
+import { spawn } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+/** The in-process tests: no editors, no child servers, so a run takes seconds. */
+const TESTS = ["test/core", "test/features", "test/diagnostics", "test/parity"];
+const TIME_LIMIT_MS = 120_000;
+
+/**
+ * `{ id, file, from, to }`: replace the one occurrence of `from` in `server/src/<file>` by `to`.
+ *
+ * Left out because no input can tell it apart (an equivalent mutant): selectEntries' 0.74 rule
+ * `e.type === "compaction"` when it finds the compaction again by id. Two path entries can share
+ * that id only when the build starts from an earlier holder of a duplicated id, and every leaf a
+ * feature builds from is found by id, which gives the last holder (as in Pi).
+ */
+const MUTANTS = [
+  // locate.ts: the JSON walker behind every range.
+  { id: "locate-escaped-backslash", file: "core/locate.ts", from: "if (backslashes % 2 === 0) return j + 1;", to: "if (backslashes === 0) return j + 1;" },
+  { id: "locate-first-duplicate-key", file: "core/locate.ts", from: "if (key === step) found =", to: "if (key === step && !found) found =" },
+  {
+    id: "locate-raw-key",
+    file: "core/locate.ts",
+    from: 'return raw.includes("\\\\") ? (JSON.parse(text.slice(start, end)) as string) : raw;',
+    to: "return raw;",
+  },
+  {
+    id: "locate-no-cr-whitespace",
+    file: "core/locate.ts",
+    from: "if (c === 32 || c === 9 || c === 10 || c === 13) i++;",
+    to: "if (c === 32 || c === 9 || c === 10) i++;",
+  },
+  {
+    id: "locateAt-key-start",
+    file: "core/locate.ts",
+    from: "if (offset >= keySpan.start && offset <= keySpan.end) {",
+    to: "if (offset > keySpan.start && offset <= keySpan.end) {",
+  },
+  // analysis.ts: the tree.
+  {
+    id: "analysis-first-duplicate-wins",
+    file: "core/analysis.ts",
+    from: "    byId.set(entry.key, entry);\n",
+    to: "    if (!byId.has(entry.key)) byId.set(entry.key, entry);\n",
+  },
+  { id: "analysis-fast-parent-with-duplicates", file: "core/analysis.ts", from: "!duplicated && above !== undefined &&", to: "above !== undefined &&" },
+  { id: "analysis-header-without-id", file: "core/analysis.ts", from: 'if (p.type === "session" && p.id !== undefined) {', to: 'if (p.type === "session") {' },
+  { id: "analysis-below-cycle-unmarked", file: "core/analysis.ts", from: "cyclic = reachesCycle[current] === 1;", to: "cyclic = false;" },
+  { id: "analysis-active-path-cycle-guard", file: "core/analysis.ts", from: "if (leaf && !reachesCycle[leaf.index]) {", to: "if (leaf) {" },
+  { id: "analysis-falsy-kept", file: "core/analysis.ts", from: "    if (isFalsy(p.value)) {\n", to: "    if (false) {\n" },
+  // The context: Pi's selection and messages.
+  {
+    id: "context-first-compaction",
+    file: "core/buildContext.ts",
+    from: "for (let i = path.length - 1; i >= 0; i--) {",
+    to: "for (let i = 0; i < path.length; i++) {",
+  },
+  { id: "context-system-kept", file: "core/buildContext.ts", from: 'if (flavor !== "0.74" && isSystemMessage(entry)) continue;', to: "" },
+  {
+    id: "context-cycle-guard",
+    file: "core/buildContext.ts",
+    from: 'if (a.reachesCycle[leaf.index]) return { ok: false, failure: { kind: "cycle", entry: leaf } };',
+    to: "",
+  },
+  { id: "context-every-compaction-summary", file: "core/buildContext.ts", from: 'if (entry.type === "compaction" && i > 0) continue;', to: "" },
+  // Guards for a compaction inside a parent cycle.
+  {
+    id: "lens-compaction-cycle-guard",
+    file: "features/codeLens.ts",
+    from: 'if (a.reachesCycle[compaction.index]) return "compaction: Pi hangs here (parent cycle)";',
+    to: "",
+  },
+  {
+    id: "folding-compaction-cycle-guard",
+    file: "features/folding.ts",
+    from: 'if (c.type !== "compaction" || a.reachesCycle[c.index]) continue;',
+    to: 'if (c.type !== "compaction") continue;',
+  },
+  {
+    id: "diagnostics-first-kept-cycle-guard",
+    file: "features/diagnostics/linkChecks.ts",
+    from: "if (a.reachesCycle[entry.index]) return; // The path is undefined",
+    to: "// The path is undefined",
+  },
+  {
+    id: "hover-first-kept-cycle-guard",
+    file: "features/hover/references.ts",
+    from: 'field === "firstKeptEntryId" && !a.reachesCycle[entry.index] &&',
+    to: 'field === "firstKeptEntryId" &&',
+  },
+  {
+    id: "tool-call-search-in-cycle",
+    file: "core/semantics/toolPairs.ts",
+    from: "if (++steps >= NEAR && !a.reachesCycle[entry.index]) return",
+    to: "if (++steps >= NEAR) return",
+  },
+  // Fixes.
+  {
+    id: "fix-header-when-no-line-parses",
+    file: "features/fixes.ts",
+    from: 'a.headerState === "missing" || a.headerState === "no-entries"',
+    to: 'a.headerState === "missing"',
+  },
+  {
+    id: "fix-header-whitespace-file",
+    file: "features/fixes.ts",
+    from: 'a.headerState === "empty-file" || doc.parsed.every((q) => q.kind === "blank")',
+    to: 'a.headerState === "empty-file"',
+  },
+  // Diagnostics.
+  {
+    id: "diagnostics-equal-times-backwards",
+    file: "features/diagnostics/lineChecks.ts",
+    from: "time >= parentTime) return;",
+    to: "time > parentTime) return;",
+  },
+  {
+    id: "diagnostics-final-newline-cr",
+    file: "features/diagnostics/fileChecks.ts",
+    from: 'const length = text.endsWith("\\r") ? text.length - 1 : text.length;',
+    to: "const length = text.length;",
+  },
+  {
+    id: "diagnostics-bom-on-blank",
+    file: "features/diagnostics/fileChecks.ts",
+    from: 'if (!r.doc.hasBom || r.doc.parsed[0]!.kind !== "value") return;',
+    to: "if (!r.doc.hasBom) return;",
+  },
+  {
+    id: "diagnostics-duplicate-winner-first",
+    file: "features/diagnostics/treeChecks.ts",
+    from: "const winner = holders[holders.length - 1]!;",
+    to: "const winner = holders[0]!;",
+  },
+  // Sibling order, as Pi's getTree sorts children.
+  {
+    id: "outline-sibling-tie-reversed",
+    file: "features/symbols.ts",
+    from: "return tx === ty ? x.index - y.index :",
+    to: "return tx === ty ? y.index - x.index :",
+  },
+  { id: "outline-untimed-first", file: "features/symbols.ts", from: "const tx = x.parsed.time ?? Infinity;", to: "const tx = x.parsed.time ?? -Infinity;" },
+  {
+    id: "hierarchy-sibling-tie-reversed",
+    file: "features/hierarchy.ts",
+    from: "x.time - y.time || x.child.index - y.child.index",
+    to: "x.time - y.time || y.child.index - x.child.index",
+  },
+  {
+    id: "hierarchy-unreadable-time-first",
+    file: "features/hierarchy.ts",
+    from: "return Number.isNaN(time) ? Number.POSITIVE_INFINITY : time;",
+    to: "return Number.isNaN(time) ? 0 : time;",
+  },
+  {
+    id: "context-kept-system-as-compacted",
+    file: "core/context.ts",
+    from: "state[e.index] = kept ? ContextState.DroppedSystem : ContextState.Compacted;",
+    to: "state[e.index] = ContextState.Compacted;",
+  },
+  {
+    id: "diagnostics-tool-results-cycle-guard",
+    file: "features/diagnostics/linkChecks.ts",
+    from: "if (id === undefined || a.reachesCycle[entry.index]) continue;",
+    to: "if (id === undefined) continue;",
+  },
+  {
+    id: "parse-whitespace-not-blank",
+    file: "core/parse.ts",
+    from: "return text.charCodeAt(0) !== 123 && text.trim().length === 0;",
+    to: "return text.length === 0;",
+  },
+  // The document model.
+  { id: "document-cr-before-lf", file: "core/document.ts", from: 'if (endEol === "\\n" && newLines[lastNew]!.endsWith("\\r")) {', to: "if (false) {" },
+  {
+    id: "document-bom-line-reused",
+    file: "core/document.ts",
+    from: "for (let i = this.hasBom ? 1 : 0; i < this.lines.length; i++)",
+    to: "for (let i = 0; i < this.lines.length; i++)",
+  },
+];
+
+function copySources(into) {
+  for (const path of ["server", "test", "bench", "vitest.config.mts", "tsconfig.json", "package.json"]) {
+    // The Pi oracle install (hundreds of MB) is never needed by the in-process tests.
+    cpSync(join(ROOT, path), join(into, path), { recursive: true, filter: (source) => !source.includes(join("parity", "oracle", "node_modules")) });
+  }
+  symlinkSync(join(ROOT, "node_modules"), join(into, "node_modules"));
+}
+
+function runTests(cwd, only) {
+  return new Promise((resolve) => {
+    const tests = (only ?? TESTS).filter((t) => existsSync(join(cwd, t)));
+    // Tests that time themselves ("in under 5 ms") fail on a busy shared machine whatever the code
+    // does, and would count as kills; they are left out of mutation runs.
+    const untimed = "--testNamePattern=^(?!.*under \\d+ ms)";
+    const child = spawn(process.execPath, [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--bail=1", "--reporter=dot", untimed, ...tests], {
+      cwd,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+      resolve({ status: "timeout", output });
+    }, TIME_LIMIT_MS);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ status: code === 0 ? "passed" : "failed", output });
+    });
+  });
+}
+
+/** The first failing test's name, from vitest's output. */
+function firstFailure(output) {
+  const clean = output.replace(/\x1b\[[0-9;]*m/g, "");
+  const lines = clean.split("\n");
+  const line = lines.find((l) => /FAIL /.test(l));
+  if (line) return line.replace(/^\s*FAIL\s+/, "").trim();
+  // No failing test: the run itself broke (a crash, running out of memory); say how.
+  const last = lines.filter((l) => /Error|error|heap|memory/.test(l)).pop() ?? lines.filter((l) => l.trim()).pop() ?? "";
+  return `a crash: ${last.trim().slice(0, 160)}`;
+}
+
+const args = process.argv.slice(2);
+const words = args.filter((a) => !a.startsWith("--"));
+const only = args
+  .find((a) => a.startsWith("--tests="))
+  ?.slice("--tests=".length)
+  .split(",");
+const chosen = MUTANTS.filter((m) => words.length === 0 || words.some((w) => m.id.includes(w)));
+if (args.includes("--list")) {
+  for (const m of chosen) console.log(`${m.id}\t${m.file}`);
+  process.exit(0);
+}
+if (args.includes("--check")) {
+  // Only whether each mutant still applies (its text is in the source exactly once).
+  let stale = 0;
+  for (const m of chosen) {
+    const path = join(ROOT, "server/src", m.file);
+    const count = existsSync(path) ? readFileSync(path, "utf8").split(m.from).length - 1 : 0;
+    if (count !== 1) {
+      stale++;
+      console.log(`stale     ${m.id} (${count} occurrences in ${m.file})`);
+    }
+  }
+  console.log(`${chosen.length} mutants, ${stale} stale`);
+  process.exit(stale > 0 ? 1 : 0);
+}
+
+const work = mkdtempSync(join(tmpdir(), "pi-session-lsp-mutants-"));
+const survivors = [];
+try {
+  copySources(work);
+  for (const m of chosen) {
+    const path = join(work, "server/src", m.file);
+    const original = readFileSync(path, "utf8");
+    const count = original.split(m.from).length - 1;
+    if (count !== 1) {
+      console.log(`stale     ${m.id} (${count} occurrences in ${m.file})`);
+      continue;
+    }
+    writeFileSync(
+      path,
+      original.replace(m.from, () => m.to),
+    );
+    const started = Date.now();
+    const { status, output } = await runTests(work, only);
+    writeFileSync(path, original);
+    const seconds = ((Date.now() - started) / 1000).toFixed(0);
+    if (status === "passed") {
+      survivors.push(m.id);
+      console.log(`SURVIVED  ${m.id} (${seconds} s)`);
+    } else if (status === "timeout") {
+      console.log(`hung      ${m.id} (killed after ${seconds} s)`);
+    } else {
+      console.log(`killed    ${m.id} (${seconds} s) by ${firstFailure(output)}`);
+    }
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+console.log(`${chosen.length} mutants, ${survivors.length} survived${survivors.length ? `: ${survivors.join(", ")}` : ""}`);
+process.exit(survivors.length > 0 ? 1 : 0);
