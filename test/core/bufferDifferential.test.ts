@@ -5,18 +5,17 @@
  * every sequence the server's diagnostics, outline, folding ranges and, at random positions, hover,
  * definition, references and document highlights equal those of a fresh `SessionDocument` of the
  * reference text; and every range the server reports, read through the reference document, is a
- * valid position pair inside one LSP line (LSP counts "\r", "\n" and "\r\n" as line breaks).
+ * valid position pair of the client's text (LSP counts "\r", "\n" and "\r\n" as line breaks) that crosses no "\n".
  *
  * Edits insert and replace "\r", "\r\n", "\n", U+2028, surrogate halves, astral characters, byte
  * order marks, JSON punctuation and whole Pi lines, and delete ranges across lines, one to three
  * changes per update as LSP allows.
  *
- * LONE "\r": a "\r" not followed by "\n" is a line break for LSP but not for Pi, and today's document
- * model follows Pi, so positions after one disagree with the client's (issue 9). Until the model
- * maps the two exactly, a sequence whose text would contain a lone "\r" is drawn again: inserting
- * "\r" is still tried everywhere, and kept where it lands before a "\n" (making a "\r\n").
- * Set LONE_CR_SUPPORTED to true once the document model handles them (or run with LONE_CR=1 to see
- * the failures today); the `it.fails` case at the end shows one minimal failing sequence.
+ * LONE "\r": a "\r" not followed by "\n" is a line break for LSP but not for Pi. The document keeps
+ * Pi's lines and maps positions to the client's (core/positions.ts), so lone "\r"s are drawn like
+ * every other character; a range then may span several client lines, across a lone "\r" inside one
+ * Pi line, but never a "\n". (With LONE_CR_SUPPORTED false, sequences that would hold one are drawn
+ * again, as before the document model mapped them.)
  *
  * CI runs SEQUENCES sequences in a few seconds; `PI_LSP_BUFFER_SEQUENCES` and `PI_LSP_BUFFER_SEED`
  * run more, or others, by hand. A failure names its seed and sequence, shrunk to a minimal one.
@@ -35,8 +34,8 @@ import { computeDefinition, computeDocumentHighlights, computeReferences } from 
 import { computeDocumentSymbols } from "../../server/src/features/symbols";
 import { seededRandom } from "../helpers/lspClient";
 
-/** Flip to true when the document model maps lone "\r" line breaks exactly (issue 9). */
-const LONE_CR_SUPPORTED = false;
+/** The document model maps lone "\r" line breaks exactly (issue 9, core/positions.ts). */
+const LONE_CR_SUPPORTED = true;
 const LONE_CR = LONE_CR_SUPPORTED || process.env.LONE_CR === "1";
 const SEQUENCES = Number(process.env.PI_LSP_BUFFER_SEQUENCES ?? 2000);
 const SEED = Number(process.env.PI_LSP_BUFFER_SEED ?? 20260309);
@@ -161,7 +160,9 @@ function invalid(ref: TextDocument, p: Position): boolean {
 
 function oneLine(ref: TextDocument, range: Range, what: string): string | undefined {
   if (invalid(ref, range.start) || invalid(ref, range.end)) return `${what}: ${JSON.stringify(range)} is not a valid range of the client's text`;
-  if (range.start.line !== range.end.line || /[\r\n]/.test(ref.getText(range))) return `${what}: ${JSON.stringify(range)} is not inside one LSP line`;
+  // A range stays inside one of Pi's lines; it spans several of the client's lines only across a
+  // lone "\r", which is inside a Pi line (a whole-line diagnostic on such a line covers all of it).
+  if (/\n/.test(ref.getText(range))) return `${what}: ${JSON.stringify(range)} crosses a line break`;
   return undefined;
 }
 
@@ -328,13 +329,12 @@ describe("the server's buffer against the reference TextDocument", () => {
     expect(run(sequence, seededRandom(1)).problem).toBeUndefined();
   });
 
-  // The two cases below fail today, and are minimal sequences of the kind the random test finds
-  // with LONE_CR=1. When the document model maps lone "\r" line breaks (issue 9), they pass: turn
-  // `it.fails` into `it` and LONE_CR_SUPPORTED on.
+  // The two cases below failed before the document model mapped lone "\r" line breaks (issue 9):
+  // minimal sequences of the kind the random test found.
 
-  // The client's text is two lines; the server's one line "\r", and its empty-file diagnostic
-  // covers the line break.
-  it.fails("a lone \\r typed into an empty file", () => {
+  // The client's text is two lines, the server's one Pi line "\r", whose empty-file diagnostic
+  // covers both.
+  it("a lone \\r typed into an empty file", () => {
     const sequence: Sequence = { start: "", updates: [[{ range: at(0, 0), text: "\r" }]] };
     expect(run(sequence, seededRandom(1)).problem).toBeUndefined();
   });
@@ -342,7 +342,7 @@ describe("the server's buffer against the reference TextDocument", () => {
   // After a lone "\r" the server's lines are Pi's (split on "\n" only), so the next edit,
   // positioned by the client on the line after the "\r", lands at the end of the file instead:
   // the client holds '{"type":\rx"session"}\n', the server '{"type":\r"session"}\nx'.
-  it.fails("a lone \\r inside a line, then an edit on the line after it", () => {
+  it("a lone \\r inside a line, then an edit on the line after it", () => {
     const sequence: Sequence = {
       start: '{"type":"session"}\n',
       updates: [[{ range: at(0, 8), text: "\r" }], [{ range: at(1, 0), text: "x" }]],
