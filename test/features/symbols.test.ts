@@ -187,10 +187,9 @@ describe("sibling order as Pi's getTree", () => {
     return numbered.sort((x, y) => x[0] - y[0]).map(([, id]) => id);
   };
 
-  // Fails today: the outline sorts a timestamp that is not in Pi's exact form last (b3 is branch
-  // 4 of 4), while Pi and the type hierarchy read it with Date. One sibling order for every feature,
-  // as issue 11 asks, makes this pass; then `it.fails` becomes `it`.
-  it.fails("orders a sibling whose timestamp Date reads (not in Pi's form) by that time", () => {
+  // The outline once sorted a timestamp that is not in Pi's exact form last, while Pi and the type
+  // hierarchy read it with Date; core/semantics/siblings.ts is now the one sibling order.
+  it("orders a sibling whose timestamp Date reads (not in Pi's form) by that time", () => {
     expect(order()).toEqual(["b3", "b4", "b1", "b2"]);
   });
 

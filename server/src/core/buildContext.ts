@@ -23,6 +23,7 @@
  * selected `context_edit` without a replacement, makes it throw a TypeError.
  */
 
+import { dateTime } from "./semantics/siblings";
 import type { Entry, SessionAnalysis } from "./analysis";
 
 /**
@@ -235,7 +236,7 @@ function compactionSummary(summary: unknown, tokensBefore: unknown, timestamp: u
 
 /** `new Date(timestamp).getTime()`, as Pi computes synthetic message times (NaN serialises as null). */
 function time(timestamp: unknown): number {
-  return new Date(timestamp as string).getTime();
+  return dateTime(timestamp);
 }
 
 function isSystemMessage(entry: Entry): boolean {

@@ -9,6 +9,7 @@
  * for objects, through `KeyMaker`: every id, parent id and target id becomes a string key.
  */
 
+import { dateTime } from "./semantics/siblings";
 import { type LinePlace, PiLineFeed } from "./piLines";
 import type { PiVersion } from "./sessionLocation";
 
@@ -275,7 +276,7 @@ export class SkeletonBuilder {
       this.typeNames.set(type, type);
     }
     this.types.push(interned);
-    this.times[i] = new Date(entry.timestamp as string).getTime();
+    this.times[i] = dateTime(entry.timestamp);
     this.lines[i] = place.line;
     this.starts[i] = place.start;
     this.byteLengths[i] = place.bytes;

@@ -23,6 +23,7 @@
 import type { CallHierarchyIncomingCall, CallHierarchyOutgoingCall, Position, Range, SymbolKind } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
+import { sortSiblings } from "../core/semantics/siblings";
 import { groupDigits } from "../core/text";
 import { entryKind, entryTitle } from "./entryTitle";
 import { otherReferenceField, referencesTo } from "../core/semantics/references";
@@ -197,23 +198,7 @@ function entryDetail(a: SessionAnalysis, entry: Entry): string {
   return parts.join(" · ");
 }
 
-/**
- * The children of an entry sorted as Pi's `getTree` sorts them: by `new Date(timestamp)`, oldest
- * first, equal times in file order (the sort is stable). A timestamp `Date` cannot read (Pi's
- * comparator then yields NaN, which leaves the order to the sort's internals) goes last.
- */
+/** The children of an entry, oldest first, as Pi's `getTree` orders them. */
 function sortedChildren(a: SessionAnalysis, entry: Entry): Entry[] {
-  const children = a.childrenOf(entry);
-  if (children.length < 2) return children;
-  const keyed = children.map((child) => ({ child, time: timeOf(child) }));
-  keyed.sort((x, y) => x.time - y.time || x.child.index - y.child.index);
-  return keyed.map((k) => k.child);
-}
-
-function timeOf(entry: Entry): number {
-  if (entry.parsed.time !== undefined) return entry.parsed.time;
-  // Only timestamps outside the ISO form land here; `Date` may still read them, as Pi does.
-  const timestamp = entry.parsed.object?.timestamp;
-  const time = typeof timestamp === "string" || typeof timestamp === "number" ? new Date(timestamp).getTime() : NaN;
-  return Number.isNaN(time) ? Number.POSITIVE_INFINITY : time;
+  return sortSiblings(a.childrenOf(entry));
 }

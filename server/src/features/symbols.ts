@@ -91,6 +91,7 @@ import type { Entry, SessionAnalysis } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
 import { locate } from "../core/locate";
 import { sessionName } from "../core/semantics/sessionName";
+import { sortSiblings } from "../core/semantics/siblings";
 import { groupDigits, singleLine } from "../core/text";
 import { entryKind, entryTitle, NAME_CODE_POINTS, SYMBOL } from "./entryTitle";
 
@@ -227,7 +228,7 @@ class OutlineBuilder {
       const kids = this.a.childrenOf(e);
       let inline = -1;
       if (kids.length > 1) {
-        sortSiblings(kids);
+        sortSiblingsInPlace(kids);
         inline = this.inlineBranch(kids);
       }
       let notes = !first ? undefined : note === undefined ? this.rootNotes(e) : note === null ? undefined : [note];
@@ -446,11 +447,9 @@ function subtreeAggregates(a: SessionAnalysis): SubtreeAggregates {
   return result;
 }
 
-/** Siblings as Pi's `getTree` orders them: by timestamp, ties (and missing times, last) in file order. */
-function sortSiblings(kids: Entry[]): Entry[] {
-  return kids.sort((x, y) => {
-    const tx = x.parsed.time ?? Infinity;
-    const ty = y.parsed.time ?? Infinity;
-    return tx === ty ? x.index - y.index : tx < ty ? -1 : 1;
-  });
+/** Siblings as Pi's `getTree` orders them (the semantic layer's one sibling order). */
+function sortSiblingsInPlace(kids: Entry[]): Entry[] {
+  const sorted = sortSiblings(kids);
+  for (let i = 0; i < sorted.length; i++) kids[i] = sorted[i]!;
+  return kids;
 }

@@ -99,7 +99,7 @@ function hasOwnToString(value: unknown): boolean {
 }
 
 /** `String(array)` of a parsed JSON array, or the error V8 throws making it. */
-function joinedText(root: unknown[]): string | { error: "RangeError" | "TypeError" } {
+export function joinedText(root: unknown[]): string | { error: "RangeError" | "TypeError" } {
   // An explicit stack of [array, next index]; text is appended as `join(",")` would produce it.
   const stack: [unknown[], number][] = [[root, 0]];
   let out = "";
