@@ -127,6 +127,7 @@ export function sameStructure(x: ParsedLine, y: ParsedLine): boolean {
     x.parentId === y.parentId &&
     !x.value === !y.value &&
     x.looksLikePi === y.looksLikePi &&
+    x.time === y.time &&
     x.role === y.role &&
     x.reference === y.reference &&
     x.toolResultId === y.toolResultId &&

@@ -14,7 +14,7 @@
 
 import type { Entry, SessionAnalysis } from "./analysis";
 import { buildContext, selectEntries, type ContextResult } from "./buildContext";
-import { perStructure } from "./semantics/memo";
+import { perStructure, perStructureAndInputs } from "./semantics/memo";
 
 /** The context state of one entry. */
 export const ContextState = {
@@ -60,14 +60,41 @@ export function isInContext(a: SessionAnalysis, entry: Entry): boolean {
   return contextSelection(a).state[entry.index] === ContextState.Selected;
 }
 
-const activeBuilds = new WeakMap<SessionAnalysis, ContextResult>();
-
 /**
  * The context Pi 1.x builds when it resumes the file (from its last entry), built once per analysis:
  * the header lens, the request for the active leaf and the inlay hints all read this one.
  */
-export function activeContext(a: SessionAnalysis): ContextResult {
-  let result = activeBuilds.get(a);
-  if (!result) activeBuilds.set(a, (result = buildContext(a, { flavor: "1.x" })));
-  return result;
+export const activeContext = perStructureAndInputs(contextInputs, (a: SessionAnalysis): ContextResult => buildContext(a, { flavor: "1.x" }));
+
+/**
+ * The line parses the context Pi resumes with is made of (either version's): the active path from
+ * the first entry the last compaction keeps (or from the root), and the last entries before that
+ * which set the model and the thinking level. Typing anywhere else (in compacted history, on
+ * another branch) leaves every one of them the same object, and the context as it was.
+ */
+export function contextInputs(a: SessionAnalysis): readonly unknown[] {
+  const path = a.activePath;
+  const { compaction, keptFrom } = contextSelection(a);
+  let from = 0;
+  if (compaction) {
+    const start = keptFrom ?? compaction;
+    from = path.indexOf(start);
+    if (from < 0) from = 0;
+  }
+  const inputs: unknown[] = [];
+  for (let i = from; i < path.length; i++) inputs.push(path[i]!.parsed);
+  // Settings are read over the whole path: only the last of each kind before `from` can matter.
+  let model = false;
+  let thinking = false;
+  for (let i = from - 1; i >= 0 && !(model && thinking); i--) {
+    const e = path[i]!;
+    if (!model && (e.type === "model_change" || (e.type === "message" && e.parsed.role === "assistant"))) {
+      model = true;
+      inputs.push(e.parsed);
+    } else if (!thinking && e.type === "thinking_level_change") {
+      thinking = true;
+      inputs.push(e.parsed);
+    }
+  }
+  return inputs;
 }

@@ -22,7 +22,7 @@
 import type { Diagnostic } from "vscode-languageserver";
 import type { Entry } from "../core/analysis";
 import { buildContext, type ContextBuild, pathTo, selectEntries } from "../core/buildContext";
-import { activeContext } from "../core/context";
+import { activeContext, contextInputs } from "../core/context";
 import type { SessionDocument } from "../core/document";
 import type { JsonPath } from "../core/locate";
 import { buildProviderRequest, type ProviderRequest, type ProviderResult } from "../core/provider/request";
@@ -35,7 +35,24 @@ import { modelName } from "./providerView";
 
 type Message = Record<string, unknown>;
 
+/**
+ * Kept for the structure and the active path's parses: an edit off the path (or a document whose
+ * path did not change) finds them already made. Their ranges are on path lines and the header,
+ * which such an edit leaves as they were.
+ */
+const memo = new WeakMap<object, { inputs: readonly unknown[]; value: Diagnostic[] }>();
+
 export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
+  const a = doc.analysis;
+  const inputs = contextInputs(a);
+  const last = memo.get(a.structure);
+  if (last && last.inputs.length === inputs.length && last.inputs.every((x, i) => x === inputs[i])) return last.value;
+  const value = computeRequestDiagnostics(doc);
+  memo.set(a.structure, { inputs, value });
+  return value;
+}
+
+function computeRequestDiagnostics(doc: SessionDocument): Diagnostic[] {
   const a = doc.analysis;
   if (a.headerState !== "ok" || !versionRules(a).current) return [];
   const out: Diagnostic[] = compactionKeepsToolResult(doc);

@@ -18,7 +18,9 @@
 
 import type { Diagnostic } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
+import type { DiagnosticCode } from "../core/codes";
 import type { SessionDocument } from "../core/document";
+import type { JsonPath } from "../core/locate";
 import { groupDigits, singleLine } from "../core/text";
 import { makeDiagnostic } from "./providerRules";
 
@@ -44,20 +46,39 @@ export function ohMyPiSession(doc: SessionDocument): Diagnostic | undefined {
   return makeDiagnostic("oh-my-pi-session", message, doc.valueRange(lines[0]!, ["type"]));
 }
 
-export function sessionFaultDiagnostics(doc: SessionDocument): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  const misplaced = misplacedHeader(doc);
-  if (misplaced) out.push(misplaced);
-  const a = doc.analysis;
-  if (a.headerState !== "ok") return out;
-  const hidden = leafHidesMessages(doc, a);
-  if (hidden) out.push(hidden);
-  const writers = interleavedWriters(doc, a);
-  if (writers) out.push(writers);
-  return out;
+/** A finding on a line, located when it is shown (the line's text may move under an edit inside it). */
+interface Finding {
+  code: DiagnosticCode;
+  message: string;
+  line: number;
+  path: JsonPath;
 }
 
-function misplacedHeader(doc: SessionDocument): Diagnostic | undefined {
+/**
+ * What these checks find depends on the tree, the types and the times alone, which an edit inside a
+ * line leaves as they were: the findings are kept for the structure, and only located again.
+ */
+const findingsByStructure = new WeakMap<object, Finding[]>();
+
+export function sessionFaultDiagnostics(doc: SessionDocument): Diagnostic[] {
+  const a = doc.analysis;
+  let findings = findingsByStructure.get(a.structure);
+  if (!findings) {
+    findings = [];
+    const misplaced = misplacedHeader(doc);
+    if (misplaced) findings.push(misplaced);
+    if (a.headerState === "ok") {
+      const hidden = leafHidesMessages(a);
+      if (hidden) findings.push(hidden);
+      const writers = interleavedWriters(a);
+      if (writers) findings.push(writers);
+    }
+    findingsByStructure.set(a.structure, findings);
+  }
+  return findings.map((f) => makeDiagnostic(f.code, f.message, doc.valueRange(f.line, f.path)));
+}
+
+function misplacedHeader(doc: SessionDocument): Finding | undefined {
   const a = doc.analysis;
   if (a.headerState !== "missing" || a.headerLine === undefined) return undefined;
   for (let line = a.headerLine + 1; line < doc.lineCount; line++) {
@@ -66,7 +87,7 @@ function misplacedHeader(doc: SessionDocument): Diagnostic | undefined {
     const message =
       `This is the session header, but Pi reads only the first line it can parse as the header (line ${a.headerLine + 1}) and takes this one for an ordinary entry: ` +
       "Pi 1.x refuses to open the file and Pi 0.73/0.74 overwrites it with a fresh header. Move this line to the top of the file.";
-    return makeDiagnostic("misplaced-header", message, doc.valueRange(line, ["type"]));
+    return { code: "misplaced-header", message, line, path: ["type"] };
   }
   return undefined;
 }
@@ -89,7 +110,7 @@ function lineSpan(entries: readonly Entry[]): string {
   return first === last ? `line ${first + 1}` : `lines ${first + 1}–${last + 1}`;
 }
 
-function leafHidesMessages(doc: SessionDocument, a: SessionAnalysis): Diagnostic | undefined {
+function leafHidesMessages(a: SessionAnalysis): Finding | undefined {
   const leaf = a.leaf;
   // Only a metadata entry that hangs on an older entry: a last line with no parent (a bare JSON
   // value, a new root) is reported by the structural checks.
@@ -105,10 +126,10 @@ function leafHidesMessages(doc: SessionDocument, a: SessionAnalysis): Diagnostic
     `Pi resumes the session from its last line, ${what}, which hangs on ${parent ? `an older entry (line ${parent.line + 1})` : "no parent"}: ` +
     `the context Pi resumes with leaves out the ${groupDigits(left.length)} newest message${left.length === 1 ? "" : "s"} (${lineSpan(left)}). ` +
     `A client whose view of the session was stale appends metadata like this (a rename, a label, a model change), and the session looks cut short (#9930). If that branch was not chosen on purpose, re-parent this entry on line ${newest.line + 1}.`;
-  return makeDiagnostic("leaf-hides-messages", message, doc.valueRange(leaf.line, ["parentId"]));
+  return { code: "leaf-hides-messages", message, line: leaf.line, path: ["parentId"] };
 }
 
-function interleavedWriters(doc: SessionDocument, a: SessionAnalysis): Diagnostic | undefined {
+function interleavedWriters(a: SessionAnalysis): Finding | undefined {
   const hasChild = new Uint8Array(a.entries.length);
   const resumes: Entry[] = [];
   for (let i = 1; i < a.entries.length; i++) {
@@ -137,5 +158,5 @@ function interleavedWriters(doc: SessionDocument, a: SessionAnalysis): Diagnosti
   const message =
     `From this entry on, two branches grow in turns, line by line and seconds apart (${groupDigits(resumes.length)} times a line continues the other branch's tip, first on line ${first.line + 1}): ` +
     `two Pi processes appended to the same file (#8300, #8848, #8177). Pi resumes from the last line, so it continues ${leafSide} and leaves the other one out of the context.`;
-  return makeDiagnostic("interleaved-writers", message, doc.valueRange(start.line, ["parentId"]));
+  return { code: "interleaved-writers", message, line: start.line, path: ["parentId"] };
 }

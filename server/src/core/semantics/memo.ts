@@ -24,6 +24,36 @@ export function perStructure<T>(compute: (a: SessionAnalysis) => T): (a: Session
   };
 }
 
+/**
+ * `compute`, memoised per analysis structure and per the objects `inputs` lists: for queries that
+ * read the content of some lines (the parses of the active path's entries, say) besides structure.
+ * An edit elsewhere keeps every listed parse the same object, so the last value is reused; an edit
+ * of a listed line gives it a new parse, and the value is computed again.
+ */
+export function perStructureAndInputs<T>(inputs: (a: SessionAnalysis) => readonly unknown[], compute: (a: SessionAnalysis) => T): (a: SessionAnalysis) => T {
+  const memo = new WeakMap<object, { inputs: readonly unknown[]; value: T }>();
+  const byAnalysis = new WeakMap<SessionAnalysis, T>();
+  return (a) => {
+    if (byAnalysis.has(a)) return byAnalysis.get(a) as T;
+    const now = inputs(a);
+    const last = memo.get(a.structure);
+    let value: T;
+    if (last && sameItems(last.inputs, now)) value = last.value;
+    else {
+      value = compute(a);
+      memo.set(a.structure, { inputs: now, value });
+    }
+    byAnalysis.set(a, value);
+    return value;
+  };
+}
+
+function sameItems(x: readonly unknown[], y: readonly unknown[]): boolean {
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
 /** `compute`, memoised per analysis. */
 export function perAnalysis<T>(compute: (a: SessionAnalysis) => T): (a: SessionAnalysis) => T {
   const memo = new WeakMap<SessionAnalysis, T>();
