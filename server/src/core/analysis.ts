@@ -108,10 +108,6 @@ export interface AnalysisInput {
   endsWithNewline: boolean;
 }
 
-function isFalsy(value: unknown): boolean {
-  return !value;
-}
-
 /**
  * Whether two parses of a line play the same part in the tree: both not values, or both values
  * with the same type, id key, parent key, falsiness and Pi-likeness. A line edited without changing
@@ -125,7 +121,7 @@ export function sameStructure(x: ParsedLine, y: ParsedLine): boolean {
     x.parentKey === y.parentKey &&
     x.id === y.id &&
     x.parentId === y.parentId &&
-    !x.value === !y.value &&
+    x.falsy === y.falsy &&
     x.looksLikePi === y.looksLikePi &&
     x.time === y.time &&
     x.role === y.role &&
@@ -188,7 +184,7 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
     if (p.looksLikePi) looksLikeSession = true;
     // Pi 1.x drops falsy values before it looks for the header; Pi 0.73/0.74 throws on `null`,
     // which the diagnostics report separately.
-    if (isFalsy(p.value)) {
+    if (p.falsy) {
       falsyLines.push(line);
       continue;
     }

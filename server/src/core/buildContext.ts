@@ -81,15 +81,14 @@ export function buildContext(a: SessionAnalysis, options: BuildOptions = {}): Co
   // Settings over the whole path, as Pi reads them (`entry.message.role` throws on a missing message).
   let thinkingLevel: unknown = "off";
   let model: SessionContext["model"] = null;
+  // The facts each line's parse keeps (no value is parsed again for the 50,000 entries of a path).
   for (const entry of path) {
-    const o = record(entry.parsed.value);
-    if (entry.type === "thinking_level_change") thinkingLevel = o?.thinkingLevel;
-    else if (entry.type === "model_change") model = { provider: o?.provider, modelId: o?.modelId };
+    const p = entry.parsed;
+    if (entry.type === "thinking_level_change") thinkingLevel = p.thinkingLevel;
+    else if (entry.type === "model_change") model = { provider: p.model?.provider, modelId: p.model?.modelId };
     else if (entry.type === "message") {
-      const message = o?.message;
-      if (message === undefined || message === null) return { ok: false, failure: { kind: "type-error", entry, reason: "a message entry without a message" } };
-      const m = record(message);
-      if (m?.role === "assistant") model = { provider: m.provider, modelId: m.model };
+      if (p.noMessage) return { ok: false, failure: { kind: "type-error", entry, reason: "a message entry without a message" } };
+      if (p.role === "assistant") model = { provider: p.model!.provider, modelId: p.model!.modelId };
     }
   }
 
@@ -142,18 +141,18 @@ export function selectEntries(path: readonly Entry[], flavor: PiFlavor): { selec
   }
   if (ci < 0) return { selected: [...path], compaction: undefined, keptFrom: undefined };
   const compaction = path[ci]!;
-  // Pi looks the compaction up again by id; with duplicate ids that can be an earlier entry.
-  const compactionId = record(compaction.parsed.value)?.id;
-  const index = path.findIndex((e) => (flavor === "0.74" ? e.type === "compaction" : true) && record(e.parsed.value)?.id === compactionId);
+  // Pi looks the compaction up again by id (strict equality of the raw values, which the keys
+  // compare as); with duplicate ids that can be an earlier entry.
+  const index = path.findIndex((e) => (flavor === "0.74" ? e.type === "compaction" : true) && e.key === compaction.key);
   const at = index < 0 ? ci : index;
-  const firstKept = record(compaction.parsed.value)?.firstKeptEntryId;
+  const firstKept = compaction.parsed.reference;
   const selected: Entry[] = [compaction];
   let keptFrom: Entry | undefined;
   // A retained tail stands for everything kept from before the compaction.
   const selfContained = flavor === "retained-tail" && retainedTail(compaction) !== undefined;
   for (let i = 0; i < (selfContained ? 0 : at); i++) {
     const entry = path[i]!;
-    if (keptFrom === undefined && record(entry.parsed.value)?.id === firstKept) keptFrom = entry;
+    if (keptFrom === undefined && entry.key === firstKept) keptFrom = entry;
     if (keptFrom === undefined) continue;
     if (flavor !== "0.74" && isSystemMessage(entry)) continue;
     selected.push(entry);
@@ -240,7 +239,7 @@ function time(timestamp: unknown): number {
 }
 
 function isSystemMessage(entry: Entry): boolean {
-  return entry.type === "message" && record(record(entry.parsed.value)?.message)?.role === "system";
+  return entry.type === "message" && entry.parsed.role === "system";
 }
 
 /** The value as an object whose members can be read, or undefined for null and primitives. */

@@ -13,6 +13,7 @@
 import type { DiagnosticCode } from "./codes";
 import { type IdKey, idKeyOf } from "./ids";
 import { clip } from "./text";
+import { rememberValue, valueOf } from "./values";
 import { locate, type JsonPath, type Span } from "./locate";
 import {
   BASE_FIELDS,
@@ -48,10 +49,24 @@ export interface MalformedLine {
 }
 
 export interface ValueLine {
-  kind: "value";
-  value: unknown;
+  readonly kind: "value";
+  /**
+   * The parsed value. It is not kept with the line: a bounded cache (`values.ts`) holds the values
+   * of the lines used last, and a line whose value was let go is parsed again when asked.
+   */
+  readonly value: unknown;
   /** The value as an object, or undefined when the line is JSON but not an object. */
-  object: Record<string, unknown> | undefined;
+  readonly object: Record<string, unknown> | undefined;
+  /** Whether the value is falsy (`null`, `false`, `0`, `""`): Pi 1.x skips such lines. */
+  falsy: boolean;
+  /** Whether the value is an object (not an array or a primitive): what `object` would return. */
+  isObject: boolean;
+  /** For the model Pi's context reads from this line: an assistant message's provider and model, a model_change's provider and modelId. */
+  model: { provider: unknown; modelId: unknown } | undefined;
+  /** A thinking_level_change's `thinkingLevel`. */
+  thinkingLevel: unknown;
+  /** A message entry whose `message` is absent or null: Pi throws a TypeError building a context through it. */
+  noMessage: boolean;
   /** `type` when it is a string. */
   type: string | undefined;
   /** `id` when it is a string. */
@@ -167,7 +182,80 @@ export function parseLine(text: string): ParsedLine {
   const referenceField =
     type === "label" || type === "context_edit" ? "targetId" : type === "branch_summary" ? "fromId" : type === "compaction" ? "firstKeptEntryId" : undefined;
   const reference = referenceField && object ? idKeyOf(object[referenceField]) : undefined;
-  return { kind: "value", value, object, type, id, parentId, idKey, parentKey, time, toolCallIds, toolResultId, role, reference, looksLikePi, findings };
+  const m = message !== null && typeof message === "object" ? (message as Record<string, unknown>) : undefined;
+  const model =
+    type === "model_change"
+      ? { provider: object!.provider, modelId: object!.modelId }
+      : role === "assistant"
+        ? { provider: m!.provider, modelId: m!.model }
+        : undefined;
+  const thinkingLevel = type === "thinking_level_change" ? object!.thinkingLevel : undefined;
+  const line = new ParsedValueLine(text, {
+    type,
+    id,
+    parentId,
+    idKey,
+    parentKey,
+    time,
+    toolCallIds,
+    toolResultId,
+    role,
+    reference,
+    looksLikePi,
+    findings,
+    falsy: !value,
+    isObject: object !== undefined,
+    model,
+    thinkingLevel,
+    noMessage: type === "message" && (message === undefined || message === null),
+  });
+  rememberValue(line, value);
+  return line;
+}
+
+type Facts = Omit<ValueLine, "kind" | "value" | "object">;
+
+/**
+ * A line that parses, with the facts every feature reads (ids, links, types, roles, findings) and
+ * its value fetched through the cache. A primitive value (a number, `null`…) is small and kept.
+ */
+class ParsedValueLine implements ValueLine {
+  readonly kind = "value";
+  type!: string | undefined;
+  id!: string | undefined;
+  parentId!: string | null | undefined;
+  idKey!: IdKey;
+  parentKey!: IdKey;
+  time!: number | undefined;
+  toolCallIds!: string[] | undefined;
+  toolResultId!: string | undefined;
+  role!: string | undefined;
+  reference!: IdKey;
+  looksLikePi!: boolean;
+  findings!: readonly LineFinding[];
+  falsy!: boolean;
+  isObject!: boolean;
+  model!: { provider: unknown; modelId: unknown } | undefined;
+  thinkingLevel: unknown;
+  noMessage!: boolean;
+
+  constructor(
+    /** The JSON text the value was parsed from (held by the document anyway). */
+    readonly text: string,
+    facts: Facts,
+  ) {
+    Object.assign(this, facts);
+  }
+
+  get value(): unknown {
+    return valueOf(this);
+  }
+
+  get object(): Record<string, unknown> | undefined {
+    if (!this.isObject) return undefined;
+    const value = valueOf(this);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  }
 }
 
 /** Collects the findings of one line; spans are located lazily, only for actual findings. */

@@ -10,8 +10,8 @@ export function checkLinks(r: Report): void {
   const { a } = r;
   const malformed = r.malformedIdLines();
   for (const entry of a.entries) {
-    const o = entry.parsed.object;
-    if (!o) continue;
+    const p = entry.parsed;
+    if (!p.isObject) continue;
     // The analysis already resolved every parent: a named parent that did not resolve dangles.
     if (typeof entry.parentId === "string" && entry.parentId !== "" && a.parent[entry.index] === undefined) {
       const where = malformed.get(entry.parentId);
@@ -26,29 +26,29 @@ export function checkLinks(r: Report): void {
         r.valueRange(entry.line, ["parentId"]),
       );
     }
+    // The id each entry names besides its parent is a fact of its parse (`reference`).
+    const named = p.reference;
     switch (entry.type) {
       case "label":
       case "context_edit": {
-        const target = o.targetId;
-        if (typeof target === "string" && !a.byId.has(target)) {
+        if (typeof named === "string" && !a.byId.has(named)) {
           const effect = entry.type === "label" ? "Pi keeps the label, but it marks no entry in the tree." : "Pi 1.x applies the edit to no message.";
-          r.add("dangling-target", `targetId "${clip(target)}" names no entry. ${effect}`, r.valueRange(entry.line, ["targetId"]));
+          r.add("dangling-target", `targetId "${clip(named)}" names no entry. ${effect}`, r.valueRange(entry.line, ["targetId"]));
         }
         break;
       }
       case "branch_summary": {
-        const from = o.fromId;
-        if (typeof from === "string" && from !== "root" && !a.byId.has(from)) {
+        if (typeof named === "string" && named !== "root" && !a.byId.has(named)) {
           r.add(
             "dangling-from",
-            `fromId "${clip(from)}" names no entry (only "root" may name none). Pi still shows the summary to the model, but the branch it summarises cannot be found.`,
+            `fromId "${clip(named)}" names no entry (only "root" may name none). Pi still shows the summary to the model, but the branch it summarises cannot be found.`,
             r.valueRange(entry.line, ["fromId"]),
           );
         }
         break;
       }
       case "compaction":
-        checkFirstKept(r, entry, o.firstKeptEntryId);
+        checkFirstKept(r, entry, named);
         break;
     }
   }

@@ -1,0 +1,63 @@
+/**
+ * The parsed values of lines, kept for the lines used last, within a budget.
+ *
+ * A parsed JSON value takes several times the memory of its text; keeping every line's for the
+ * life of a 50 MB document costs hundreds of megabytes. A line's parse therefore keeps only the
+ * facts features read on every pass (`ParsedLine`), and its value lives here: the lines whose value
+ * was wanted last stay, up to a budget in characters of text, and a line let go is parsed again
+ * when its value is wanted (its text never changes: an edit makes a new parse). The cache is shared
+ * by every document of the process, so its size does not grow with the number of open files.
+ */
+
+/** The lines whose values are kept: at most this many characters of their text. */
+const BUDGET_CHARS = 8_000_000;
+
+interface Cached {
+  readonly text: string;
+}
+
+const cache = new Map<Cached, unknown>();
+let chars = 0;
+
+/** Keeps a value just parsed from a line's text. */
+export function rememberValue(line: Cached, value: unknown): void {
+  // A primitive (a number, null, a string) is as small as its text: nothing to save by letting it go.
+  if (value === null || typeof value !== "object") return;
+  const previous = cache.get(line);
+  if (previous !== undefined) {
+    cache.delete(line);
+    chars -= line.text.length;
+  }
+  cache.set(line, value);
+  chars += line.text.length;
+  while (chars > BUDGET_CHARS && cache.size > 1) {
+    const [oldest] = cache.keys();
+    cache.delete(oldest!);
+    chars -= oldest!.text.length;
+  }
+}
+
+/** The value of a line: from the cache (marking it used), or parsed again from its text. */
+export function valueOf(line: Cached): unknown {
+  const value = cache.get(line);
+  if (value !== undefined) {
+    // Move it to the back: the least recently used is evicted first.
+    cache.delete(line);
+    cache.set(line, value);
+    return value;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line.text);
+  } catch {
+    // The text parsed once and has not changed; this cannot happen.
+    return undefined;
+  }
+  rememberValue(line, parsed);
+  return parsed;
+}
+
+/** How many characters of line text the cache holds values for (for tests and the benchmark). */
+export function cachedChars(): number {
+  return chars;
+}
