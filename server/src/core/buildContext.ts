@@ -97,15 +97,16 @@ export function buildContext(a: SessionAnalysis, options: BuildOptions = {}): Co
   const sources: Entry[] = [];
   const edits = new Map<unknown, Entry>();
   if (flavor !== "0.74") {
-    for (const entry of selected) if (entry.type === "context_edit") edits.set(record(entry.parsed.value)?.targetId, entry);
+    for (const entry of selected) if (entry.type === "context_edit") edits.set(entry.parsed.reference, entry);
   }
   for (let i = 0; i < selected.length; i++) {
     const entry = selected[i]!;
     // Only the newest compaction, at the head of the selection, contributes its summary.
     if (entry.type === "compaction" && i > 0) continue;
-    let produced = flavor === "0.74" ? messagesOf074(entry) : messagesOf1x(entry);
+    let produced = messagesOfLine(entry, flavor === "0.74");
     if (i === 0 && entry.type === "compaction" && flavor === "retained-tail") produced = produced.concat(retainedTail(entry) ?? []);
-    const edit = edits.get(record(entry.parsed.value)?.id);
+    // Pi's `edits.get(sourceEntry.id)`: a Map lookup by the raw id, which the keys compare as.
+    const edit = edits.size === 0 ? undefined : edits.get(entry.key);
     if (edit) {
       const replacement = record(edit.parsed.value)?.replacement;
       if (replacement === undefined) return { ok: false, failure: { kind: "type-error", entry: edit, reason: "a context edit without a replacement" } };
@@ -165,6 +166,24 @@ export function selectEntries(path: readonly Entry[], flavor: PiFlavor): { selec
 function retainedTail(compaction: Entry): unknown[] | undefined {
   const tail = record(compaction.parsed.value)?.retainedTail;
   return Array.isArray(tail) ? tail : undefined;
+}
+
+/**
+ * The messages a line contributes depend on that line alone, so they are kept with its parse: a
+ * context built again after an edit elsewhere reuses them instead of parsing every selected line
+ * again (the values are not kept with the parses, see values.ts). Pi's builders return the stored
+ * message objects themselves, and nothing changes them, so sharing them between builds is safe.
+ */
+const producedByLine = [new WeakMap<object, unknown[]>(), new WeakMap<object, unknown[]>()];
+
+function messagesOfLine(entry: Entry, classic: boolean): unknown[] {
+  const memo = producedByLine[classic ? 1 : 0]!;
+  let produced = memo.get(entry.parsed);
+  if (!produced) {
+    produced = classic ? messagesOf074(entry) : messagesOf1x(entry);
+    memo.set(entry.parsed, produced);
+  }
+  return produced;
 }
 
 /** Pi 1.x's `sessionEntryToContextMessages`. */

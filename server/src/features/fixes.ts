@@ -158,7 +158,7 @@ function closingLine(doc: SessionDocument, start: number): number | undefined {
   let escaped = false;
   for (let line = start; line < doc.lineCount && line - start < MAX_JOIN_LINES; line++) {
     const p = doc.parsed[line]!;
-    if (line > start && p.kind === "value" && p.object) return undefined; // An entry of its own.
+    if (line > start && p.kind === "value" && p.isObject) return undefined; // An entry of its own.
     const text = line === start ? doc.jsonText(line) : doc.lines[line]!;
     // Only the outermost brace of a pretty-printed entry stands at the start of a line, so a
     // second one starts another run. Each line is thus scanned for one run at most: linear overall.
@@ -324,7 +324,7 @@ function fixesIn(ctx: Context, d: Diagnostic): Fix[] {
       break;
     }
     case "not-an-object": {
-      if (p.kind !== "value" || p.object) break;
+      if (p.kind !== "value" || p.isObject) break;
       const run = joinRuns(ctx).get(line);
       if (run) {
         out.push(joinFix(ctx, run));

@@ -47,7 +47,7 @@ export function targetAt(doc: SessionDocument, requested: Position): Target | un
   if (!position) return undefined;
   const line = position.line;
   const p = doc.parsed[line];
-  if (p?.kind !== "value" || !p.object) return undefined;
+  if (p?.kind !== "value" || !p.isObject) return undefined;
   const a = doc.analysis;
   const entry = a.entryAtLine[line];
   const isHeader = line === a.headerLine || p.type === "session";

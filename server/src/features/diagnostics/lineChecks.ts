@@ -40,7 +40,7 @@ export function checkLines(r: Report): void {
       }
       continue;
     }
-    if (!p.object) {
+    if (!p.isObject) {
       r.add("not-an-object", notAnObjectMessage(r, line, p.value), r.lineRange(line));
       continue;
     }

@@ -141,11 +141,8 @@ export class Report {
   describeLine(line: number): string {
     const p = this.doc.parsed[line]!;
     if (p.kind !== "value") return "not JSON";
-    if (!p.object) return describe(p.value);
-    if (p.type === "message") {
-      const role = (p.object.message as Record<string, unknown> | undefined)?.role;
-      return typeof role === "string" ? `a ${clip(role)} message entry` : "a message entry";
-    }
+    if (!p.isObject) return describe(p.value);
+    if (p.type === "message") return p.role !== undefined ? `a ${clip(p.role)} message entry` : "a message entry";
     return p.type ? `a ${clip(p.type)} entry` : "an object without a type";
   }
 
