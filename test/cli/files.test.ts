@@ -163,4 +163,14 @@ describe("UTF-16 files", () => {
     expect(decodeSession(Buffer.from(`${header}\n`)).encoding).toBe("utf-8");
     expect(decodeSession(Buffer.from("")).encoding).toBe("utf-8");
   });
+
+  it("is lossless for valid UTF-8, a real U+FFFD included, and not when a byte was replaced", () => {
+    expect(decodeSession(Buffer.from(`${header}\n{"a":"é ✓ 😀"}\n`)).lossless).toBe(true);
+    // U+FFFD written by a tool (EF BF BD) decodes to itself and encodes back to the same bytes.
+    expect(decodeSession(Buffer.from(`${header}\n{"a":"\uFFFD"}\n`)).lossless).toBe(true);
+    const invalid = Buffer.concat([Buffer.from(`${header}\n{"a":"`), Buffer.from([0xc3]), Buffer.from('"}\n')]);
+    expect(decodeSession(invalid).lossless).toBe(false);
+    const both = Buffer.concat([Buffer.from(`${header}\n{"a":"\uFFFD`), Buffer.from([0xff]), Buffer.from('"}\n')]);
+    expect(decodeSession(both).lossless).toBe(false);
+  });
 });

@@ -15,6 +15,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Diagnostic } from "vscode-languageserver";
 import { SessionDocument } from "../core/document";
+import { forgetValues, keepAllValues } from "../core/values";
 import { CODES, type DiagnosticCode } from "../core/codes";
 import { capDiagnostics, MAX_PER_CODE } from "../features/diagnosticCap";
 import { collectDiagnostics, DIAGNOSTIC_SOURCE } from "../features/diagnostics";
@@ -95,6 +96,8 @@ export function runCheck(args: readonly string[], io: CliIo): number {
     io.out(`${CHECK_USAGE}\n`);
     return 0;
   }
+  // Each file is read through once and dropped: its parsed values are kept until then, never parsed twice.
+  keepAllValues();
   if (positionals.length === 0) {
     io.err(`pi-session-lsp check: no path given\n${CHECK_USAGE}\n`);
     return 2;
@@ -176,6 +179,7 @@ class CheckRun {
       this.report(target, file, decoded, outcome);
     } finally {
       closeFile(file);
+      forgetValues();
     }
   }
 

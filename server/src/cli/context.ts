@@ -22,6 +22,7 @@ import { pathToFileURL } from "node:url";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import { buildContext, type ContextFailure, type PiFlavor } from "../core/buildContext";
 import { SessionDocument } from "../core/document";
+import { keepAllValues } from "../core/values";
 import { versionRules } from "../core/semantics/version";
 import { contextMarkdownOptions, renderContextMarkdown } from "../features/contextMarkdown";
 import { singleLine } from "../core/text";
@@ -96,6 +97,8 @@ export function runContext(args: readonly string[], io: CliIo): number {
     return usage(`give exactly one file (given ${files.length}: ${files.slice(0, 3).map(quote).join(", ")}${files.length > 3 ? ", …" : ""})`);
   const file = files[0]!;
   const shown = escapeControls(file);
+  // The one file is read through once: its parsed values are kept, never parsed twice.
+  keepAllValues();
 
   let bytes: Buffer;
   try {

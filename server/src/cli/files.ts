@@ -139,7 +139,10 @@ export function decodeSession(bytes: Buffer): Decoded {
     return { text: new TextDecoder(encoding).decode(bytes), encoding, bom, lossless: false };
   }
   const text = bytes.toString("utf8");
-  return { text, encoding: "utf-8", bom: false, lossless: Buffer.byteLength(text, "utf8") === bytes.length && Buffer.from(text, "utf8").equals(bytes) };
+  // Decoding replaces each invalid sequence by U+FFFD: without one in the text nothing was lost, and
+  // only a text that holds one is encoded again to tell a real U+FFFD from a replaced byte.
+  const lossless = !text.includes("\uFFFD") || (Buffer.byteLength(text, "utf8") === bytes.length && Buffer.from(text, "utf8").equals(bytes));
+  return { text, encoding: "utf-8", bom: false, lossless };
 }
 
 function utf16Of(bytes: Buffer): "utf-16le" | "utf-16be" | undefined {

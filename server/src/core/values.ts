@@ -9,8 +9,22 @@
  * by every document of the process, so its size does not grow with the number of open files.
  */
 
-/** The lines whose values are kept: at most this many characters of their text. */
+/** The lines whose values are kept: at most this many characters of their text (see `keepAllValues`). */
 const BUDGET_CHARS = 8_000_000;
+let budget = BUDGET_CHARS;
+
+/**
+ * For a program that reads one document through and then drops it (the CLI): keep every value, so
+ * that nothing is parsed twice. `forgetValues` empties the cache between documents.
+ */
+export function keepAllValues(): void {
+  budget = Number.POSITIVE_INFINITY;
+}
+
+export function forgetValues(): void {
+  cache.clear();
+  chars = 0;
+}
 
 interface Cached {
   readonly text: string;
@@ -30,10 +44,16 @@ export function rememberValue(line: Cached, value: unknown): void {
   }
   cache.set(line, value);
   chars += line.text.length;
-  while (chars > BUDGET_CHARS && cache.size > 1) {
-    const [oldest] = cache.keys();
-    cache.delete(oldest!);
-    chars -= oldest!.text.length;
+  if (chars > budget) evict();
+}
+
+/** Lets the least recently used values go until the cache is a quarter under budget (so that evictions come in batches). */
+function evict(): void {
+  const target = budget * 0.75;
+  for (const oldest of cache.keys()) {
+    if (chars <= target || cache.size <= 1) break;
+    cache.delete(oldest);
+    chars -= oldest.text.length;
   }
 }
 
