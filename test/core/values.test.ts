@@ -1,7 +1,7 @@
 // The values cache: a line's parsed value is kept within a budget of text characters and parsed
 // again from the line's text once let go; the CLI keeps every value of the one file it reads.
 import { describe, expect, it } from "vitest";
-import { cachedChars, forgetValues, keepAllValues, rememberValue, valueOf } from "../../server/src/core/values";
+import { cachedChars, forgetValues, keepAllValues, rememberValue, lineValue } from "../../server/src/core/values";
 
 /** A line of about `size` characters whose value is an object. */
 function line(n: number, size: number): { text: string } {
@@ -14,9 +14,9 @@ describe("values cache", () => {
     const a = line(1, 100);
     const value = JSON.parse(a.text);
     rememberValue(a, value);
-    expect(valueOf(a)).toBe(value);
+    expect(lineValue(a)).toBe(value);
     const b = line(2, 100);
-    expect(valueOf(b)).toEqual({ n: 2, pad: "x".repeat(80) });
+    expect(lineValue(b)).toEqual({ n: 2, pad: "x".repeat(80) });
     expect(cachedChars()).toBe(a.text.length + b.text.length);
   });
 
@@ -25,7 +25,7 @@ describe("values cache", () => {
     rememberValue({ text: "42" }, 42);
     rememberValue({ text: "null" }, null);
     expect(cachedChars()).toBe(0);
-    expect(valueOf({ text: '"s"' })).toBe("s");
+    expect(lineValue({ text: '"s"' })).toBe("s");
     expect(cachedChars()).toBe(0);
   });
 
@@ -40,8 +40,8 @@ describe("values cache", () => {
     // 100 lines of 100,000 characters are 10 million: over the 8 million budget.
     expect(cachedChars()).toBeLessThanOrEqual(8_000_000);
     expect(cachedChars()).toBeGreaterThan(0);
-    expect(valueOf(lines[99]!)).toBe(values[99]);
-    const again = valueOf(lines[0]!);
+    expect(lineValue(lines[99]!)).toBe(values[99]);
+    const again = lineValue(lines[0]!);
     expect(again).not.toBe(values[0]);
     expect(again).toEqual(values[0]);
   });
@@ -53,10 +53,10 @@ describe("values cache", () => {
     rememberValue(lines[0]!, first);
     for (const l of lines.slice(1)) {
       // Line 0 is used before each new line: it stays the most recently used.
-      expect(valueOf(lines[0]!)).toBe(first);
+      expect(lineValue(lines[0]!)).toBe(first);
       rememberValue(l, JSON.parse(l.text));
     }
-    expect(valueOf(lines[0]!)).toBe(first);
+    expect(lineValue(lines[0]!)).toBe(first);
     expect(cachedChars()).toBeLessThanOrEqual(8_000_000);
   });
 
@@ -70,9 +70,9 @@ describe("values cache", () => {
       return value;
     });
     expect(cachedChars()).toBe(lines.reduce((sum, l) => sum + l.text.length, 0));
-    expect(valueOf(lines[0]!)).toBe(values[0]);
+    expect(lineValue(lines[0]!)).toBe(values[0]);
     forgetValues();
     expect(cachedChars()).toBe(0);
-    expect(valueOf(lines[0]!)).not.toBe(values[0]);
+    expect(lineValue(lines[0]!)).not.toBe(values[0]);
   });
 });

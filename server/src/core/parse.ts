@@ -13,7 +13,7 @@
 import type { DiagnosticCode } from "./codes";
 import { type IdKey, idKeyOf } from "./ids";
 import { clip } from "./text";
-import { rememberValue, valueOf } from "./values";
+import { rememberValue, lineValue } from "./values";
 import { locate, type JsonPath, type Span } from "./locate";
 import {
   BASE_FIELDS,
@@ -248,12 +248,12 @@ class ParsedValueLine implements ValueLine {
   }
 
   get value(): unknown {
-    return valueOf(this);
+    return lineValue(this);
   }
 
   get object(): Record<string, unknown> | undefined {
     if (!this.isObject) return undefined;
-    const value = valueOf(this);
+    const value = lineValue(this);
     return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   }
 }

@@ -58,7 +58,7 @@ function evict(): void {
 }
 
 /** The value of a line: from the cache (marking it used), or parsed again from its text. */
-export function valueOf(line: Cached): unknown {
+export function lineValue(line: Cached): unknown {
   const value = cache.get(line);
   if (value !== undefined) {
     // Move it to the back: the least recently used is evicted first.
