@@ -17,7 +17,7 @@
 import type { TextDocumentContentChangeEvent } from "vscode-languageserver-textdocument";
 import type { Position, Range } from "vscode-languageserver";
 import { analyze, reanalyze, type SessionAnalysis } from "./analysis";
-import { splitLines } from "./lines";
+import { detachLines, splitLines } from "./lines";
 import { locate, type JsonPath } from "./locate";
 import { parseLine, type ParsedLine } from "./parse";
 import { type PiPosition, PositionMap } from "./positions";
@@ -40,6 +40,7 @@ export class SessionDocument {
     text: string,
   ) {
     const split = splitLines(text);
+    detachLines(text, split.lines);
     this.lines = split.lines;
     this.eols = split.eols;
     this.parsed = this.lines.map((line, i) => parseDocumentLine(line, i));

@@ -39,3 +39,37 @@ export function splitLines(text: string): SplitText {
     start = nl + 1;
   }
 }
+
+/** Below this many characters a text is not worth copying line by line (see `detachLines`). */
+const DETACH_MIN_CHARS = 1 << 20;
+const WIDE_CHAR = /[^\u0000-\u00ff]/;
+
+/**
+ * Gives the lines of a big text storage of their own, each as compact as its characters allow.
+ *
+ * The lines `splitLines` returns are slices that keep the whole text alive. When that text holds
+ * one character past U+00FF (a curly quote in one message is enough), V8 stores all of it with two
+ * bytes per character, ASCII included: 90 MB for a 45 MB session. Copied line by line, a line of
+ * Latin-1 characters takes one byte per character and only the lines that need two keep two, and
+ * the whole text can be collected. For a text without such a character the slices are already one
+ * byte per character and are kept as they are.
+ */
+export function detachLines(text: string, lines: string[]): void {
+  if (text.length < DETACH_MIN_CHARS || !WIDE_CHAR.test(text)) return;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.length < 16) continue;
+    lines[i] = WIDE_CHAR.test(line) ? flatCopy(line) : Buffer.from(line, "latin1").toString("latin1");
+  }
+  // A regular expression's last match keeps its subject alive (RegExp.lastMatch): end on a match
+  // against a string of our own, so that no slice of the text stays reachable through it.
+  WIDE_CHAR.test("\u0100");
+}
+
+/** A copy of a string that shares no storage with it: flattening a concatenation copies the characters. */
+function flatCopy(line: string): string {
+  const copy = ` ${line}`.slice(1);
+  // Reading a character flattens the concatenation now, while the original is still at hand.
+  copy.charCodeAt(0);
+  return copy;
+}
