@@ -45,6 +45,10 @@ const EDITS = Number(option("--edits", "15"));
 const REPS = Number(option("--reps", "3"));
 const VS_PEERS = args.includes("--vs-peers");
 const AS_JSON = args.includes("--json");
+// With --profile DIR the server writes a V8 CPU profile of its whole run into DIR (summarise it with
+// bench/cpuprofile-summary.mjs); its figures are then slower than without.
+const PROFILE_DIR = option("--profile", undefined);
+const SERVER_FLAGS = PROFILE_DIR ? [`--cpu-prof`, `--cpu-prof-dir=${PROFILE_DIR}`] : [];
 
 const SIZES = {
   50: { entries: 50_000, textScale: 0.7, bigLines: 6 },
@@ -163,7 +167,7 @@ const insert = (uri, version, site, text = "x") => ({
 
 /** Our server with a pulling client: open, edits, the first request after each edit, memory. */
 async function ourPull(s) {
-  const server = startServer(process.execPath, [BIN, "--stdio"]);
+  const server = startServer(process.execPath, [...SERVER_FLAGS, BIN, "--stdio"]);
   await initialize(server, PULL);
   const uri = "file:///bench/session.jsonl";
   const t0 = performance.now();
@@ -230,7 +234,7 @@ async function ourPull(s) {
 
 /** Our server with a pushing client: open → first publish, and edits inside a line that change a diagnostic → their publish. */
 async function ourPush(s) {
-  const server = startServer(process.execPath, [BIN, "--stdio"]);
+  const server = startServer(process.execPath, [...SERVER_FLAGS, BIN, "--stdio"]);
   await initialize(server, PUSH);
   const uri = "file:///bench/session-push.jsonl";
   const t0 = performance.now();
