@@ -68,7 +68,7 @@
   (unless (functionp (default-value 'eglot-workspace-configuration))
     (setq-default eglot-workspace-configuration
                   (plist-put (copy-sequence (default-value 'eglot-workspace-configuration))
-                             :piSession '(:maxSymbols 5000 :fadeInactive t))))
+                             :piSession '(:maxSymbols 2000 :fadeInactive t))))
   ;; `add-to-list' puts the entry first: it must win over Eglot's own entries
   ;; for `js-mode' / `js-json-mode', which this mode derives from.
   (add-to-list 'eglot-server-programs

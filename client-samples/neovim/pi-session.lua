@@ -31,7 +31,7 @@ local NAME = 'pi_session'
 local user = vim.g.pi_session or {}
 local opts = vim.tbl_deep_extend('force', {
   -- Settings documented in the main README ("Settings"); all keys live under `piSession`.
-  settings = { maxSymbols = 5000, fadeInactive = true },
+  settings = { maxSymbols = 2000, fadeInactive = true },
   sessions_dir = '~/.pi/agent/sessions',
   sessions_only = false,
   keymaps = true,

@@ -47,7 +47,7 @@ endfunction
 " `not-in-context` hints (it would list every entry off the active path as a warning), so this
 " sample turns fading off.
 let g:pi_session_lsp_settings = extend({
-\   'maxSymbols': 5000,
+\   'maxSymbols': 2000,
 \   'fadeInactive': v:false,
 \ }, get(g:, 'pi_session_lsp_settings', {}))
 

@@ -146,7 +146,7 @@ describe("Emacs + Eglot with client-samples/emacs/pi-session.el", () => {
     expect(seen.command, because).toEqual(["pi-session-lsp", "--stdio"]);
     expect(seen.languageId, because).toBe("jsonl");
     expect(seen.serverInfo, because).toMatchObject({ name: "pi-session-lsp" });
-    expect(seen.initializationOptions, because).toEqual({ piSession: { maxSymbols: 5000, fadeInactive: true } });
+    expect(seen.initializationOptions, because).toEqual({ piSession: { maxSymbols: 2000, fadeInactive: true } });
   });
 
   it("shows in Flymake what `check` reports, on the same lines, with code and message", () => {

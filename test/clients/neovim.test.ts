@@ -302,7 +302,7 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
       });
 
       it("passes the settings as settings.piSession and init_options", () => {
-        const expected = { maxSymbols: 5000, fadeInactive: true, ...(testCase.options?.settings as object | undefined) };
+        const expected = { maxSymbols: 2000, fadeInactive: true, ...(testCase.options?.settings as object | undefined) };
         expect(result.settings?.piSession, why(run, result)).toEqual(expected);
         expect(result.initOptions?.piSession, why(run, result)).toEqual(expected);
         if (result.configurationCapability) {

@@ -96,7 +96,7 @@ import { groupDigits, singleLine } from "../core/text";
 import { entryKind, entryTitle, NAME_CODE_POINTS, SYMBOL } from "./entryTitle";
 
 export interface DocumentSymbolsOptions {
-  /** The most symbols to return, all levels counted (the server's default is 5,000). */
+  /** The most symbols to return, all levels counted (the server's default is 2,000). */
   maxSymbols: number;
 }
 
@@ -107,7 +107,7 @@ export interface DocumentSymbolsResult {
 }
 
 /** The cap the server uses unless a setting says otherwise. */
-export const DEFAULT_MAX_SYMBOLS = 5000;
+export const DEFAULT_MAX_SYMBOLS = 2000;
 
 export function computeDocumentSymbols(doc: SessionDocument, options: DocumentSymbolsOptions): DocumentSymbolsResult {
   const max = Number.isNaN(options.maxSymbols) ? DEFAULT_MAX_SYMBOLS : Math.max(0, Math.floor(options.maxSymbols));
