@@ -11,7 +11,10 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SessionDocument } from "../../server/src/core/document";
+import { computeFadingHints } from "../../server/src/features/fading";
 import { changedLines, describeRun, type EditorRun, fixedByCli, REPO, remainingProblems, requireEditor, runEditor, SAMPLES, SESSIONS } from "./harness";
 
 const FILE = join(SESSIONS, "broken.jsonl");
@@ -175,10 +178,13 @@ describe("Emacs + Eglot with client-samples/emacs/pi-session.el", () => {
     const faded = flymake.filter((d) => d.text.includes("[not-in-context]"));
     expect(faded.length, because).toBeGreaterThan(0);
     expect(new Set(faded.map((d) => d.type)), because).toEqual(new Set(["eglot-note"]));
+    // One note per run of faded lines, at the run's first line: the ones the server computes.
+    const runs = computeFadingHints(new SessionDocument(pathToFileURL(FILE).href, "jsonl", 1, TEXT));
+    expect(runs.length).toBeGreaterThan(0);
     expect(
       faded.map((d) => d.line),
       because,
-    ).toContain(PARENT_LINE);
+    ).toEqual(runs.map((d) => d.range.start.line));
     expect(seen.fadedBefore, because).toBe(faded.length);
     expect(seen.fadedAfter, because).toBe(0);
     expect(seen.diagnosticsAfterSettings, because).toBe(checked().length);

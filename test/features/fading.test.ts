@@ -25,14 +25,16 @@ function faded(text: string, maxFaded?: number): string[] {
   });
 }
 
-/** Every fading diagnostic is a hint, tagged Unnecessary, and covers exactly its line. */
+/** Every fading diagnostic is a hint, tagged Unnecessary, and covers exactly its lines: from the start of the first to the end of the last. */
 function checkShape(d: SessionDocument, x: Diagnostic): void {
   expect(x.severity).toBe(4);
   expect(x.tags).toEqual([1]);
   expect(x.code).toBe(NOT_IN_CONTEXT);
   expect(x.source).toBe("pi-session");
   expect(x.range.start).toEqual({ line: x.range.start.line, character: 0 });
-  expect(x.range.end).toEqual({ line: x.range.start.line, character: d.lines[x.range.start.line]!.length });
+  expect(x.range.end).toEqual({ line: x.range.end.line, character: d.lines[x.range.end.line]!.length });
+  const lines = x.range.end.line - x.range.start.line + 1;
+  if (lines > 1) expect(x.message).toContain(`; lines ${x.range.start.line + 1}–${x.range.end.line + 1} (${lines} entries)`);
 }
 
 /** A system message entry, as Pi 1.x writes them. */
@@ -56,7 +58,7 @@ describe("fading entries out of the context", () => {
       assistant("a2", "u1", "Fixed."), //         5
       user("u2", "a2", "Thanks."), //             6
     );
-    expect(faded(text)).toEqual(["3: on another branch (the active path ends on line 7)", "4: on another branch (the active path ends on line 7)"]);
+    expect(faded(text)).toEqual(["3: on another branch (the active path ends on line 7); lines 4–5 (2 entries)"]);
   });
 
   it("fades what the last compaction summarised, and keeps its kept range, labels and settings", () => {
@@ -71,11 +73,7 @@ describe("fading entries out of the context", () => {
       compaction("c1", "a2", "u2", 12000), //      7
       user("u3", "c1", "Next."), //                8
     );
-    expect(faded(text)).toEqual([
-      "1: summarised by the compaction on line 8",
-      "2: summarised by the compaction on line 8",
-      "3: summarised by the compaction on line 8",
-    ]);
+    expect(faded(text)).toEqual(["1: summarised by the compaction on line 8; lines 2–4 (3 entries)"]);
   });
 
   it("fades a system message in the kept range, which Pi 1.x drops", () => {
@@ -147,24 +145,57 @@ describe("fading entries out of the context", () => {
     expect(d.lines[2]!.endsWith("}")).toBe(true);
   });
 
-  it("caps the number of faded lines and says how many were left out", () => {
+  it("marks a run of consecutive entries faded for one reason once, however long", () => {
     const side = Array.from({ length: 20 }, (_, i) => assistant(`s${i}`, "u1", `Side ${i}.`));
     const text = session(HEADER, user("u1", null, "Fix."), ...side, assistant("a1", "u1", "Main."));
+    expect(faded(text)).toEqual(["2: on another branch (the active path ends on line 23); lines 3–22 (20 entries)"]);
+  });
+
+  it("splits runs where the reason changes, even on consecutive lines", () => {
+    const text = session(
+      HEADER, //                                  0
+      user("u1", null, "Fix."), //                1 compacted
+      assistant("x1", "u1", "Side."), //          2 side branch
+      assistant("a1", "u1", "Main."), //          3 kept
+      compaction("c1", "a1", "a1", 100), //       4
+      user("u2", "c1", "Next."), //               5
+    );
+    expect(faded(text)).toEqual(["1: summarised by the compaction on line 5", "2: on another branch (the active path ends on line 6)"]);
+  });
+
+  it("caps the number of runs and says how many entries were left out", () => {
+    // Side entries between main-path entries: every side entry is a run of its own.
+    const lines = [HEADER, user("m0", null, "Fix.")];
+    for (let i = 1; i <= 20; i++) lines.push(assistant(`s${i}`, `m${i - 1}`, `Side ${i}.`), user(`m${i}`, `m${i - 1}`, `Main ${i}.`));
+    const text = session(...lines);
     const out = faded(text, 5);
     expect(out).toHaveLength(6);
-    expect(out.slice(0, 5).map((x) => x.split(":")[0])).toEqual(["2", "3", "4", "5", "6"]);
-    expect(out[5]).toBe("7: 15 more entries are not in the context Pi builds when it resumes, from this line on; only the first 5 are marked.");
-    expect(faded(text, 0)).toEqual(["2: 20 more entries are not in the context Pi builds when it resumes, from this line on; only the first 0 are marked."]);
+    expect(out.slice(0, 5).map((x) => x.split(":")[0])).toEqual(["2", "4", "6", "8", "10"]);
+    expect(out[5]).toBe(
+      "12: 15 more entries are not in the context Pi builds when it resumes, from this line on; only the first 5 runs of faded lines are marked.",
+    );
+    expect(faded(text, 0)).toEqual([
+      "2: 20 more entries are not in the context Pi builds when it resumes, from this line on; only the first 0 runs of faded lines are marked.",
+    ]);
     expect(faded(text)).toHaveLength(20);
   });
 
-  it("caps the hints on a 50,000-entry session with a compaction near the end", () => {
+  it("gives a 50,000-entry compacted prefix one hint", () => {
     const lines = [HEADER, user("e0", null, "start")];
     for (let i = 1; i < 50_000; i++) lines.push(i % 2 ? assistant(`e${i}`, `e${i - 1}`, `reply ${i}`) : user(`e${i}`, `e${i - 1}`, `ask ${i}`));
     lines.push(compaction("c", "e49999", "e49990", 99000), user("last", "c", "go"));
     const d = doc(session(...lines));
     const out = computeFadingHints(d);
+    expect(out.map((x) => [x.range.start.line, x.range.end.line, x.message])).toEqual([
+      [1, 49_990, `${PREFIX}summarised by the compaction on line 50002; lines 2–49991 (49,990 entries)`],
+    ]);
+  });
+
+  it("caps the hints on a 50,000-entry session whose every other entry is a side branch", () => {
+    const lines = [HEADER, user("m0", null, "start")];
+    for (let i = 1; i < 25_000; i++) lines.push(assistant(`s${i}`, `m${i - 1}`, `side ${i}`), user(`m${i}`, `m${i - 1}`, `ask ${i}`));
+    const out = computeFadingHints(doc(session(...lines)));
     expect(out).toHaveLength(5001);
-    expect(out[5000]!.message as string).toMatch(/^44,990 more entries/);
+    expect(out[5000]!.message as string).toMatch(/^19,999 more entries/);
   });
 });
