@@ -50,6 +50,7 @@ import { computeRename, isRenameRefusal, prepareRename } from "../features/renam
 import { computeDocumentSymbols } from "../features/symbols";
 import { VERSION } from "../version";
 import { DiagnosticsService } from "./diagnostics";
+import { MemoryReclaimer } from "./memory";
 import { Guard } from "./guard";
 import { DEFAULT_SETTINGS, readSettings, SETTINGS_SECTION, type Settings } from "./settings";
 import { attachWorkspaceIndex } from "./workspaceIndex";
@@ -131,6 +132,7 @@ export function startServer(connection: Connection): ServerHandle {
   });
   connection.onShutdown(() => {
     guard.state = "shut-down";
+    memory.dispose();
     workspace.dispose();
   });
 
@@ -192,14 +194,20 @@ export function startServer(connection: Connection): ServerHandle {
     }, LENS_REFRESH_DELAY_MS);
   }
 
-  documents.onDidOpen((event) => diagnostics?.changed(event.document));
+  const memory = new MemoryReclaimer(() => documents.keys().length);
+  documents.onDidOpen((event) => {
+    diagnostics?.changed(event.document);
+    memory.changed(textLength(event.document));
+  });
   documents.onDidChangeContent((event) => {
     diagnostics?.changed(event.document);
+    memory.changed(0);
     scheduleLensRefresh();
   });
   documents.onDidClose((event) => {
     toldTruncated.delete(event.document.uri);
     diagnostics?.closed(event.document.uri);
+    memory.closed();
   });
 
   connection.languages.diagnostics.on(
@@ -337,4 +345,11 @@ export function startServer(connection: Connection): ServerHandle {
       return guard.state === "shut-down";
     },
   };
+}
+
+/** The number of characters in a document's lines (O(lines), without joining them). */
+function textLength(document: SessionDocument): number {
+  let chars = 0;
+  for (const line of document.lines) chars += line.length + 1;
+  return chars;
 }
