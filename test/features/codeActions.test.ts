@@ -11,7 +11,9 @@ import type { CodeAction, Diagnostic, TextEdit } from "vscode-languageserver";
 import { SessionDocument } from "../../server/src/core/document";
 import { FIX_ALL_KIND, computeCodeActions } from "../../server/src/features/codeActions";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
-import { applySafeFixes, cwdForDocument, editsBetween, lineDiff, quickFixes, unifiedDiff, unitsOf } from "../../server/src/features/fixes";
+import { editsBetween, lineDiff, unifiedDiff, unitsOf } from "../../server/src/core/diff";
+import { cwdForDocument } from "../../server/src/core/sessionLocation";
+import { applySafeFixes, quickFixes } from "../../server/src/features/fixes";
 import { freshEntryId, uuidv7 } from "../../server/src/core/ids";
 import { HEADER, assistant, session, user } from "../helpers/piLines";
 

@@ -119,6 +119,27 @@ export function encodeCwd(version: PiVersion, cwd: string, p: Pick<PiProcess, "c
   return `--${resolved.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
 }
 
+/**
+ * The cwd a session in this document's folder belongs to: `encodeCwd` backwards, `--home-dev-p--`
+ * → `/home/dev/p` (every `-` inside becomes `/`; a dash in a real folder name cannot be told apart,
+ * and the header can be edited after). Otherwise the document's own folder, or "/" for a document
+ * that is not a file. A new header's cwd is made from it.
+ */
+export function cwdForDocument(uri: string): string {
+  let path: string;
+  try {
+    path = fileUrlToPath(uri);
+  } catch {
+    return "/";
+  }
+  const parts = path.split(/[\\/]/);
+  parts.pop();
+  const folder = parts[parts.length - 1] ?? "";
+  if (folder.length > 4 && folder.startsWith("--") && folder.endsWith("--")) return `/${folder.slice(2, -2).replace(/-/g, "/")}`;
+  const dir = parts.join("/");
+  return dir === "" ? "/" : dir;
+}
+
 /** `getDefaultSessionDirPath(cwd, agentDir)` (1.x) / `getDefaultSessionDir` without its `mkdir` (0.74), as Pi returns it. */
 export function defaultSessionDir(version: PiVersion, cwd: string, agentDir: string, p: Pick<PiProcess, "cwd" | "home">): string {
   const agent = version === "1.x" ? resolvePath16(agentDir, p.cwd, p.home) : agentDir;

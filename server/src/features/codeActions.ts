@@ -9,7 +9,8 @@
 
 import type { CodeAction, Diagnostic, Range } from "vscode-languageserver";
 import type { SessionDocument } from "../core/document";
-import { applySafeFixes, editsBetween, quickFixes, type FixOptions } from "./fixes";
+import { editsBetween } from "../core/diff";
+import { applySafeFixes, quickFixes, type FixOptions } from "./fixes";
 import { migrationAction } from "./migration";
 
 export const QUICK_FIX_KIND = "quickfix";
