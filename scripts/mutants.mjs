@@ -69,9 +69,9 @@ const MUTANTS = [
   },
   { id: "analysis-fast-parent-with-duplicates", file: "core/analysis.ts", from: "!duplicated && above !== undefined &&", to: "above !== undefined &&" },
   { id: "analysis-header-without-id", file: "core/analysis.ts", from: 'if (p.type === "session" && p.id !== undefined) {', to: 'if (p.type === "session") {' },
-  { id: "analysis-below-cycle-unmarked", file: "core/analysis.ts", from: "cyclic = reachesCycle[current] === 1;", to: "cyclic = false;" },
+  { id: "analysis-below-cycle-unmarked", file: "core/cycles.ts", from: "cyclic = reachesCycle[current] === 1;", to: "cyclic = false;" },
   { id: "analysis-active-path-cycle-guard", file: "core/analysis.ts", from: "if (leaf && !reachesCycle[leaf.index]) {", to: "if (leaf) {" },
-  { id: "analysis-falsy-kept", file: "core/analysis.ts", from: "    if (isFalsy(p.value)) {\n", to: "    if (false) {\n" },
+  { id: "analysis-falsy-kept", file: "core/analysis.ts", from: "    if (p.falsy) {\n", to: "    if (false) {\n" },
   // The context: Pi's selection and messages.
   {
     id: "context-first-compaction",
@@ -156,25 +156,18 @@ const MUTANTS = [
     from: "const winner = holders[holders.length - 1]!;",
     to: "const winner = holders[0]!;",
   },
-  // Sibling order, as Pi's getTree sorts children.
+  // Sibling order, as Pi's getTree sorts children (the outline, the hierarchy and the tree share it).
   {
-    id: "outline-sibling-tie-reversed",
-    file: "features/symbols.ts",
-    from: "return tx === ty ? x.index - y.index :",
-    to: "return tx === ty ? y.index - x.index :",
-  },
-  { id: "outline-untimed-first", file: "features/symbols.ts", from: "const tx = x.parsed.time ?? Infinity;", to: "const tx = x.parsed.time ?? -Infinity;" },
-  {
-    id: "hierarchy-sibling-tie-reversed",
-    file: "features/hierarchy.ts",
-    from: "x.time - y.time || x.child.index - y.child.index",
-    to: "x.time - y.time || y.child.index - x.child.index",
+    id: "siblings-tie-reversed",
+    file: "core/semantics/siblings.ts",
+    from: "return [...children].sort(",
+    to: "return [...children].reverse().sort(",
   },
   {
-    id: "hierarchy-unreadable-time-first",
-    file: "features/hierarchy.ts",
-    from: "return Number.isNaN(time) ? Number.POSITIVE_INFINITY : time;",
-    to: "return Number.isNaN(time) ? 0 : time;",
+    id: "siblings-unreadable-time-zero",
+    file: "core/semantics/siblings.ts",
+    from: "return dateTime(entry.parsed.object?.timestamp);",
+    to: "return dateTime(entry.parsed.object?.timestamp) || 0;",
   },
   {
     id: "context-kept-system-as-compacted",

@@ -12,7 +12,7 @@ import { type FindResult, findSessions } from "../node/sessionFind";
 import type { CliIo } from "./check";
 import { escapeJsonControls } from "./terminal";
 import { tildePath } from "./sessions";
-import { escapeControls, formatDateTime, oneLine, parseOptions, piVersionOf, Progress, terminalWidth, usageError } from "./sessionOutput";
+import { escapeControls, formatDateTime, oneLine, readCommandLine, Progress, terminalWidth, usageError } from "./sessionOutput";
 
 export const FIND_USAGE = `Usage: pi-session-lsp find [--cwd DIR] [--session-dir DIR] [--pi 1.x|0.74] [--text | --ids] [--json] ID|PREFIX|TEXT
 
@@ -37,17 +37,15 @@ const OPTIONS = {
 } as const;
 
 export async function runFind(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseOptions(args, OPTIONS);
-  if (!parsed.ok) return usageError(io, "find", FIND_USAGE, parsed.message);
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(`${FIND_USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length === 0) return usageError(io, "find", FIND_USAGE, "nothing to find");
-  if (values.text && values.ids) return usageError(io, "find", FIND_USAGE, "--text and --ids cannot be combined");
-  const version = piVersionOf(values.pi);
-  if (!version) return usageError(io, "find", FIND_USAGE, `--pi must be 1.x or 0.74, not ${JSON.stringify(values.pi)}`);
+  const line = readCommandLine(args, io, {
+    name: "find",
+    usage: FIND_USAGE,
+    options: OPTIONS,
+    check: (values, positionals) =>
+      positionals.length === 0 ? "nothing to find" : values.text && values.ids ? "--text and --ids cannot be combined" : undefined,
+  });
+  if (typeof line === "number") return line;
+  const { values, positionals, version } = line;
   const arg = positionals.join(" ");
   if (arg.trim() === "") return usageError(io, "find", FIND_USAGE, "nothing to find");
   const progress = new Progress("searching sessions");

@@ -15,14 +15,15 @@ import { homedir } from "node:os";
 import { basename, dirname, resolve } from "node:path";
 import { treeShape } from "../core/piTree";
 import { defaultSessionDir, encodeCwd, piAgentDir, type PiVersion } from "../core/sessionLocation";
-import { keyText, type Skeleton } from "../core/sessionSkeleton";
+import type { Skeleton } from "../core/sessionSkeleton";
+import { keyText } from "../core/skeletonKeys";
 import { type SessionInfoReport, StatsCollector } from "../core/sessionStats";
 import { probeHeader } from "../node/scanFile";
 import { readSkeleton } from "../node/skeletonReader";
 import type { CliIo } from "./check";
 import { escapeJsonControls } from "./terminal";
 import { tildePath } from "./sessions";
-import { escapeControls, formatBytes, formatDateTime, oneLine, parseOptions, piVersionOf, terminalWidth, usageError } from "./sessionOutput";
+import { escapeControls, formatBytes, formatDateTime, oneLine, oneFile, readCommandLine, terminalWidth } from "./sessionOutput";
 
 export const INFO_USAGE = `Usage: pi-session-lsp info [--pi 1.x|0.74] [--json] FILE
 
@@ -109,16 +110,9 @@ export function checkFolder(version: PiVersion, file: string, cwd: unknown): Fol
 }
 
 export function runInfo(args: readonly string[], io: CliIo): number {
-  const parsed = parseOptions(args, OPTIONS);
-  if (!parsed.ok) return usageError(io, "info", INFO_USAGE, parsed.message);
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(`${INFO_USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length !== 1) return usageError(io, "info", INFO_USAGE, positionals.length === 0 ? "no file given" : "give one file");
-  const version = piVersionOf(values.pi);
-  if (!version) return usageError(io, "info", INFO_USAGE, `--pi must be 1.x or 0.74, not ${JSON.stringify(values.pi)}`);
+  const line = readCommandLine(args, io, { name: "info", usage: INFO_USAGE, options: OPTIONS, check: oneFile });
+  if (typeof line === "number") return line;
+  const { values, positionals, version } = line;
   const path = positionals[0]!;
   const collector = new StatsCollector(version);
   let name: unknown;

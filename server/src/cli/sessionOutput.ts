@@ -160,6 +160,43 @@ export function parseOptions<T extends ParseArgsConfig["options"]>(
   }
 }
 
+/** A session command's line once read: its options, its words, the Pi version it speaks for. */
+export interface CommandLine {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+  version: "1.x" | "0.74";
+}
+
+/**
+ * The start every session command shares: the options parsed, `--help` answered, the command's own
+ * checks of its words (`check` returns the message of a usage error), then `--pi` read. A number is
+ * the exit status to return at once.
+ */
+export function readCommandLine<T extends ParseArgsConfig["options"]>(
+  args: readonly string[],
+  io: CliIo,
+  command: { name: string; usage: string; options: T; check: (values: CommandLine["values"], positionals: string[]) => string | undefined },
+): CommandLine | number {
+  const { name, usage } = command;
+  const parsed = parseOptions(args, command.options);
+  if (!parsed.ok) return usageError(io, name, usage, parsed.message);
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(`${usage}\n`);
+    return 0;
+  }
+  const wrong = command.check(values, positionals);
+  if (wrong !== undefined) return usageError(io, name, usage, wrong);
+  const version = piVersionOf(values.pi);
+  if (!version) return usageError(io, name, usage, `--pi must be 1.x or 0.74, not ${JSON.stringify(values.pi)}`);
+  return { values, positionals, version };
+}
+
+/** The check of a command that reads one file. */
+export function oneFile(_values: CommandLine["values"], positionals: string[]): string | undefined {
+  return positionals.length === 1 ? undefined : positionals.length === 0 ? "no file given" : "give one file";
+}
+
 /** `--pi 1.x|0.74` (also `1`, `0.73`). */
 export function piVersionOf(value: string | boolean | undefined): "1.x" | "0.74" | undefined {
   if (value === undefined || value === "1.x" || value === "1") return "1.x";

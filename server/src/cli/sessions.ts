@@ -19,19 +19,7 @@ import { type Listing, listSessions } from "../node/sessionQuery";
 import { pathKey } from "../node/sessionStore";
 import type { CliIo } from "./check";
 import { escapeJsonControls } from "./terminal";
-import {
-  escapeControls,
-  formatBytes,
-  formatDateTime,
-  oneLine,
-  padEnd,
-  padStart,
-  parseOptions,
-  piVersionOf,
-  Progress,
-  terminalWidth,
-  usageError,
-} from "./sessionOutput";
+import { escapeControls, formatBytes, formatDateTime, oneLine, padEnd, padStart, readCommandLine, Progress, terminalWidth, usageError } from "./sessionOutput";
 
 export const SESSIONS_USAGE = `Usage: pi-session-lsp sessions [--cwd DIR | --all] [--session-dir DIR] [--pi 1.x|0.74] [--json] [--limit N]
 
@@ -56,17 +44,19 @@ const OPTIONS = {
 } as const;
 
 export async function runSessions(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseOptions(args, OPTIONS);
-  if (!parsed.ok) return usageError(io, "sessions", SESSIONS_USAGE, parsed.message);
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(`${SESSIONS_USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length > 0) return usageError(io, "sessions", SESSIONS_USAGE, `unexpected argument ${JSON.stringify(positionals[0])}`);
-  if (values.all && values.cwd !== undefined) return usageError(io, "sessions", SESSIONS_USAGE, "--cwd and --all cannot be combined");
-  const version = piVersionOf(values.pi);
-  if (!version) return usageError(io, "sessions", SESSIONS_USAGE, `--pi must be 1.x or 0.74, not ${JSON.stringify(values.pi)}`);
+  const line = readCommandLine(args, io, {
+    name: "sessions",
+    usage: SESSIONS_USAGE,
+    options: OPTIONS,
+    check: (values, positionals) =>
+      positionals.length > 0
+        ? `unexpected argument ${JSON.stringify(positionals[0])}`
+        : values.all && values.cwd !== undefined
+          ? "--cwd and --all cannot be combined"
+          : undefined,
+  });
+  if (typeof line === "number") return line;
+  const { values, version } = line;
   const limit = values.limit === undefined ? 200 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 0)
     return usageError(io, "sessions", SESSIONS_USAGE, `--limit must be a whole number, not ${JSON.stringify(values.limit)}`);

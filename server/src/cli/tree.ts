@@ -9,14 +9,15 @@
 
 import { homedir } from "node:os";
 import { buildTreeView, FILTER_MODES, type FilterMode, statusLine, type TreeView } from "../core/piTree";
-import { KeyMaker, keyText, type Skeleton } from "../core/sessionSkeleton";
+import type { Skeleton } from "../core/sessionSkeleton";
+import { KeyMaker, keyText } from "../core/skeletonKeys";
 import { outlineTree } from "../core/treeOutline";
 import { rowText } from "../core/treeText";
 import { EntryReader, readSkeleton } from "../node/skeletonReader";
 import type { PiVersion } from "../core/sessionLocation";
 import type { CliIo } from "./check";
 import { escapeJsonControls } from "./terminal";
-import { clipColumns, escapeControls, oneLine, parseOptions, piVersionOf, terminalWidth, usageError } from "./sessionOutput";
+import { clipColumns, escapeControls, oneLine, oneFile, readCommandLine, terminalWidth, usageError } from "./sessionOutput";
 
 export const TREE_USAGE = `Usage: pi-session-lsp tree [--filter MODE] [--depth N] [--all] [--pi 1.x|0.74] [--json] FILE
 
@@ -130,16 +131,9 @@ export function treeReport(path: string, version: PiVersion, options: { filter?:
 }
 
 export function runTree(args: readonly string[], io: CliIo): number {
-  const parsed = parseOptions(args, OPTIONS);
-  if (!parsed.ok) return usageError(io, "tree", TREE_USAGE, parsed.message);
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(`${TREE_USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length !== 1) return usageError(io, "tree", TREE_USAGE, positionals.length === 0 ? "no file given" : "give one file");
-  const version = piVersionOf(values.pi);
-  if (!version) return usageError(io, "tree", TREE_USAGE, `--pi must be 1.x or 0.74, not ${JSON.stringify(values.pi)}`);
+  const line = readCommandLine(args, io, { name: "tree", usage: TREE_USAGE, options: OPTIONS, check: oneFile });
+  if (typeof line === "number") return line;
+  const { values, positionals, version } = line;
   const filter = (values.filter ?? "default") as FilterMode;
   if (!FILTER_MODES.includes(filter)) return usageError(io, "tree", TREE_USAGE, `--filter must be one of ${FILTER_MODES.join(", ")}`);
   const depth = values.depth === undefined ? undefined : Number(values.depth);

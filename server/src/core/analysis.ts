@@ -14,6 +14,7 @@
  */
 
 import { type IdKey, isFollowed } from "./ids";
+import { findCycles, treeLoops } from "./cycles";
 import type { ParsedLine, ValueLine } from "./parse";
 
 export interface Entry {
@@ -106,65 +107,6 @@ export interface AnalysisInput {
   isEmpty: boolean;
   /** Whether the document ends with "\n" (Pi 1.x appends one to a file that does not). */
   endsWithNewline: boolean;
-}
-
-/**
- * Whether two parses of a line play the same part in the tree: both not values, or both values
- * with the same type, id key, parent key, falsiness and Pi-likeness. A line edited without changing
- * any of these (typing inside a message, the usual keystroke) leaves every cross-line fact as it was.
- */
-export function sameStructure(x: ParsedLine, y: ParsedLine): boolean {
-  if (x.kind !== "value" || y.kind !== "value") return x.kind === y.kind;
-  return (
-    x.type === y.type &&
-    x.idKey === y.idKey &&
-    x.parentKey === y.parentKey &&
-    x.id === y.id &&
-    x.parentId === y.parentId &&
-    x.falsy === y.falsy &&
-    x.looksLikePi === y.looksLikePi &&
-    x.time === y.time &&
-    x.role === y.role &&
-    x.reference === y.reference &&
-    x.toolResultId === y.toolResultId &&
-    sameIds(x.toolCallIds, y.toolCallIds)
-  );
-}
-
-function sameIds(x: readonly string[] | undefined, y: readonly string[] | undefined): boolean {
-  if (x === y) return true;
-  if (!x || !y || x.length !== y.length) return false;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-  return true;
-}
-
-/**
- * The analysis after lines `changed` were edited in place (the line count unchanged), when each kept
- * its structure (`sameStructure`) and none is the header: the previous analysis's index with the
- * edited entries' parses swapped in, in O(changed lines). Undefined when that does not hold; the
- * caller then analyses the whole document again.
- *
- * The result is a new object, so that every query memoised on the previous analysis is computed
- * again for this version. The entry objects are shared and updated in place: the previous analysis
- * is the document's and is discarded with this edit.
- */
-export function reanalyze(
-  previous: SessionAnalysis,
-  input: AnalysisInput,
-  changed: readonly number[],
-  before: readonly ParsedLine[],
-): SessionAnalysis | undefined {
-  if (input.isEmpty || previous.headerState === "empty-file") return undefined;
-  for (let k = 0; k < changed.length; k++) {
-    const line = changed[k]!;
-    if (line === previous.headerLine || !sameStructure(before[k]!, input.parsed[line]!)) return undefined;
-  }
-  for (const line of changed) {
-    const entry = previous.entryAtLine[line];
-    if (entry) entry.parsed = input.parsed[line] as ValueLine;
-  }
-  // `structure` is carried over: what the structural queries computed for it still holds.
-  return { ...previous, endsWithNewline: input.endsWithNewline };
 }
 
 export function analyze(input: AnalysisInput): SessionAnalysis {
@@ -271,42 +213,8 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
     return out;
   };
 
-  // Cycles in the functional graph entry -> parent, found by walking up from every entry with a
-  // three-state marking, so each entry is walked once: O(n) overall.
-  const cycles: Entry[][] = [];
-  const cycleOf = new Int32Array(n).fill(-1);
-  const reachesCycle = new Uint8Array(n);
-  const state = new Uint8Array(n); // 0 = unvisited, 1 = on the current walk, 2 = done
-  const walk = new Int32Array(n);
-  for (let start = 0; start < n; start++) {
-    if (state[start] !== 0) continue;
-    let length = 0;
-    let current = start;
-    while (current >= 0 && state[current] === 0) {
-      state[current] = 1;
-      walk[length++] = current;
-      current = parentIndex[current]!;
-    }
-    let cyclic = false;
-    if (current >= 0 && state[current] === 1) {
-      // The walk closed on itself: the tail of `walk` from `current` is a new cycle.
-      let from = length - 1;
-      while (walk[from] !== current) from--;
-      const cycle: Entry[] = [];
-      for (let k = from; k < length; k++) {
-        cycleOf[walk[k]!] = cycles.length;
-        cycle.push(entries[walk[k]!]!);
-      }
-      cycles.push(cycle);
-      cyclic = true;
-    } else if (current >= 0) {
-      cyclic = reachesCycle[current] === 1;
-    }
-    for (let k = 0; k < length; k++) {
-      state[walk[k]!] = 2;
-      if (cyclic) reachesCycle[walk[k]!] = 1;
-    }
-  }
+  // Cycles in the functional graph entry -> parent, each entry walked once (`cycles.ts`).
+  const { cycles, cycleOf, reachesCycle } = findCycles(entries, parentIndex);
 
   // Depth and pre/post order numbers from an iterative depth-first walk over the acyclic part,
   // with the stack and each entry's next child held in typed arrays.
@@ -384,53 +292,4 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
     looksLikeSession,
     structure: {},
   };
-}
-
-/**
- * Reproduces the shape of Pi's `getTree`: one node per distinct id key (entries without an id share
- * the node of `undefined`), and every entry hangs its key's node under the node of its parent key,
- * or among the roots when `parentId === null`, `parentId === id`, or no node has that key (an
- * absent `parentId` finds the node of the entries without an id, if there is one). Pi then walks
- * the nodes from the roots with no visited set, so a node cycle reachable from a root makes it loop
- * forever. When every key is distinct, every node has one parent edge and no such cycle is
- * reachable, so this only runs when some key repeats.
- */
-function treeLoops(entries: readonly Entry[]): boolean {
-  const nodes = new Map<IdKey, number>();
-  for (const entry of entries) if (!nodes.has(entry.key)) nodes.set(entry.key, nodes.size);
-  const edges: number[][] = Array.from({ length: nodes.size }, () => []);
-  const rootNodes: number[] = [];
-  for (const entry of entries) {
-    const node = nodes.get(entry.key)!;
-    const parent = entry.parentKey === null || entry.parentKey === entry.key ? undefined : nodes.get(entry.parentKey);
-    if (parent === undefined) rootNodes.push(node);
-    else edges[parent]!.push(node);
-  }
-  const color = new Uint8Array(nodes.size); // 1 = on the stack, 2 = done
-  const stack: number[] = [];
-  const next: number[] = [];
-  for (const root of rootNodes) {
-    if (color[root] !== 0) continue;
-    stack.push(root);
-    next.push(0);
-    color[root] = 1;
-    while (stack.length > 0) {
-      const top = stack.length - 1;
-      const kids = edges[stack[top]!]!;
-      if (next[top]! < kids.length) {
-        const kid = kids[next[top]!++]!;
-        if (color[kid] === 1) return true;
-        if (color[kid] === 0) {
-          color[kid] = 1;
-          stack.push(kid);
-          next.push(0);
-        }
-      } else {
-        color[stack[top]!] = 2;
-        stack.pop();
-        next.pop();
-      }
-    }
-  }
-  return false;
 }

@@ -11,7 +11,8 @@
  * the view says so and shows the tree with the loop cut.
  */
 
-import { Flag, keyText as keyTextOf, type Skeleton } from "./sessionSkeleton";
+import { Flag, lastIndexByKey, type Skeleton, walkUp } from "./sessionSkeleton";
+import { ABSENT_KEY, keyText as keyTextOf, NULL_KEY, truthyKey } from "./skeletonKeys";
 
 export type FilterMode = "default" | "no-tools" | "user-only" | "labeled-only" | "all";
 export const FILTER_MODES: readonly FilterMode[] = ["default", "no-tools", "user-only", "labeled-only", "all"];
@@ -58,17 +59,10 @@ export interface TreeView {
   nodes: number;
 }
 
-/** Keys Pi treats as falsy (`""`, `0`, `false`, `null`, `undefined`). */
-function truthyKey(key: string | undefined): boolean {
-  if (key === undefined || key === "") return false;
-  return !(key === "\u0000n0" || key === "\u0000bfalse" || key === "\u0000u" || key === "\u0000z");
-}
-
 /** `getTree()` as child lists over entry indices, plus what `/tree` needs to lay it out. */
 function buildNodeGraph(sk: Skeleton) {
   const { n, keys, parentKeys, flags, times } = sk;
-  const lastByKey = new Map<string, number>();
-  for (let i = 0; i < n; i++) lastByKey.set(keys[i]!, i);
+  const lastByKey = lastIndexByKey(sk);
   const roots: number[] = [];
   const children = new Map<number, number[]>();
   for (let i = 0; i < n; i++) {
@@ -145,7 +139,7 @@ export function buildTreeView(sk: Skeleton, options: TreeOptions = {}): TreeView
       const list = children.get(node);
       if (list) for (let i = list.length - 1; i >= 0; i--) stack.push(list[i]!);
     }
-    const leafMatches = leafKey !== undefined && leafKey !== "\u0000z";
+    const leafMatches = leafKey !== undefined && leafKey !== NULL_KEY;
     for (let k = order.length - 1; k >= 0; k--) {
       const node = order[k]!;
       let h = leafMatches && keys[node] === leafKey;
@@ -196,7 +190,7 @@ export function buildTreeView(sk: Skeleton, options: TreeOptions = {}): TreeView
   // entryMap: id → the last flat node of that id.
   const entryMap = new Map<string, FlatNode>();
   for (const f of flat) entryMap.set(keys[f.entry]!, f);
-  const parentOf = (node: number): string | null => (flags[node]! & Flag.ParentNull || parentKeys[node] === "\u0000u" ? null : parentKeys[node]!);
+  const parentOf = (node: number): string | null => (flags[node]! & Flag.ParentNull || parentKeys[node] === ABSENT_KEY ? null : parentKeys[node]!);
   const bound = flat.length + 1;
 
   // buildActivePath: from the leaf up while the id is truthy.
@@ -317,7 +311,7 @@ export function buildTreeView(sk: Skeleton, options: TreeOptions = {}): TreeView
   const visibleIndex = new Map<string, number>();
   for (let i = 0; i < filtered.length; i++) visibleIndex.set(keys[filtered[i]!.entry]!, i);
   let selected = filtered.length - 1;
-  if (leafKey !== undefined && leafKey !== "\u0000z") {
+  if (leafKey !== undefined && leafKey !== NULL_KEY) {
     let current: string | null = leafKey;
     for (let steps = 0; current !== null && steps <= bound; steps++) {
       const index = visibleIndex.get(current);
@@ -379,19 +373,6 @@ export function treeShape(sk: Skeleton): TreeShape {
     if (count === 0) leaves++;
     else if (count > 1) branchPoints++;
   }
-  let activePath: number | undefined = 0;
-  if (truthyKey(sk.leafKey)) {
-    const seen = new Uint8Array(sk.n);
-    for (let current = lastByKey.get(sk.leafKey!); current !== undefined; ) {
-      if (seen[current]) {
-        activePath = undefined;
-        break;
-      }
-      seen[current] = 1;
-      activePath++;
-      const parent = sk.flags[current]! & Flag.ParentNull ? undefined : sk.parentKeys[current]!;
-      current = parent !== undefined && truthyKey(parent) ? lastByKey.get(parent) : undefined;
-    }
-  }
+  const activePath = truthyKey(sk.leafKey) ? walkUp(sk, lastByKey, lastByKey.get(sk.leafKey!))?.length : 0;
   return { nodes: lastByKey.size, roots: roots.length, leaves, branchPoints, activePath };
 }

@@ -6,10 +6,12 @@
  * (`starts` and `byteLengths` locate them).
  *
  * Ids are compared as Pi's `Map`s compare them, by value for strings and numbers and by identity
- * for objects, through `KeyMaker`: every id, parent id and target id becomes a string key.
+ * for objects, through `KeyMaker` (`skeletonKeys.ts`): every id, parent id and target id becomes a
+ * string key.
  */
 
 import { dateTime } from "./semantics/siblings";
+import { ABSENT_KEY, KeyMaker, NULL_KEY, truthyKey } from "./skeletonKeys";
 import { type LinePlace, PiLineFeed } from "./piLines";
 import type { PiVersion } from "./sessionLocation";
 
@@ -51,44 +53,6 @@ export enum Flag {
   MessageMissing = 32,
   /** With `MessageMissing`: the message is `null` (else absent). */
   MessageNull = 64,
-}
-
-/** Keys for ids as a `Map` compares them: strings by value, numbers by value, objects by identity. */
-export class KeyMaker {
-  private objects = 0;
-
-  key(value: unknown): string {
-    switch (typeof value) {
-      case "string":
-        return value.charCodeAt(0) === 0 ? `\u0000s${value}` : value;
-      case "number":
-        return `\u0000n${value}`;
-      case "boolean":
-        return `\u0000b${value}`;
-      case "undefined":
-        return "\u0000u";
-      default:
-        return value === null ? "\u0000z" : `\u0000o${++this.objects}`;
-    }
-  }
-}
-
-/** The id behind a key, for display: the string itself, else its JSON. */
-export function keyText(key: string): string {
-  if (key.charCodeAt(0) !== 0) return key;
-  switch (key[1]) {
-    case "s":
-      return key.slice(2);
-    case "n":
-    case "b":
-      return key.slice(2);
-    case "u":
-      return "(no id)";
-    case "z":
-      return "null";
-    default:
-      return "(object id)";
-  }
 }
 
 export interface Skeleton {
@@ -331,7 +295,7 @@ export class SkeletonBuilder {
     const n = this.n;
     for (let i = 0; i < n; i++) {
       this.keys[i] = `\u0000m${i}`;
-      this.parentKeys[i] = i === 0 ? "\u0000z" : `\u0000m${i - 1}`;
+      this.parentKeys[i] = i === 0 ? NULL_KEY : `\u0000m${i - 1}`;
       this.flags[i] = (this.flags[i]! & ~(Flag.ParentNull | Flag.SelfParent)) | (i === 0 ? Flag.ParentNull : 0);
     }
     this.leafKey = n > 0 ? `\u0000m${n - 1}` : undefined;
@@ -339,7 +303,7 @@ export class SkeletonBuilder {
     for (const [i, index] of this.firstKeptIndex) {
       const target = index - 1;
       // Entries after the compaction have no id yet when it is migrated.
-      if (index >= 1 && target < n) this.firstKept.set(i, target <= i ? `\u0000m${target}` : "\u0000u");
+      if (index >= 1 && target < n) this.firstKept.set(i, target <= i ? `\u0000m${target}` : ABSENT_KEY);
     }
   }
 
@@ -390,4 +354,30 @@ export class SkeletonBuilder {
     if (this.headerLine !== undefined) skeleton.headerLine = this.headerLine;
     return skeleton;
   }
+}
+
+/** The last entry of each key, as Pi's `byId` keeps it. */
+export function lastIndexByKey(sk: Skeleton): Map<string, number> {
+  const byKey = new Map<string, number>();
+  for (let i = 0; i < sk.n; i++) byKey.set(sk.keys[i]!, i);
+  return byKey;
+}
+
+/**
+ * Pi's walk up from `leaf` (`getBranch`, `buildSessionContext`): entry indices, leaf first, following
+ * a `parentId` only when it is truthy and names an entry of `byKey`. Undefined when the walk comes
+ * back to an entry, a parent cycle on which Pi loops forever; each entry is visited at most once,
+ * so the walk takes at most as many steps as there are entries.
+ */
+export function walkUp(sk: Skeleton, byKey: ReadonlyMap<string, number>, leaf: number | undefined): number[] | undefined {
+  const path: number[] = [];
+  const seen = new Uint8Array(sk.n);
+  for (let current = leaf; current !== undefined; ) {
+    if (seen[current]) return undefined;
+    seen[current] = 1;
+    path.push(current);
+    const parent = sk.flags[current]! & Flag.ParentNull ? undefined : sk.parentKeys[current]!;
+    current = parent !== undefined && truthyKey(parent) ? byKey.get(parent) : undefined;
+  }
+  return path;
 }

@@ -10,7 +10,8 @@
  * context it resumed with, so its numbers come from the skeleton's active path after the read.
  */
 
-import { Flag, Role, type Skeleton } from "./sessionSkeleton";
+import { Flag, lastIndexByKey, Role, type Skeleton, walkUp } from "./sessionSkeleton";
+import { truthyKey } from "./skeletonKeys";
 
 type Obj = Record<string, unknown>;
 
@@ -342,21 +343,11 @@ function roleError(message: null | undefined): string {
 export function contextEntries074(sk: Skeleton): { entries: number[] } | { throws: string } {
   const n = sk.n;
   if (n === 0 || sk.leafKey === undefined) return { entries: [] };
-  const lastByKey = new Map<string, number>();
-  for (let i = 0; i < n; i++) lastByKey.set(sk.keys[i]!, i);
-  const leafTruthy = !["", "\u0000n0", "\u0000bfalse", "\u0000u", "\u0000z"].includes(sk.leafKey);
-  let leaf = leafTruthy ? lastByKey.get(sk.leafKey) : undefined;
+  const byKey = lastIndexByKey(sk);
+  let leaf = truthyKey(sk.leafKey) ? byKey.get(sk.leafKey) : undefined;
   if (leaf === undefined) leaf = n - 1;
-  const path: number[] = [];
-  const seen = new Uint8Array(n);
-  for (let current: number | undefined = leaf; current !== undefined; ) {
-    if (seen[current]) return { throws: "hangs: the path from the leaf runs into a parentId cycle" };
-    seen[current] = 1;
-    path.push(current);
-    const parentKey: string = sk.parentKeys[current]!;
-    const parentTruthy: boolean = !(sk.flags[current]! & Flag.ParentNull) && !["", "\u0000n0", "\u0000bfalse", "\u0000u", "\u0000z"].includes(parentKey);
-    current = parentTruthy ? lastByKey.get(parentKey) : undefined;
-  }
+  const path = walkUp(sk, byKey, leaf);
+  if (!path) return { throws: "hangs: the path from the leaf runs into a parentId cycle" };
   path.reverse();
   let compactionAt = -1;
   for (let k = 0; k < path.length; k++) {

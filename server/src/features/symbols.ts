@@ -89,8 +89,8 @@
 import type { DocumentSymbol, Range } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
-import { locate } from "../core/locate";
 import { sessionName } from "../core/semantics/sessionName";
+import { subtreeAggregates } from "../core/semantics/subtrees";
 import { sortSiblings } from "../core/semantics/siblings";
 import { groupDigits, singleLine } from "../core/text";
 import { entryKind, entryTitle, NAME_CODE_POINTS, SYMBOL } from "./entryTitle";
@@ -342,109 +342,8 @@ class OutlineBuilder {
 
   /** The range of the line's top-level `id` value, or of the whole line. */
   private idRange(line: number): Range {
-    const text = this.doc.jsonText(line);
-    const parsed = this.doc.parsed[line];
-    const id = parsed?.kind === "value" ? parsed.id : undefined;
-    const fast = id === undefined ? undefined : idSpanFast(text, id);
-    const span = fast ?? locate(text, ["id"])?.value;
-    if (!span) return this.lineRange(line);
-    return this.doc.jsonRange(line, span.start, span.end);
+    return this.doc.idRange(line);
   }
-}
-
-/**
- * The span of the `id` value in a line written the way Pi writes it (`{"type":"message","id":"…",`),
- * found with one `indexOf` instead of walking the whole line (which on a long line means skipping
- * every value after the id). The match is accepted only when everything before it is plain
- * top-level members: no other bracket and no backslash, and an even number of quotes, so the match
- * is a key of the outer object and not text inside a string or a nested value. Otherwise undefined,
- * and the caller walks the line with `locate`.
- */
-function idSpanFast(text: string, id: string): { start: number; end: number } | undefined {
-  const at = text.indexOf('"id":"');
-  if (at < 0 || at > 4096) return undefined;
-  // The raw text must be the id itself (no escapes), closed by a quote and then "," or "}".
-  const start = at + 5;
-  const end = start + id.length + 2;
-  if (!text.startsWith(id, start + 1) || text.charCodeAt(end - 1) !== 34) return undefined;
-  const after = text.charCodeAt(end);
-  if (after !== 44 && after !== 125) return undefined;
-  let opened = false;
-  let quotes = 0;
-  for (let i = 0; i < at; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) quotes++;
-    else if (c === 92 || c === 91 || c === 93 || c === 125)
-      return undefined; // \ [ ] }
-    else if (c === 123) {
-      if (opened) return undefined;
-      opened = true;
-    }
-  }
-  if (!opened || quotes % 2 !== 0) return undefined;
-  return { start, end };
-}
-
-interface SubtreeAggregates {
-  /** Entries in each entry's subtree (itself included), for entries no cycle is above. */
-  size: Int32Array;
-  /** The first and last line of each subtree. */
-  minLine: Int32Array;
-  maxLine: Int32Array;
-}
-
-/** Kept for the analysis's structure: subtree sizes and line spans do not change when typing inside a line. */
-const aggregatesByStructure = new WeakMap<object, SubtreeAggregates>();
-
-/**
- * Subtree sizes and line spans for every acyclic entry, children before parents: entries are
- * bucketed by depth (a counting sort) and folded into their parents from the deepest up. O(entries),
- * memoised per analysis (that is, per document version).
- */
-function subtreeAggregates(a: SessionAnalysis): SubtreeAggregates {
-  const cached = aggregatesByStructure.get(a.structure);
-  if (cached) return cached;
-  const entries = a.entries;
-  const n = entries.length;
-  const depth = a.depth;
-  const size = new Int32Array(n).fill(1);
-  const minLine = new Int32Array(n);
-  const maxLine = new Int32Array(n);
-  const parentIndex = new Int32Array(n);
-  let maxDepth = -1;
-  for (let i = 0; i < n; i++) {
-    const d = depth[i]!;
-    if (d > maxDepth) maxDepth = d;
-    const line = entries[i]!.line;
-    minLine[i] = line;
-    maxLine[i] = line;
-    parentIndex[i] = a.parent[i]?.index ?? -1;
-  }
-  // order = acyclic entries sorted by depth (counting sort).
-  const start = new Int32Array(maxDepth + 2);
-  for (let i = 0; i < n; i++) {
-    const d = depth[i]!;
-    if (d >= 0) start[d + 1] = start[d + 1]! + 1;
-  }
-  for (let d = 0; d <= maxDepth; d++) start[d + 1] = start[d + 1]! + start[d]!;
-  const order = new Int32Array(start[maxDepth + 1] ?? 0);
-  for (let i = 0; i < n; i++) {
-    const d = depth[i]!;
-    if (d < 0) continue;
-    order[start[d]!] = i;
-    start[d] = start[d]! + 1;
-  }
-  for (let k = order.length - 1; k >= 0; k--) {
-    const i = order[k]!;
-    const j = parentIndex[i]!;
-    if (j < 0) continue;
-    size[j] = size[j]! + size[i]!;
-    if (minLine[i]! < minLine[j]!) minLine[j] = minLine[i]!;
-    if (maxLine[i]! > maxLine[j]!) maxLine[j] = maxLine[i]!;
-  }
-  const result = { size, minLine, maxLine };
-  aggregatesByStructure.set(a.structure, result);
-  return result;
 }
 
 /** Siblings as Pi's `getTree` orders them (the semantic layer's one sibling order). */

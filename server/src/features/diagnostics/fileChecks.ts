@@ -1,6 +1,6 @@
 /** Checks of the whole file: empty or foreign files, the byte order mark, the header and its version, the final newline. */
 
-import { describe } from "../../core/parse";
+import { describe } from "../../core/lineFindings";
 import { CURRENT_VERSION, ENTRY_TYPES } from "../../core/schema";
 import { COERCION_DEPTH_LIMIT, versionRules } from "../../core/semantics/version";
 import { groupDigits } from "../../core/text";

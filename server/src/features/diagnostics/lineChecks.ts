@@ -1,7 +1,7 @@
 /** Checks of each line: blank, malformed and cut-off lines, values that are not objects, the line's own findings, and what needs the parent. */
 
 import type { Entry } from "../../core/analysis";
-import { describe } from "../../core/parse";
+import { describe } from "../../core/lineFindings";
 import { versionRules } from "../../core/semantics/version";
 import { shortValue } from "../../core/text";
 import type { Report } from "./report";

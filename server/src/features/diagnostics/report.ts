@@ -9,7 +9,7 @@ import type { Entry, SessionAnalysis } from "../../core/analysis";
 import { CODES, type DiagnosticCode, type Severity } from "../../core/codes";
 import type { SessionDocument } from "../../core/document";
 import type { JsonPath } from "../../core/locate";
-import { describe } from "../../core/parse";
+import { describe } from "../../core/lineFindings";
 import { referencesTo } from "../../core/semantics/references";
 import { versionRules } from "../../core/semantics/version";
 import { clip } from "../../core/text";

@@ -1,0 +1,66 @@
+/**
+ * The incremental path of the analysis: an edit that changes lines only inside (typing in a
+ * message) keeps every cross-line fact, so the previous index is reused instead of rebuilt.
+ */
+
+import type { AnalysisInput, SessionAnalysis } from "./analysis";
+import type { ParsedLine, ValueLine } from "./parse";
+
+/**
+ * Whether two parses of a line play the same part in the tree: both not values, or both values
+ * with the same type, id key, parent key, falsiness and Pi-likeness. A line edited without changing
+ * any of these (typing inside a message, the usual keystroke) leaves every cross-line fact as it was.
+ */
+export function sameStructure(x: ParsedLine, y: ParsedLine): boolean {
+  if (x.kind !== "value" || y.kind !== "value") return x.kind === y.kind;
+  return (
+    x.type === y.type &&
+    x.idKey === y.idKey &&
+    x.parentKey === y.parentKey &&
+    x.id === y.id &&
+    x.parentId === y.parentId &&
+    x.falsy === y.falsy &&
+    x.looksLikePi === y.looksLikePi &&
+    x.time === y.time &&
+    x.role === y.role &&
+    x.reference === y.reference &&
+    x.toolResultId === y.toolResultId &&
+    sameIds(x.toolCallIds, y.toolCallIds)
+  );
+}
+
+function sameIds(x: readonly string[] | undefined, y: readonly string[] | undefined): boolean {
+  if (x === y) return true;
+  if (!x || !y || x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+/**
+ * The analysis after lines `changed` were edited in place (the line count unchanged), when each kept
+ * its structure (`sameStructure`) and none is the header: the previous analysis's index with the
+ * edited entries' parses swapped in, in O(changed lines). Undefined when that does not hold; the
+ * caller then analyses the whole document again.
+ *
+ * The result is a new object, so that every query memoised on the previous analysis is computed
+ * again for this version. The entry objects are shared and updated in place: the previous analysis
+ * is the document's and is discarded with this edit.
+ */
+export function reanalyze(
+  previous: SessionAnalysis,
+  input: AnalysisInput,
+  changed: readonly number[],
+  before: readonly ParsedLine[],
+): SessionAnalysis | undefined {
+  if (input.isEmpty || previous.headerState === "empty-file") return undefined;
+  for (let k = 0; k < changed.length; k++) {
+    const line = changed[k]!;
+    if (line === previous.headerLine || !sameStructure(before[k]!, input.parsed[line]!)) return undefined;
+  }
+  for (const line of changed) {
+    const entry = previous.entryAtLine[line];
+    if (entry) entry.parsed = input.parsed[line] as ValueLine;
+  }
+  // `structure` is carried over: what the structural queries computed for it still holds.
+  return { ...previous, endsWithNewline: input.endsWithNewline };
+}
