@@ -9,6 +9,7 @@
 import { closest, quote } from "./cli/args";
 import { CHECK_USAGE, runCheck, type CliIo } from "./cli/check";
 import { CONTEXT_USAGE, runContext } from "./cli/context";
+import { runDropFromContext, runFork, runResumeFrom } from "./cli/entryCommands";
 import { runFind } from "./cli/find";
 import { runInfo } from "./cli/info";
 import { runSessions } from "./cli/sessions";
@@ -26,6 +27,9 @@ Usage:
   pi-session-lsp find [options] ID|PREFIX|TEXT what pi --session opens (find --help)
   pi-session-lsp tree [options] FILE           the tree as /tree shows it (tree --help)
   pi-session-lsp info [options] FILE           a one-screen summary (info --help)
+  pi-session-lsp resume-from FILE ID           make Pi resume from an entry (resume-from --help)
+  pi-session-lsp drop-from-context FILE ID     leave a message out of Pi 1.x's context (drop-from-context --help)
+  pi-session-lsp fork [options] FILE           a new session from the root to an entry (fork --help)
   pi-session-lsp --version
 
 ${CHECK_USAGE}
@@ -39,6 +43,9 @@ const COMMANDS: Record<string, (args: readonly string[], io: CliIo) => number | 
   tree: runTree,
   info: runInfo,
   find: runFind,
+  "resume-from": (args, io) => runResumeFrom(args, io),
+  "drop-from-context": (args, io) => runDropFromContext(args, io),
+  fork: runFork,
 };
 
 export function main(args: readonly string[]): void {
@@ -101,7 +108,7 @@ export function main(args: readonly string[]): void {
     const hint = near === undefined ? "" : ` (did you mean ${Object.hasOwn(COMMANDS, near) ? near : `--${near}`}?)`;
     const what = command.startsWith("-") ? "option" : "command";
     process.stderr.write(
-      `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, sessions, find, tree, info, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
+      `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, sessions, find, tree, info, resume-from, drop-from-context, fork, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
     );
   }
   process.exitCode = 2;

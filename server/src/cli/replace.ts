@@ -230,3 +230,45 @@ function removeQuietly(fs: FixFs, path: string | undefined): void {
     // Never created, or already gone.
   }
 }
+
+export interface Appended {
+  /** Where the original is saved: a copy of the bytes read (a hard link would receive the append too). */
+  backup: string;
+  /** The file appended to: the file a link names, or the path itself. */
+  target: string;
+  /** Whether another writer appended right around this append (its line then is not the last one). */
+  interleaved: boolean;
+}
+
+/**
+ * Appends `text` to the file, as Pi appends an entry: one `O_APPEND` write at the end, so nothing
+ * written before or after is lost, and no byte that was there changes. Before it, a copy of what
+ * was read is kept as FILE.bak (FILE.bak.1, …), and the file is compared with what was read, so
+ * that a line computed from that text is not appended after lines Pi added meanwhile
+ * (`FileChanged`; nothing is appended and the copy is removed).
+ */
+export function appendToFile(file: OpenedFile, text: string, fs: FixFs = nodeFs): Appended {
+  const target = fs.realpathSync(file.path);
+  const bytes = Buffer.from(text, "utf8");
+  const backup = writeExclusive(fs, (n) => backupName(target, n), file.bytes, file.stat, false);
+  let fd: number | undefined;
+  try {
+    assertUnchanged(fs, file, target);
+    fd = fs.openSync(target, "a");
+    // The last look: the file this opened is the one read, at the size read.
+    const opened = fs.fstatSync(fd);
+    if (opened.ino !== file.stat.ino || opened.dev !== file.stat.dev || opened.size !== file.stat.size)
+      throw new FileChanged(describeChange(opened, file.stat));
+  } catch (error) {
+    if (fd !== undefined) fs.closeSync(fd);
+    removeQuietly(fs, backup);
+    throw error;
+  }
+  try {
+    for (let n = 0; n < bytes.length; ) n += fs.writeSync(fd, bytes, n, bytes.length - n);
+    fs.fsyncSync(fd);
+    return { backup, target, interleaved: fs.fstatSync(fd).size !== file.stat.size + bytes.length };
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -10,13 +10,14 @@
 import type { CodeAction, Diagnostic, Range } from "vscode-languageserver";
 import type { SessionDocument } from "../core/document";
 import { editsBetween } from "../core/diff";
+import { ENTRY_ACTION_KINDS, type EntryActionOptions, entryActions } from "./entryActions";
 import { applySafeFixes, quickFixes, type FixOptions } from "./fixes";
 import { migrationAction } from "./migration";
 
 export const QUICK_FIX_KIND = "quickfix";
 export const FIX_ALL_KIND = "source.fixAll.piSession";
 /** The kinds to announce in `codeActionProvider.codeActionKinds`. */
-export const CODE_ACTION_KINDS = [QUICK_FIX_KIND, FIX_ALL_KIND];
+export const CODE_ACTION_KINDS = [QUICK_FIX_KIND, FIX_ALL_KIND, ...ENTRY_ACTION_KINDS];
 
 export interface CodeActionRequestContext {
   diagnostics: Diagnostic[];
@@ -29,7 +30,13 @@ function wanted(kind: string, only: readonly string[] | undefined): boolean {
   return only.some((k) => k === "" || kind === k || kind.startsWith(`${k}.`));
 }
 
-export function computeCodeActions(doc: SessionDocument, _range: Range, context: CodeActionRequestContext, options: FixOptions = {}): CodeAction[] {
+export function computeCodeActions(
+  doc: SessionDocument,
+  range: Range,
+  context: CodeActionRequestContext,
+  options: FixOptions = {},
+  entryOptions: EntryActionOptions = {},
+): CodeAction[] {
   const actions: CodeAction[] = [];
   if (wanted(QUICK_FIX_KIND, context.only)) {
     for (const { diagnostic, fixes } of quickFixes(doc, context.diagnostics, options)) {
@@ -57,6 +64,8 @@ export function computeCodeActions(doc: SessionDocument, _range: Range, context:
     const action = fixAllAction(doc, options);
     if (action) actions.push(action);
   }
+  // Resume from, drop from the context and fork, on the entry under the cursor (entryActions.ts).
+  actions.push(...entryActions(doc, range, context.only, { now: options.now, random: options.random, lazyEdits: options.lazyEdits, ...entryOptions }));
   return actions;
 }
 

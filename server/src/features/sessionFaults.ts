@@ -21,6 +21,7 @@ import type { Entry, SessionAnalysis } from "../core/analysis";
 import type { DiagnosticCode } from "../core/codes";
 import type { SessionDocument } from "../core/document";
 import type { JsonPath } from "../core/locate";
+import { isResumeMarker } from "../core/sessionEdits/resumeFrom";
 import { groupDigits, singleLine } from "../core/text";
 import { makeDiagnostic } from "./providerRules";
 
@@ -115,6 +116,8 @@ function leafHidesMessages(a: SessionAnalysis): Finding | undefined {
   // Only a metadata entry that hangs on an older entry: a last line with no parent (a bare JSON
   // value, a new root) is reported by the structural checks.
   if (!leaf || leaf.type === undefined || MESSAGE_TYPES.has(leaf.type) || !a.parent[leaf.index] || a.reachesCycle[leaf.index]) return undefined;
+  // "Resume from here" appends this on purpose: the branch was chosen.
+  if (isResumeMarker(leaf)) return undefined;
   let newest: Entry | undefined;
   for (let i = a.entries.length - 1; i >= 0 && !newest; i--) if (MESSAGE_TYPES.has(a.entries[i]!.type)) newest = a.entries[i];
   if (!newest || a.onActivePath[newest.index] || a.reachesCycle[newest.index]) return undefined;

@@ -19,6 +19,7 @@ import {
 } from "vscode-languageserver";
 import { SessionDocument } from "../core/document";
 import { CODE_ACTION_KINDS, computeCodeActions } from "../features/codeActions";
+import { isForkActionData, resolveForkAction } from "../features/entryActions";
 import { computeCodeLenses, resolveCodeLens } from "../features/codeLens";
 import { computeCompletion } from "../features/completion";
 import {
@@ -80,6 +81,8 @@ export function startServer(connection: Connection): ServerHandle {
   let diagnosticRefreshSupport = false;
   /** Whether the client can fetch a code action's edit later (`codeAction/resolve`). */
   let resolveEditSupport = false;
+  /** Whether the client applies a `CreateFile` in `documentChanges` (the fork action), and shows disabled actions. */
+  let entryActionSupport = { createFiles: false, disabledSupport: false };
   let snippetSupport = false;
   let configurationSupport = false;
   let codeLensRefreshSupport = false;
@@ -99,6 +102,11 @@ export function startServer(connection: Connection): ServerHandle {
     codeLensRefreshSupport = capabilities.workspace?.codeLens?.refreshSupport === true;
     diagnosticRefreshSupport = capabilities.workspace?.diagnostics?.refreshSupport === true;
     resolveEditSupport = capabilities.textDocument?.codeAction?.resolveSupport?.properties.includes("edit") === true;
+    const workspaceEdit = capabilities.workspace?.workspaceEdit;
+    entryActionSupport = {
+      createFiles: workspaceEdit?.documentChanges === true && workspaceEdit.resourceOperations?.includes("create") === true,
+      disabledSupport: capabilities.textDocument?.codeAction?.disabledSupport === true,
+    };
     snippetSupport = capabilities.textDocument?.completion?.completionItem?.snippetSupport === true;
     initialSettings = readSettings(params.initializationOptions);
     settings = initialSettings;
@@ -261,12 +269,16 @@ export function startServer(connection: Connection): ServerHandle {
   );
   connection.onCodeAction(
     onDocument("textDocument/codeAction", [], (d, p) =>
-      computeCodeActions(d, p.range, p.context, { lazyEdits: resolveEditSupport, ignoredCodes: offCodes(settings) }),
+      computeCodeActions(d, p.range, p.context, { lazyEdits: resolveEditSupport, ignoredCodes: offCodes(settings) }, entryActionSupport),
     ),
   );
   connection.onCodeActionResolve((action, token) => {
     guard.admit(token);
     return guard.safe("codeAction/resolve", action, () => {
+      if (isForkActionData(action.data)) {
+        const forked = documents.get(action.data.uri);
+        return forked ? resolveForkAction(forked, action, entryActionSupport) : action;
+      }
       const uri = isMigrationActionData(action.data) ? action.data.uri : undefined;
       const document = uri === undefined ? undefined : documents.get(uri);
       return document ? resolveMigrationAction(document, action) : action;

@@ -1,0 +1,210 @@
+/**
+ * `resume-from FILE ID`, `drop-from-context FILE ID` and `fork FILE [--leaf ID] [--out PATH]`: the
+ * entry actions of the editor (`core/sessionEdits/`) on the command line.
+ *
+ * Resume and drop append one line, through `replace.ts`'s `appendToFile`: a copy of the file as
+ * read is kept as FILE.bak, the file is checked to be still what was read, and the line goes at
+ * the end with one append, so nothing Pi wrote before or after is lost. When Pi appended in the
+ * meantime, the line is computed again from what the file holds now (a few times).
+ *
+ * Fork reads the source read-only (`openSessionFile` opens it `O_RDONLY`) and creates the new
+ * file exclusively (`wx`): an existing file is never overwritten.
+ */
+
+import * as nodeFs from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Entry } from "../core/analysis";
+import { SessionDocument } from "../core/document";
+import { type AppendedLine, appendedText, type EditClock, type Refusal } from "../core/sessionEdits/appendLine";
+import { dropFromContextLine, OLD_PI_NOTE } from "../core/sessionEdits/dropFromContext";
+import { forkSession } from "../core/sessionEdits/fork";
+import { resumeFromLine } from "../core/sessionEdits/resumeFrom";
+import type { CliIo } from "./check";
+import { closeFile, decodeSession, encodingName, openSessionFile, type OpenedFile } from "./files";
+import { appendToFile, FileChanged, type FixFs } from "./replace";
+import { escapeControls, parseOptions, usageError } from "./sessionOutput";
+import { errorText } from "./walk";
+
+export const RESUME_FROM_USAGE = `Usage: pi-session-lsp resume-from [--dry-run] FILE ID
+
+Makes Pi resume the session FILE from the entry ID (or a unique prefix of it) without changing
+what the model sees: appends one "custom" entry whose parent is ID, which Pi keeps in the tree and
+sends nothing for (Pi resumes from the last line). Nothing above it changes; the file as it was is
+kept as FILE.bak.
+  --dry-run   print the line instead of appending it
+Exit status: 0 appended (or printed), 2 usage error, unreadable file, or no such entry.`;
+
+export const DROP_USAGE = `Usage: pi-session-lsp drop-from-context [--dry-run] FILE ID
+
+Drops the message ID from the context Pi 1.x sends the model, keeping it in the file: appends a
+"context_edit" entry with "replacement": null on the branch Pi resumes. ${OLD_PI_NOTE}. The file as
+it was is kept as FILE.bak.
+  --dry-run   print the line instead of appending it
+Exit status: 0 appended (or printed), 2 usage error, unreadable file, or the message cannot be dropped.`;
+
+export const FORK_USAGE = `Usage: pi-session-lsp fork [--leaf ID] [--out PATH] FILE
+
+Writes a new session holding the path from the root to ID (default: the entry Pi resumes from), as
+Pi 1.6's /fork writes it: labels re-chained, a fresh session id, "parentSession" naming FILE, the
+file named <timestamp>_<id>.jsonl in FILE's folder. No parent is left dangling (Pi 0.73/0.74 leaves
+them). FILE is only read; an existing file is never overwritten.
+  --leaf ID    the last entry of the new session (an id or a unique prefix)
+  --out PATH   the new file, or the folder to write it into
+Exit status: 0 written, 2 usage error, unreadable file, no such entry, or PATH exists.`;
+
+const APPEND_OPTIONS = { "dry-run": { type: "boolean" }, help: { type: "boolean", short: "h" } } as const;
+const FORK_OPTIONS = { leaf: { type: "string" }, out: { type: "string" }, help: { type: "boolean", short: "h" } } as const;
+
+/** Attempts at appending to a file that changes under the command, before it gives up. */
+const ATTEMPTS = 3;
+
+type Read = { ok: true; file: OpenedFile; doc: SessionDocument } | { ok: false; message: string };
+
+/** Reads FILE as the server reads a buffer; the caller closes the file. */
+function readSession(path: string): Read {
+  let file: OpenedFile;
+  try {
+    file = openSessionFile(path);
+  } catch (error) {
+    return { ok: false, message: `cannot read ${path}: ${errorText(error)}` };
+  }
+  const decoded = decodeSession(file.bytes);
+  if (!decoded.lossless) {
+    closeFile(file);
+    return { ok: false, message: `${path} is ${decoded.encoding === "utf-8" ? "not valid UTF-8" : encodingName(decoded)}, and Pi reads UTF-8 only` };
+  }
+  return { ok: true, file, doc: new SessionDocument(pathToFileURL(resolve(path)).href, "jsonl", 0, decoded.text) };
+}
+
+/** The entry named ID: the entry Pi finds under it, or the one entry whose id starts with it. */
+function findEntry(doc: SessionDocument, id: string): Entry | string {
+  const a = doc.analysis;
+  const exact = a.byId.get(id);
+  if (exact) return exact;
+  const matches = a.entries.filter((e) => e.id?.startsWith(id) && a.byId.get(e.key) === e);
+  if (matches.length === 1) return matches[0]!;
+  return matches.length === 0
+    ? `no entry has the id ${JSON.stringify(id)}`
+    : `${matches.length} entries have ids starting with ${JSON.stringify(id)}; give more of it`;
+}
+
+const now = (): EditClock => ({ now: new Date() });
+
+type LineMaker = (doc: SessionDocument, entry: Entry, clock: EditClock) => AppendedLine | Refusal;
+
+function runAppend(command: string, usage: string, make: LineMaker, args: readonly string[], io: CliIo, fs: FixFs): number {
+  const parsed = parseOptions(args, APPEND_OPTIONS);
+  if (!parsed.ok) return usageError(io, command, usage, parsed.message);
+  if (parsed.values.help) {
+    io.out(`${usage}\n`);
+    return 0;
+  }
+  if (parsed.positionals.length !== 2) return usageError(io, command, usage, "give the session FILE and the entry ID");
+  const [path, id] = parsed.positionals as [string, string];
+  const fail = (message: string) => {
+    io.err(`pi-session-lsp ${command}: ${escapeControls(message)}\n`);
+    return 2;
+  };
+  for (let attempt = 1; ; attempt++) {
+    const read = readSession(path);
+    if (!read.ok) return fail(read.message);
+    try {
+      const entry = findEntry(read.doc, id);
+      if (typeof entry === "string") return fail(`${path}: ${entry}`);
+      const line = make(read.doc, entry, now());
+      if (!line.ok) return fail(`${path}: line ${entry.line + 1} (${entry.id}): ${line.reason}`);
+      const text = appendedText(read.doc, line.line);
+      if (parsed.values["dry-run"]) {
+        io.out(`${escapeControls(line.line)}\n`);
+        return 0;
+      }
+      try {
+        const done = appendToFile(read.file, text, fs);
+        const at = read.doc.lineCount + (read.doc.analysis.endsWithNewline ? 0 : 1);
+        io.out(
+          `${escapeControls(path)}: appended line ${at} (entry ${line.id}, after line ${entry.line + 1}, ${escapeControls(entry.id ?? "")}); the file as it was: ${escapeControls(done.backup)}\n`,
+        );
+        if (done.interleaved)
+          io.err(`pi-session-lsp ${command}: another process appended to ${escapeControls(path)} at the same moment; check which line is last\n`);
+        return 0;
+      } catch (error) {
+        if (error instanceof FileChanged && attempt < ATTEMPTS) continue;
+        return fail(`${path} was not changed: ${errorText(error)}`);
+      }
+    } finally {
+      closeFile(read.file);
+    }
+  }
+}
+
+export function runResumeFrom(args: readonly string[], io: CliIo, fs: FixFs = nodeFs): number {
+  return runAppend("resume-from", RESUME_FROM_USAGE, resumeFromLine, args, io, fs);
+}
+
+export function runDropFromContext(args: readonly string[], io: CliIo, fs: FixFs = nodeFs): number {
+  return runAppend("drop-from-context", DROP_USAGE, dropFromContextLine, args, io, fs);
+}
+
+export function runFork(args: readonly string[], io: CliIo): number {
+  const parsed = parseOptions(args, FORK_OPTIONS);
+  if (!parsed.ok) return usageError(io, "fork", FORK_USAGE, parsed.message);
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(`${FORK_USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length !== 1) return usageError(io, "fork", FORK_USAGE, positionals.length === 0 ? "no file given" : "give one file");
+  const path = positionals[0]!;
+  const fail = (message: string) => {
+    io.err(`pi-session-lsp fork: ${escapeControls(message)}\n`);
+    return 2;
+  };
+  const read = readSession(path);
+  if (!read.ok) return fail(read.message);
+  closeFile(read.file);
+  const doc = read.doc;
+  const leafId = typeof values.leaf === "string" ? values.leaf : undefined;
+  const entry = leafId === undefined ? doc.analysis.leaf : findEntry(doc, leafId);
+  if (entry === undefined) return fail(`${path}: the file has no entry Pi resumes from`);
+  if (typeof entry === "string") return fail(`${path}: ${entry}`);
+  const source = resolve(path);
+  const fork = forkSession(doc, entry, source, now());
+  if (!fork.ok) return fail(`${path}: line ${entry.line + 1}: ${fork.reason}`);
+  let out = fork.path;
+  if (typeof values.out === "string") {
+    out = resolve(values.out);
+    if (isFolder(out)) out = join(out, fork.fileName);
+  }
+  try {
+    writeNew(out, fork.text);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return fail(code === "EEXIST" ? `${out} exists; it is left as it is (give another --out)` : `cannot write ${out}: ${errorText(error)}`);
+  }
+  io.out(
+    `${escapeControls(out)}: a new session (${fork.sessionId}) with the ${fork.entries} entries from the root to line ${entry.line + 1} (${escapeControls(entry.id ?? "")}) of ${escapeControls(source)}` +
+      `${fork.relinked > 0 ? `, ${fork.relinked} parent link${fork.relinked === 1 ? "" : "s"} re-chained` : ""}\n`,
+  );
+  return 0;
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return nodeFs.statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Creates `path` (never replacing a file) with `text`, flushed. */
+function writeNew(path: string, text: string): void {
+  const fd = nodeFs.openSync(path, "wx", 0o644);
+  try {
+    const bytes = Buffer.from(text, "utf8");
+    for (let n = 0; n < bytes.length; ) n += nodeFs.writeSync(fd, bytes, n, bytes.length - n);
+    nodeFs.fsyncSync(fd);
+  } finally {
+    nodeFs.closeSync(fd);
+  }
+}
