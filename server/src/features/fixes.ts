@@ -188,9 +188,38 @@ function joinFix(ctx: Context, run: JoinRun): Fix {
   const { doc } = ctx;
   return {
     title: `Join lines ${run.start + 1}–${run.end + 1} into one entry`,
-    edits: [{ range: doc.spanRange(run.start, doc.jsonOffset(run.start), run.end, doc.lines[run.end]!.length), newText: JSON.stringify(run.value) }],
+    edits: [{ range: doc.spanRange(run.start, doc.jsonOffset(run.start), run.end, doc.lines[run.end]!.length), newText: withoutWhitespace(doc, run) }],
     safe: true,
   };
+}
+
+/**
+ * The run's text with the whitespace between its tokens dropped and every token's bytes kept:
+ * `JSON.stringify` of the parsed value would round big numbers, turn 1e999 into null, write 1.50
+ * as 1.5, reorder integer-like keys and drop a repeated key or a `__proto__` member.
+ */
+function withoutWhitespace(doc: SessionDocument, run: JoinRun): string {
+  const parts: string[] = [];
+  for (let k = run.start; k <= run.end; k++) {
+    const text = k === run.start ? doc.jsonText(k) : doc.lines[k]!;
+    let inString = false;
+    let escaped = false;
+    let from = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === 92) escaped = true;
+        else if (c === 34) inString = false;
+      } else if (c === 34) inString = true;
+      else if (c === 32 || c === 9 || c === 13) {
+        if (i > from) parts.push(text.slice(from, i));
+        from = i + 1;
+      }
+    }
+    if (text.length > from) parts.push(text.slice(from));
+  }
+  return parts.join("");
 }
 
 // ---- Fixes per code --------------------------------------------------------------------------
@@ -223,18 +252,14 @@ function invalidHeaderFix(ctx: Context): Fix | undefined {
   if (p.kind !== "value" || !p.object) return undefined;
   const old = p.object.id;
   const id = typeof old === "number" && Number.isFinite(old) ? String(old) : uuidv7(ctx.now(), ctx.random);
-  const fixed: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(p.object)) {
-    fixed[key] = key === "id" ? id : value;
-    if (key === "type" && !("id" in p.object)) fixed.id = id;
-  }
-  if (!("id" in fixed)) fixed.id = id;
   const what = old === undefined ? "a fresh id" : typeof old === "number" ? `the id "${id}" (the number as a string)` : "a fresh id";
-  return {
-    title: `Give the header ${what}`,
-    edits: [{ range: doc.spanRange(line, doc.jsonOffset(line), line, doc.lines[line]!.length), newText: JSON.stringify(fixed) }],
-    safe: true,
-  };
+  // Only the id's token is replaced (or one member inserted after the type's), so every other
+  // byte of the header stays as it is, as in the join above.
+  const at = old === undefined ? doc.rangeOf(line, ["type"]) : doc.rangeOf(line, ["id"]);
+  if (!at) return undefined;
+  const edit =
+    old === undefined ? { range: { start: at.end, end: at.end }, newText: `,"id":${JSON.stringify(id)}` } : { range: at, newText: JSON.stringify(id) };
+  return { title: `Give the header ${what}`, edits: [edit], safe: true };
 }
 
 function duplicateIdFix(ctx: Context, entry: Entry): Fix | undefined {
