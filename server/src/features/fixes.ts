@@ -199,28 +199,14 @@ function joinFix(ctx: Context, run: JoinRun): Fix {
  * as 1.5, reorder integer-like keys and drop a repeated key or a `__proto__` member.
  */
 function withoutWhitespace(doc: SessionDocument, run: JoinRun): string {
-  const parts: string[] = [];
-  for (let k = run.start; k <= run.end; k++) {
-    const text = k === run.start ? doc.jsonText(k) : doc.lines[k]!;
-    let inString = false;
-    let escaped = false;
-    let from = 0;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (inString) {
-        if (escaped) escaped = false;
-        else if (c === 92) escaped = true;
-        else if (c === 34) inString = false;
-      } else if (c === 34) inString = true;
-      else if (c === 32 || c === 9 || c === 13) {
-        if (i > from) parts.push(text.slice(from, i));
-        from = i + 1;
-      }
-    }
-    if (text.length > from) parts.push(text.slice(from));
-  }
-  return parts.join("");
+  let joined = "";
+  // A string is matched whole (no string spans a line in JSON), so only whitespace outside one goes.
+  for (let k = run.start; k <= run.end; k++) joined += (k === run.start ? doc.jsonText(k) : doc.lines[k]!).replace(STRING_OR_SPACE, keepStrings);
+  return joined;
 }
+
+const STRING_OR_SPACE = /"(?:[^"\\]|\\.)*"|[ \t\r]+/g;
+const keepStrings = (match: string) => (match.charCodeAt(0) === 34 ? match : "");
 
 // ---- Fixes per code --------------------------------------------------------------------------
 
