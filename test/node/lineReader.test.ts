@@ -5,11 +5,12 @@
  * synchronous and the asynchronous reader.
  */
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LineFile, type LineMeta, readLines, readLinesSync } from "../../server/src/node/lineReader";
+import { LineFile, type LineMeta, NotRegularFile, readLines, readLinesSync } from "../../server/src/node/lineReader";
 
 const dir = mkdtempSync(join(tmpdir(), "line-reader-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -124,5 +125,22 @@ describe("readLines (asynchronous)", () => {
     const controller = new AbortController();
     controller.abort();
     await expect(readLines(file("a\n"), () => undefined, { signal: controller.signal })).rejects.toThrow();
+  });
+});
+
+describe("files that are not regular (issue 10, item 6: tree and info blocked on a FIFO and read /dev/zero forever)", () => {
+  const fifo = join(dir, "x.jsonl");
+  const zero = join(dir, "zero.jsonl");
+  execFileSync("mkfifo", [fifo]);
+  symlinkSync("/dev/zero", zero);
+
+  it("refuses a FIFO and a link to /dev/zero at once, in every reader", async () => {
+    for (const path of [fifo, zero, dir]) {
+      expect(() => readLinesSync(path, () => undefined)).toThrow(NotRegularFile);
+      await expect(readLines(path, () => undefined)).rejects.toThrow(NotRegularFile);
+      expect(() => new LineFile(path)).toThrow(/not a regular file/);
+    }
+    expect(() => readLinesSync(fifo, () => undefined)).toThrow("it is a FIFO, not a regular file");
+    expect(() => readLinesSync(zero, () => undefined)).toThrow("it is a character device, not a regular file");
   });
 });

@@ -5,6 +5,9 @@
  */
 
 import * as nodeFs from "node:fs";
+import { kindOf } from "../node/lineReader";
+
+export { kindOf };
 
 /** The largest file read: far above real sessions (tens of MB), and below V8's longest string. */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
@@ -31,17 +34,6 @@ export function closeFile(file: OpenedFile, fs: Pick<typeof nodeFs, "closeSync">
   } catch {
     // Closing a descriptor that was only read cannot lose anything.
   }
-}
-
-/** What kind of file a stat describes, in words, for notes on what was skipped. */
-export function kindOf(stat: nodeFs.Stats): string {
-  if (stat.isFIFO()) return "a FIFO";
-  if (stat.isSocket()) return "a socket";
-  if (stat.isCharacterDevice()) return "a character device";
-  if (stat.isBlockDevice()) return "a block device";
-  if (stat.isDirectory()) return "a folder";
-  if (stat.isSymbolicLink()) return "a symbolic link";
-  return "not a regular file";
 }
 
 /**

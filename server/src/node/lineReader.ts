@@ -13,8 +13,46 @@
  * the point) and an asynchronous one (for the server's main thread) share the splitting.
  */
 
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
 import { open } from "node:fs/promises";
+
+/**
+ * Opening flags for a file from a folder nobody vetted: a FIFO named `x.jsonl` does not block the
+ * open (`O_NONBLOCK`), and a terminal does not become the controlling one (`O_NOCTTY`).
+ */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
+
+/** Thrown for a path that is not a regular file (a FIFO would block, `/dev/zero` never ends). */
+export class NotRegularFile extends Error {
+  readonly code = "ENOTREG";
+}
+
+/** What kind of file a stat describes, in words, for notes on what was skipped. */
+export function kindOf(stat: Stats): string {
+  if (stat.isFIFO()) return "a FIFO";
+  if (stat.isSocket()) return "a socket";
+  if (stat.isCharacterDevice()) return "a character device";
+  if (stat.isBlockDevice()) return "a block device";
+  if (stat.isDirectory()) return "a folder";
+  if (stat.isSymbolicLink()) return "a symbolic link";
+  return "not a regular file";
+}
+
+function assertRegular(stat: Stats): void {
+  if (!stat.isFile()) throw new NotRegularFile(`it is ${kindOf(stat)}, not a regular file`);
+}
+
+/** Opens `path` for reading without blocking, refusing anything but a regular file. */
+export function openRegularSync(path: string): number {
+  const fd = openSync(path, OPEN_FLAGS);
+  try {
+    assertRegular(fstatSync(fd));
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
+}
 
 /** Pi 1.x's read size (`SESSION_READ_BUFFER_SIZE`). */
 export const CHUNK_BYTES = 1024 * 1024;
@@ -151,7 +189,7 @@ export function readLinesSync(path: string, onLine: OnLine, options: ReadOptions
   const { chunk, max, start, end } = settings(options);
   const assembler = new LineAssembler(onLine, max, start);
   const buffer = Buffer.allocUnsafe(chunk);
-  const fd = openSync(path, "r");
+  const fd = openRegularSync(path);
   let pos = start;
   let stopped = false;
   try {
@@ -177,7 +215,13 @@ export async function readLines(path: string, onLine: OnLine, options: ReadOptio
   const { chunk, max, start, end } = settings(options);
   const assembler = new LineAssembler(onLine, max, start);
   const buffer = Buffer.allocUnsafe(chunk);
-  const handle = await open(path, "r");
+  const handle = await open(path, OPEN_FLAGS);
+  try {
+    assertRegular(await handle.stat());
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
   let pos = start;
   let stopped = false;
   try {
@@ -204,7 +248,7 @@ export class LineFile {
   private readonly fd: number;
 
   constructor(path: string) {
-    this.fd = openSync(path, "r");
+    this.fd = openRegularSync(path);
   }
 
   /** The text of the line at `start`, `bytes` long; undefined when it is longer than `maxBytes`. */

@@ -84,7 +84,22 @@ export function joinFix(ctx: Context, run: JoinRun): Fix {
   const { doc } = ctx;
   return {
     title: `Join lines ${run.start + 1}–${run.end + 1} into one entry`,
-    edits: [{ range: doc.spanRange(run.start, doc.jsonOffset(run.start), run.end, doc.lines[run.end]!.length), newText: JSON.stringify(run.value) }],
+    edits: [{ range: doc.spanRange(run.start, doc.jsonOffset(run.start), run.end, doc.lines[run.end]!.length), newText: withoutWhitespace(doc, run) }],
     safe: true,
   };
 }
+
+/**
+ * The run's text with the whitespace between its tokens dropped and every token's bytes kept:
+ * `JSON.stringify` of the parsed value would round big numbers, turn 1e999 into null, write 1.50
+ * as 1.5, reorder integer-like keys and drop a repeated key or a `__proto__` member.
+ */
+function withoutWhitespace(doc: SessionDocument, run: JoinRun): string {
+  let joined = "";
+  // A string is matched whole (no string spans a line in JSON), so only whitespace outside one goes.
+  for (let k = run.start; k <= run.end; k++) joined += (k === run.start ? doc.jsonText(k) : doc.lines[k]!).replace(STRING_OR_SPACE, keepStrings);
+  return joined;
+}
+
+const STRING_OR_SPACE = /"(?:[^"\\]|\\.)*"|[ \t\r]+/g;
+const keepStrings = (match: string) => (match.charCodeAt(0) === 34 ? match : "");

@@ -38,18 +38,14 @@ function invalidHeaderFix(ctx: Context): Fix | undefined {
   if (p.kind !== "value" || !p.object) return undefined;
   const old = p.object.id;
   const id = typeof old === "number" && Number.isFinite(old) ? String(old) : uuidv7(ctx.now(), ctx.random);
-  const fixed: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(p.object)) {
-    fixed[key] = key === "id" ? id : value;
-    if (key === "type" && !("id" in p.object)) fixed.id = id;
-  }
-  if (!("id" in fixed)) fixed.id = id;
   const what = old === undefined ? "a fresh id" : typeof old === "number" ? `the id "${id}" (the number as a string)` : "a fresh id";
-  return {
-    title: `Give the header ${what}`,
-    edits: [{ range: doc.spanRange(line, doc.jsonOffset(line), line, doc.lines[line]!.length), newText: JSON.stringify(fixed) }],
-    safe: true,
-  };
+  // Only the id's token is replaced (or one member inserted after the type's), so every other
+  // byte of the header stays as it is, as in the join of pretty-printed entries.
+  const at = old === undefined ? doc.rangeOf(line, ["type"]) : doc.rangeOf(line, ["id"]);
+  if (!at) return undefined;
+  const edit =
+    old === undefined ? { range: { start: at.end, end: at.end }, newText: `,"id":${JSON.stringify(id)}` } : { range: at, newText: JSON.stringify(id) };
+  return { title: `Give the header ${what}`, edits: [edit], safe: true };
 }
 
 function duplicateIdFix(ctx: Context, entry: Entry): Fix | undefined {
