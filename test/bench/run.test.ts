@@ -26,7 +26,7 @@ interface Row {
 
 let out: string;
 let printed: string;
-let result: { rows: Row[]; load: { before: number[]; after: number[] }; files: Record<string, { bytes: number }> };
+let result: { rows: Row[]; load: { before: number[]; after: number[] }; files: { base: { bytes: number }; scale: { bytes: number } } };
 
 /** Runs the benchmark and resolves with its standard output. */
 function bench(args: string[]): Promise<string> {
