@@ -288,6 +288,7 @@ export function installPeers(log = () => {}) {
         "install",
         "--no-audit",
         "--no-fund",
+        "--loglevel=error",
         "--ignore-scripts",
         "vscode-langservers-extracted@4",
         "pi16@npm:@earendil-works/pi-coding-agent@1.6.0",
