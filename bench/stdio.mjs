@@ -374,11 +374,14 @@ export function piContextScript(peers) {
 /**
  * The whole-process CLI runs on one file, `reps` times, interleaved (floor, check, context, Pi),
  * so that their ratios see the same machine. Pi opens a copy (Pi may rewrite what it opens).
+ * With `pairWith` (another session's path), each repetition also checks that file (`runs.paired`),
+ * for a ratio of the two checks' times from runs that took turns.
  */
-export function cliRuns(s, { reps, context = true, peers }) {
+export function cliRuns(s, { reps, context = true, peers, pairWith }) {
   const floor = floorScript();
-  const runs = { floor: [], check: [], context: [], pi: [] };
+  const runs = { floor: [], check: [], context: [], pi: [], paired: [] };
   for (let r = 0; r < reps; r++) {
+    if (pairWith) runs.paired.push(timedNode(process.execPath, BIN, ["check", pairWith]));
     runs.floor.push(timedNode(process.execPath, floor, [s.path]));
     runs.check.push(timedNode(process.execPath, BIN, ["check", s.path]));
     if (context) runs.context.push(timedNode(process.execPath, BIN, ["context", s.path]));
