@@ -15,7 +15,7 @@
 // records its parameters). It prints rows and one line of JSON; it is not a test.
 //
 // Usage: node bench/sessions.mjs [--files N] [--mb M] [--force-generate]
-//        import { sessionsFolderBench } from "./sessions.mjs"   (bench/run.mjs)
+//        import { sessionsFolderBench, ensureSessionsFolder } from "./sessions.mjs"   (bench/run.mjs)
 
 import { spawnSync } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
@@ -103,8 +103,8 @@ function writeSession(path, bytes, { id, cwd, n, random }) {
 }
 
 /** The fake home with its sessions folder, generated once per parameters. */
-export function ensureSessionsFolder({ files = 2000, mb = 2000, force = false, log = () => {} } = {}) {
-  const dir = join(HERE, "out", `sessions-${files}-${mb}mb`);
+export function ensureSessionsFolder({ files = 2000, mb = 2000, force = false, log = () => {}, outDir = join(HERE, "out") } = {}) {
+  const dir = join(outDir, `sessions-${files}-${mb}mb`);
   const stamp = join(dir, "stamp.json");
   const home = join(dir, "home");
   const params = JSON.stringify({ files, mb, version: 1 });
@@ -164,8 +164,8 @@ function timedIndex(home) {
   return JSON.parse(r.stdout);
 }
 
-export function sessionsFolderBench({ files = 2000, mb = 2000, force = false, log = (m) => console.error(`bench: ${m}`) } = {}) {
-  const folder = ensureSessionsFolder({ files, mb, force, log });
+export function sessionsFolderBench({ files = 2000, mb = 2000, force = false, log = (m) => console.error(`bench: ${m}`), outDir } = {}) {
+  const folder = ensureSessionsFolder({ files, mb, force, log, outDir });
   const { home } = folder;
   const all = timed(["sessions", "--all", "--json"], { home });
   const listed = JSON.parse(all.stdout).sessions.length;

@@ -287,7 +287,7 @@ describe("a 50,000-deep chain", () => {
     lines.push(i % 2 === 0 ? user(`e${i}`, i === 0 ? null : `e${i - 1}`, `turn ${i}`) : assistant(`e${i}`, `e${i - 1}`, `answer ${i}`));
   const doc = new SessionDocument("file:///deep.jsonl", "jsonl", 1, lines.join("\n"));
 
-  // How fast is the benchmark's business (bench/run.mjs); this pins that each answer is one level.
+  // How fast is the benchmark's business (bench/inprocess.mjs); this pins that each answer is one level.
   it("prepares and expands one level, anywhere in the chain", () => {
     for (const line of [1, 25_000, depth]) {
       const item = prepareHierarchy(doc, { line, character: 10 })[0]!;
