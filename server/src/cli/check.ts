@@ -11,18 +11,20 @@
  * that cannot be fixed, or an internal failure (the other paths are still checked), 0 otherwise.
  */
 
+import * as nodeFs from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Diagnostic } from "vscode-languageserver";
 import { SessionDocument } from "../core/document";
-import { forgetValues, keepAllValues } from "../core/values";
+import { forgetValues, keepAllValues, setValueBudget } from "../core/values";
+import { LineTooLong, readStreamedDocument } from "../node/streamedDocument";
 import { CODES, type DiagnosticCode } from "../core/codes";
 import { capDiagnostics, MAX_PER_CODE } from "../features/diagnosticCap";
 import { collectDiagnostics, DIAGNOSTIC_SOURCE } from "../features/diagnostics";
 import { quickFixes } from "../features/fixes";
 import { needsMigration } from "../features/migration";
 import { parseCommandLine, UsageError, type OptionSpecs } from "./args";
-import { closeFile, decodeSession, encodingName, MAX_FILE_BYTES, openSessionFile, type Decoded, type OpenedFile } from "./files";
+import { closeFile, decodeSession, encodingName, MAX_FILE_BYTES, openRegularFile, openSessionFile, utf16Of, type Decoded, type OpenedFile } from "./files";
 import { fixFile, type FixOutcome } from "./fix";
 import { diffNames, displayPath, emptyTotals, formatDiagnostic, formatDiff, formatSummary, SEVERITY_NAMES, writeJsonReport, type Totals } from "./report";
 import { escapeControls, styleFor, wantsColor, type Style } from "./terminal";
@@ -59,7 +61,8 @@ replaces FILE atomically, with its mode and owner; a link is fixed at the file i
 file changes while it is being fixed (Pi appending to it), it is left as it is and the command says
 so. Files that are not UTF-8, have several hard links, or are links found inside a folder are not
 rewritten. At most 200 diagnostics per code and 1,000 per file are listed, the last with how many
-more there are. Files over ${MAX_FILE_BYTES / 1024 / 1024} MiB are not read.
+more there are. Files are read line by line, whatever their size (a line over 256 MiB is not read);
+--fix reads a file whole, up to ${MAX_FILE_BYTES / 1024 / 1024} MiB.
 
 Exit status: 0 no errors, 1 errors found, 2 usage error, unreadable path, a file that could not be
 fixed, or an internal failure (the other paths are still checked).`;
@@ -96,8 +99,6 @@ export function runCheck(args: readonly string[], io: CliIo): number {
     io.out(`${CHECK_USAGE}\n`);
     return 0;
   }
-  // Each file is read through once and dropped: its parsed values are kept until then, never parsed twice.
-  keepAllValues();
   if (positionals.length === 0) {
     io.err(`pi-session-lsp check: no path given\n${CHECK_USAGE}\n`);
     return 2;
@@ -160,6 +161,7 @@ class CheckRun {
   }
 
   private checkFile(target: Target): void {
+    if (!this.options.fix && this.checkStreamed(target)) return;
     let file: OpenedFile;
     try {
       file = openSessionFile(target.path);
@@ -167,6 +169,8 @@ class CheckRun {
       this.fail(`cannot read ${target.path}: ${errorText(error)}`, target.path);
       return;
     }
+    // Each file is read through once and dropped: its parsed values are kept until then, never parsed twice.
+    keepAllValues();
     try {
       let decoded = decodeSession(file.bytes);
       let outcome: FixOutcome | undefined;
@@ -176,19 +180,52 @@ class CheckRun {
         file = outcome.file;
         decoded = outcome.decoded;
       }
-      this.report(target, file, decoded, outcome);
+      const doc = outcome?.doc ?? new SessionDocument(fileUri(file.path), "jsonl", 0, decoded.text);
+      this.report(target, doc, decoded, outcome);
     } finally {
       closeFile(file);
       forgetValues();
+      setValueBudget(undefined);
     }
   }
 
-  private report(target: Target, file: OpenedFile, decoded: Decoded, outcome: FixOutcome | undefined): void {
+  /**
+   * Checks a UTF-8 file as a stream of lines (any size, bounded memory; see
+   * `node/streamedDocument.ts`); false for a UTF-16 file, which is decoded whole instead.
+   */
+  private checkStreamed(target: Target): boolean {
+    let fd: number;
+    try {
+      fd = openRegularFile(target.path).fd;
+    } catch (error) {
+      this.fail(`cannot read ${target.path}: ${errorText(error)}`, target.path);
+      return true;
+    }
+    setValueBudget(STREAMED_VALUE_CHARS);
+    try {
+      if (isUtf16(fd)) return false;
+      let streamed: ReturnType<typeof readStreamedDocument>;
+      try {
+        streamed = readStreamedDocument(fd, fileUri(target.path), {});
+      } catch (error) {
+        if (!(error instanceof LineTooLong) && (error as NodeJS.ErrnoException).code === undefined) throw error;
+        this.fail(`cannot read ${target.path}: ${errorText(error)}`, target.path);
+        return true;
+      }
+      this.report(target, streamed.doc, { encoding: "utf-8", bom: false, lossless: streamed.lossless }, undefined);
+      return true;
+    } finally {
+      nodeFs.closeSync(fd);
+      forgetValues();
+      setValueBudget(undefined);
+    }
+  }
+
+  private report(target: Target, doc: SessionDocument, decoded: Encoded, outcome: FixOutcome | undefined): void {
     const { options, io, style } = this;
     const shownPath = displayPath(target.path, this.cwd);
     if (outcome?.failure) this.fail(`cannot fix ${target.path}: ${outcome.failure}; the file is unchanged`, target.path);
     if (outcome?.notice && !options.quiet) io.err(`pi-session-lsp check: ${escapeControls(`${target.path}: ${outcome.notice}`)}\n`);
-    const doc = outcome?.doc ?? new SessionDocument(pathToFileURL(resolve(file.path)).href, "jsonl", 0, decoded.text);
 
     let all: Diagnostic[];
     let overflow = new Map<string, number>();
@@ -259,8 +296,25 @@ function fixedLine(shownPath: string, outcome: FixOutcome, cwd: string): string 
   return line;
 }
 
+/** What the report needs of a file's encoding (a streamed file's text is never held whole). */
+type Encoded = Omit<Decoded, "text">;
+
+/** The values the streamed check keeps parsed: the lines read last, as many characters as this. */
+const STREAMED_VALUE_CHARS = 16_000_000;
+
+function fileUri(path: string): string {
+  return pathToFileURL(resolve(path)).href;
+}
+
+/** Whether the file open at `fd` is UTF-16 (judged from its first 4 KiB, as `decodeSession` judges it). */
+function isUtf16(fd: number): boolean {
+  const head = Buffer.alloc(4096);
+  const n = nodeFs.readSync(fd, head, 0, head.length, 0);
+  return utf16Of(head.subarray(0, n)) !== undefined;
+}
+
 /** The `utf16` error for a file Pi cannot read, at the start of the file. */
-function encodingDiagnostics(decoded: Decoded): Diagnostic[] {
+function encodingDiagnostics(decoded: Encoded): Diagnostic[] {
   if (decoded.encoding === "utf-8") return [];
   const message =
     `This file is ${encodingName(decoded)}, not UTF-8 (Windows PowerShell's Out-File and ">" write UTF-16). ` +

@@ -50,14 +50,29 @@ export function kindOf(stat: nodeFs.Stats): string {
  * and never makes a terminal the controlling one (`O_NOCTTY`). The caller closes `fd`.
  */
 export function openSessionFile(path: string, fs: typeof nodeFs = nodeFs): OpenedFile {
-  const { O_RDONLY, O_NONBLOCK, O_NOCTTY } = nodeFs.constants;
-  const fd = fs.openSync(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  const { fd, stat: before } = openRegularFile(path, fs);
   try {
-    const before = fs.fstatSync(fd);
-    if (!before.isFile()) throw new ReadRefused(`it is ${kindOf(before)}, not a regular file`);
     if (before.size > MAX_FILE_BYTES) throw new ReadRefused(tooLarge(before.size));
     const bytes = readAll(fd, before.size, fs);
     return { path, fd, bytes, stat: fs.fstatSync(fd) };
+  } catch (error) {
+    fs.closeSync(fd);
+    throw error;
+  }
+}
+
+/**
+ * Opens `path` for reading as `openSessionFile` does (no blocking on a FIFO, no controlling
+ * terminal) and refuses anything but a regular file, reading nothing: the streaming check reads
+ * through the descriptor line by line. The caller closes `fd`.
+ */
+export function openRegularFile(path: string, fs: typeof nodeFs = nodeFs): { fd: number; stat: nodeFs.Stats } {
+  const { O_RDONLY, O_NONBLOCK, O_NOCTTY } = nodeFs.constants;
+  const fd = fs.openSync(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw new ReadRefused(`it is ${kindOf(stat)}, not a regular file`);
+    return { fd, stat };
   } catch (error) {
     fs.closeSync(fd);
     throw error;
@@ -145,7 +160,7 @@ export function decodeSession(bytes: Buffer): Decoded {
   return { text, encoding: "utf-8", bom: false, lossless };
 }
 
-function utf16Of(bytes: Buffer): "utf-16le" | "utf-16be" | undefined {
+export function utf16Of(bytes: Buffer): "utf-16le" | "utf-16be" | undefined {
   if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return "utf-16le";
   if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be";
   // Without a mark: in the first 4 KiB, many NULs at odd offsets and almost none at even ones is
@@ -164,7 +179,7 @@ function utf16Of(bytes: Buffer): "utf-16le" | "utf-16be" | undefined {
 }
 
 /** How an encoding is named in messages. */
-export function encodingName(decoded: Decoded): string {
+export function encodingName(decoded: Pick<Decoded, "encoding" | "bom">): string {
   const order = decoded.encoding === "utf-16le" ? "little-endian" : "big-endian";
   return `UTF-16 (${order}, ${decoded.bom ? "with" : "without"} a byte order mark)`;
 }
