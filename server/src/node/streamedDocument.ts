@@ -175,6 +175,16 @@ class StreamedMalformedLine implements MalformedLine {
   }
 }
 
+/** The document with its lines on disk: what it can tell without reading them back. */
+class StreamedSessionDocument extends SessionDocument {
+  /** The sum of the lines' lengths, counted while they streamed past. */
+  private readonly chars = 0;
+
+  override textLength(): number {
+    return this.chars;
+  }
+}
+
 /** A line longer than the reader decodes (`maxLineBytes`): the streamed check refuses the file, as the in-memory one refuses a file that long. */
 export class LineTooLong extends Error {}
 
@@ -195,6 +205,7 @@ export function readStreamedDocument(fd: number, uri: string, options: { onChunk
   // Only lines holding a lone "\r" matter to the position map; every other line counts as "".
   const crLines: string[] = [];
   let lossless = true;
+  let chars = 0;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const result = readLinesSync(
     fd,
@@ -204,6 +215,7 @@ export function readStreamedDocument(fd: number, uri: string, options: { onChunk
       const crlf = meta.newline && raw.charCodeAt(raw.length - 1) === 13;
       const text = crlf ? raw.slice(0, -1) : raw;
       const line = meta.line;
+      chars += text.length;
       eols.push(meta.newline ? (crlf ? "\r\n" : "\n") : "");
       disk.add(meta.start, meta.bytes);
       crLines.push(text.includes("\r") ? text : "");
@@ -231,7 +243,7 @@ export function readStreamedDocument(fd: number, uri: string, options: { onChunk
     crLines.push("");
     parsed.push(parseLine(""));
   }
-  const doc = Object.create(SessionDocument.prototype) as SessionDocument;
+  const doc = Object.create(StreamedSessionDocument.prototype) as StreamedSessionDocument;
   // The fields `SessionDocument`'s constructor sets, from the stream instead of one text.
   Object.assign(doc, {
     uri,
@@ -244,6 +256,7 @@ export function readStreamedDocument(fd: number, uri: string, options: { onChunk
     analysisCache: undefined,
     previousAnalysis: undefined,
     editedLines: new Map(),
+    chars,
   });
   return { doc, lossless };
 }
