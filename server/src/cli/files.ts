@@ -5,6 +5,9 @@
  */
 
 import * as nodeFs from "node:fs";
+import type { Diagnostic } from "vscode-languageserver";
+import { CODES } from "../core/codes";
+import { DIAGNOSTIC_SOURCE } from "../features/diagnostics/report";
 
 /** The largest file read: far above real sessions (tens of MB), and below V8's longest string. */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
@@ -182,4 +185,33 @@ export function utf16Of(bytes: Buffer): "utf-16le" | "utf-16be" | undefined {
 export function encodingName(decoded: Pick<Decoded, "encoding" | "bom">): string {
   const order = decoded.encoding === "utf-16le" ? "little-endian" : "big-endian";
   return `UTF-16 (${order}, ${decoded.bom ? "with" : "without"} a byte order mark)`;
+}
+
+/** What the report needs of a file's encoding (a streamed file's text is never held whole). */
+export type Encoded = Omit<Decoded, "text">;
+
+/** Whether the file open at `fd` is UTF-16 (judged from its first 4 KiB, as `decodeSession` judges it). */
+export function isUtf16(fd: number): boolean {
+  const head = Buffer.alloc(4096);
+  const n = nodeFs.readSync(fd, head, 0, head.length, 0);
+  return utf16Of(head.subarray(0, n)) !== undefined;
+}
+
+/** The `utf16` error for a file Pi cannot read, at the start of the file. */
+export function encodingDiagnostics(decoded: Encoded): Diagnostic[] {
+  if (decoded.encoding === "utf-8") return [];
+  const message =
+    `This file is ${encodingName(decoded)}, not UTF-8 (Windows PowerShell's Out-File and ">" write UTF-16). ` +
+    'Pi reads session files as UTF-8: Pi 1.x refuses to open this one ("not a valid pi session"), and Pi 0.73/0.74 overwrites it with a fresh header, losing every entry. ' +
+    "Convert it to UTF-8 without a byte order mark (for example iconv -f UTF-16 -t UTF-8); the other diagnostics are those of the converted text.";
+  const severity = (["error", "warning", "information", "hint"] as const).indexOf(CODES.utf16.severity) + 1;
+  return [
+    {
+      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+      severity: severity as Diagnostic["severity"],
+      code: "utf16",
+      source: DIAGNOSTIC_SOURCE,
+      message,
+    },
+  ];
 }
