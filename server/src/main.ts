@@ -62,6 +62,7 @@ export function main(args: readonly string[]): void {
       out: (t: string) => process.stdout.write(t),
       err: (t: string) => process.stderr.write(t),
       isTTY: process.stdout.isTTY === true,
+      errIsTTY: process.stderr.isTTY === true,
       env: process.env,
       cwd: process.cwd(),
     };

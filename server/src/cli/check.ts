@@ -11,20 +11,46 @@
  * that cannot be fixed, or an internal failure (the other paths are still checked), 0 otherwise.
  */
 
+import * as nodeFs from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Diagnostic } from "vscode-languageserver";
 import { SessionDocument } from "../core/document";
-import { forgetValues, keepAllValues } from "../core/values";
+import { forgetValues, keepAllValues, setValueBudget } from "../core/values";
+import { LineTooLong, readStreamedDocument } from "../node/streamedDocument";
 import { CODES, type DiagnosticCode } from "../core/codes";
 import { capDiagnostics, MAX_PER_CODE } from "../features/diagnosticCap";
-import { collectDiagnostics, DIAGNOSTIC_SOURCE } from "../features/diagnostics";
+import { collectDiagnostics } from "../features/diagnostics";
 import { quickFixes } from "../features/fixes";
 import { needsMigration } from "../features/migration";
-import { parseCommandLine, UsageError, type OptionSpecs } from "./args";
-import { closeFile, decodeSession, encodingName, MAX_FILE_BYTES, openSessionFile, type Decoded, type OpenedFile } from "./files";
+import { defaultThreads } from "../node/scanPool";
+import { parseCommandLine, quote, UsageError, type OptionSpecs } from "./args";
+import { type CheckTask, checkTargets, type FileReport } from "./checkPool";
+import { Progress } from "./sessionOutput";
+import {
+  closeFile,
+  decodeSession,
+  type Encoded,
+  encodingDiagnostics,
+  isUtf16,
+  MAX_FILE_BYTES,
+  openRegularFile,
+  openSessionFile,
+  type OpenedFile,
+} from "./files";
 import { fixFile, type FixOutcome } from "./fix";
-import { diffNames, displayPath, emptyTotals, formatDiagnostic, formatDiff, formatSummary, SEVERITY_NAMES, writeJsonReport, type Totals } from "./report";
+import {
+  addTotals,
+  diffNames,
+  displayPath,
+  emptyTotals,
+  formatDiagnostic,
+  formatDiff,
+  formatSummary,
+  SEVERITY_NAMES,
+  writeJsonReport,
+  type Totals,
+} from "./report";
 import { escapeControls, styleFor, wantsColor, type Style } from "./terminal";
 import { errorText, expandPaths, type Target } from "./walk";
 
@@ -33,6 +59,8 @@ export interface CliIo {
   err: (text: string) => void;
   /** Whether `out` is a terminal (colour is used only there). */
   isTTY?: boolean;
+  /** Whether `err` is a terminal (a progress line is drawn only there). */
+  errIsTTY?: boolean;
   env?: NodeJS.ProcessEnv;
   /** The folder paths are shown relative to; default `process.cwd()`. */
   cwd?: string;
@@ -50,6 +78,8 @@ Options:
   -q, --quiet            print the diagnostics only: no summary, no notes, no "fixed" lines
   --fix                  apply the safe fixes (marked [--fix]) and print what is left
   --dry-run              with or without --fix: print the fixes as a unified diff, write nothing
+  --threads N            check the files of a folder on N threads (default: one per core); the
+                         output is the same, in the same order, whatever N
   -h, --help             print this help
 
 --fix applies the fixes that keep every entry and its content (byte order mark, final newline,
@@ -59,7 +89,8 @@ replaces FILE atomically, with its mode and owner; a link is fixed at the file i
 file changes while it is being fixed (Pi appending to it), it is left as it is and the command says
 so. Files that are not UTF-8, have several hard links, or are links found inside a folder are not
 rewritten. At most 200 diagnostics per code and 1,000 per file are listed, the last with how many
-more there are. Files over ${MAX_FILE_BYTES / 1024 / 1024} MiB are not read.
+more there are. Files are read line by line, whatever their size (a line over 256 MiB is not read);
+--fix reads a file whole, up to ${MAX_FILE_BYTES / 1024 / 1024} MiB.
 
 Exit status: 0 no errors, 1 errors found, 2 usage error, unreadable path, a file that could not be
 fixed, or an internal failure (the other paths are still checked).`;
@@ -70,11 +101,14 @@ const OPTIONS: OptionSpecs = {
   quiet: { type: "boolean", short: "q" },
   fix: { type: "boolean" },
   "dry-run": { type: "boolean" },
+  threads: { type: "string" },
   help: { type: "boolean", short: "h" },
 };
 
-interface CheckOptions {
+export interface CheckOptions {
   json: boolean;
+  /** Whether the text output is coloured (decided once, from the terminal the command writes to). */
+  color: boolean;
   fix: boolean;
   dryRun: boolean;
   quiet: boolean;
@@ -82,7 +116,7 @@ interface CheckOptions {
   minSeverity: number;
 }
 
-export function runCheck(args: readonly string[], io: CliIo): number {
+export function runCheck(args: readonly string[], io: CliIo): number | Promise<number> {
   let parsed: ReturnType<typeof parseCommandLine>;
   try {
     parsed = parseCommandLine(args, OPTIONS);
@@ -96,55 +130,120 @@ export function runCheck(args: readonly string[], io: CliIo): number {
     io.out(`${CHECK_USAGE}\n`);
     return 0;
   }
-  // Each file is read through once and dropped: its parsed values are kept until then, never parsed twice.
-  keepAllValues();
   if (positionals.length === 0) {
     io.err(`pi-session-lsp check: no path given\n${CHECK_USAGE}\n`);
     return 2;
   }
   const dryRun = values.has("dry-run");
+  const threadsText = values.get("threads") as string | undefined;
+  const threads = threadsText === undefined ? defaultThreads() : Number(threadsText);
+  if (!Number.isInteger(threads) || threads < 1) {
+    io.err(`pi-session-lsp check: --threads takes a whole number of threads, 1 or more, not ${quote(threadsText ?? "")}\n`);
+    return 2;
+  }
+  const json = values.get("format") === "json";
   const options: CheckOptions = {
-    json: values.get("format") === "json",
+    json,
+    color: !json && wantsColor(io.isTTY ?? false, io.env ?? {}),
     fix: dryRun || values.has("fix"),
     dryRun,
     quiet: values.has("quiet"),
     minSeverity: SEVERITY_NAMES.indexOf((values.get("min-severity") as (typeof SEVERITY_NAMES)[number] | undefined) ?? "hint"),
   };
-  return new CheckRun(options, io).run(positionals);
+  // A progress line on a terminal's stderr, erased before anything else is printed.
+  const progress = io.errIsTTY ? new Progress("checking") : undefined;
+  const shown: CliIo = progress
+    ? {
+        ...io,
+        out: (text) => {
+          progress.done();
+          io.out(text);
+        },
+        err: (text) => {
+          progress.done();
+          io.err(text);
+        },
+      }
+    : io;
+  return new CheckRun(options, shown).run(positionals, threads, progress);
 }
 
-class CheckRun {
-  private status = 0;
-  private readonly totals: Totals = emptyTotals();
-  private readonly failed = new Set<string>();
+/** Checks one file as `check` does, into a report of what it printed and counted (a worker thread's task). */
+export function checkOne(task: CheckTask<CheckOptions>, onBytes: (bytes: number) => void): FileReport {
+  const printed: FileReport["printed"] = [];
+  const run = new CheckRun(task.options, { out: (text) => printed.push([1, text]), err: (text) => printed.push([2, text]), cwd: task.cwd });
+  run.onBytes = onBytes;
+  run.checkTarget(task.target);
+  return { printed, totals: run.totals, status: run.status, failed: [...run.failed] };
+}
+
+/**
+ * One run of `check`: its status, its totals, and what it printed. The run over the paths given
+ * checks each file with `checkTarget`, in this thread or, for a folder of many files, on a pool of
+ * worker threads (`checkPool.ts`) whose per-file runs it absorbs in the files' order.
+ */
+export class CheckRun {
+  status = 0;
+  readonly totals: Totals = emptyTotals();
+  readonly failed = new Set<string>();
   private readonly style: Style;
   private readonly cwd: string;
+  /** Told the bytes read as a file streams past (a progress line). */
+  onBytes: ((bytes: number) => void) | undefined;
 
   constructor(
     private readonly options: CheckOptions,
     private readonly io: CliIo,
   ) {
-    this.style = styleFor(!options.json && wantsColor(io.isTTY ?? false, io.env ?? {}));
+    this.style = styleFor(options.color);
     this.cwd = io.cwd ?? process.cwd();
   }
 
-  run(paths: readonly string[]): number {
+  run(paths: readonly string[], threads: number, progress?: Progress): number | Promise<number> {
     const targets = expandPaths(paths, {
       note: (text) => this.note(text),
       unreadable: (text) => this.fail(text),
     });
-    for (const target of targets) {
-      try {
-        this.checkFile(target);
-      } catch (error) {
-        // The last line of defence: whatever throws costs this file's answer, not the others'.
-        this.fail(`internal error while checking ${target.path}: ${errorText(error)}`, target.path);
-        if (this.options.json) writeJsonReport(this.io.out, { file: target.path, error: `internal error: ${errorText(error)}` }, [], {});
-      }
+    const finish = (): number => {
+      if (targets.length === 0 && this.status !== 2) this.note("no *.jsonl files in the paths given");
+      if (!this.options.json && !this.options.quiet) this.io.out(`${formatSummary(this.totals, this.style)}\n`);
+      return this.status;
+    };
+    const checked = checkTargets(targets, {
+      threads,
+      options: this.options,
+      cwd: this.cwd,
+      progress,
+      here: (target, onBytes) => {
+        this.onBytes = onBytes;
+        this.checkTarget(target);
+      },
+      one: checkOne,
+      absorb: (report) => this.absorb(report),
+    });
+    return checked ? checked.then(finish) : finish();
+  }
+
+  /** Prints what a file's run printed and adds its counts (a path that failed counts once). */
+  private absorb(report: FileReport): void {
+    for (const [stream, text] of report.printed) (stream === 1 ? this.io.out : this.io.err)(text);
+    this.status = Math.max(this.status, report.status);
+    addTotals(this.totals, { ...report.totals, failed: 0 });
+    for (const path of report.failed) {
+      if (this.failed.has(path)) continue;
+      this.failed.add(path);
+      this.totals.failed++;
     }
-    if (targets.length === 0 && this.status !== 2) this.note("no *.jsonl files in the paths given");
-    if (!this.options.json && !this.options.quiet) this.io.out(`${formatSummary(this.totals, this.style)}\n`);
-    return this.status;
+  }
+
+  /** Checks one file; whatever throws costs this file's answer, not the others'. */
+  checkTarget(target: Target): void {
+    try {
+      this.checkFile(target);
+    } catch (error) {
+      this.fail(`internal error while checking ${target.path}: ${errorText(error)}`, target.path);
+      if (this.options.json) writeJsonReport(this.io.out, { file: target.path, error: `internal error: ${errorText(error)}` }, [], {});
+    }
   }
 
   private note(text: string): void {
@@ -160,6 +259,7 @@ class CheckRun {
   }
 
   private checkFile(target: Target): void {
+    if (!this.options.fix && this.checkStreamed(target)) return;
     let file: OpenedFile;
     try {
       file = openSessionFile(target.path);
@@ -167,6 +267,8 @@ class CheckRun {
       this.fail(`cannot read ${target.path}: ${errorText(error)}`, target.path);
       return;
     }
+    // Each file is read through once and dropped: its parsed values are kept until then, never parsed twice.
+    keepAllValues();
     try {
       let decoded = decodeSession(file.bytes);
       let outcome: FixOutcome | undefined;
@@ -176,19 +278,52 @@ class CheckRun {
         file = outcome.file;
         decoded = outcome.decoded;
       }
-      this.report(target, file, decoded, outcome);
+      const doc = outcome?.doc ?? new SessionDocument(fileUri(file.path), "jsonl", 0, decoded.text);
+      this.report(target, doc, decoded, outcome);
     } finally {
       closeFile(file);
       forgetValues();
+      setValueBudget(undefined);
     }
   }
 
-  private report(target: Target, file: OpenedFile, decoded: Decoded, outcome: FixOutcome | undefined): void {
+  /**
+   * Checks a UTF-8 file as a stream of lines (any size, bounded memory; see
+   * `node/streamedDocument.ts`); false for a UTF-16 file, which is decoded whole instead.
+   */
+  private checkStreamed(target: Target): boolean {
+    let fd: number;
+    try {
+      fd = openRegularFile(target.path).fd;
+    } catch (error) {
+      this.fail(`cannot read ${target.path}: ${errorText(error)}`, target.path);
+      return true;
+    }
+    setValueBudget(STREAMED_VALUE_CHARS);
+    try {
+      if (isUtf16(fd)) return false;
+      let streamed: ReturnType<typeof readStreamedDocument>;
+      try {
+        streamed = readStreamedDocument(fd, fileUri(target.path), { onChunk: this.onBytes });
+      } catch (error) {
+        if (!(error instanceof LineTooLong) && (error as NodeJS.ErrnoException).code === undefined) throw error;
+        this.fail(`cannot read ${target.path}: ${errorText(error)}`, target.path);
+        return true;
+      }
+      this.report(target, streamed.doc, { encoding: "utf-8", bom: false, lossless: streamed.lossless }, undefined);
+      return true;
+    } finally {
+      nodeFs.closeSync(fd);
+      forgetValues();
+      setValueBudget(undefined);
+    }
+  }
+
+  private report(target: Target, doc: SessionDocument, decoded: Encoded, outcome: FixOutcome | undefined): void {
     const { options, io, style } = this;
     const shownPath = displayPath(target.path, this.cwd);
     if (outcome?.failure) this.fail(`cannot fix ${target.path}: ${outcome.failure}; the file is unchanged`, target.path);
     if (outcome?.notice && !options.quiet) io.err(`pi-session-lsp check: ${escapeControls(`${target.path}: ${outcome.notice}`)}\n`);
-    const doc = outcome?.doc ?? new SessionDocument(pathToFileURL(resolve(file.path)).href, "jsonl", 0, decoded.text);
 
     let all: Diagnostic[];
     let overflow = new Map<string, number>();
@@ -259,23 +394,11 @@ function fixedLine(shownPath: string, outcome: FixOutcome, cwd: string): string 
   return line;
 }
 
-/** The `utf16` error for a file Pi cannot read, at the start of the file. */
-function encodingDiagnostics(decoded: Decoded): Diagnostic[] {
-  if (decoded.encoding === "utf-8") return [];
-  const message =
-    `This file is ${encodingName(decoded)}, not UTF-8 (Windows PowerShell's Out-File and ">" write UTF-16). ` +
-    'Pi reads session files as UTF-8: Pi 1.x refuses to open this one ("not a valid pi session"), and Pi 0.73/0.74 overwrites it with a fresh header, losing every entry. ' +
-    "Convert it to UTF-8 without a byte order mark (for example iconv -f UTF-16 -t UTF-8); the other diagnostics are those of the converted text.";
-  const severity = (["error", "warning", "information", "hint"] as const).indexOf(CODES.utf16.severity) + 1;
-  return [
-    {
-      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
-      severity: severity as Diagnostic["severity"],
-      code: "utf16",
-      source: DIAGNOSTIC_SOURCE,
-      message,
-    },
-  ];
+/** The values the streamed check keeps parsed: the lines read last, as many characters as this. */
+const STREAMED_VALUE_CHARS = 16_000_000;
+
+function fileUri(path: string): string {
+  return pathToFileURL(resolve(path)).href;
 }
 
 /** Per diagnostic, whether `--fix` would mend it (it has a safe fix). */

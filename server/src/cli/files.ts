@@ -5,6 +5,9 @@
  */
 
 import * as nodeFs from "node:fs";
+import type { Diagnostic } from "vscode-languageserver";
+import { CODES } from "../core/codes";
+import { DIAGNOSTIC_SOURCE } from "../features/diagnostics/report";
 import { kindOf } from "../node/lineReader";
 
 export { kindOf };
@@ -42,14 +45,29 @@ export function closeFile(file: OpenedFile, fs: Pick<typeof nodeFs, "closeSync">
  * and never makes a terminal the controlling one (`O_NOCTTY`). The caller closes `fd`.
  */
 export function openSessionFile(path: string, fs: typeof nodeFs = nodeFs): OpenedFile {
-  const { O_RDONLY, O_NONBLOCK, O_NOCTTY } = nodeFs.constants;
-  const fd = fs.openSync(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  const { fd, stat: before } = openRegularFile(path, fs);
   try {
-    const before = fs.fstatSync(fd);
-    if (!before.isFile()) throw new ReadRefused(`it is ${kindOf(before)}, not a regular file`);
     if (before.size > MAX_FILE_BYTES) throw new ReadRefused(tooLarge(before.size));
     const bytes = readAll(fd, before.size, fs);
     return { path, fd, bytes, stat: fs.fstatSync(fd) };
+  } catch (error) {
+    fs.closeSync(fd);
+    throw error;
+  }
+}
+
+/**
+ * Opens `path` for reading as `openSessionFile` does (no blocking on a FIFO, no controlling
+ * terminal) and refuses anything but a regular file, reading nothing: the streaming check reads
+ * through the descriptor line by line. The caller closes `fd`.
+ */
+export function openRegularFile(path: string, fs: typeof nodeFs = nodeFs): { fd: number; stat: nodeFs.Stats } {
+  const { O_RDONLY, O_NONBLOCK, O_NOCTTY } = nodeFs.constants;
+  const fd = fs.openSync(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw new ReadRefused(`it is ${kindOf(stat)}, not a regular file`);
+    return { fd, stat };
   } catch (error) {
     fs.closeSync(fd);
     throw error;
@@ -137,7 +155,7 @@ export function decodeSession(bytes: Buffer): Decoded {
   return { text, encoding: "utf-8", bom: false, lossless };
 }
 
-function utf16Of(bytes: Buffer): "utf-16le" | "utf-16be" | undefined {
+export function utf16Of(bytes: Buffer): "utf-16le" | "utf-16be" | undefined {
   if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return "utf-16le";
   if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be";
   // Without a mark: in the first 4 KiB, many NULs at odd offsets and almost none at even ones is
@@ -156,7 +174,36 @@ function utf16Of(bytes: Buffer): "utf-16le" | "utf-16be" | undefined {
 }
 
 /** How an encoding is named in messages. */
-export function encodingName(decoded: Decoded): string {
+export function encodingName(decoded: Pick<Decoded, "encoding" | "bom">): string {
   const order = decoded.encoding === "utf-16le" ? "little-endian" : "big-endian";
   return `UTF-16 (${order}, ${decoded.bom ? "with" : "without"} a byte order mark)`;
+}
+
+/** What the report needs of a file's encoding (a streamed file's text is never held whole). */
+export type Encoded = Omit<Decoded, "text">;
+
+/** Whether the file open at `fd` is UTF-16 (judged from its first 4 KiB, as `decodeSession` judges it). */
+export function isUtf16(fd: number): boolean {
+  const head = Buffer.alloc(4096);
+  const n = nodeFs.readSync(fd, head, 0, head.length, 0);
+  return utf16Of(head.subarray(0, n)) !== undefined;
+}
+
+/** The `utf16` error for a file Pi cannot read, at the start of the file. */
+export function encodingDiagnostics(decoded: Encoded): Diagnostic[] {
+  if (decoded.encoding === "utf-8") return [];
+  const message =
+    `This file is ${encodingName(decoded)}, not UTF-8 (Windows PowerShell's Out-File and ">" write UTF-16). ` +
+    'Pi reads session files as UTF-8: Pi 1.x refuses to open this one ("not a valid pi session"), and Pi 0.73/0.74 overwrites it with a fresh header, losing every entry. ' +
+    "Convert it to UTF-8 without a byte order mark (for example iconv -f UTF-16 -t UTF-8); the other diagnostics are those of the converted text.";
+  const severity = (["error", "warning", "information", "hint"] as const).indexOf(CODES.utf16.severity) + 1;
+  return [
+    {
+      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+      severity: severity as Diagnostic["severity"],
+      code: "utf16",
+      source: DIAGNOSTIC_SOURCE,
+      message,
+    },
+  ];
 }

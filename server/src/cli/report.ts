@@ -94,6 +94,19 @@ export function emptyTotals(): Totals {
   return { files: 0, filesWithProblems: 0, bySeverity: [0, 0, 0, 0, 0], fixable: 0, omitted: 0, fixedFiles: 0, fixedProblems: 0, wouldFix: 0, failed: 0 };
 }
 
+/** Adds the counts of `from` to `into`. */
+export function addTotals(into: Totals, from: Totals): void {
+  into.files += from.files;
+  into.filesWithProblems += from.filesWithProblems;
+  for (let s = 0; s < into.bySeverity.length; s++) into.bySeverity[s]! += from.bySeverity[s]!;
+  into.fixable += from.fixable;
+  into.omitted += from.omitted;
+  into.fixedFiles += from.fixedFiles;
+  into.fixedProblems += from.fixedProblems;
+  into.wouldFix += from.wouldFix;
+  into.failed += from.failed;
+}
+
 const COUNT_NAMES: [string, string][] = [
   ["", ""],
   ["error", "errors"],

@@ -90,6 +90,13 @@ export class SessionDocument {
     return this.positions.lspLineCount(this.lines.length);
   }
 
+  /** The length of the text in UTF-16 code units, line endings left out. */
+  textLength(): number {
+    let chars = 0;
+    for (const line of this.lines) chars += line.length;
+    return chars;
+  }
+
   getText(): string {
     let text = "";
     for (let i = 0; i < this.lines.length; i++) text += this.lines[i]! + this.eols[i]!;

@@ -21,6 +21,15 @@ export function keepAllValues(): void {
   budget = Number.POSITIVE_INFINITY;
 }
 
+/**
+ * Keeps values for at most `chars` characters of line text (the streaming check bounds its memory
+ * so, whatever the file's size); the default is restored by passing `undefined`.
+ */
+export function setValueBudget(limit: number | undefined): void {
+  budget = limit ?? BUDGET_CHARS;
+  if (chars > budget) evict();
+}
+
 export function forgetValues(): void {
   cache.clear();
   chars = 0;
@@ -28,6 +37,15 @@ export function forgetValues(): void {
 
 interface Cached {
   readonly text: string;
+  /**
+   * `text.length`, for a line whose text is not held in memory (a streamed line reads it back from
+   * disk): the cache counts with it instead of reading the text again.
+   */
+  readonly textLength?: number;
+}
+
+function charsOf(line: Cached): number {
+  return line.textLength ?? line.text.length;
 }
 
 const cache = new Map<Cached, unknown>();
@@ -40,10 +58,10 @@ export function rememberValue(line: Cached, value: unknown): void {
   const previous = cache.get(line);
   if (previous !== undefined) {
     cache.delete(line);
-    chars -= line.text.length;
+    chars -= charsOf(line);
   }
   cache.set(line, value);
-  chars += line.text.length;
+  chars += charsOf(line);
   if (chars > budget) evict();
 }
 
@@ -53,8 +71,20 @@ function evict(): void {
   for (const oldest of cache.keys()) {
     if (chars <= target || cache.size <= 1) break;
     cache.delete(oldest);
-    chars -= oldest.text.length;
+    chars -= charsOf(oldest);
   }
+}
+
+/**
+ * Files the value cached for `from` under `to` instead, for a line whose parse is replaced by a
+ * smaller record of the same text (the streaming check drops the text `parseLine` kept).
+ */
+export function transferValue(from: Cached, to: Cached): void {
+  const value = cache.get(from);
+  if (value === undefined) return;
+  cache.delete(from);
+  chars -= charsOf(from);
+  rememberValue(to, value);
 }
 
 /** The value of a line: from the cache (marking it used), or parsed again from its text. */

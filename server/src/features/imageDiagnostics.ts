@@ -114,8 +114,7 @@ function blockPath(image: Image): (string | number)[] {
 function requestSize(doc: SessionDocument, request: ProviderRequest, max: number, name: string, provider: string): Diagnostic[] {
   // The messages come from the file's lines, plus a few hundred characters per converted message:
   // a file well below the limit cannot exceed it, and nothing is serialised.
-  let fileChars = 0;
-  for (const line of doc.lines) fileChars += line.length;
+  const fileChars = doc.textLength();
   if (fileChars + 1024 * request.messages.length < max) return [];
   let bytes = 0;
   for (let k = 0; k < request.messages.length; k++) {

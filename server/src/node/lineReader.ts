@@ -184,12 +184,15 @@ function settings(options: ReadOptions) {
   };
 }
 
-/** Reads `path` line by line, synchronously. Throws what `open` or `read` throw. */
-export function readLinesSync(path: string, onLine: OnLine, options: ReadOptions = {}): ReadResult {
+/**
+ * Reads `path` line by line, synchronously. Throws what `open` or `read` throw. Given a descriptor
+ * instead (a file the caller opened and checked), it reads through it and leaves it open.
+ */
+export function readLinesSync(path: string | number, onLine: OnLine, options: ReadOptions = {}): ReadResult {
   const { chunk, max, start, end } = settings(options);
   const assembler = new LineAssembler(onLine, max, start);
   const buffer = Buffer.allocUnsafe(chunk);
-  const fd = openRegularSync(path);
+  const fd = typeof path === "number" ? path : openRegularSync(path);
   let pos = start;
   let stopped = false;
   try {
@@ -205,7 +208,7 @@ export function readLinesSync(path: string, onLine: OnLine, options: ReadOptions
     }
     if (!stopped) assembler.end();
   } finally {
-    closeSync(fd);
+    if (typeof path !== "number") closeSync(fd);
   }
   return { bytes: pos - start, lines: assembler.lines, endsWithNewline: assembler.endsWithNewline, stopped, longLines: assembler.longLines };
 }

@@ -5,7 +5,8 @@
  * plus the longest line) and results are small summaries, never file contents.
  *
  * Without the compiled worker (the TypeScript sources run under a test runner) or for a small job,
- * the same scan runs in this thread, yielding to the event loop between files.
+ * the same scan runs in this thread, yielding to the event loop between files. `runPool` is the
+ * pool itself, for any job a worker script serves through `poolWorker.ts` (`check DIR` uses it).
  */
 
 import { existsSync } from "node:fs";
@@ -13,7 +14,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { type ScanOutcome, type ScanTask, scanFile } from "./scanFile";
-import type { WorkerReply, WorkerRequest } from "./scanWorker";
+import type { WorkerReply, WorkerRequest } from "./poolWorker";
 
 export interface ScanProgress {
   files: number;
@@ -31,6 +32,15 @@ export interface PoolOptions {
   signal?: AbortSignal;
 }
 
+/** One kind of work for the pool: the worker script that does it, and the same work in this thread. */
+export interface PoolJob<T, R> {
+  /** The compiled worker (see `poolWorker.ts`); without it the work runs in this thread. */
+  script: string;
+  here: (task: T, onBytes: (bytes: number) => void) => R;
+  /** Called with each result as it arrives (in any order). */
+  onResult?: (index: number, result: R) => void;
+}
+
 /** Below this many bytes in all, starting threads costs more than it saves. */
 const IN_THREAD_BYTES = 16 * 1024 * 1024;
 
@@ -42,18 +52,28 @@ export function defaultThreads(): number {
   return Number.isInteger(env) && env >= 0 ? env : availableParallelism();
 }
 
+/** Whether `runPool` would start threads for this work (else it runs it in this thread). */
+export function usesThreads(threads: number, tasks: number, sizes: readonly number[], script: string): boolean {
+  return Math.min(threads, tasks) > 1 && sizes.reduce((a, b) => a + b, 0) >= IN_THREAD_BYTES && existsSync(script);
+}
+
 /** Scans `tasks` and returns their outcomes in the same order. */
-export async function scanAll(tasks: readonly ScanTask[], options: PoolOptions = {}): Promise<ScanOutcome[]> {
+export function scanAll(tasks: readonly ScanTask[], options: PoolOptions = {}): Promise<ScanOutcome[]> {
+  return runPool(tasks, { script: WORKER_SCRIPT, here: scanFile }, options);
+}
+
+/** Runs `job` on each of `tasks`, on worker threads when it pays, and returns the results in the tasks' order. */
+export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, options: PoolOptions = {}): Promise<R[]> {
   const sizes = options.sizes ?? tasks.map(() => 0);
   const totalBytes = sizes.reduce((a, b) => a + b, 0);
   const progress: ScanProgress = { files: 0, totalFiles: tasks.length, bytes: 0, totalBytes };
   const report = () => options.onProgress?.({ ...progress });
   const wanted = options.threads ?? defaultThreads();
   const threads = Math.min(wanted, tasks.length);
-  if (threads <= 1 || totalBytes < IN_THREAD_BYTES || !existsSync(WORKER_SCRIPT)) return scanHere(tasks, progress, report, options.signal);
+  if (!usesThreads(wanted, tasks.length, sizes, job.script)) return runHere(tasks, job, progress, report, options.signal);
 
   const order = tasks.map((_, i) => i).sort((a, b) => (sizes[b] ?? 0) - (sizes[a] ?? 0));
-  const results = new Array<ScanOutcome>(tasks.length);
+  const results = new Array<R>(tasks.length);
   let next = 0;
   const workers: Worker[] = [];
   try {
@@ -67,13 +87,13 @@ export async function scanAll(tasks: readonly ScanTask[], options: PoolOptions =
           return;
         }
         const id = order[next++]!;
-        worker.postMessage({ id, task: tasks[id]! } satisfies WorkerRequest);
+        worker.postMessage({ id, task: tasks[id]! } satisfies WorkerRequest<T>);
       };
       for (let t = 0; t < threads; t++) {
-        const worker = new Worker(WORKER_SCRIPT);
+        const worker = new Worker(job.script);
         workers.push(worker);
         running++;
-        worker.on("message", (reply: WorkerReply) => {
+        worker.on("message", (reply: WorkerReply<R>) => {
           if (reply.kind === "bytes") {
             progress.bytes += reply.bytes;
             report();
@@ -81,6 +101,7 @@ export async function scanAll(tasks: readonly ScanTask[], options: PoolOptions =
           }
           results[reply.id] = reply.outcome;
           progress.files++;
+          job.onResult?.(reply.id, reply.outcome);
           report();
           feed(worker);
         });
@@ -94,16 +115,16 @@ export async function scanAll(tasks: readonly ScanTask[], options: PoolOptions =
   return results;
 }
 
-async function scanHere(tasks: readonly ScanTask[], progress: ScanProgress, report: () => void, signal?: AbortSignal): Promise<ScanOutcome[]> {
-  const results: ScanOutcome[] = [];
-  for (const task of tasks) {
+async function runHere<T, R>(tasks: readonly T[], job: PoolJob<T, R>, progress: ScanProgress, report: () => void, signal?: AbortSignal): Promise<R[]> {
+  const results: R[] = [];
+  for (let i = 0; i < tasks.length; i++) {
     signal?.throwIfAborted();
-    results.push(
-      scanFile(task, (bytes) => {
-        progress.bytes += bytes;
-      }),
-    );
+    const result = job.here(tasks[i]!, (bytes) => {
+      progress.bytes += bytes;
+    });
+    results.push(result);
     progress.files++;
+    job.onResult?.(i, result);
     report();
     // Let the event loop run (an editor's requests, a progress line) between files.
     await new Promise((r) => setImmediate(r));

@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+// bench/checkFloor.mjs: `check`, whole process, against the floor: a process that reads the same
+// file in 1 MiB chunks and JSON.parses every line (what any checker must at least do), with the
+// wall time and the peak RSS of each (`/usr/bin/time`), runs interleaved so that both see the same
+// machine, medians printed. With --folder DIR it times `check DIR` on 1 thread and on --threads N.
+//
+// Usage:
+//   node bench/checkFloor.mjs FILE [--runs 5] [--keep]
+//   node bench/checkFloor.mjs --folder DIR [--runs 3] [--threads 2]
+//   node bench/checkFloor.mjs --big FILE [--copies 23]   writes a ~1 GB session (copies of the
+//        benchmark session, ids renamed per copy and chained into one tree; see bigSession below)
+//
+// Requires the build (`npm run build`) and GNU time at /usr/bin/time.
+
+import { spawnSync } from "node:child_process";
+import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ensureSession } from "./generate.mjs";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const CLI = join(ROOT, "bin", "pi-session-lsp");
+
+/** The floor: read in 1 MiB chunks, split on "\n", decode each line, JSON.parse it. */
+const FLOOR = `
+const fs = require("node:fs");
+const fd = fs.openSync(process.argv[1], "r");
+const chunk = Buffer.allocUnsafe(1024 * 1024);
+const keep = process.argv[2] === "keep", kept = [];
+let parts = [], pos = 0, n, lines = 0;
+const parse = (buf) => { const text = buf.toString("utf8"); if (text.trim() !== "") { try { const v = JSON.parse(text); if (keep) kept.push(v); } catch {} } lines++; };
+while ((n = fs.readSync(fd, chunk, 0, chunk.length, pos)) > 0) {
+  pos += n;
+  let at = 0;
+  for (let nl = chunk.indexOf(10, at); nl >= 0 && nl < n; nl = chunk.indexOf(10, at)) {
+    parts.push(chunk.subarray(at, nl));
+    parse(parts.length === 1 ? parts[0] : Buffer.concat(parts));
+    parts = [];
+    at = nl + 1;
+  }
+  if (at < n) parts.push(Buffer.from(chunk.subarray(at, n)));
+}
+if (parts.length) parse(Buffer.concat(parts));
+`;
+
+/** Runs a command under GNU time: wall seconds and peak RSS in MiB. */
+function timed(args) {
+  const r = spawnSync("/usr/bin/time", ["-f", "%e %M", ...args], { encoding: "utf8", maxBuffer: 1 << 30, stdio: ["ignore", "ignore", "pipe"] });
+  const last = r.stderr.trim().split("\n").pop();
+  const [seconds, kib] = last.split(" ").map(Number);
+  if (!Number.isFinite(seconds)) throw new Error(`could not time ${args.join(" ")}: ${r.stderr}`);
+  return { seconds, mib: kib / 1024, status: r.status };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function compare(label, variants, runs) {
+  const results = variants.map(() => []);
+  for (let i = 0; i < runs; i++) for (let k = 0; k < variants.length; k++) results[k].push(timed(variants[k]));
+  return results.map((rs, k) => ({
+    label: label[k],
+    seconds: median(rs.map((r) => r.seconds)),
+    mib: median(rs.map((r) => r.mib)),
+    all: rs.map((r) => r.seconds),
+  }));
+}
+
+/**
+ * A session of about `copies` × 45 MB: the benchmark session's entries again and again, each copy's
+ * 8-hex-digit ids renamed (XOR with a per-copy mask, so ids stay unique within a copy) and its root
+ * chained to the last entry of the copy before, written line by line (no string that large exists).
+ */
+function bigSession(path, copies) {
+  const source = readFileSync(ensureSession().path, "utf8").split("\n");
+  const header = source[0];
+  const body = source.slice(1).filter((l) => l !== "");
+  const fd = openSync(path, "w");
+  try {
+    writeSync(fd, `${header}\n`);
+    let lastId = null;
+    for (let k = 0; k < copies; k++) {
+      const mask = (Math.imul(k, 0x9e3779b1) >>> 0) & 0x7fffffff;
+      const rename = (id) => ((Number.parseInt(id, 16) ^ mask) >>> 0).toString(16).padStart(8, "0");
+      let out = "";
+      for (let i = 0; i < body.length; i++) {
+        let line = body[i].replace(/"([0-9a-f]{8})"/g, (_, id) => `"${k === 0 ? id : rename(id)}"`);
+        if (i === 0 && lastId !== null) line = line.replace('"parentId":null', `"parentId":"${lastId}"`);
+        out += `${line}\n`;
+        if (out.length > 8 * 1024 * 1024) {
+          writeSync(fd, out);
+          out = "";
+        }
+      }
+      writeSync(fd, out);
+      const last = /"id":"([0-9a-f]{8})"/.exec(body[body.length - 1]);
+      lastId = last ? (k === 0 ? last[1] : rename(last[1])) : lastId;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const runs = Number(option("--runs", 5));
+if (args.includes("--big")) {
+  bigSession(option("--big"), Number(option("--copies", 23)));
+} else if (args.includes("--folder")) {
+  const folder = option("--folder");
+  const threads = option("--threads", "2");
+  const rows = compare(
+    ["check DIR, 1 thread", `check DIR, ${threads} threads`],
+    [
+      ["node", CLI, "check", "--quiet", "--threads", "1", folder],
+      ["node", CLI, "check", "--quiet", "--threads", threads, folder],
+    ],
+    runs,
+  );
+  for (const r of rows) console.log(`${r.label.padEnd(28)} ${r.seconds.toFixed(2)} s  peak RSS ${r.mib.toFixed(0)} MiB  (runs: ${r.all.join(", ")})`);
+  console.log(`speed-up ${(rows[0].seconds / rows[1].seconds).toFixed(2)}x`);
+} else {
+  const file = args[0];
+  // --keep adds the floor that keeps every parsed value, as Pi's loader does (not for a 1 GB file).
+  const keep = args.includes("--keep");
+  const rows = compare(
+    ["floor (read + JSON.parse)", "check FILE", ...(keep ? ["floor, values kept (as Pi)"] : [])],
+    [["node", "-e", FLOOR, file], ["node", CLI, "check", "--quiet", file], ...(keep ? [["node", "-e", FLOOR, file, "keep"]] : [])],
+    runs,
+  );
+  for (const r of rows) console.log(`${r.label.padEnd(28)} ${r.seconds.toFixed(2)} s  peak RSS ${r.mib.toFixed(0)} MiB  (runs: ${r.all.join(", ")})`);
+  console.log(`check / floor: time ${(rows[1].seconds / rows[0].seconds).toFixed(2)}x, peak RSS ${(rows[1].mib / rows[0].mib).toFixed(2)}x`);
+}

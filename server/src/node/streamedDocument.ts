@@ -1,0 +1,262 @@
+/**
+ * A `SessionDocument` read from disk line by line that does not hold the file's text, for `check`
+ * on a session of any size (a 1 GB session is more than a V8 string can hold).
+ *
+ * Each line is read (in 1 MiB chunks, `lineReader.ts`), parsed by the same `parseLine` the editor
+ * uses, and then only its facts are kept: ids, parents, types, roles, the line-local findings, and
+ * where the line lies in the file. Its text is dropped; a check that needs it (to locate the token
+ * a diagnostic points at, or a value the provider request is built from) reads that one line back
+ * by its offset. Parsed values stay in the bounded cache of `core/values.ts`, so the lines read
+ * last (the context Pi resumes, at the end of the file) are usually not parsed twice.
+ *
+ * Because every check runs unchanged on this document, its diagnostics are the in-memory
+ * document's, exactly (`test/cli/streamedCheck.test.ts` compares the two on the corpus). What is
+ * held is proportional to the number of lines, not to their size, except where a rule needs
+ * values: the provider request checks build the messages of the resumed context, as Pi does.
+ */
+
+import * as nodeFs from "node:fs";
+import { SessionDocument } from "../core/document";
+import type { IdKey } from "../core/ids";
+import { type LineFinding, type MalformedLine, type ParsedLine, parseLine, type ValueLine } from "../core/parse";
+import { PositionMap } from "../core/positions";
+import { lineValue, transferValue } from "../core/values";
+import { DEFAULT_MAX_LINE_BYTES, readLinesSync } from "./lineReader";
+
+const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024).toLocaleString("en-US")} MiB`;
+
+/** The lines of a file, located and read back one at a time (the last few kept). */
+class DiskLines {
+  private starts = new Float64Array(1024);
+  private lengths = new Uint32Array(1024);
+  count = 0;
+  private readonly recent = new Map<number, string>();
+
+  constructor(
+    private readonly fd: number,
+    private readonly eols: readonly string[],
+  ) {}
+
+  add(start: number, bytes: number): void {
+    if (this.count === this.starts.length) {
+      const starts = new Float64Array(this.count * 2);
+      starts.set(this.starts);
+      this.starts = starts;
+      const lengths = new Uint32Array(this.count * 2);
+      lengths.set(this.lengths);
+      this.lengths = lengths;
+    }
+    this.starts[this.count] = start;
+    this.lengths[this.count++] = bytes;
+  }
+
+  /** The raw bytes of line `i`, its "\r\n"'s "\r" included. */
+  bytes(i: number): Buffer {
+    const length = this.lengths[i]!;
+    const buffer = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const n = nodeFs.readSync(this.fd, buffer, done, length - done, this.starts[i]! + done);
+      if (n === 0) break;
+      done += n;
+    }
+    return buffer.subarray(0, done);
+  }
+
+  /** Line `i` as the document holds it: without its line ending. */
+  text(i: number): string {
+    const cached = this.recent.get(i);
+    if (cached !== undefined) return cached;
+    if (i >= this.count) return "";
+    const raw = this.bytes(i);
+    const text = raw.toString("utf8", 0, this.eols[i] === "\r\n" ? raw.length - 1 : raw.length);
+    // A diagnostic reads its line a few times (the range, the located token): the last lines stay.
+    if (this.recent.size >= 32) this.recent.delete(this.recent.keys().next().value!);
+    this.recent.set(i, text);
+    return text;
+  }
+}
+
+/** `lines` of the document: an array whose elements are read from disk when asked for. */
+function linesView(disk: DiskLines): string[] {
+  return new Proxy([] as string[], {
+    get(target, key, receiver) {
+      if (key === "length") return disk.count;
+      if (typeof key === "string") {
+        const index = Number(key);
+        if (Number.isInteger(index) && index >= 0 && key === String(index)) return index < disk.count ? disk.text(index) : undefined;
+      }
+      return Reflect.get(target, key, receiver);
+    },
+  });
+}
+
+/** A line that parsed, its facts kept and its text left on disk. */
+class StreamedValueLine implements ValueLine {
+  readonly kind = "value";
+  type: string | undefined;
+  id: string | undefined;
+  parentId: string | null | undefined;
+  idKey: IdKey;
+  parentKey: IdKey;
+  time: number | undefined;
+  toolCallIds: string[] | undefined;
+  toolResultId: string | undefined;
+  role: string | undefined;
+  reference: IdKey;
+  looksLikePi: boolean;
+  findings: readonly LineFinding[];
+  falsy: boolean;
+  isObject: boolean;
+  model: { provider: unknown; modelId: unknown } | undefined;
+  thinkingLevel: unknown;
+  noMessage: boolean;
+
+  constructor(
+    p: ValueLine,
+    private readonly disk: DiskLines,
+    private readonly line: number,
+    /** The length of the JSON text (`text`), which the value cache counts by. */
+    readonly textLength: number,
+  ) {
+    this.type = p.type;
+    this.id = p.id;
+    this.parentId = p.parentId;
+    this.idKey = p.idKey;
+    this.parentKey = p.parentKey;
+    this.time = p.time;
+    this.toolCallIds = p.toolCallIds;
+    this.toolResultId = p.toolResultId;
+    this.role = p.role;
+    this.reference = p.reference;
+    this.looksLikePi = p.looksLikePi;
+    this.findings = p.findings;
+    this.falsy = p.falsy;
+    this.isObject = p.isObject;
+    this.model = p.model;
+    this.thinkingLevel = p.thinkingLevel;
+    this.noMessage = p.noMessage;
+  }
+
+  /** The JSON text the line was parsed from (line 0 without its byte order mark), read back. */
+  get text(): string {
+    const text = this.disk.text(this.line);
+    return this.line === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  }
+
+  get value(): unknown {
+    return lineValue(this);
+  }
+
+  get object(): Record<string, unknown> | undefined {
+    if (!this.isObject) return undefined;
+    const value = lineValue(this);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  }
+}
+
+/** A line that does not parse, whose error message is made (from the text read back) only when asked for. */
+class StreamedMalformedLine implements MalformedLine {
+  readonly kind = "malformed";
+  private message: string | undefined;
+
+  constructor(
+    private readonly disk: DiskLines,
+    private readonly line: number,
+  ) {}
+
+  get error(): string {
+    if (this.message === undefined) {
+      const text = this.disk.text(this.line);
+      const parsed = parseLine(this.line === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      this.message = parsed.kind === "malformed" ? parsed.error : "";
+    }
+    return this.message;
+  }
+}
+
+/** The document with its lines on disk: what it can tell without reading them back. */
+class StreamedSessionDocument extends SessionDocument {
+  /** The sum of the lines' lengths, counted while they streamed past. */
+  private readonly chars = 0;
+
+  override textLength(): number {
+    return this.chars;
+  }
+}
+
+/** A line longer than the reader decodes (`maxLineBytes`): the streamed check refuses the file, as the in-memory one refuses a file that long. */
+export class LineTooLong extends Error {}
+
+export interface StreamedDocument {
+  doc: SessionDocument;
+  /** Whether the text encodes back to exactly the file's bytes (no invalid UTF-8 was replaced). */
+  lossless: boolean;
+}
+
+/**
+ * Reads the session open at `fd` (UTF-8, as Pi reads it) into a document that keeps no line text.
+ * The descriptor must stay open while the document is used: lines are read back through it.
+ */
+export function readStreamedDocument(fd: number, uri: string, options: { onChunk?: (bytes: number) => void; maxLineBytes?: number } = {}): StreamedDocument {
+  const eols: string[] = [];
+  const parsed: ParsedLine[] = [];
+  const disk = new DiskLines(fd, eols);
+  // Only lines holding a lone "\r" matter to the position map; every other line counts as "".
+  const crLines: string[] = [];
+  let lossless = true;
+  let chars = 0;
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const result = readLinesSync(
+    fd,
+    (raw, meta) => {
+      if (raw === undefined)
+        throw new LineTooLong(`line ${meta.line + 1} is ${mib(meta.bytes)}, more than the ${mib(maxLineBytes)} this tool reads in one line`);
+      const crlf = meta.newline && raw.charCodeAt(raw.length - 1) === 13;
+      const text = crlf ? raw.slice(0, -1) : raw;
+      const line = meta.line;
+      chars += text.length;
+      eols.push(meta.newline ? (crlf ? "\r\n" : "\n") : "");
+      disk.add(meta.start, meta.bytes);
+      crLines.push(text.includes("\r") ? text : "");
+      // Decoding replaced invalid UTF-8 with U+FFFD only if the bytes differ from the text's.
+      if (lossless && raw.includes("\uFFFD")) lossless = Buffer.from(raw, "utf8").equals(disk.bytes(line));
+      const json = line === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+      const p = parseLine(json);
+      if (p.kind === "value") {
+        const kept = new StreamedValueLine(p, disk, line, json.length);
+        transferValue(p as ValueLine & { text: string }, kept);
+        parsed.push(kept);
+      } else if (p.kind === "malformed") {
+        // A message made already is kept; one made lazily would need the text, which is read back instead.
+        parsed.push(Object.hasOwn(p, "error") ? p : new StreamedMalformedLine(disk, line));
+      } else {
+        parsed.push(p);
+      }
+    },
+    { onChunk: options.onChunk, maxLineBytes },
+  );
+  // The document's last line is the piece after the last "\n" (empty for a file that ends with one).
+  if (result.endsWithNewline || result.lines === 0) {
+    eols.push("");
+    disk.add(result.bytes, 0);
+    crLines.push("");
+    parsed.push(parseLine(""));
+  }
+  const doc = Object.create(StreamedSessionDocument.prototype) as StreamedSessionDocument;
+  // The fields `SessionDocument`'s constructor sets, from the stream instead of one text.
+  Object.assign(doc, {
+    uri,
+    languageId: "jsonl",
+    version: 0,
+    lines: linesView(disk),
+    eols,
+    parsed,
+    positions: PositionMap.of(crLines),
+    analysisCache: undefined,
+    previousAnalysis: undefined,
+    editedLines: new Map(),
+    chars,
+  });
+  return { doc, lossless };
+}

@@ -1,0 +1,81 @@
+/**
+ * `check DIR` on several threads (issue 12): the built command, on a folder large enough for the
+ * worker pool (16 MiB and more), prints the same bytes on stdout and stderr, in the same order, and
+ * exits with the same status on 2 threads as on 1, in both formats; it does start the threads; and
+ * a piped stderr never gets a progress line.
+ */
+
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "../helpers/lspClient";
+
+const root = join(__dirname, "../..");
+const header = '{"type":"session","version":3,"id":"0197a0b0-0000-7000-8000-000000000001","timestamp":"2026-03-02T10:00:00.002Z","cwd":"/home/dev/p"}';
+const user = (id: string, parent: string | null, content: string) =>
+  `{"type":"message","id":"${id}","parentId":${parent === null ? "null" : `"${parent}"`},"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"${content}","timestamp":1772445601000}}`;
+
+/** Runs the built command in a process that counts the worker threads it starts (on stderr's last line). */
+function run(...args: string[]) {
+  const script = `
+    const wt = require("node:worker_threads");
+    const Base = wt.Worker;
+    let started = 0;
+    wt.Worker = class extends Base { constructor(...a) { super(...a); started++; } };
+    process.on("exit", () => process.stderr.write("workers " + started + "\\n"));
+    require(${JSON.stringify(join(root, "out/main.js"))}).main(process.argv.slice(1));`;
+  const r = spawnSync(process.execPath, ["-e", script, ...args], { encoding: "utf8", maxBuffer: 1 << 28 });
+  const lines = r.stderr.split("\n");
+  const workers = Number(lines[lines.length - 2]!.split(" ")[1]);
+  return { status: r.status, stdout: r.stdout, stderr: lines.slice(0, -2).join("\n"), workers };
+}
+
+let dir: string;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  dir = mkdtempSync(join(tmpdir(), "pi-check-threads-"));
+  // Five sessions of 3.5 MB (one long message each), some with a fault, and the parity corpus.
+  mkdirSync(join(dir, "big"));
+  for (let i = 0; i < 5; i++) {
+    const parent = i % 2 === 0 ? null : "zz";
+    writeFileSync(join(dir, "big", `s${i}.jsonl`), `${header}\n${user("a1", parent, "x".repeat(3_500_000))}\n${i === 3 ? "{broken" : ""}`);
+  }
+  const corpus = join(root, "test/parity/fixtures");
+  mkdirSync(join(dir, "corpus"));
+  for (const name of readdirSync(corpus)) if (name.endsWith(".jsonl")) copyFileSync(join(corpus, name), join(dir, "corpus", name));
+}, 120_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("check DIR --threads", () => {
+  it.each([[[]], [["--format", "json"]], [["--min-severity", "error"]]])("prints the same on 2 threads as on 1 (%j)", (extra: string[]) => {
+    const one = run("check", ...extra, "--threads", "1", dir);
+    const two = run("check", ...extra, "--threads", "2", dir);
+    expect(one.workers).toBe(0);
+    expect(two.workers).toBe(2);
+    expect(two.stdout).toBe(one.stdout);
+    expect(two.stderr).toBe(one.stderr);
+    expect(two.status).toBe(one.status);
+    expect(one.status).toBe(1);
+    // Every file is there, in the walk's order.
+    expect(one.stdout).toContain("big/s1.jsonl");
+    expect(one.stdout.indexOf("big/s3.jsonl")).toBeLessThan(one.stdout.indexOf("corpus/"));
+  });
+
+  it("draws no progress line on a piped stderr", () => {
+    const r = run("check", "--threads", "2", dir);
+    expect(r.stderr).not.toContain("checking");
+    expect(r.stderr).not.toContain("\r");
+  });
+
+  it("refuses a thread count that is not a whole number of 1 or more", () => {
+    for (const bad of ["0", "-1", "1.5", "many"]) {
+      const r = run("check", `--threads=${bad}`, dir);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain("--threads takes a whole number of threads");
+    }
+  });
+});

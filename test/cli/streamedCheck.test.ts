@@ -1,0 +1,109 @@
+/**
+ * The streamed check, differentially (issue 12): for every session of the corpus (the parity
+ * fixtures, the diagnostic fixtures) and for random sessions made of their lines, broken lines,
+ * "\r\n" and lone "\r" endings, byte order marks and invalid UTF-8, the document read line by line
+ * from disk (`node/streamedDocument.ts`, no text held) gives exactly the diagnostics of the
+ * document built from the whole text (code, range, message, severity, related locations, and the
+ * counts past the cap), the same safe fixes, and the same verdict on whether the text is lossless.
+ * Each file is checked twice: with the value cache's usual budget, and with none, so that every
+ * value a check reads is read back from disk.
+ */
+
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { decodeSession } from "../../server/src/cli/files";
+import { SessionDocument } from "../../server/src/core/document";
+import { forgetValues, setValueBudget } from "../../server/src/core/values";
+import { MAX_PER_CODE } from "../../server/src/features/diagnosticCap";
+import { collectDiagnostics } from "../../server/src/features/diagnostics";
+import { quickFixes } from "../../server/src/features/fixes";
+import { readStreamedDocument } from "../../server/src/node/streamedDocument";
+import { parseFixture } from "../helpers/fixture";
+import { seededRandom } from "../helpers/lspClient";
+
+const URI = "file:///streamed/session.jsonl";
+const RANDOM_SESSIONS = Number(process.env.PI_LSP_STREAMED_SESSIONS ?? 300);
+const SEED = Number(process.env.PI_LSP_STREAMED_SEED ?? 20261202);
+
+const parity = join(__dirname, "../parity/fixtures");
+const diagnosticFixtures = join(__dirname, "../fixtures/diagnostics");
+const corpus: [string, Buffer][] = [
+  ...readdirSync(parity)
+    .filter((name) => name.endsWith(".jsonl"))
+    .map((name): [string, Buffer] => [`parity/${name}`, readFileSync(join(parity, name))]),
+  ...readdirSync(diagnosticFixtures)
+    .filter((name) => name.endsWith(".txt"))
+    .map((name): [string, Buffer] => [`diagnostics/${name}`, Buffer.from(parseFixture(readFileSync(join(diagnosticFixtures, name), "utf8")).text, "utf8")]),
+];
+
+const folder = mkdtempSync(join(tmpdir(), "streamed-check-"));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+/** What one way of reading a file finds: the diagnostics, the overflow counts, the safe-fix marks. */
+function findings(doc: SessionDocument) {
+  const found = collectDiagnostics(doc, MAX_PER_CODE);
+  // Fresh ids are random: both reads draw them from the same sequence.
+  const options = { random: seededRandom(7), now: () => new Date("2026-12-02T00:00:00.000Z") };
+  const fixes = quickFixes(doc, found.diagnostics, options).map(({ fixes }) => fixes.filter((f) => f.safe).map((f) => f.title));
+  return { diagnostics: found.diagnostics, overflow: [...found.overflow], fixes };
+}
+
+function compare(bytes: Buffer): void {
+  const decoded = decodeSession(bytes);
+  forgetValues();
+  const expected = findings(new SessionDocument(URI, "jsonl", 0, decoded.text));
+  const path = join(folder, "session.jsonl");
+  writeFileSync(path, bytes);
+  for (const budget of [undefined, 0]) {
+    forgetValues();
+    setValueBudget(budget);
+    const fd = openSync(path, "r");
+    try {
+      const streamed = readStreamedDocument(fd, URI);
+      expect(streamed.lossless).toBe(decoded.lossless);
+      expect(findings(streamed.doc)).toEqual(expected);
+    } finally {
+      closeSync(fd);
+      setValueBudget(undefined);
+      forgetValues();
+    }
+  }
+}
+
+describe("the streamed check equals the in-memory check", () => {
+  it.each(corpus.filter(([, bytes]) => decodeSession(bytes).encoding === "utf-8"))("%s", (_name, bytes) => {
+    compare(bytes);
+  });
+
+  /** Whole lines of the corpus (their ids link to one another) and pieces that break a line. */
+  const lines = [...new Set(corpus.flatMap(([, bytes]) => bytes.toString("utf8").split(/\r?\n/)).filter((l) => l.length > 0 && l.length < 2000))];
+  const breakers = ["\r", "\ufeff", "{", '"', "😀", "\\", "null", "[]", " "];
+  const rawBytes = [Buffer.from([0xff]), Buffer.from([0xe2, 0x82]), Buffer.from([0xc3, 0xa9]), Buffer.from([0xef, 0xbb, 0xbf])];
+
+  it(`on ${RANDOM_SESSIONS} random sessions (seed ${SEED})`, () => {
+    const random = seededRandom(SEED);
+    const int = (n: number) => Math.floor(random() * n);
+    for (let s = 0; s < RANDOM_SESSIONS; s++) {
+      const parts: Buffer[] = [];
+      if (random() < 0.1) parts.push(Buffer.from([0xef, 0xbb, 0xbf]));
+      for (let n = int(40); n > 0; n--) {
+        let line = lines[int(lines.length)]!;
+        if (random() < 0.15) {
+          const at = int(line.length + 1);
+          line = line.slice(0, at) + breakers[int(breakers.length)]! + line.slice(at);
+        }
+        parts.push(Buffer.from(line, "utf8"));
+        if (random() < 0.03) parts.push(rawBytes[int(rawBytes.length)]!);
+        if (n > 1 || random() < 0.8) parts.push(Buffer.from(random() < 0.2 ? "\r\n" : "\n"));
+      }
+      const bytes = Buffer.concat(parts);
+      try {
+        compare(bytes);
+      } catch (error) {
+        throw new Error(`random session ${s} (seed ${SEED}) differs:\n${bytes.toString("utf8")}\n${String(error)}`);
+      }
+    }
+  });
+});
