@@ -266,6 +266,15 @@ const FAULTS = [
     },
   ],
   [
+    "fault-cut-entry-middle",
+    "an entry cut off inside a string, in the middle (a crash while appending, then more entries; its child becomes a root)",
+    () => {
+      const b = base();
+      const cut = j(b[3]);
+      return lines(HEADER, b[0], b[1], b[2], cut.slice(0, cut.indexOf(" => ")), b[4], b[5], b[6]);
+    },
+  ],
+  [
     "fault-dangling-parent",
     "a `parentId` that names no entry (on the leaf path)",
     () => {

@@ -1,6 +1,7 @@
 /**
- * Code actions: a quick fix for each diagnostic that has one, attached to that diagnostic, and
- * `source.fixAll.piSession`, every safe fix at once (see `fixes.ts` for which fixes are safe).
+ * Code actions: a quick fix for each diagnostic that has one, attached to that diagnostic,
+ * `source.fixAll.piSession`, every safe fix at once (see `fixes.ts` for which fixes are safe), and
+ * `source.piSession.fixAllUnsafe`, the unsafe fixes too (`check --fix --unsafe-fixes`).
  *
  * Every action carries its `WorkspaceEdit` on the document; the server writes nothing. Fix all is
  * computed only when the client asks for a `source` kind, since it re-checks the document once per
@@ -10,14 +11,20 @@
 import type { CodeAction, Diagnostic, Range } from "vscode-languageserver";
 import type { SessionDocument } from "../core/document";
 import { editsBetween } from "../core/diff";
+import { computeDiagnostics } from "./diagnostics";
 import { ENTRY_ACTION_KINDS, type EntryActionOptions, entryActions } from "./entryActions";
-import { applySafeFixes, quickFixes, type FixOptions } from "./fixes";
+import { applyFixes, applySafeFixes, quickFixes, type FixOptions } from "./fixes";
 import { migrationAction } from "./migration";
 
 export const QUICK_FIX_KIND = "quickfix";
 export const FIX_ALL_KIND = "source.fixAll.piSession";
+/**
+ * Outside `source.fixAll` on purpose: editors apply every `source.fixAll` action on save
+ * (VS Code's `codeActionsOnSave`), and the unsafe fixes guess. A request for `source` lists it.
+ */
+export const UNSAFE_FIX_ALL_KIND = "source.piSession.fixAllUnsafe";
 /** The kinds to announce in `codeActionProvider.codeActionKinds`. */
-export const CODE_ACTION_KINDS = [QUICK_FIX_KIND, FIX_ALL_KIND, ...ENTRY_ACTION_KINDS];
+export const CODE_ACTION_KINDS = [QUICK_FIX_KIND, FIX_ALL_KIND, UNSAFE_FIX_ALL_KIND, ...ENTRY_ACTION_KINDS];
 
 export interface CodeActionRequestContext {
   diagnostics: Diagnostic[];
@@ -39,7 +46,7 @@ export function computeCodeActions(
 ): CodeAction[] {
   const actions: CodeAction[] = [];
   if (wanted(QUICK_FIX_KIND, context.only)) {
-    for (const { diagnostic, fixes } of quickFixes(doc, context.diagnostics, options)) {
+    for (const { diagnostic, fixes } of quickFixes(doc, withEmptyFile(doc, context.diagnostics), options)) {
       for (const fix of fixes) {
         actions.push({
           title: fix.title,
@@ -64,9 +71,23 @@ export function computeCodeActions(
     const action = fixAllAction(doc, options);
     if (action) actions.push(action);
   }
+  if (context.only && wanted(UNSAFE_FIX_ALL_KIND, context.only)) {
+    const action = unsafeFixAllAction(doc, options);
+    if (action) actions.push(action);
+  }
   // Resume from, drop from the context and fork, on the entry under the cursor (entryActions.ts).
   actions.push(...entryActions(doc, range, context.only, { now: options.now, random: options.random, lazyEdits: options.lazyEdits, ...entryOptions }));
   return actions;
+}
+
+/**
+ * The diagnostics of the request, plus an empty or whitespace-only file's `empty-file` when the
+ * client left it out: its range is at the very start, and Eglot (Flymake) drops a zero-width
+ * diagnostic in an empty buffer, so the "insert a session header" fix is offered for any range.
+ */
+function withEmptyFile(doc: SessionDocument, diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  if (!doc.parsed.every((p) => p.kind === "blank") || diagnostics.some((d) => d.code === "empty-file")) return [...diagnostics];
+  return [...diagnostics, ...computeDiagnostics(doc).filter((d) => d.code === "empty-file")];
 }
 
 /** `source.fixAll.piSession`: one edit of non-overlapping changes on the current text, or none. */
@@ -77,4 +98,18 @@ export function fixAllAction(doc: SessionDocument, options: FixOptions = {}): Co
   if (edits.length === 0) return undefined;
   const what = [...codes.keys()].join(", ");
   return { title: `Fix all safe problems (${what})`, kind: FIX_ALL_KIND, edit: { changes: { [doc.uri]: edits } } };
+}
+
+/** `source.piSession.fixAllUnsafe`: Fix all with the unsafe fixes too; offered only when there is an unsafe fix to apply. */
+export function unsafeFixAllAction(doc: SessionDocument, options: FixOptions = {}): CodeAction | undefined {
+  const { doc: fixed, fixed: codes, unsafe } = applyFixes(doc, { ...options, unsafe: true });
+  if (fixed === doc || unsafe.length === 0) return undefined;
+  const edits = editsBetween(doc, fixed);
+  if (edits.length === 0) return undefined;
+  const what = [...codes.keys()].join(", ");
+  return {
+    title: `Fix all, including unsafe fixes (${what}; they guess, and may lose text)`,
+    kind: UNSAFE_FIX_ALL_KIND,
+    edit: { changes: { [doc.uri]: edits } },
+  };
 }

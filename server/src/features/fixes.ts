@@ -32,7 +32,7 @@ import { type Fix, type FixOptions, makeContext } from "./fixes/context";
 import { fixesIn } from "./fixes/perCode";
 
 export type { Fix, FixOptions } from "./fixes/context";
-export { applySafeFixes, type FixAllResult } from "./fixes/fixAll";
+export { applyFixes, applySafeFixes, type FixAllOptions, type FixAllResult, type UnsafeFixApplied } from "./fixes/fixAll";
 
 /** The quick fixes for each of `diagnostics`, in order; fresh ids never collide across them. */
 export function quickFixes(doc: SessionDocument, diagnostics: readonly Diagnostic[], options: FixOptions = {}): { diagnostic: Diagnostic; fixes: Fix[] }[] {

@@ -25,6 +25,8 @@ export interface Fix {
   edits: TextEdit[];
   /** Whether `source.fixAll` and `check --fix` apply it (see `../fixes.ts`). */
   safe: boolean;
+  /** For an unsafe fix, what it did in a few words without line numbers, as `check --unsafe-fixes` lists it. */
+  summary?: string;
 }
 
 export interface Context {

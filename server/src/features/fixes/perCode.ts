@@ -6,15 +6,17 @@ import type { Diagnostic } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../../core/analysis";
 import { freshEntryId, uuidv7 } from "../../core/ids";
 import { CURRENT_VERSION } from "../../core/schema";
+import { shortValue } from "../../core/text";
 import { cwdForDocument } from "../../core/sessionLocation";
 import { type Context, describeEntry, eolOf, type Fix, isOurs, lineOf } from "./context";
 import { joinFix, joinRuns } from "./join";
+import { recoverFix } from "./recover";
 
 function deleteLineFix(ctx: Context, line: number, title: string): Fix {
   const { doc } = ctx;
   // The line and its ending; the last line keeps the ending of the line above as the file's final newline.
   const r = line < doc.lineCount - 1 ? doc.spanRange(line, 0, line + 1, 0) : doc.spanRange(line, 0, line, doc.lines[line]!.length);
-  return { title, edits: [{ range: r, newText: "" }], safe: false };
+  return { title, edits: [{ range: r, newText: "" }], safe: false, summary: "deleted the line (its text is lost)" };
 }
 
 function headerFix(ctx: Context, wholeFile: boolean): Fix {
@@ -78,7 +80,8 @@ function relinkFix(ctx: Context, entry: Entry, target: Entry | undefined, title:
   const r = ctx.doc.rangeOf(entry.line, ["parentId"]);
   if (!r) return undefined;
   const to = target ? `the entry above (${describeEntry(target)})` : "null (a root)";
-  return { title: title(to), edits: [{ range: r, newText: target ? JSON.stringify(target.id) : "null" }], safe };
+  const summary = `re-linked parentId ${shortValue(entry.parentId)} to ${target ? shortValue(target.id) : "null (a root)"}`;
+  return { title: title(to), edits: [{ range: r, newText: target ? JSON.stringify(target.id) : "null" }], safe, summary };
 }
 
 function danglingParentFix(ctx: Context, entry: Entry): Fix | undefined {
@@ -121,6 +124,7 @@ export function fixesIn(ctx: Context, d: Diagnostic): Fix[] {
       if (p.kind !== "malformed") break;
       const run = joinRuns(ctx).get(line);
       if (run) out.push(joinFix(ctx, run));
+      out.push(recoverFix(ctx, line));
       out.push(deleteLineFix(ctx, line, `Delete line ${line + 1} (its text is lost)`));
       break;
     }
@@ -145,6 +149,7 @@ export function fixesIn(ctx: Context, d: Diagnostic): Fix[] {
           edits: [{ range: doc.spanRange(line, doc.lines[line]!.length, line, doc.lines[line]!.length), newText: eolOf(doc) }],
           safe: true,
         });
+      out.push(recoverFix(ctx, line));
       out.push(deleteLineFix(ctx, line, "Delete the cut-off last line (its text is lost)"));
       break;
     }
