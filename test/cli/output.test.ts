@@ -99,7 +99,7 @@ describe("check's text output", () => {
     expect(lines[1]).toMatch(/^sessions\/deeper\/bad\.jsonl:3:40: error dangling-parent: /);
     expect(lines[2]).toMatch(/^sessions\/deeper\/bad\.jsonl:3:\d+: warning no-final-newline \[--fix\]: /);
     expect(lines[3]).toMatch(/^sessions\/hints\.jsonl:2:1: hint blank-line: /);
-    expect(lines.at(-1)).toBe("2 errors, 1 warning, 1 hint in 2 of 3 files; 2 fixable with --fix");
+    expect(lines.at(-1)).toBe("2 errors, 1 warning, 1 hint in 2 of 3 files; 2 fixable with --fix (1 more with --fix --unsafe-fixes)");
     expect(r.status).toBe(1);
     // An absolute path under the current folder is shown relative too; one outside it stays absolute.
     expect(run(["check", join(dir, "sessions/hints.jsonl")], { cwd: dir }).stdout).toMatch(/^sessions\/hints\.jsonl:2:1: /);
@@ -110,7 +110,7 @@ describe("check's text output", () => {
     const r = run(["check", "--min-severity", "error", "sessions"], { cwd: dir });
     expect(r.stdout).not.toContain("warning");
     expect(r.stdout).not.toContain("hint");
-    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("2 errors in 1 of 3 files; 1 fixable with --fix");
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("2 errors in 1 of 3 files; 1 fixable with --fix (1 more with --fix --unsafe-fixes)");
     expect(r.status).toBe(1);
     expect(run(["check", "--min-severity=warning", "sessions/hints.jsonl"], { cwd: dir }).stdout).toBe("No problems in 1 file\n");
   });
@@ -147,7 +147,7 @@ describe("check's text output", () => {
     expect(r.stdout).not.toContain("a//");
     const inside = run(["check", "--dry-run", "sessions/deeper/bad.jsonl"], { cwd: dir });
     expect(inside.stdout).toContain("--- a/sessions/deeper/bad.jsonl\n+++ b/sessions/deeper/bad.jsonl\n");
-    expect(inside.stdout.trimEnd().split("\n").at(-1)).toBe("1 error in 1 file; --fix would change 1 file");
+    expect(inside.stdout.trimEnd().split("\n").at(-1)).toBe("1 error in 1 file; 1 fixable with --fix --unsafe-fixes; --fix would change 1 file");
   });
 });
 
@@ -216,7 +216,7 @@ describe("millions of diagnostics", () => {
     expect(out.filter((l) => l.includes(" hint blank-line: "))).toHaveLength(200);
     expect(out.find((l) => l.includes("more like this"))).toContain("(… and 2,999,800 more like this in this file");
     expect(out.some((l) => l.includes("error dangling-parent"))).toBe(true);
-    expect(out.at(-1)).toBe("1 error, 3,000,000 hints in 1 file (2,999,800 not shown: at most 200 per code and 1,000 per file are listed)");
+    expect(out.at(-1)).toBe("1 error, 3,000,000 hints in 1 file (2,999,800 not shown: at most 200 per code and 1,000 per file are listed); 1 fixable with --fix --unsafe-fixes");
     expect(r.status).toBe(1);
   }, 60_000);
 

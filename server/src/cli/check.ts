@@ -38,6 +38,7 @@ import {
   openSessionFile,
   type OpenedFile,
 } from "./files";
+import type { UnsafeFixApplied } from "../features/fixes";
 import { fixFile, type FixOutcome } from "./fix";
 import {
   addTotals,
@@ -77,6 +78,7 @@ Options:
   --min-severity LEVEL   show only error, warning, information or hint (default) and above
   -q, --quiet            print the diagnostics only: no summary, no notes, no "fixed" lines
   --fix                  apply the safe fixes (marked [--fix]) and print what is left
+  --unsafe-fixes         with --fix or --dry-run: apply the unsafe fixes too, and list each
   --dry-run              with or without --fix: print the fixes as a unified diff, write nothing
   --threads N            check the files of a folder on N threads (default: one per core); the
                          output is the same, in the same order, whatever N
@@ -84,7 +86,10 @@ Options:
 
 --fix applies the fixes that keep every entry and its content (byte order mark, final newline,
 pretty-printed entries joined, missing or invalid header, bare null lines, duplicate ids, parent
-cycles, v1/v2 migration), keeps the original as FILE.bak (FILE.bak.1, ... if that exists), and
+cycles, v1/v2 migration). --unsafe-fixes also applies the fixes that guess, where a problem has no
+safe fix: it recovers a cut-off entry (closing what was cut, keeping every character), deletes a
+line that cannot be recovered, and re-links a dangling parentId to the entry above; each is listed
+with its line. --fix keeps the original as FILE.bak (FILE.bak.1, ... if that exists), and
 replaces FILE atomically, with its mode and owner; a link is fixed at the file it names. If the
 file changes while it is being fixed (Pi appending to it), it is left as it is and the command says
 so. Files that are not UTF-8, have several hard links, or are links found inside a folder are not
@@ -100,6 +105,7 @@ const OPTIONS: OptionSpecs = {
   "min-severity": { type: "string", choices: ["error", "warning", "information", "hint"] },
   quiet: { type: "boolean", short: "q" },
   fix: { type: "boolean" },
+  "unsafe-fixes": { type: "boolean" },
   "dry-run": { type: "boolean" },
   threads: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -111,6 +117,8 @@ export interface CheckOptions {
   color: boolean;
   fix: boolean;
   dryRun: boolean;
+  /** `--unsafe-fixes`: the fixes that guess are applied too. */
+  unsafe: boolean;
   quiet: boolean;
   /** The least severe severity shown (1 error … 4 hint). */
   minSeverity: number;
@@ -135,6 +143,10 @@ export function runCheck(args: readonly string[], io: CliIo): number | Promise<n
     return 2;
   }
   const dryRun = values.has("dry-run");
+  if (values.has("unsafe-fixes") && !dryRun && !values.has("fix")) {
+    io.err('pi-session-lsp check: --unsafe-fixes goes with --fix or --dry-run\nRun "pi-session-lsp check --help" for the options.\n');
+    return 2;
+  }
   const threadsText = values.get("threads") as string | undefined;
   const threads = threadsText === undefined ? defaultThreads() : Number(threadsText);
   if (!Number.isInteger(threads) || threads < 1) {
@@ -147,6 +159,7 @@ export function runCheck(args: readonly string[], io: CliIo): number | Promise<n
     color: !json && wantsColor(io.isTTY ?? false, io.env ?? {}),
     fix: dryRun || values.has("fix"),
     dryRun,
+    unsafe: values.has("unsafe-fixes"),
     quiet: values.has("quiet"),
     minSeverity: SEVERITY_NAMES.indexOf((values.get("min-severity") as (typeof SEVERITY_NAMES)[number] | undefined) ?? "hint"),
   };
@@ -273,7 +286,7 @@ export class CheckRun {
       let decoded = decodeSession(file.bytes);
       let outcome: FixOutcome | undefined;
       if (this.options.fix) {
-        outcome = fixFile(target, file, decoded, this.options.dryRun);
+        outcome = fixFile(target, file, decoded, { dryRun: this.options.dryRun, unsafe: this.options.unsafe });
         // After a retry the file was read again: what is reported is what was last read.
         file = outcome.file;
         decoded = outcome.decoded;
@@ -343,11 +356,15 @@ export class CheckRun {
     const unbuilt = new Map([...overflow].filter(([code]) => severityOf(code) <= options.minSeverity));
     const { diagnostics, omitted } = capDiagnostics(wanted, { overflow: unbuilt });
     for (const [code, n] of unbuilt) this.totals.bySeverity[severityOf(code)]! += n;
-    const fixable = options.fix || !decoded.lossless || !target.writable ? diagnostics.map(() => false) : fixableMarks(doc, diagnostics);
+    // After --fix only the unsafe fixes can be left, and they are counted, not marked.
+    const marks: Fixable[] =
+      (options.fix && options.unsafe) || !decoded.lossless || !target.writable ? diagnostics.map(() => false) : fixableMarks(doc, diagnostics);
+    const fixable = options.fix ? marks.map((f) => (f === "unsafe" ? f : false)) : marks;
 
     for (const d of wanted) this.totals.bySeverity[d.severity ?? 1]!++;
     if (diagnostics.length > 0) this.totals.filesWithProblems++;
-    this.totals.fixable += fixable.filter(Boolean).length;
+    this.totals.fixable += fixable.filter((f) => f === "safe").length;
+    this.totals.unsafeFixable += fixable.filter((f) => f === "unsafe").length;
     for (const n of omitted.values()) this.totals.omitted += n;
     if (outcome?.fixed && outcome.replaced) {
       this.totals.fixedFiles++;
@@ -365,6 +382,7 @@ export class CheckRun {
         backup: outcome?.replaced?.backup,
         fixedFile: outcome?.replaced?.viaLink ? outcome.replaced.target : undefined,
         recovered: outcome?.replaced?.recovered || undefined,
+        unsafeFixes: outcome?.unsafe && (outcome.replaced || outcome.diff) ? unsafeList(outcome.unsafe) : undefined,
         diff: outcome?.diff?.(...diffNames(target.path, this.cwd)),
         notFixed: outcome?.failure ?? outcome?.notice,
         error: checkError,
@@ -377,8 +395,20 @@ export class CheckRun {
       io.out(formatDiff(outcome.diff(a, b), style));
     }
     if (outcome?.fixed && outcome.replaced && !options.quiet) io.out(`${fixedLine(shownPath, outcome, this.cwd)}\n`);
-    for (let i = 0; i < diagnostics.length; i++) io.out(`${formatDiagnostic(shownPath, diagnostics[i]!, fixable[i]!, style)}\n`);
+    if (outcome?.unsafe && (outcome.replaced || outcome.diff) && !options.quiet) {
+      const verb = outcome.diff ? "would apply" : "applied";
+      for (const u of unsafeList(outcome.unsafe))
+        io.out(
+          `${style.bold(u.line === null ? shownPath : `${shownPath}:${u.line}`)}: ${verb} an unsafe fix (${escapeControls(u.code)}): ${escapeControls(u.summary)}\n`,
+        );
+    }
+    for (let i = 0; i < diagnostics.length; i++) io.out(`${formatDiagnostic(shownPath, diagnostics[i]!, fixable[i] === "safe", style)}\n`);
   }
+}
+
+/** The unsafe fixes applied, with 1-based lines of the file as it was read (null for a line a fix added). */
+function unsafeList(applied: readonly UnsafeFixApplied[]): { line: number | null; code: string; summary: string }[] {
+  return applied.map((u) => ({ line: u.line < 0 ? null : u.line + 1, code: u.code, summary: u.summary }));
 }
 
 /** What `--fix` did to a file, in one line. */
@@ -401,20 +431,22 @@ function fileUri(path: string): string {
   return pathToFileURL(resolve(path)).href;
 }
 
-/** Per diagnostic, whether `--fix` would mend it (it has a safe fix). */
-function fixableMarks(doc: SessionDocument, diagnostics: readonly Diagnostic[]): boolean[] {
+/** Per diagnostic, whether `--fix` would mend it (it has a safe fix), or only `--fix --unsafe-fixes`. */
+function fixableMarks(doc: SessionDocument, diagnostics: readonly Diagnostic[]): Fixable[] {
   try {
     let migration: boolean | undefined;
-    return quickFixes(doc, diagnostics).map(({ diagnostic, fixes }) => {
+    return quickFixes(doc, diagnostics).map(({ diagnostic, fixes }): Fixable => {
       const code = String(diagnostic.code);
-      if (code === "old-version" || code === "invalid-version") return (migration ??= needsMigration(doc));
-      return fixes.some((f) => f.safe);
+      if (code === "old-version" || code === "invalid-version") return (migration ??= needsMigration(doc)) ? "safe" : false;
+      return fixes.some((f) => f.safe) ? "safe" : fixes.length > 0 ? "unsafe" : false;
     });
   } catch {
     // The marks are a courtesy: without them the diagnostics are still all there.
     return diagnostics.map(() => false);
   }
 }
+
+type Fixable = "safe" | "unsafe" | false;
 
 /** The LSP severity (1 error … 4 hint) of a diagnostic code. */
 function severityOf(code: string): number {

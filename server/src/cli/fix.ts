@@ -1,6 +1,7 @@
 /**
- * `check --fix` and `--dry-run` for one file: the safe fixes of `features/fixes.ts` applied to the
- * text read, and the result written by `replace.ts` or shown as a diff.
+ * `check --fix` and `--dry-run` for one file: the safe fixes of `features/fixes.ts` (and with
+ * `--unsafe-fixes` the unsafe ones) applied to the text read, and the result written by
+ * `replace.ts` or shown as a diff.
  *
  * When the file changes while it is being fixed (Pi appending an entry), the fix is made again on
  * what the file holds now, a few times; a file Pi keeps writing to is then left as it is, and the
@@ -12,7 +13,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { SessionDocument } from "../core/document";
 import { unifiedDiff, unitsOf } from "../core/diff";
-import { applySafeFixes, type FixAllResult } from "../features/fixes";
+import { applyFixes, type FixAllResult, type UnsafeFixApplied } from "../features/fixes";
 import { closeFile, decodeSession, encodingName, openSessionFile, type Decoded, type OpenedFile } from "./files";
 import { FileChanged, FixRefused, replaceFile, type FixFs, type Replaced } from "./replace";
 import { errorText, type Target } from "./walk";
@@ -28,6 +29,8 @@ export interface FixOutcome {
   doc?: SessionDocument;
   /** The codes fixed, with how many times each (only when the file was written or diffed). */
   fixed?: Map<string, number>;
+  /** The unsafe fixes among them, each with the line of the text read (only with `--unsafe-fixes`). */
+  unsafe?: UnsafeFixApplied[];
   replaced?: Replaced;
   /** For `--dry-run`: the unified diff with the given names of the two sides. */
   diff?: (oldName: string, newName: string) => string;
@@ -37,7 +40,14 @@ export interface FixOutcome {
   notice?: string;
 }
 
-export function fixFile(target: Target, first: OpenedFile, firstDecoded: Decoded, dryRun: boolean, fs: FixFs = nodeFs): FixOutcome {
+export interface FixMode {
+  /** Show the fixes as a diff instead of writing them. */
+  dryRun: boolean;
+  /** Apply the unsafe fixes too (`--unsafe-fixes`). */
+  unsafe: boolean;
+}
+
+export function fixFile(target: Target, first: OpenedFile, firstDecoded: Decoded, mode: FixMode, fs: FixFs = nodeFs): FixOutcome {
   let file = first;
   let decoded = firstDecoded;
   for (let attempt = 1; ; attempt++) {
@@ -51,21 +61,22 @@ export function fixFile(target: Target, first: OpenedFile, firstDecoded: Decoded
     const doc = new SessionDocument(pathToFileURL(resolve(file.path)).href, "jsonl", 0, decoded.text);
     let result: FixAllResult;
     try {
-      result = applySafeFixes(doc);
+      result = applyFixes(doc, { unsafe: mode.unsafe });
     } catch (error) {
       // The fixes failing costs the fix, not the file's diagnostics.
       return { file, decoded, doc, failure: `internal error while fixing it: ${errorText(error)}` };
     }
     if (result.doc === doc) return { file, decoded, doc };
-    if (dryRun) {
+    const unsafe = mode.unsafe ? result.unsafe : undefined;
+    if (mode.dryRun) {
       const before = unitsOf(doc);
       const after = unitsOf(result.doc);
-      return { file, decoded, doc: result.doc, fixed: result.fixed, diff: (a, b) => unifiedDiff(before, after, a, b) };
+      return { file, decoded, doc: result.doc, fixed: result.fixed, unsafe, diff: (a, b) => unifiedDiff(before, after, a, b) };
     }
     if (!target.writable) return { file, decoded, doc, notice: `not fixed: ${target.notWritable}; name it on the command line to fix the file it links to` };
     try {
       const replaced = replaceFile(file, result.doc.getText(), fs);
-      return { file, decoded, doc: result.doc, fixed: result.fixed, replaced };
+      return { file, decoded, doc: result.doc, fixed: result.fixed, unsafe, replaced };
     } catch (error) {
       if (error instanceof FileChanged && attempt < ATTEMPTS) {
         // Read it again and fix what it holds now.

@@ -80,6 +80,8 @@ export interface Totals {
   /** Diagnostics by severity (index 1–4), counting those the caps did not show. */
   bySeverity: number[];
   fixable: number;
+  /** Diagnostics that only an unsafe fix mends (`--fix --unsafe-fixes`). */
+  unsafeFixable: number;
   /** Diagnostics the caps did not show. */
   omitted: number;
   fixedFiles: number;
@@ -91,7 +93,18 @@ export interface Totals {
 }
 
 export function emptyTotals(): Totals {
-  return { files: 0, filesWithProblems: 0, bySeverity: [0, 0, 0, 0, 0], fixable: 0, omitted: 0, fixedFiles: 0, fixedProblems: 0, wouldFix: 0, failed: 0 };
+  return {
+    files: 0,
+    filesWithProblems: 0,
+    bySeverity: [0, 0, 0, 0, 0],
+    fixable: 0,
+    unsafeFixable: 0,
+    omitted: 0,
+    fixedFiles: 0,
+    fixedProblems: 0,
+    wouldFix: 0,
+    failed: 0,
+  };
 }
 
 /** Adds the counts of `from` to `into`. */
@@ -100,6 +113,7 @@ export function addTotals(into: Totals, from: Totals): void {
   into.filesWithProblems += from.filesWithProblems;
   for (let s = 0; s < into.bySeverity.length; s++) into.bySeverity[s]! += from.bySeverity[s]!;
   into.fixable += from.fixable;
+  into.unsafeFixable += from.unsafeFixable;
   into.omitted += from.omitted;
   into.fixedFiles += from.fixedFiles;
   into.fixedProblems += from.fixedProblems;
@@ -119,7 +133,7 @@ function count(n: number, singular: string, plural: string): string {
   return `${n.toLocaleString("en-US")} ${n === 1 ? singular : plural}`;
 }
 
-/** The closing line: "3 errors, 1 warning in 2 of 27 files; 2 fixable with --fix". */
+/** The closing line: "3 errors, 1 warning in 2 of 27 files; 2 fixable with --fix (1 more with --fix --unsafe-fixes)". */
 export function formatSummary(t: Totals, style: Style): string {
   const colours = [style.bold, style.red, style.yellow, style.blue, style.dim];
   const parts: string[] = [];
@@ -131,6 +145,12 @@ export function formatSummary(t: Totals, style: Style): string {
   if (t.omitted > 0)
     line += ` (${t.omitted.toLocaleString("en-US")} not shown: at most ${MAX_PER_CODE} per code and ${MAX_PER_FILE.toLocaleString("en-US")} per file are listed)`;
   if (t.fixable > 0) line += `; ${t.fixable.toLocaleString("en-US")} fixable with ${style.cyan("--fix")}`;
+  // As ruff words it: the fixes that guess are not counted as fixable, but said to be there.
+  if (t.unsafeFixable > 0)
+    line +=
+      t.fixable > 0
+        ? ` (${t.unsafeFixable.toLocaleString("en-US")} more with ${style.cyan("--fix --unsafe-fixes")})`
+        : `; ${t.unsafeFixable.toLocaleString("en-US")} fixable with ${style.cyan("--fix --unsafe-fixes")}`;
   if (t.fixedFiles > 0) line += `; fixed ${count(t.fixedProblems, "problem", "problems")} in ${count(t.fixedFiles, "file", "files")}`;
   if (t.wouldFix > 0) line += `; --fix would change ${count(t.wouldFix, "file", "files")}`;
   if (t.failed > 0) line += `; ${count(t.failed, "path", "paths")} could not be read, checked or fixed (see above)`;
