@@ -4,7 +4,11 @@
 //
 // How to run (from the repo root, after `npx tsc -p server`):
 //
-//     node test/parity/verify-fix.mjs [--only <substring>] [--jobs N] [--json]
+//     node test/parity/verify-fix.mjs [--only <substring>] [--jobs N] [--json] [--unsafe-fixes]
+//
+// With --unsafe-fixes the CLI runs as `check --fix --unsafe-fixes` (the fixes that guess too: recovered cut-off
+// entries, deleted lines that cannot be recovered, re-linked dangling parents), and the same verdicts apply; an
+// entry the fix recovered is one Pi did not load from the original, counted as "extra".
 //
 // Inputs (nothing else is read): the fixtures next to this file, the built CLI (bin/pi-session-lsp.js -> out/), and
 // the two real Pi packages. Pi is looked up, in order, in
@@ -342,14 +346,14 @@ function ctxOutcome(r) {
   return { kind: c.status, text: `context ${c.status} (${(c.error ?? "").replace(/^(\w+): .*/, "$1")})` };
 }
 
-async function verifyFixture(name) {
+async function verifyFixture(name, unsafe) {
   const src = path.join(FIXTURES, name);
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "pi-verify-fix-")));
   try {
     const original = fs.readFileSync(src, "utf8");
     const fixedPath = path.join(work, name);
     fs.copyFileSync(src, fixedPath);
-    const cli = spawnSync(process.execPath, [CLI, "check", "--fix", "--format", "json", fixedPath], {
+    const cli = spawnSync(process.execPath, [CLI, "check", "--fix", ...(unsafe ? ["--unsafe-fixes"] : []), "--format", "json", fixedPath], {
       encoding: "utf8",
       timeout: 60000,
       killSignal: "SIGKILL",
@@ -371,7 +375,8 @@ async function verifyFixture(name) {
         : "nothing";
     const left = (report.diagnostics ?? []).filter((d) => d.severity === 1).map((d) => d.code);
     const parse = parseableEntries(original);
-    const row = { fixture: name, fixed: fixedSummary, changed, cliStatus: cli.status, errorsLeft: [...new Set(left)], versions: {} };
+    const unsafeFixes = (report.unsafeFixes ?? []).map((u) => `line ${u.line ?? "?"}: ${u.summary}`);
+    const row = { fixture: name, fixed: fixedSummary, unsafeFixes, changed, cliStatus: cli.status, errorsLeft: [...new Set(left)], versions: {} };
     for (const version of Object.keys(VERSIONS)) {
       const run = async (text, tag, ctxMs) => {
         const dir = path.join(work, `${version}-${tag}`);
@@ -461,6 +466,7 @@ async function main(argv) {
   const only = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : null;
   const jobs = argv.includes("--jobs") ? Number(argv[argv.indexOf("--jobs") + 1]) : 2;
   const json = argv.includes("--json");
+  const unsafe = argv.includes("--unsafe-fixes");
   for (const [version, v] of Object.entries(VERSIONS)) {
     if (!v.pkg || !v.node) {
       console.error(`Pi ${version} not found (see the header of this file for where it is looked up)`);
@@ -477,7 +483,7 @@ async function main(argv) {
     .sort();
   const t0 = Date.now();
   const rows = await pool(names, jobs, async (name) => {
-    const row = await verifyFixture(name);
+    const row = await verifyFixture(name, unsafe);
     console.error(
       `${name}: ${Object.entries(row.versions)
         .map(([ver, v]) => `${ver} ${v.verdict}`)
@@ -486,12 +492,14 @@ async function main(argv) {
     return row;
   });
   const lines = [
-    "| Fixture | check --fix changed | Pi 0.74.2 on the original | Pi 0.74.2 on the fixed file | Pi 1.6.0 on the original | Pi 1.6.0 on the fixed file |",
+    `| Fixture | check --fix${unsafe ? " --unsafe-fixes" : ""} changed | Pi 0.74.2 on the original | Pi 0.74.2 on the fixed file | Pi 1.6.0 on the original | Pi 1.6.0 on the fixed file |`,
     "|---|---|---|---|---|---|",
   ];
   for (const r of rows) {
     const fixedCol = r.changed
-      ? r.fixed + (r.errorsLeft.length ? `; errors left: ${r.errorsLeft.join(", ")}` : "")
+      ? r.fixed +
+        (r.unsafeFixes.length ? ` (unsafe: ${r.unsafeFixes.join("; ")})` : "") +
+        (r.errorsLeft.length ? `; errors left: ${r.errorsLeft.join(", ")}` : "")
       : `nothing${r.errorsLeft.length ? ` (errors left: ${r.errorsLeft.join(", ")})` : ""}`;
     const a = r.versions["0.74.2"];
     const b = r.versions["1.6.0"];
