@@ -120,6 +120,10 @@ describe("recover the entry", () => {
     expect(recoverLine('{"type":"custom","id":"c1","parentId":null,"data":{', (id) => id === "c1")).toBeUndefined();
     // A message entry cut before its message: Pi throws building the context through it.
     expect(recoverLine('{"type":"message","id":"c1","parentId":null,"timestamp":"2026-03-02T10:00:03.000Z","mess', inUse)).toBeUndefined();
+    // Pi 0.73/0.74 writes its next entry onto a cut-off line: two entries on one line are not a cut to close.
+    const next = user("a0000002", "c1", "next", 3);
+    expect(recoverLine(`{"type":"custom","id":"c1","parentId":null,"data":{"text":"hel${next}`, inUse)).toBeUndefined();
+    expect(recoverLine(`{"type":"custom","id":"c1","parentId":null,"data":[1,2${next}`, inUse)).toBeUndefined();
     // Not an object, or a header.
     expect(recoverLine('["type","id"', inUse)).toBeUndefined();
     expect(recoverLine('{"type":"session","version":3,"id":"s1","parentId":null,"cwd":"/x', inUse)).toBeUndefined();
