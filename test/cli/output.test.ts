@@ -216,7 +216,9 @@ describe("millions of diagnostics", () => {
     expect(out.filter((l) => l.includes(" hint blank-line: "))).toHaveLength(200);
     expect(out.find((l) => l.includes("more like this"))).toContain("(… and 2,999,800 more like this in this file");
     expect(out.some((l) => l.includes("error dangling-parent"))).toBe(true);
-    expect(out.at(-1)).toBe("1 error, 3,000,000 hints in 1 file (2,999,800 not shown: at most 200 per code and 1,000 per file are listed); 1 fixable with --fix --unsafe-fixes");
+    expect(out.at(-1)).toBe(
+      "1 error, 3,000,000 hints in 1 file (2,999,800 not shown: at most 200 per code and 1,000 per file are listed); 1 fixable with --fix --unsafe-fixes",
+    );
     expect(r.status).toBe(1);
   }, 60_000);
 
