@@ -12,9 +12,9 @@
 //     node test/parity/verify-actions.mjs [--only <substring>] [--jobs N] [--json]
 //
 // For every fixture of fixtures/ it picks up to 5 entries spread evenly over the file (from the first to the last
-// but one) for resume-from and fork, and up to 3 user/assistant/tool result messages spread the same way for
-// drop-from-context, runs the built CLI (bin/pi-session-lsp.js) on a copy for each, and then runs each Pi version in
-// a child process (SIGKILL after 60 s: Pi hangs on parent cycles) on fresh copies of the original and of the result.
+// but one) for resume-from and fork, and for drop-from-context up to 3 user/assistant/tool result messages on the
+// branch Pi resumes, spread the same way, plus one message off it (which the CLI must refuse); it runs the built CLI
+// (bin/pi-session-lsp.js) on a copy for each, and then runs each Pi version in a child process (SIGKILL after 60 s: Pi hangs on parent cycles) on fresh copies of the original and of the result.
 // Pi is found as verify-fix.mjs finds it ($PI074_PKG / $PI16_PKG / $PI16_NODE, else test/parity/oracle/node_modules).
 //
 // A check is OK when the claim above holds; N/A when that Pi does not open the original (nothing to compare with);
