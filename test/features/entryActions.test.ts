@@ -11,6 +11,7 @@ import type { CodeAction, CreateFile, TextDocumentEdit, TextEdit } from "vscode-
 import { buildContext } from "../../server/src/core/buildContext";
 import { SessionDocument } from "../../server/src/core/document";
 import { computeCodeActions } from "../../server/src/features/codeActions";
+import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { DROP_KIND, FORK_KIND, RESUME_KIND, entryActions, resolveForkAction } from "../../server/src/features/entryActions";
 
 const DIR = "/home/dev/.pi/agent/sessions/--home-dev-project--";
@@ -46,8 +47,12 @@ describe("resume from here", () => {
     expect(after.getText().startsWith(branches)).toBe(true);
     expect(after.lineCount).toBe(doc.lineCount + 1);
     expect(contextJson(after)).toBe(contextJson(doc, 5));
-    // The new leaf is on purpose: no "leaf hides messages" warning for it.
+    // The new leaf is on purpose: no "leaf hides messages" warning for it, unlike another custom entry there.
     expect(after.analysis.leaf?.parsed.object?.customType).toBe("pi-session-lsp.resume-from");
+    const codes = (d: SessionDocument) => computeDiagnostics(d).map((x) => x.code);
+    expect(codes(after)).not.toContain("leaf-hides-messages");
+    const other = docOf(after.getText().replace("pi-session-lsp.resume-from", "my-extension"));
+    expect(codes(other)).toContain("leaf-hides-messages");
   });
 
   it("is not offered on the leaf, the header, or when only quick fixes are asked for", () => {
