@@ -17,7 +17,8 @@
 // (bin/pi-session-lsp.js) on a copy for each, and then runs each Pi version in a child process (SIGKILL after 60 s: Pi hangs on parent cycles) on fresh copies of the original and of the result.
 // Pi is found as verify-fix.mjs finds it ($PI074_PKG / $PI16_PKG / $PI16_NODE, else test/parity/oracle/node_modules).
 //
-// A check is OK when the claim above holds; N/A when that Pi does not open the original (nothing to compare with);
+// A check is OK when the claim above holds; N/A when that Pi does not open the original or rewrites it (nothing to
+// compare with; Pi 1.x appending a missing final line break is not a rewrite);
 // REFUSED when the CLI declined (the reason is counted). Exit status 1 if any check FAILED.
 
 import { spawn, spawnSync } from "node:child_process";
@@ -59,7 +60,9 @@ async function childMain(task) {
     const before = fs.readFileSync(file, "utf8");
     try {
       const sm = mod.SessionManager.open(file);
-      return { sm, changed: fs.readFileSync(file, "utf8") !== before };
+      const after = fs.readFileSync(file, "utf8");
+      // Pi 1.x appends the final line break a file lacks: a mend, not a rewrite; the entries are the same.
+      return { sm, changed: after !== before, rewrote: after !== before && !(after.startsWith(before) && after.slice(before.length) === "\n") };
     } catch (e) {
       return { error: errText(e) };
     }
@@ -69,9 +72,9 @@ async function childMain(task) {
     const out = { key: check.key };
     try {
       const o = open(check.original);
-      if (o.error || o.changed) {
-        // Pi refuses, rewrites (v1/v2) or mends the original: there is no context of it to compare with.
-        emit({ ...out, status: "n/a", detail: o.error ?? "Pi changed the original when opening it" });
+      if (o.error || o.rewrote) {
+        // Pi refuses or rewrites (v1/v2) the original: there is no context of it to compare with.
+        emit({ ...out, status: "n/a", detail: o.error ?? "Pi rewrote the original when opening it" });
         continue;
       }
       const r = open(check.result);
