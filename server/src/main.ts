@@ -1,6 +1,7 @@
 /**
  * The command line entry point: `--stdio` starts the language server, `check` runs the checker,
- * `context` prints the context Pi builds; `sessions`, `find`, `tree` and `info` read Pi's sessions.
+ * `context` prints the context Pi builds; `sessions`, `find`, `tree` and `info` read Pi's sessions;
+ * `resume-from`, `drop-from-context` and `fork` are the entry actions of the editor.
  *
  * The language server library is loaded only for `--stdio`: `check` and `context` never use it,
  * and loading it costs tens of milliseconds on every run (the type-only imports elsewhere are free).

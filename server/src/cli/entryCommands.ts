@@ -23,7 +23,7 @@ import { resumeFromLine } from "../core/sessionEdits/resumeFrom";
 import type { CliIo } from "./check";
 import { closeFile, decodeSession, encodingName, openSessionFile, type OpenedFile } from "./files";
 import { appendToFile, FileChanged, type FixFs } from "./replace";
-import { escapeControls, parseOptions, usageError } from "./sessionOutput";
+import { escapeControls, oneFile, readCommandLine } from "./sessionOutput";
 import { errorText } from "./walk";
 
 export const RESUME_FROM_USAGE = `Usage: pi-session-lsp resume-from [--dry-run] FILE ID
@@ -94,13 +94,13 @@ const now = (): EditClock => ({ now: new Date() });
 type LineMaker = (doc: SessionDocument, entry: Entry, clock: EditClock) => AppendedLine | Refusal;
 
 function runAppend(command: string, usage: string, make: LineMaker, args: readonly string[], io: CliIo, fs: FixFs): number {
-  const parsed = parseOptions(args, APPEND_OPTIONS);
-  if (!parsed.ok) return usageError(io, command, usage, parsed.message);
-  if (parsed.values.help) {
-    io.out(`${usage}\n`);
-    return 0;
-  }
-  if (parsed.positionals.length !== 2) return usageError(io, command, usage, "give the session FILE and the entry ID");
+  const parsed = readCommandLine(args, io, {
+    name: command,
+    usage,
+    options: APPEND_OPTIONS,
+    check: (_values, words) => (words.length === 2 ? undefined : "give the session FILE and the entry ID"),
+  });
+  if (typeof parsed === "number") return parsed;
   const [path, id] = parsed.positionals as [string, string];
   const fail = (message: string) => {
     io.err(`pi-session-lsp ${command}: ${escapeControls(message)}\n`);
@@ -147,14 +147,9 @@ export function runDropFromContext(args: readonly string[], io: CliIo, fs: FixFs
 }
 
 export function runFork(args: readonly string[], io: CliIo): number {
-  const parsed = parseOptions(args, FORK_OPTIONS);
-  if (!parsed.ok) return usageError(io, "fork", FORK_USAGE, parsed.message);
+  const parsed = readCommandLine(args, io, { name: "fork", usage: FORK_USAGE, options: FORK_OPTIONS, check: oneFile });
+  if (typeof parsed === "number") return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(`${FORK_USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length !== 1) return usageError(io, "fork", FORK_USAGE, positionals.length === 0 ? "no file given" : "give one file");
   const path = positionals[0]!;
   const fail = (message: string) => {
     io.err(`pi-session-lsp fork: ${escapeControls(message)}\n`);

@@ -89,7 +89,7 @@ export const CODES = {
   },
   "leaf-hides-messages": {
     severity: "warning",
-    pi: "The last line, where Pi resumes, is a metadata entry hung on an older entry: the resumed context leaves out the newest messages",
+    pi: "The last line, where Pi resumes, is a metadata entry hung on an older entry: the resumed context leaves out the newest messages (not said of the line Resume from here appends)",
   },
   "misplaced-header": {
     severity: "warning",

@@ -64,7 +64,7 @@ export function piReads(doc: SessionDocument, reader: PiReader): boolean {
 export function unreadable(doc: SessionDocument): Refusal | undefined {
   if (piReads(doc, "1.x") || piReads(doc, "0.74")) return undefined;
   const a = doc.analysis;
-  if (a.headerState !== "ok") return refuse("Pi does not open this file (no valid session header), so nothing appended to it would be read");
+  if (a.headerState !== "ok") return refuse("Pi does not open this file (no valid session header), so there is no session to resume, edit or fork");
   if (!versionRules(a).current) return refuse("Pi migrates this file and gives its entries new ids when it opens it; migrate it to version 3 first");
   return refuse("neither Pi 1.x nor Pi 0.73/0.74 opens this file as it is; fix the errors first");
 }

@@ -33,7 +33,8 @@ export function isEditableTarget(entry: Entry): boolean {
 /** The `context_edit` line that drops `entry` from the context Pi 1.x resumes with, or why there is none. */
 export function dropFromContextLine(doc: SessionDocument, entry: Entry, clock: EditClock): AppendedLine | Refusal {
   const a = doc.analysis;
-  if (!piReads(doc, "1.x")) return refuse("Pi 1.x does not open this file as it is, and Pi 0.73/0.74 ignores context_edit entries, so the edit would change nothing");
+  if (!piReads(doc, "1.x"))
+    return refuse("Pi 1.x does not open this file as it is, and Pi 0.73/0.74 ignores context_edit entries, so the edit would change nothing");
   if (!isEditableTarget(entry)) return refuse("Pi 1.x edits only user, assistant and tool result messages and custom messages");
   const target = nameable(a, entry);
   if (target) return target;
