@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import type { CompletionItem, CompletionList, TextEdit } from "vscode-languageserver";
 import { SessionDocument } from "../../server/src/core/document";
 import { scanLine } from "../../server/src/core/scan";
-import { computeCompletion, MAX_ID_ITEMS } from "../../server/src/features/completion";
+import { type CompletionOptions, computeCompletion, MAX_ID_ITEMS } from "../../server/src/features/completion";
 import { documentWithCursor, textOf } from "../helpers/cursor";
 
 const HEADER = `{"type":"session","version":3,"id":"019cae1a-4f00-7000-8000-000000000001","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/home/dev/project"}`;
@@ -28,7 +28,7 @@ function digits(hex: string): () => number {
 /** A fixed clock and a fresh deterministic random for each request. */
 const options = () => ({ now: () => NOW, random: digits("beefcafe") });
 
-function complete(source: string, opts = options()): { list: CompletionList; doc: SessionDocument } {
+function complete(source: string, opts: CompletionOptions = options()): { list: CompletionList; doc: SessionDocument } {
   const { doc, position } = documentWithCursor(source);
   return { list: computeCompletion(doc, position, opts), doc };
 }
