@@ -158,6 +158,19 @@ what the buffer then holds."
               (drive--wait "hover (eldoc) answer" (lambda () hover))
               (drive--put 'hover (substring-no-properties hover)))))
 
+        (drive--step imenu
+          ;; M-x imenu: Eglot groups the outline by symbol kind; each group's name, its entries,
+          ;; and the names of the entries it nests others under (a branch, a cycle).
+          (with-current-buffer buffer
+            (let ((names (lambda (items) (vconcat (mapcar (lambda (item) (substring-no-properties (car item))) items)))))
+              (drive--put 'imenu
+                          (vconcat
+                           (mapcar (lambda (group)
+                                     `((group . ,(car group))
+                                       (items . ,(funcall names (cl-remove-if #'imenu--subalist-p (cdr group))))
+                                       (nesting . ,(funcall names (cl-remove-if-not #'imenu--subalist-p (cdr group))))))
+                                   (cl-remove-if-not #'imenu--subalist-p (imenu--make-index-alist t))))))))
+
         (drive--step definition
           ;; M-. on the reference, which jumps to the entry it names.
           (set-buffer buffer)
