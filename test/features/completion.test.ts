@@ -172,7 +172,13 @@ describe("clients without snippets (snippetSupport: false, as Eglot without yasn
       expect(item.insertTextFormat).toBe(1);
       expect(() => JSON.parse(applied(doc, item))).not.toThrow();
     }
-    expect(edit(list.items.find((i) => i.label === "targetId")!).newText).toBe('"targetId":"targetId",');
+    // Real values: a label's target is the entry above, not the word "targetId".
+    expect(edit(list.items.find((i) => i.label === "targetId")!).newText).toBe('"targetId":"a0000001",');
+    const model = complete(lines(HEADER, MODEL, `{"type":"model_change","id":"x1",$0"x":1}`), plain()).list;
+    expect(edit(model.items.find((i) => i.label === "provider")!).newText).toBe('"provider":"anthropic",');
+    expect(edit(model.items.find((i) => i.label === "modelId")!).newText).toBe('"modelId":"claude-sonnet-4-5",');
+    const thinking = complete(lines(HEADER, MODEL, `{"type":"thinking_level_change","id":"x1",$0"x":1}`), plain()).list;
+    expect(edit(thinking.items.find((i) => i.label === "thinkingLevel")!).newText).toBe('"thinkingLevel":"medium",');
   });
 
   it("still sends snippets to clients that take them", () => {

@@ -106,7 +106,7 @@ export function computeCompletion(doc: SessionDocument, requested: Position, opt
   } else {
     return EMPTY;
   }
-  const site = { line, entry, isMessage: at.path.length === 1 };
+  const site = { line, entry, type, isMessage: at.path.length === 1 };
   if (at.kind === "string") {
     // Inside a key string: replace the whole key; add the value only when no colon follows it.
     const items = fieldItems(c, site, fields, present, at.key, range(at.start - 1, at.closed ? at.end + 1 : cursor), !at.colonFollows);
