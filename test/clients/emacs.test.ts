@@ -152,6 +152,12 @@ describe("Emacs + Eglot with client-samples/emacs/pi-session.el", () => {
     expect(seen.initializationOptions, because).toEqual({ piSession: { maxSymbols: 2000, fadeInactive: true } });
   });
 
+  it("shows sessions unwrapped (truncate-lines) and coloured by the JSON mode (font-lock faces on keys)", () => {
+    const because = why("majorMode", "truncateLines", "keyFace");
+    expect(seen.truncateLines, because).toBe(true);
+    expect(String(seen.keyFace), because).toMatch(/font-lock-[a-z-]+-face/);
+  });
+
   it("shows in Flymake what `check` reports, on the same lines, with code and message", () => {
     const because = why("diagnostics");
     const flymake = (seen.diagnostics ?? []) as FlymakeDiagnostic[];

@@ -126,6 +126,10 @@ what the buffer then holds."
           (setq buffer (find-file-noselect file))
           (switch-to-buffer buffer)   ; eldoc's hover only answers for a buffer in a window
           (drive--put 'majorMode (symbol-name major-mode))
+          ;; Unwrapped, and coloured: the face font-lock puts on the first key ("type").
+          (drive--put 'truncateLines (drive--bool truncate-lines))
+          (font-lock-ensure)
+          (drive--put 'keyFace (format "%S" (get-text-property 2 'face)))
           (drive--put 'eglotEnsureHooked (drive--bool (memq 'eglot-ensure pi-session-mode-hook))))
 
         (drive--step eglot
