@@ -218,8 +218,14 @@ describe("Emacs + Eglot with client-samples/emacs/pi-session.el", () => {
     for (const item of events) expect(item, because).toMatch(/^(user|assistant|toolResult|bashExecution|custom|system|branchSummary|compactionSummary)\b/);
     expect(groups.find((g) => g.group === "File")?.items, because).toContain("session");
     // A side branch is a Namespace of its own, and its messages are listed under its name.
-    expect(groups.find((g) => g.group === "Namespace")?.items.some((i) => i.startsWith("branch ")), because).toBe(true);
-    expect(groups.find((g) => g.group === "Event")?.nesting.some((i) => i.startsWith("branch ")), because).toBe(true);
+    expect(
+      groups.find((g) => g.group === "Namespace")?.items.some((i) => i.startsWith("branch ")),
+      because,
+    ).toBe(true);
+    expect(
+      groups.find((g) => g.group === "Event")?.nesting.some((i) => i.startsWith("branch ")),
+      because,
+    ).toBe(true);
   });
 
   it("M-. on the parentId moves point to the parent's id", () => {
