@@ -52,6 +52,21 @@ let g:pi_session_lsp_settings = extend({
 \ }, get(g:, 'pi_session_lsp_settings', {}))
 
 " Use the folder of the session file as the project root: the server needs no project.
+" ALE's omni completion, but with the text it replaces starting where Vim's word does (`\k*`), as
+" the server's edits do. ALE's own start takes a word to begin with a letter, so an id being typed
+" ("7003…") would get the whole id inserted after the digits already there ("77003…").
+function! PiSessionLspOmniFunc(findstart, base) abort
+  if !a:findstart
+    return ale#completion#OmniFunc(0, a:base)
+  endif
+  let l:before = col('.') > 1 ? getline('.')[: col('.') - 2] : ''
+  let l:word = matchstr(l:before, '\k*$')
+  if !ale#completion#GetCompletions('ale-omnifunc', {'prefix': l:word})
+    return -3
+  endif
+  return len(l:before) - len(l:word)
+endfunction
+
 function! s:ProjectRoot(buffer) abort
   return fnamemodify(bufname(a:buffer), ':p:h')
 endfunction
@@ -96,8 +111,8 @@ function! s:OnSessionBuffer() abort
     return
   endif
   " Completion with CTRL-X CTRL-O (or as you type, with `let g:ale_completion_enabled = 1` in your
-  " vimrc before ALE is loaded).
-  setlocal omnifunc=ale#completion#OmniFunc
+  " vimrc before ALE is loaded), through ALE but from the start of Vim's word: see PiSessionLspOmniFunc.
+  setlocal omnifunc=PiSessionLspOmniFunc
   if get(g:, 'pi_session_lsp_no_mappings', 0)
     return
   endif

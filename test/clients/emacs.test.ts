@@ -152,6 +152,12 @@ describe("Emacs + Eglot with client-samples/emacs/pi-session.el", () => {
     expect(seen.initializationOptions, because).toEqual({ piSession: { maxSymbols: 2000, fadeInactive: true } });
   });
 
+  it("shows sessions unwrapped (truncate-lines) and coloured by the JSON mode (font-lock faces on keys)", () => {
+    const because = why("majorMode", "truncateLines", "keyFace");
+    expect(seen.truncateLines, because).toBe(true);
+    expect(String(seen.keyFace), because).toMatch(/font-lock-[a-z-]+-face/);
+  });
+
   it("shows in Flymake what `check` reports, on the same lines, with code and message", () => {
     const because = why("diagnostics");
     const flymake = (seen.diagnostics ?? []) as FlymakeDiagnostic[];
@@ -196,6 +202,30 @@ describe("Emacs + Eglot with client-samples/emacs/pi-session.el", () => {
     for (const words of ["parentId", "fea926d3", "assistant", `line ${PARENT_LINE + 1}`, "calendar-math.ts"]) {
       expect(hover, `hover should mention ${words}\n${because}`).toContain(words);
     }
+  });
+
+  it("M-x imenu groups the outline under the kind names the README lists, messages under Event", () => {
+    const because = why("imenu");
+    const groups = (seen.imenu ?? []) as { group: string; items: string[]; nesting: string[] }[];
+    const readme = readFileSync(join(REPO, "README.md"), "utf8");
+    const listed = /^Symbol kinds are few.*$/m.exec(readme)?.[0] ?? "";
+    const names = [...listed.matchAll(/\*\*([A-Z][a-z]+)\*\*/g)].map((m) => m[1]);
+    expect(names.length, "the README's sentence on symbol kinds").toBeGreaterThan(5);
+    expect(groups.length, because).toBeGreaterThan(1);
+    for (const { group } of groups) expect(names, because).toContain(group);
+    const events = groups.find((g) => g.group === "Event")?.items ?? [];
+    expect(events.length, because).toBeGreaterThan(5);
+    for (const item of events) expect(item, because).toMatch(/^(user|assistant|toolResult|bashExecution|custom|system|branchSummary|compactionSummary)\b/);
+    expect(groups.find((g) => g.group === "File")?.items, because).toContain("session");
+    // A side branch is a Namespace of its own, and its messages are listed under its name.
+    expect(
+      groups.find((g) => g.group === "Namespace")?.items.some((i) => i.startsWith("branch ")),
+      because,
+    ).toBe(true);
+    expect(
+      groups.find((g) => g.group === "Event")?.nesting.some((i) => i.startsWith("branch ")),
+      because,
+    ).toBe(true);
   });
 
   it("M-. on the parentId moves point to the parent's id", () => {

@@ -177,7 +177,7 @@ describe("Vim + ALE with client-samples/vim/pi-session.vim", () => {
     expect(run.code, why).toBe(0);
     expect(result.filetype, "the sample's filetype rule").toBe("jsonl");
     expect(result.linters, why).toEqual(["pi-session-lsp"]);
-    expect(result.omnifunc, "CTRL-X CTRL-O completes through ALE").toBe("ale#completion#OmniFunc");
+    expect(result.omnifunc, "CTRL-X CTRL-O completes through ALE, from the start of Vim's word").toBe("PiSessionLspOmniFunc");
   });
 
   it("shows the session unwrapped and in colour (JSON's syntax, as Vim has none for jsonl)", () => {

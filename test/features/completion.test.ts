@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import type { CompletionItem, CompletionList, TextEdit } from "vscode-languageserver";
 import { SessionDocument } from "../../server/src/core/document";
 import { scanLine } from "../../server/src/core/scan";
-import { computeCompletion, MAX_ID_ITEMS } from "../../server/src/features/completion";
+import { type CompletionOptions, computeCompletion, MAX_ID_ITEMS } from "../../server/src/features/completion";
 import { documentWithCursor, textOf } from "../helpers/cursor";
 
 const HEADER = `{"type":"session","version":3,"id":"019cae1a-4f00-7000-8000-000000000001","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/home/dev/project"}`;
@@ -28,7 +28,7 @@ function digits(hex: string): () => number {
 /** A fixed clock and a fresh deterministic random for each request. */
 const options = () => ({ now: () => NOW, random: digits("beefcafe") });
 
-function complete(source: string, opts = options()): { list: CompletionList; doc: SessionDocument } {
+function complete(source: string, opts: CompletionOptions = options()): { list: CompletionList; doc: SessionDocument } {
   const { doc, position } = documentWithCursor(source);
   return { list: computeCompletion(doc, position, opts), doc };
 }
@@ -172,11 +172,66 @@ describe("clients without snippets (snippetSupport: false, as Eglot without yasn
       expect(item.insertTextFormat).toBe(1);
       expect(() => JSON.parse(applied(doc, item))).not.toThrow();
     }
-    expect(edit(list.items.find((i) => i.label === "targetId")!).newText).toBe('"targetId":"targetId",');
+    // Real values: a label's target is the entry above, not the word "targetId".
+    expect(edit(list.items.find((i) => i.label === "targetId")!).newText).toBe('"targetId":"a0000001",');
+    const model = complete(lines(HEADER, MODEL, `{"type":"model_change","id":"x1",$0"x":1}`), plain()).list;
+    expect(edit(model.items.find((i) => i.label === "provider")!).newText).toBe('"provider":"anthropic",');
+    expect(edit(model.items.find((i) => i.label === "modelId")!).newText).toBe('"modelId":"claude-sonnet-4-5",');
+    const thinking = complete(lines(HEADER, MODEL, `{"type":"thinking_level_change","id":"x1",$0"x":1}`), plain()).list;
+    expect(edit(thinking.items.find((i) => i.label === "thinkingLevel")!).newText).toBe('"thinkingLevel":"medium",');
   });
 
   it("still sends snippets to clients that take them", () => {
     const { list } = complete(lines(HEADER, MODEL, "$0"));
     expect(list.items.every((i) => i.insertTextFormat === 2)).toBe(true);
+  });
+});
+
+describe("what Vim-style clients insert (Neovim 0.7's omni completion, ALE: the word before the cursor is replaced, the edit's start ignored)", () => {
+  /** The line with `text` put over `range`, as a client that honours the edit's range does. */
+  const byRange = (line: string, e: TextEdit): string => line.slice(0, e.range.start.character) + e.newText + line.slice(e.range.end.character);
+  /** The line as Vim's omni completion leaves it: the word before the cursor replaced by the item's text. */
+  const byWord = (line: string, cursor: number, text: string): string => {
+    const word = /[A-Za-z0-9_]*$/.exec(line.slice(0, cursor))![0];
+    return line.slice(0, cursor - word.length) + text + line.slice(cursor);
+  };
+  const cases = [
+    `{"type":"model_change","id":"x1","parentId":"a0000001",$0`,
+    `{"type":"model_change","id":"x1","parentId":"a0000001","$0`,
+    `{"type":"model_change","id":"x1","parentId":"a0000001","pro$0`,
+    `{"type":"message","id":"x1","parentId":"a0000001","timestamp":"2026-03-02T10:00:09.000Z","message":{"role":"user","co$0`,
+    `{"type":"mo$0`,
+    `{"type":"message","id":"x1","parentId":"a0$0`,
+  ];
+  for (const source of cases) {
+    it(`inserts the same as the edit says, and keeps every item whose text starts with the word typed: ${source}`, () => {
+      const { list, doc } = complete(lines(HEADER, MODEL, source), { ...options(), snippets: false });
+      expect(list.items.length).toBeGreaterThan(0);
+      const cursor = source.indexOf("$0");
+      const line = doc.lines[2]!;
+      const word = /[A-Za-z0-9_]*$/.exec(line.slice(0, cursor))![0];
+      for (const item of list.items) {
+        const e = edit(item);
+        expect(e.range.end.character, item.label).toBe(cursor);
+        expect(byWord(line, cursor, e.newText), item.label).toBe(byRange(line, e));
+      }
+      // Vim keeps the items whose text starts with the word; the one named so is among them.
+      const kept = list.items.filter((i) => edit(i).newText.startsWith(word));
+      expect(kept.length).toBeGreaterThan(0);
+    });
+  }
+
+  it("closes the string of a value not closed yet, so that the value is whole JSON", () => {
+    const { list, doc } = complete(lines(HEADER, MODEL, `{"type":"mo$0`));
+    const item = list.items.find((i) => i.label === "model_change")!;
+    expect(textOf(doc, edit(item).range)).toBe("mo");
+    expect(edit(item).newText).toBe('model_change"');
+    const ids = complete(lines(HEADER, MODEL, `{"type":"message","id":"x1","parentId":"a0$0`)).list;
+    expect(ids.items.map((i) => edit(i).newText)).toEqual(['a0000001"']);
+  });
+
+  it("leaves a closed string's quote to the string", () => {
+    const { list } = complete(lines(HEADER, MODEL, `{"type":"mo$0"}`));
+    expect(edit(list.items.find((i) => i.label === "model_change")!).newText).toBe("model_change");
   });
 });

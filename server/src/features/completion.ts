@@ -19,7 +19,7 @@ import type { Random } from "../core/ids";
 import { scanLine } from "../core/scan";
 import { ENTRY_TYPES, type FieldSpec, ROLES } from "../core/schema";
 import { isReferenceField } from "../core/semantics/references";
-import { type CompletionContext, insertion, KIND, markdown, rank } from "./completion/common";
+import { type CompletionContext, insertion, KIND, markdown, rank, startAtWord, wordStart } from "./completion/common";
 import { entryFields, fieldItems, messageFields } from "./completion/fields";
 import { idCompletion, toolCallCompletion } from "./completion/ids";
 import { newEntryCompletion } from "./completion/newEntries";
@@ -75,11 +75,14 @@ export function computeCompletion(doc: SessionDocument, requested: Position, opt
     const edit = range(at.start, at.end);
     const typed = json.slice(at.start, cursor);
     const key = at.path[at.path.length - 1];
-    if (at.path.length === 1 && key === "type") return valueItems(c, typeItems(), edit, false);
-    if (at.path.length === 2 && inMessage(at.path) && key === "role") return valueItems(c, roleItems(), edit, false);
-    if (at.path.length === 1 && typeof key === "string" && isReferenceField(type, key)) return idCompletion(c, line, entry, edit, typed, key);
+    // A string not closed yet is closed by the value put in it.
+    const close = at.closed ? "" : '"';
+    const fromWord = (list: CompletionList) => wordAligned(list, json, at.start, cursor, range);
+    if (at.path.length === 1 && key === "type") return fromWord(valueItems(c, typeItems(), edit, false, close));
+    if (at.path.length === 2 && inMessage(at.path) && key === "role") return fromWord(valueItems(c, roleItems(), edit, false, close));
+    if (at.path.length === 1 && typeof key === "string" && isReferenceField(type, key)) return fromWord(idCompletion(c, line, entry, edit, typed, key, close));
     if (at.path.length === 2 && at.path[0] === "message" && key === "toolCallId" && type === "message" && role === "toolResult") {
-      return toolCallCompletion(c, line, entry, scan.parentId, edit, typed);
+      return fromWord(toolCallCompletion(c, line, entry, scan.parentId, edit, typed, close));
     }
     return EMPTY;
   }
@@ -103,10 +106,11 @@ export function computeCompletion(doc: SessionDocument, requested: Position, opt
   } else {
     return EMPTY;
   }
-  const site = { line, entry, isMessage: at.path.length === 1 };
+  const site = { line, entry, type, isMessage: at.path.length === 1 };
   if (at.kind === "string") {
     // Inside a key string: replace the whole key; add the value only when no colon follows it.
-    return fieldItems(c, site, fields, present, at.key, range(at.start - 1, at.closed ? at.end + 1 : cursor), !at.colonFollows);
+    const items = fieldItems(c, site, fields, present, at.key, range(at.start - 1, at.closed ? at.end + 1 : cursor), !at.colonFollows);
+    return wordAligned(items, json, at.start - 1, cursor, range);
   }
   // Right before another member, the new one needs a comma after it.
   let next = cursor;
@@ -138,9 +142,18 @@ function roleItems(): NamedItem[] {
   }));
 }
 
-function valueItems(c: CompletionContext, named: readonly NamedItem[], range: Range, quoted: boolean): CompletionList {
+/**
+ * `list`, whose edits start at `start` in the line's JSON text, made to start at the word before
+ * the cursor (`startAtWord`: where Vim's omni completion and ALE insert an item's text).
+ */
+function wordAligned(list: CompletionList, json: string, start: number, cursor: number, range: (start: number, end: number) => Range): CompletionList {
+  const word = Math.max(start, wordStart(json, cursor));
+  return startAtWord(list, json.slice(start, word), range(word, word).start);
+}
+
+function valueItems(c: CompletionContext, named: readonly NamedItem[], range: Range, quoted: boolean, close = ""): CompletionList {
   const items: CompletionItem[] = named.map((n, i) => {
-    const newText = quoted ? JSON.stringify(n.name) : jsonContent(n.name);
+    const newText = (quoted ? JSON.stringify(n.name) : jsonContent(n.name)) + close;
     return {
       label: n.name,
       kind: KIND.EnumMember,

@@ -126,6 +126,10 @@ what the buffer then holds."
           (setq buffer (find-file-noselect file))
           (switch-to-buffer buffer)   ; eldoc's hover only answers for a buffer in a window
           (drive--put 'majorMode (symbol-name major-mode))
+          ;; Unwrapped, and coloured: the face font-lock puts on the first key ("type").
+          (drive--put 'truncateLines (drive--bool truncate-lines))
+          (font-lock-ensure)
+          (drive--put 'keyFace (format "%S" (get-text-property 2 'face)))
           (drive--put 'eglotEnsureHooked (drive--bool (memq 'eglot-ensure pi-session-mode-hook))))
 
         (drive--step eglot
@@ -157,6 +161,19 @@ what the buffer then holds."
               (eglot-hover-eldoc-function (lambda (info &rest _) (setq hover (or info ""))))
               (drive--wait "hover (eldoc) answer" (lambda () hover))
               (drive--put 'hover (substring-no-properties hover)))))
+
+        (drive--step imenu
+          ;; M-x imenu: Eglot groups the outline by symbol kind; each group's name, its entries,
+          ;; and the names of the entries it nests others under (a branch, a cycle).
+          (with-current-buffer buffer
+            (let ((names (lambda (items) (vconcat (mapcar (lambda (item) (substring-no-properties (car item))) items)))))
+              (drive--put 'imenu
+                          (vconcat
+                           (mapcar (lambda (group)
+                                     `((group . ,(car group))
+                                       (items . ,(funcall names (cl-remove-if #'imenu--subalist-p (cdr group))))
+                                       (nesting . ,(funcall names (cl-remove-if-not #'imenu--subalist-p (cdr group))))))
+                                   (cl-remove-if-not #'imenu--subalist-p (imenu--make-index-alist t))))))))
 
         (drive--step definition
           ;; M-. on the reference, which jumps to the entry it names.

@@ -46,20 +46,8 @@ local function log_path()
   return ok and path or '?'
 end
 
---- Stops every client, started or not (a server that never answered initialize is not among
---- the "active" clients of 0.7, but get_client_by_id finds it), so no server outlives Neovim.
-local function kill_servers()
-  for id = 1, 50 do
-    local client = vim.lsp.get_client_by_id(id)
-    if client then
-      if vim.fn.has('nvim-0.11') == 1 then
-        client:stop(true)
-      else
-        client.stop(true)
-      end
-    end
-  end
-end
+--- Stops every client, started or not, so that no server outlives Neovim.
+local kill_servers = dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'report.lua').stop_servers
 
 local out = { client = 'neovim ' .. tostring(vim.version().major) .. '.' .. tostring(vim.version().minor) .. '.' .. tostring(vim.version().patch), errors = {}, ms = {} }
 local timeout = tonumber(os.getenv('PI_NVIM_TIMEOUT_MS') or '') or 5000

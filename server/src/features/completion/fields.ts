@@ -3,6 +3,7 @@
 import type { CompletionItem, CompletionList, Range } from "vscode-languageserver";
 import type { Entry } from "../../core/analysis";
 import { BASE_FIELDS, ENTRY_TYPE_BY_NAME, ENTRY_TYPES, type FieldSpec, type JsonKind, ROLE_BY_NAME, ROLES } from "../../core/schema";
+import { isReferenceField } from "../../core/semantics/references";
 import { escapeMarkdown } from "../markdown";
 import { type CompletionContext, insertion, KIND, markdown, rank } from "./common";
 import { entryAbove, freshId } from "./ids";
@@ -28,6 +29,8 @@ export function messageFields(role: string | undefined): readonly FieldSpec[] {
 export interface FieldSite {
   line: number;
   entry: Entry | undefined;
+  /** The entry's type, as far as the line says. */
+  type: string | undefined;
   /** Whether the fields are those of a `message` object rather than of the entry. */
   isMessage: boolean;
 }
@@ -69,12 +72,32 @@ function valuePieces(c: CompletionContext, site: FieldSite, field: FieldSpec): P
     const parent = entryAbove(c.a, site.line) ?? c.a.leaf;
     return parent?.id !== undefined ? [{ placeholder: jsonContent(parent.id), quoted: true }] : [{ placeholder: "null" }];
   }
+  // Another entry's id (a label's target, a summary's branch, a compaction's first kept entry): the entry above.
+  if (!site.isMessage && isReferenceField(site.type, field.name)) {
+    const above = entryAbove(c.a, site.line) ?? c.a.leaf;
+    if (above?.id !== undefined) return [{ placeholder: jsonContent(above.id), quoted: true }];
+  }
+  const known = Object.hasOwn(STRING_DEFAULTS, field.name) ? STRING_DEFAULTS[field.name as keyof typeof STRING_DEFAULTS] : undefined;
+  if (known !== undefined && field.kinds[0] === "string") return [{ placeholder: known, quoted: true }];
   if (field.name === "timestamp") return site.isMessage ? [{ placeholder: String(c.now.getTime()) }] : [{ placeholder: c.now.toISOString(), quoted: true }];
   if (field.name === "type" && !site.isMessage) return [{ choice: ENTRY_TYPES.map((t) => t.type), quoted: true }];
   if (field.name === "role" && site.isMessage) return [{ choice: STORED_ROLES, quoted: true }];
   if (field.name === "message" && !site.isMessage) return ['{"role":', { choice: STORED_ROLES, quoted: true }, { final: true }, "}"];
   return placeholder(field.kinds, field.name);
 }
+
+/**
+ * Values that Pi writes in string fields, so that a client without snippets, which inserts the
+ * defaults as they are, gets a line Pi would take (a model that exists, a thinking level that is one).
+ */
+export const STRING_DEFAULTS = {
+  provider: "anthropic",
+  modelId: "claude-sonnet-4-5",
+  model: "claude-sonnet-4-5",
+  api: "anthropic-messages",
+  thinkingLevel: "medium",
+  stopReason: "stop",
+} as const;
 
 function placeholder(kinds: readonly JsonKind[], name: string): Piece[] {
   switch (kinds[0]) {

@@ -20,7 +20,16 @@ export function freshId(a: SessionAnalysis, random?: Random): string {
   return freshEntryId((id) => a.byId.has(id), random);
 }
 
-export function idCompletion(c: CompletionContext, line: number, self: Entry | undefined, range: Range, typed: string, field: string): CompletionList {
+/** `close` follows each id: the closing quote of a string not closed yet. */
+export function idCompletion(
+  c: CompletionContext,
+  line: number,
+  self: Entry | undefined,
+  range: Range,
+  typed: string,
+  field: string,
+  close = "",
+): CompletionList {
   const { a } = c;
   const isParent = field === "parentId";
   const items: CompletionItem[] = [];
@@ -40,7 +49,7 @@ export function idCompletion(c: CompletionContext, line: number, self: Entry | u
       documentation: markdown(`Line ${entry.line + 1}${note ? ` · ${note}` : ""}\n\n${escapeMarkdown(entryTitle(entry))}`),
       sortText: rank(items.length),
       filterText: id,
-      ...insertion(c, range, jsonContent(id)),
+      ...insertion(c, range, jsonContent(id) + close),
     });
     return true;
   };
@@ -110,6 +119,7 @@ export function toolCallCompletion(
   parentId: string | null | undefined,
   range: Range,
   typed: string,
+  close = "",
 ): CompletionList {
   const { calls, cut } = openToolCalls(c.a, pathStart(c.a, line, self, parentId), MAX_ID_ITEMS);
   const items: CompletionItem[] = [];
@@ -124,7 +134,7 @@ export function toolCallCompletion(
       ),
       sortText: rank(items.length),
       filterText: call.id,
-      ...insertion(c, range, jsonContent(call.id)),
+      ...insertion(c, range, jsonContent(call.id) + close),
     });
   }
   return { isIncomplete: cut, items };

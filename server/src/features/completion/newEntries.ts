@@ -10,6 +10,7 @@ import { uuidv7 } from "../../core/ids";
 import { openToolCalls } from "../../core/semantics/toolPairs";
 import { codeBlock } from "../markdown";
 import { type CompletionContext, insertion, KIND, markdown, rank } from "./common";
+import { STRING_DEFAULTS } from "./fields";
 import { entryAbove, freshId } from "./ids";
 import { jsonContent, type Piece, Snippet } from "./snippet";
 
@@ -71,11 +72,11 @@ function entryKinds(c: CompletionContext, a: SessionAnalysis, line: number): { l
         `"message":{"role":"assistant","content":[{"type":"text","text":`,
         str("reply"),
         `}],"api":`,
-        str("anthropic-messages"),
+        str(STRING_DEFAULTS.api),
         `,"provider":`,
-        str("anthropic"),
+        str(STRING_DEFAULTS.provider),
         `,"model":`,
-        str("claude-sonnet-4-5"),
+        str(STRING_DEFAULTS.model),
         `,"usage":${EMPTY_USAGE},"stopReason":`,
         { choice: ["stop", "toolUse", "length", "error", "aborted"], quoted: true },
         `,"timestamp":${ms}}}`,
@@ -101,7 +102,7 @@ function entryKinds(c: CompletionContext, a: SessionAnalysis, line: number): { l
     {
       label: "model change",
       detail: "model_change entry",
-      pieces: [base("model_change"), `"provider":`, str("anthropic"), `,"modelId":`, str("claude-sonnet-4-5"), "}"],
+      pieces: [base("model_change"), `"provider":`, str(STRING_DEFAULTS.provider), `,"modelId":`, str(STRING_DEFAULTS.modelId), "}"],
     },
     {
       label: "compaction",
