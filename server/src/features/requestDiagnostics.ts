@@ -21,7 +21,8 @@
 
 import type { Diagnostic } from "vscode-languageserver";
 import type { Entry } from "../core/analysis";
-import { buildContext, type ContextBuild, pathTo, selectEntries } from "../core/buildContext";
+import { buildContext, type ContextBuild, selectEntries } from "../core/buildContext";
+import { pathTo } from "../core/semantics/walk";
 import { activeContext, contextInputs } from "../core/context";
 import type { SessionDocument } from "../core/document";
 import type { JsonPath } from "../core/locate";
