@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import type { SessionAnalysis } from "../../server/src/core/analysis";
 import { SessionDocument } from "../../server/src/core/document";
-import { ancestors, cycleMetFrom, cycleReachedFrom, pathTo, selfAndAncestors } from "../../server/src/core/semantics/walk";
+import { ancestors, boundSteps, cycleMetFrom, cycleReachedFrom, pathTo } from "../../server/src/core/semantics/walk";
 import { session, user } from "../helpers/piLines";
 
 /** u1 is a root; c1 → c3 → c2 → c1 is a cycle; b1 hangs below it. */
@@ -33,7 +33,7 @@ describe("the parent walk", () => {
   it("goes once around a cycle it runs into", () => {
     const a = analysis();
     expect([...ancestors(a, entry(a, "b1"))].map((e) => e.id)).toEqual(["c2", "c1", "c3"]);
-    expect([...selfAndAncestors(a, entry(a, "c1"))].map((e) => e.id)).toEqual(["c1", "c3", "c2"]);
+    expect([...ancestors(a, entry(a, "c1"))].map((e) => e.id)).toEqual(["c3", "c2"]);
   });
 
   it("finds the cycle member a walk meets first", () => {
@@ -60,6 +60,12 @@ describe("with a broken cycle detector, every walk fails loudly", () => {
   it("pathTo throws instead of building an endless path", () => {
     const a = undetected();
     expect(() => pathTo(a, entry(a, "b1"))).toThrow(/a parent cycle went undetected/);
+  });
+
+  it("boundSteps lets a hot loop take as many steps as there are entries, and no more", () => {
+    const a = undetected();
+    expect(() => boundSteps(a, 5)).not.toThrow();
+    expect(() => boundSteps(a, 6)).toThrow(/a parent cycle went undetected/);
   });
 
   it("cycleMetFrom throws when the marks say a cycle is reached but the walk meets none", () => {

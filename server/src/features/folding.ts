@@ -42,7 +42,7 @@
 
 import type { FoldingRange } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
-import { ancestors, selfAndAncestors } from "../core/semantics/walk";
+import { boundSteps } from "../core/semantics/walk";
 import type { SessionDocument } from "../core/document";
 import { groupDigits } from "../core/text";
 
@@ -212,7 +212,9 @@ function compactionSpans(a: SessionAnalysis): Span[] {
     // The previous compaction on the path, and the entry after it (or the root).
     let previous: Entry | undefined;
     let afterPrevious: Entry = c;
-    for (const x of ancestors(a, c)) {
+    let steps = 0;
+    for (let x = a.parent[c.index]; x; x = a.parent[x.index]) {
+      boundSteps(a, ++steps);
       if (--budget < 0) return spans;
       if (x.type === "compaction") {
         previous = x;
@@ -232,12 +234,12 @@ function compactionSpans(a: SessionAnalysis): Span[] {
     let min = last.line;
     let maxLine = last.line;
     let count = 0;
-    for (const x of selfAndAncestors(a, last)) {
+    for (let x: Entry | undefined = last; x; x = x === first ? undefined : a.parent[x.index]) {
+      boundSteps(a, count);
       if (--budget < 0) return spans;
       count++;
       if (x.line < min) min = x.line;
       if (x.line > maxLine) maxLine = x.line;
-      if (x === first) break;
     }
     if (maxLine > min)
       spans.push({

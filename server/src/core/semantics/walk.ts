@@ -23,12 +23,6 @@ export function* ancestors(a: SessionAnalysis, entry: Entry): Generator<Entry> {
   }
 }
 
-/** `entry`, then its ancestors as `ancestors` gives them. */
-export function* selfAndAncestors(a: SessionAnalysis, entry: Entry): Generator<Entry> {
-  yield entry;
-  yield* ancestors(a, entry);
-}
-
 /**
  * The first entry of a parent cycle that walking up from `entry` meets (`entry` itself when it lies
  * in one), or undefined when the walk reaches a root. The walk meets the cycle within as many steps
@@ -65,6 +59,14 @@ export function pathTo(a: SessionAnalysis, leaf: Entry): Entry[] {
     path.push(e);
   }
   return path.reverse();
+}
+
+/**
+ * For a walk too hot for a generator (one request walks 50,000 parents): throws once `steps` is more
+ * than there are entries, as `ancestors` does, so that the walk fails instead of hanging.
+ */
+export function boundSteps(a: SessionAnalysis, steps: number): void {
+  if (steps > a.entries.length) throw tooLong(a.entries.length);
 }
 
 function tooLong(limit: number): Error {
