@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { CodeLens } from "vscode-languageserver";
 import * as builder from "../../server/src/core/buildContext";
+import * as walk from "../../server/src/core/semantics/walk";
 import { SessionDocument } from "../../server/src/core/document";
 import * as tokens from "../../server/src/core/tokens";
 import { computeCodeLenses, resolveCodeLens, STALE_TITLE, type LensData } from "../../server/src/features/codeLens";
@@ -21,7 +22,11 @@ import { assistant, compaction, HEADER, modelChange, session, thinkingChange, us
 
 vi.mock("../../server/src/core/buildContext", async (importOriginal) => {
   const real = await importOriginal<typeof import("../../server/src/core/buildContext")>();
-  return { ...real, buildContext: vi.fn(real.buildContext), pathTo: vi.fn(real.pathTo), selectEntries: vi.fn(real.selectEntries) };
+  return { ...real, buildContext: vi.fn(real.buildContext), selectEntries: vi.fn(real.selectEntries) };
+});
+vi.mock("../../server/src/core/semantics/walk", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../server/src/core/semantics/walk")>();
+  return { ...real, pathTo: vi.fn(real.pathTo) };
 });
 vi.mock("../../server/src/core/tokens", async (importOriginal) => {
   const real = await importOriginal<typeof import("../../server/src/core/tokens")>();
@@ -73,7 +78,7 @@ const COMPACTED = session(
 
 beforeEach(() => {
   vi.mocked(builder.buildContext).mockClear();
-  vi.mocked(builder.pathTo).mockClear();
+  vi.mocked(walk.pathTo).mockClear();
   vi.mocked(builder.selectEntries).mockClear();
   vi.mocked(tokens.estimateContextTokens).mockClear();
 });
@@ -116,7 +121,7 @@ describe("listing is cheap", () => {
       expect(computeCodeLenses(d).length).toBeGreaterThan(0);
     }
     expect(builder.buildContext).not.toHaveBeenCalled();
-    expect(builder.pathTo).not.toHaveBeenCalled();
+    expect(walk.pathTo).not.toHaveBeenCalled();
     expect(builder.selectEntries).not.toHaveBeenCalled();
     expect(tokens.estimateContextTokens).not.toHaveBeenCalled();
   });

@@ -186,6 +186,24 @@ describe("computeMigration details", () => {
     expect(migrate(`${header}\n`)).toBe(`${header.replace('"version":"2"', '"version":3')}\n`);
   });
 
+  it('runs no step for a version that compares as NaN (the string "abc"), as Pi runs none', () => {
+    // Pi's `version >= 3`, `version < 2` and `version < 3` are all false for NaN: it rewrites the
+    // file as it is, with no hookMessage renamed and the version left alone.
+    const header = '{"type":"session","version":"abc","id":"s1","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/p"}';
+    const hook =
+      '{"type":"message","id":"m1","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"hookMessage","content":"x","timestamp":1}}';
+    const d = doc(`${header}\n${hook}\n`);
+    expect(needsMigration(d)).toBe(false);
+    expect(computeMigration(d)).toBeUndefined();
+  });
+
+  it("does not throw on a version nested deeper than Pi's comparison can coerce, and migrates nothing", () => {
+    const deep = `${"[".repeat(5000)}2${"]".repeat(5000)}`;
+    const d = doc(`{"type":"session","version":${deep},"id":"s1","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/p"}\n`);
+    expect(needsMigration(d)).toBe(false);
+    expect(computeMigration(d)).toBeUndefined();
+  });
+
   it("does nothing for a current file or one Pi would not open", () => {
     const v3 = V1_HEADER.replace('"type":"session"', '"type":"session","version":3');
     expect(computeMigration(doc(`${v3}\n${v1user("a")}\n`))).toBeUndefined();

@@ -24,6 +24,7 @@ import { buildContext, type ContextFailure, type PiFlavor } from "../core/buildC
 import { SessionDocument } from "../core/document";
 import { keepAllValues } from "../core/values";
 import { versionRules } from "../core/semantics/version";
+import { cycleMetFrom } from "../core/semantics/walk";
 import { contextMarkdownOptions, renderContextMarkdown } from "../features/contextMarkdown";
 import { singleLine } from "../core/text";
 import { parseCommandLine, quote, UsageError, type OptionSpecs } from "./args";
@@ -248,10 +249,8 @@ function describeFailure(a: SessionAnalysis, failure: ContextFailure, flavor: Pi
 
 /** The cycle the walk up from `entry` runs into, as `a → b → c → a`, at most a few ids. */
 function describeCycle(a: SessionAnalysis, entry: Entry): string {
-  let e: Entry | undefined = entry;
-  // reachesCycle guarantees the walk meets a cycle; the bound guards the loop anyway.
-  for (let steps = 0; e && a.cycleOf[e.index]! < 0 && steps <= a.entries.length; steps++) e = a.parent[e.index];
-  if (!e || a.cycleOf[e.index]! < 0) return "a parent cycle";
+  const e = cycleMetFrom(a, entry);
+  if (!e) return "a parent cycle";
   const size = a.cycles[a.cycleOf[e.index]!]!.length;
   const shown: string[] = [];
   let c: Entry | undefined = e;

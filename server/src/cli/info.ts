@@ -16,6 +16,7 @@ import { basename, dirname, resolve } from "node:path";
 import { treeShape } from "../core/piTree";
 import { defaultSessionDir, encodeCwd, piAgentDir, type PiVersion } from "../core/sessionLocation";
 import type { Skeleton } from "../core/sessionSkeleton";
+import { nameOfValue } from "../core/semantics/sessionName";
 import { keyText } from "../core/skeletonKeys";
 import { type SessionInfoReport, StatsCollector } from "../core/sessionStats";
 import { probeHeader } from "../node/scanFile";
@@ -132,7 +133,7 @@ export function runInfo(args: readonly string[], io: CliIo): number {
   const report = collector.finish(sk);
   const shape = treeShape(sk);
   const header = sk.header;
-  const sessionName = typeof name === "string" ? name.trim() || undefined : undefined;
+  const sessionName = nameOfValue(name).name;
   const lineage = header ? lineageOf(header.parentSession, path) : [];
   const folder = header ? checkFolder(version, path, header.cwd) : undefined;
   const created = header && typeof header.timestamp === "string" ? Date.parse(header.timestamp) : Number.NaN;

@@ -260,7 +260,12 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
   const activePath: Entry[] = [];
   const onActivePath = new Uint8Array(n);
   if (leaf && !reachesCycle[leaf.index]) {
-    for (let e: Entry | undefined = leaf; e; e = parent[e.index]) activePath.push(e);
+    // The leaf reaches no cycle, so the walk ends at a root within n steps; a longer one means the
+    // cycle detection above is broken, and fails loudly instead of hanging.
+    for (let e: Entry | undefined = leaf; e; e = parent[e.index]) {
+      if (activePath.length >= n) throw new Error(`the active path took more than ${n} steps: a parent cycle went undetected`);
+      activePath.push(e);
+    }
     activePath.reverse();
     for (const e of activePath) onActivePath[e.index] = 1;
   }

@@ -24,6 +24,7 @@
  */
 
 import { dateTime } from "./semantics/siblings";
+import { pathTo } from "./semantics/walk";
 import type { Entry, SessionAnalysis } from "./analysis";
 
 /**
@@ -118,13 +119,6 @@ export function buildContext(a: SessionAnalysis, options: BuildOptions = {}): Co
     }
   }
   return { ok: true, build: { context: { messages, thinkingLevel, model }, path, selected, compaction, sources } };
-}
-
-/** The entries from the root to `leaf`; the caller has checked that the walk meets no cycle. */
-export function pathTo(a: SessionAnalysis, leaf: Entry): Entry[] {
-  const path: Entry[] = [];
-  for (let e: Entry | undefined = leaf; e; e = a.parent[e.index]) path.push(e);
-  return path.reverse();
 }
 
 /**

@@ -80,6 +80,20 @@ export class SessionDocument {
     return line === 0 && this.hasBom ? 1 : 0;
   }
 
+  /**
+   * Where an edit that replaces the line's text ends: the end of the line, or before a lone "\r"
+   * that ends the last line, which an editor reads as that line's ending and keeps.
+   */
+  replaceableEnd(line: number): number {
+    const text = this.lines[line] ?? "";
+    return this.eols[line] === "" && text.endsWith("\r") ? text.length - 1 : text.length;
+  }
+
+  /** The range an edit that replaces the line's JSON text covers: after a byte order mark, up to `replaceableEnd`. */
+  jsonTextRange(line: number): Range {
+    return this.range(line, this.jsonOffset(line), this.replaceableEnd(line));
+  }
+
   /** The number of Pi lines (split on "\n" only). */
   get lineCount(): number {
     return this.lines.length;

@@ -27,7 +27,7 @@ export interface MalformedLine {
   readonly error: string;
 }
 
-export interface ValueLine {
+export interface ValueLine extends LineFacts {
   readonly kind: "value";
   /**
    * The parsed value. It is not kept with the line: a bounded cache (`values.ts`) holds the values
@@ -36,6 +36,10 @@ export interface ValueLine {
   readonly value: unknown;
   /** The value as an object, or undefined when the line is JSON but not an object. */
   readonly object: Record<string, unknown> | undefined;
+}
+
+/** The facts of a line that parses, without its value: what a `ValueLine` holds of its own. */
+export interface LineFacts {
   /** Whether the value is falsy (`null`, `false`, `0`, `""`): Pi 1.x skips such lines. */
   falsy: boolean;
   /** Whether the value is an object (not an array or a primitive): what `object` would return. */
@@ -186,38 +190,42 @@ export function parseLine(text: string): ParsedLine {
   return line;
 }
 
-type Facts = Omit<ValueLine, "kind" | "value" | "object">;
+// The class takes its fact members from `LineFacts`, declared there once, and assigns every one of
+// them in its constructor.
+export interface CachedValueLine extends LineFacts {}
 
 /**
  * A line that parses, with the facts every feature reads (ids, links, types, roles, findings) and
- * its value fetched through the cache. A primitive value (a number, `null`…) is small and kept.
+ * its value fetched through the cache (`values.ts`), which parses its text again when the value was
+ * let go. Each kind of line keeps the text its own way: in memory for a document being edited, on
+ * disk for a streamed check (`node/streamedDocument.ts`).
  */
-class ParsedValueLine implements ValueLine {
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: every member of LineFacts is assigned in the constructor.
+export abstract class CachedValueLine implements ValueLine {
   readonly kind = "value";
-  type!: string | undefined;
-  id!: string | undefined;
-  parentId!: string | null | undefined;
-  idKey!: IdKey;
-  parentKey!: IdKey;
-  time!: number | undefined;
-  toolCallIds!: string[] | undefined;
-  toolResultId!: string | undefined;
-  role!: string | undefined;
-  reference!: IdKey;
-  looksLikePi!: boolean;
-  findings!: readonly LineFinding[];
-  falsy!: boolean;
-  isObject!: boolean;
-  model!: { provider: unknown; modelId: unknown } | undefined;
-  thinkingLevel: unknown;
-  noMessage!: boolean;
 
-  constructor(
-    /** The JSON text the value was parsed from (held by the document anyway). */
-    readonly text: string,
-    facts: Facts,
-  ) {
-    Object.assign(this, facts);
+  /** The JSON text the value was parsed from (line 0 without its byte order mark). */
+  abstract readonly text: string;
+
+  /** Copies the facts one by one, so that nothing else of `facts` (another line's text) is kept. */
+  constructor(facts: LineFacts) {
+    this.type = facts.type;
+    this.id = facts.id;
+    this.parentId = facts.parentId;
+    this.idKey = facts.idKey;
+    this.parentKey = facts.parentKey;
+    this.time = facts.time;
+    this.toolCallIds = facts.toolCallIds;
+    this.toolResultId = facts.toolResultId;
+    this.role = facts.role;
+    this.reference = facts.reference;
+    this.looksLikePi = facts.looksLikePi;
+    this.findings = facts.findings;
+    this.falsy = facts.falsy;
+    this.isObject = facts.isObject;
+    this.model = facts.model;
+    this.thinkingLevel = facts.thinkingLevel;
+    this.noMessage = facts.noMessage;
   }
 
   get value(): unknown {
@@ -228,6 +236,16 @@ class ParsedValueLine implements ValueLine {
     if (!this.isObject) return undefined;
     const value = lineValue(this);
     return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  }
+}
+
+/** A line of a document being edited: its text is held, by the document anyway. A primitive value (a number, `null`…) is small and kept. */
+class ParsedValueLine extends CachedValueLine {
+  constructor(
+    readonly text: string,
+    facts: LineFacts,
+  ) {
+    super(facts);
   }
 }
 

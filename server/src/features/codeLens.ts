@@ -28,7 +28,8 @@
 
 import type { CodeLens, Command } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
-import { pathTo, selectEntries } from "../core/buildContext";
+import { selectEntries } from "../core/buildContext";
+import { pathTo } from "../core/semantics/walk";
 import type { SessionDocument } from "../core/document";
 import { formatTokens } from "../core/tokens";
 import { contextSummary, lastBuild, SHOW_CONTEXT_COMMAND, type ContextSummary } from "./contextRequest";

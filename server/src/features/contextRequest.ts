@@ -15,6 +15,7 @@
  */
 
 import type { Entry, SessionAnalysis } from "../core/analysis";
+import { cycleReachedFrom } from "../core/semantics/walk";
 import { buildContext, type ContextBuild, type ContextFailure, type ContextResult, type PiFlavor, type SessionContext } from "../core/buildContext";
 import type { SessionDocument } from "../core/document";
 import { shortValue } from "../core/text";
@@ -208,23 +209,13 @@ function summaryOf(result: ContextResult, leaf: Entry | null): ContextSummary {
 function errorOf(a: SessionAnalysis, failure: ContextFailure): NonNullable<BuildContextResult["error"]> {
   const line = failure.entry.line;
   if (failure.kind === "type-error") return { kind: "type-error", message: `Pi throws a TypeError: ${failure.reason} (line ${line + 1})`, line };
-  const cycle = cycleReached(a, failure.entry);
+  const cycle = a.cycles[cycleReachedFrom(a, failure.entry)];
   const where = cycle ? ` (${cycle.length === 1 ? "line" : "lines"} ${cycleLines(cycle)})` : "";
   return {
     kind: "cycle",
     message: `the path from line ${line + 1} runs into a parent cycle${where}: Pi never finishes building the context (0.74 hangs, 1.x runs out of memory)`,
     line,
   };
-}
-
-/** The cycle that walking up from `entry` runs into; the walk is bounded by the number of entries. */
-function cycleReached(a: SessionAnalysis, entry: Entry): Entry[] | undefined {
-  let e: Entry | undefined = entry;
-  for (let steps = 0; e && steps <= a.entries.length; steps++, e = a.parent[e.index]) {
-    const k = a.cycleOf[e.index]!;
-    if (k >= 0) return a.cycles[k];
-  }
-  return undefined;
 }
 
 /** "3, 4, 5" (1-based, ascending), at most five lines and then "…". */

@@ -11,6 +11,7 @@
 
 import type { SymbolKind } from "vscode-languageserver";
 import type { Entry } from "../core/analysis";
+import { nameOfValue } from "../core/semantics/sessionName";
 import { groupDigits, singleLine } from "../core/text";
 
 /** The LSP symbol kinds used here (the values of `SymbolKind`, which is a type-only import). */
@@ -71,7 +72,7 @@ function titleOf(entry: Entry): string {
     case "label":
       return typeof o.label === "string" && o.label !== "" ? `label: ${singleLine(o.label, NAME_CODE_POINTS) || '""'}` : "label: (cleared)";
     case "session_info":
-      return typeof o.name === "string" && o.name.trim() ? `session name: ${singleLine(o.name, NAME_CODE_POINTS)}` : "session name: (cleared)";
+      return nameOfValue(o.name).name !== undefined ? `session name: ${singleLine(o.name as string, NAME_CODE_POINTS)}` : "session name: (cleared)";
     case "model_change":
       return `model: ${field(o.provider)}/${field(o.modelId)}`;
     case "thinking_level_change":

@@ -42,6 +42,7 @@
 
 import type { FoldingRange } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
+import { boundSteps } from "../core/semantics/walk";
 import type { SessionDocument } from "../core/document";
 import { groupDigits } from "../core/text";
 
@@ -211,7 +212,9 @@ function compactionSpans(a: SessionAnalysis): Span[] {
     // The previous compaction on the path, and the entry after it (or the root).
     let previous: Entry | undefined;
     let afterPrevious: Entry = c;
+    let steps = 0;
     for (let x = a.parent[c.index]; x; x = a.parent[x.index]) {
+      boundSteps(a, ++steps);
       if (--budget < 0) return spans;
       if (x.type === "compaction") {
         previous = x;
@@ -232,6 +235,7 @@ function compactionSpans(a: SessionAnalysis): Span[] {
     let maxLine = last.line;
     let count = 0;
     for (let x: Entry | undefined = last; x; x = x === first ? undefined : a.parent[x.index]) {
+      boundSteps(a, count);
       if (--budget < 0) return spans;
       count++;
       if (x.line < min) min = x.line;

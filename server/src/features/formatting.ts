@@ -30,10 +30,9 @@ export function computeFormatting(doc: SessionDocument): TextEdit[] {
 /** The edit that puts one parsed line in Pi's form, or undefined when it is in that form already or cannot be put in it without a change of meaning. */
 function formatLine(doc: SessionDocument, line: number, value: unknown): TextEdit | undefined {
   const offset = doc.jsonOffset(line);
-  const full = doc.lines[line]!;
-  // A lone "\r" at the end of the last line is part of its ending to an editor: keep it.
-  const end = doc.eols[line] === "" && full.endsWith("\r") ? full.length - 1 : full.length;
-  const text = full.slice(offset, end);
+  // A lone "\r" at the end of the last line is part of its ending to an editor: it is kept.
+  const end = doc.replaceableEnd(line);
+  const text = doc.lines[line]!.slice(offset, end);
   const pi = JSON.stringify(value);
   if (pi === text || pi === undefined) return undefined;
   if (!reserializesLosslessly(text)) return undefined;

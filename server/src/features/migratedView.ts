@@ -12,14 +12,14 @@
 import type { SessionAnalysis } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
 import { versionRules } from "../core/semantics/version";
-import { migrationEdits } from "./migration";
+import { migrationEdits, needsMigration } from "./migration";
 
 const migrated = new WeakMap<SessionAnalysis, SessionDocument>();
 
 /** The document the context views build from: the migrated copy of a v1/v2 file, or the document itself. */
 export function contextDocument(doc: SessionDocument): SessionDocument {
   const a = doc.analysis;
-  if (!migrates(doc)) return doc;
+  if (!needsMigration(doc)) return doc;
   let copy = migrated.get(a);
   if (!copy) {
     copy = doc.clone();
@@ -34,18 +34,9 @@ export function contextDocument(doc: SessionDocument): SessionDocument {
   return copy;
 }
 
-/**
- * Whether Pi runs a migration step on this file (v1 → v2 or v2 → v3), compared as loosely as Pi
- * compares but without coercing the value (`versionRules`), so a deeply nested version cannot throw.
- */
-function migrates(doc: SessionDocument): boolean {
-  const rules = versionRules(doc.analysis);
-  return doc.analysis.headerState === "ok" && (rules.v1 || rules.v2);
-}
-
 /** What the views say about a file Pi migrates, or undefined for a current one. */
 export function migrationNote(doc: SessionDocument): string | undefined {
-  if (!migrates(doc)) return undefined;
+  if (!needsMigration(doc)) return undefined;
   const version = doc.analysis.header?.version;
   const v1 = versionRules(doc.analysis).v1;
   return `the file is ${version === undefined ? "version 1 (no version)" : `version ${JSON.stringify(version)}`}: Pi migrates it to version 3 when it opens it and rewrites the file${v1 ? ", giving every entry a new random id" : ""}. This is the context Pi builds from the migrated entries.`;

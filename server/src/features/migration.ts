@@ -27,6 +27,7 @@ import type { CodeAction, Diagnostic, TextEdit, WorkspaceEdit } from "vscode-lan
 import type { SessionDocument } from "../core/document";
 import { contentId } from "../core/ids";
 import { CURRENT_VERSION } from "../core/schema";
+import { versionRules } from "../core/semantics/version";
 
 type JsonObject = Record<string, unknown>;
 
@@ -34,24 +35,23 @@ function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/** The version Pi reads from the header (`version ?? 1`), or undefined when Pi would not open the file. */
-function headerVersion(doc: SessionDocument): unknown {
-  const a = doc.analysis;
-  if (a.headerState !== "ok" || !a.header) return undefined;
-  return a.header.version ?? 1;
-}
-
-/** Whether Pi migrates this file when it opens it (compared as loosely as Pi compares). */
+/**
+ * Whether Pi runs a migration step on this file when it opens it (v1 → v2, v2 → v3): the header's
+ * version compared as loosely as Pi compares it (`versionRules`), without coercing the value, so
+ * that a version Pi's comparison throws on (arrays nested thousands deep) is not migrated here
+ * either. A version that compares as NaN (`"abc"`) makes Pi rewrite the file without running any
+ * step, so there is nothing to migrate.
+ */
 export function needsMigration(doc: SessionDocument): boolean {
-  const version = headerVersion(doc);
-  return version !== undefined && !((version as number) >= CURRENT_VERSION);
+  const rules = versionRules(doc.analysis);
+  return doc.analysis.headerState === "ok" && (rules.v1 || rules.v2);
 }
 
 /** The migrated text of each line Pi's migration changes, by line. */
 export function migratedLines(doc: SessionDocument): Map<number, string> {
   const out = new Map<number, string>();
   if (!needsMigration(doc)) return out;
-  const version = headerVersion(doc) as number;
+  const fromV1 = versionRules(doc.analysis).v1;
   const a = doc.analysis;
   // The lines Pi parses, in file order, from the header on: what Pi's `entries` array holds.
   const piLines: number[] = [];
@@ -70,7 +70,7 @@ export function migratedLines(doc: SessionDocument): Map<number, string> {
     return o;
   };
 
-  if (version < 2) {
+  if (fromV1) {
     const used = new Set<string>();
     const newIds = new Map<number, string>();
     let previous: string | null = null;
@@ -104,6 +104,7 @@ export function migratedLines(doc: SessionDocument): Map<number, string> {
     });
   }
 
+  // v2 → v3 runs for every version that compares as below 3, which `needsMigration` checked.
   for (const line of piLines) {
     const p = doc.parsed[line]!;
     if (p.kind !== "value" || !isObject(p.value)) continue;
@@ -127,11 +128,7 @@ export function migratedLines(doc: SessionDocument): Map<number, string> {
 /** The edits that migrate the file to v3, one per changed line (each keeps its line ending). */
 export function migrationEdits(doc: SessionDocument): TextEdit[] {
   const edits: TextEdit[] = [];
-  for (const [line, text] of migratedLines(doc)) {
-    const full = doc.lines[line]!;
-    const end = doc.eols[line] === "" && full.endsWith("\r") ? full.length - 1 : full.length;
-    edits.push({ range: doc.range(line, doc.jsonOffset(line), end), newText: text });
-  }
+  for (const [line, text] of migratedLines(doc)) edits.push({ range: doc.jsonTextRange(line), newText: text });
   return edits.sort((x, y) => x.range.start.line - y.range.start.line);
 }
 

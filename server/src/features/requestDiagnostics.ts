@@ -21,7 +21,9 @@
 
 import type { Diagnostic } from "vscode-languageserver";
 import type { Entry } from "../core/analysis";
-import { buildContext, type ContextBuild, pathTo, selectEntries } from "../core/buildContext";
+import { buildContext, type ContextBuild, selectEntries } from "../core/buildContext";
+import { toolCallBlock } from "../core/semantics/toolPairs";
+import { pathTo } from "../core/semantics/walk";
 import { activeContext, contextInputs } from "../core/context";
 import type { SessionDocument } from "../core/document";
 import type { JsonPath } from "../core/locate";
@@ -151,8 +153,9 @@ function toolPairing(doc: SessionDocument, build: ContextBuild, request: Provide
     const before = after
       ? `before the next ${messages[next]!.role === "assistant" ? "assistant turn" : "user message"} (${where(after)})`
       : "before the end of the context";
-    const index = blockIndexOf(p.call, p.toolCallId);
-    const range = index === undefined ? doc.lineRange(p.call.line) : doc.valueRange(p.call.line, [...contentPath(p.call, index), "id"]);
+    // The placeholder answers a call of an assistant entry, whose block the tool pairs find.
+    const index = toolCallBlock(p.call, p.toolCallId);
+    const range = index < 0 ? doc.lineRange(p.call.line) : doc.valueRange(p.call.line, [...contentPath(p.call, index), "id"]);
     const result = resultOnPath.get(p.toolCallId);
     const edited =
       result && result.line > p.call.line && selected.has(result) && !sent.has(result)
@@ -194,14 +197,6 @@ function orphanCause(build: ContextBuild, request: ProviderRequest, k: number, i
     return `the compaction on line ${build.compaction.line + 1} keeps the entries from this result on but summarises its call (line ${call.line + 1}) away`;
   }
   return undefined;
-}
-
-function blockIndexOf(entry: Entry, callId: unknown): number | undefined {
-  const o = entry.parsed.object;
-  const content = entry.type === "custom_message" ? o?.content : (o?.message as Message | undefined)?.content;
-  if (!Array.isArray(content)) return undefined;
-  const i = content.findIndex((b) => b !== null && typeof b === "object" && (b as Message).type === "toolCall" && (b as Message).id === callId);
-  return i < 0 ? undefined : i;
 }
 
 /**

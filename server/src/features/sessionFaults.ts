@@ -18,6 +18,7 @@
 
 import type { Diagnostic } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
+import { ancestors } from "../core/semantics/walk";
 import type { DiagnosticCode } from "../core/codes";
 import type { SessionDocument } from "../core/document";
 import type { JsonPath } from "../core/locate";
@@ -95,9 +96,12 @@ function misplacedHeader(doc: SessionDocument): Finding | undefined {
 
 /** The entries from `from` up to (not including) the first one on the active path, bounded by depth. */
 function branchAbove(a: SessionAnalysis, from: Entry): Entry[] {
-  const out: Entry[] = [];
-  let e: Entry | undefined = from;
-  for (let steps = 0; e && !a.onActivePath[e.index] && steps <= a.entries.length; steps++, e = a.parent[e.index]) out.push(e);
+  if (a.onActivePath[from.index]) return [];
+  const out: Entry[] = [from];
+  for (const e of ancestors(a, from)) {
+    if (a.onActivePath[e.index]) break;
+    out.push(e);
+  }
   return out;
 }
 
@@ -151,11 +155,11 @@ function interleavedWriters(a: SessionAnalysis): Finding | undefined {
   const first = resumes[0]!;
   const tipOfA = a.parent[first.index]!;
   let start: Entry | undefined = a.entries[first.index - 1];
-  for (let steps = 0; start && steps <= a.entries.length; steps++) {
-    const up: Entry | undefined = a.parent[start.index];
-    if (!up || up === tipOfA || a.isAncestor(up, tipOfA)) break;
-    start = up;
-  }
+  if (start)
+    for (const up of ancestors(a, start)) {
+      if (up === tipOfA || a.isAncestor(up, tipOfA)) break;
+      start = up;
+    }
   if (!start || a.reachesCycle[start.index]) return undefined;
   const leafSide = a.leaf && a.onActivePath[start.index] ? "this branch" : `the branch of line ${tipOfA.line + 1}`;
   const message =

@@ -184,40 +184,60 @@ function settings(options: ReadOptions) {
   };
 }
 
+/** A read the loop asks for: `length` bytes at `position` into `buffer`; the answer is the bytes read. */
+interface ReadRequest {
+  buffer: Buffer;
+  length: number;
+  position: number;
+}
+
+/**
+ * The read loop both readers share, as a generator that asks for each chunk and is told how many
+ * bytes came: the synchronous reader answers with `readSync`, the asynchronous one with an awaited
+ * read, and the loop itself (chunking, stopping, the last line) is written once.
+ */
+function* readLoop(onLine: OnLine, options: ReadOptions, beforeRead?: () => void): Generator<ReadRequest, ReadResult, number> {
+  const { chunk, max, start, end } = settings(options);
+  const assembler = new LineAssembler(onLine, max, start);
+  const buffer = Buffer.allocUnsafe(chunk);
+  let pos = start;
+  let stopped = false;
+  while (pos < end) {
+    beforeRead?.();
+    const n = yield { buffer, length: Math.min(chunk, end - pos), position: pos };
+    if (n === 0) break;
+    pos += n;
+    options.onChunk?.(n);
+    if (!assembler.push(buffer.subarray(0, n))) {
+      stopped = true;
+      break;
+    }
+  }
+  if (!stopped) assembler.end();
+  return { bytes: pos - start, lines: assembler.lines, endsWithNewline: assembler.endsWithNewline, stopped, longLines: assembler.longLines };
+}
+
 /**
  * Reads `path` line by line, synchronously. Throws what `open` or `read` throw. Given a descriptor
  * instead (a file the caller opened and checked), it reads through it and leaves it open.
  */
 export function readLinesSync(path: string | number, onLine: OnLine, options: ReadOptions = {}): ReadResult {
-  const { chunk, max, start, end } = settings(options);
-  const assembler = new LineAssembler(onLine, max, start);
-  const buffer = Buffer.allocUnsafe(chunk);
+  const loop = readLoop(onLine, options);
   const fd = typeof path === "number" ? path : openRegularSync(path);
-  let pos = start;
-  let stopped = false;
   try {
-    while (pos < end) {
-      const n = readSync(fd, buffer, 0, Math.min(chunk, end - pos), pos);
-      if (n === 0) break;
-      pos += n;
-      options.onChunk?.(n);
-      if (!assembler.push(buffer.subarray(0, n))) {
-        stopped = true;
-        break;
-      }
+    for (let step = loop.next(); ; ) {
+      if (step.done) return step.value;
+      const { buffer, length, position } = step.value;
+      step = loop.next(readSync(fd, buffer, 0, length, position));
     }
-    if (!stopped) assembler.end();
   } finally {
     if (typeof path !== "number") closeSync(fd);
   }
-  return { bytes: pos - start, lines: assembler.lines, endsWithNewline: assembler.endsWithNewline, stopped, longLines: assembler.longLines };
 }
 
 /** Reads `path` line by line without blocking the event loop between chunks. */
 export async function readLines(path: string, onLine: OnLine, options: ReadOptions & { signal?: AbortSignal } = {}): Promise<ReadResult> {
-  const { chunk, max, start, end } = settings(options);
-  const assembler = new LineAssembler(onLine, max, start);
-  const buffer = Buffer.allocUnsafe(chunk);
+  const loop = readLoop(onLine, options, () => options.signal?.throwIfAborted());
   const handle = await open(path, OPEN_FLAGS);
   try {
     assertRegular(await handle.stat());
@@ -225,25 +245,16 @@ export async function readLines(path: string, onLine: OnLine, options: ReadOptio
     await handle.close();
     throw error;
   }
-  let pos = start;
-  let stopped = false;
   try {
-    while (pos < end) {
-      options.signal?.throwIfAborted();
-      const { bytesRead } = await handle.read(buffer, 0, Math.min(chunk, end - pos), pos);
-      if (bytesRead === 0) break;
-      pos += bytesRead;
-      options.onChunk?.(bytesRead);
-      if (!assembler.push(buffer.subarray(0, bytesRead))) {
-        stopped = true;
-        break;
-      }
+    for (let step = loop.next(); ; ) {
+      if (step.done) return step.value;
+      const { buffer, length, position } = step.value;
+      const { bytesRead } = await handle.read(buffer, 0, length, position);
+      step = loop.next(bytesRead);
     }
-    if (!stopped) assembler.end();
   } finally {
     await handle.close();
   }
-  return { bytes: pos - start, lines: assembler.lines, endsWithNewline: assembler.endsWithNewline, stopped, longLines: assembler.longLines };
 }
 
 /** Random access to lines already located by a read (`LineMeta.start` and `bytes`), for a second pass that needs only a few of them. */

@@ -17,10 +17,9 @@
 
 import * as nodeFs from "node:fs";
 import { SessionDocument } from "../core/document";
-import type { IdKey } from "../core/ids";
-import { type LineFinding, type MalformedLine, type ParsedLine, parseLine, type ValueLine } from "../core/parse";
+import { CachedValueLine, type MalformedLine, type ParsedLine, parseLine, type ValueLine } from "../core/parse";
 import { PositionMap } from "../core/positions";
-import { lineValue, transferValue } from "../core/values";
+import { transferValue } from "../core/values";
 import { DEFAULT_MAX_LINE_BYTES, readLinesSync } from "./lineReader";
 
 const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024).toLocaleString("en-US")} MiB`;
@@ -92,26 +91,7 @@ function linesView(disk: DiskLines): string[] {
 }
 
 /** A line that parsed, its facts kept and its text left on disk. */
-class StreamedValueLine implements ValueLine {
-  readonly kind = "value";
-  type: string | undefined;
-  id: string | undefined;
-  parentId: string | null | undefined;
-  idKey: IdKey;
-  parentKey: IdKey;
-  time: number | undefined;
-  toolCallIds: string[] | undefined;
-  toolResultId: string | undefined;
-  role: string | undefined;
-  reference: IdKey;
-  looksLikePi: boolean;
-  findings: readonly LineFinding[];
-  falsy: boolean;
-  isObject: boolean;
-  model: { provider: unknown; modelId: unknown } | undefined;
-  thinkingLevel: unknown;
-  noMessage: boolean;
-
+class StreamedValueLine extends CachedValueLine {
   constructor(
     p: ValueLine,
     private readonly disk: DiskLines,
@@ -119,39 +99,13 @@ class StreamedValueLine implements ValueLine {
     /** The length of the JSON text (`text`), which the value cache counts by. */
     readonly textLength: number,
   ) {
-    this.type = p.type;
-    this.id = p.id;
-    this.parentId = p.parentId;
-    this.idKey = p.idKey;
-    this.parentKey = p.parentKey;
-    this.time = p.time;
-    this.toolCallIds = p.toolCallIds;
-    this.toolResultId = p.toolResultId;
-    this.role = p.role;
-    this.reference = p.reference;
-    this.looksLikePi = p.looksLikePi;
-    this.findings = p.findings;
-    this.falsy = p.falsy;
-    this.isObject = p.isObject;
-    this.model = p.model;
-    this.thinkingLevel = p.thinkingLevel;
-    this.noMessage = p.noMessage;
+    super(p);
   }
 
   /** The JSON text the line was parsed from (line 0 without its byte order mark), read back. */
   get text(): string {
     const text = this.disk.text(this.line);
     return this.line === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  }
-
-  get value(): unknown {
-    return lineValue(this);
-  }
-
-  get object(): Record<string, unknown> | undefined {
-    if (!this.isObject) return undefined;
-    const value = lineValue(this);
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   }
 }
 

@@ -17,13 +17,21 @@ export interface SessionName {
   throws: boolean;
 }
 
+/**
+ * What one `session_info` entry's `name` value sets, by Pi's `entry.name?.trim() || undefined`: the
+ * trimmed string, nothing for an empty, null or absent name, and a throw (reported as `throws`) for
+ * any other value. Every place that reads a session name, whatever it reads the entries from, asks this.
+ */
+export function nameOfValue(raw: unknown): { name: string | undefined; throws: boolean } {
+  if (typeof raw === "string") return { name: raw.trim() || undefined, throws: false };
+  return { name: undefined, throws: raw !== undefined && raw !== null };
+}
+
 export const sessionName = perAnalysis((a): SessionName => {
   for (let i = a.entries.length - 1; i >= 0; i--) {
     const entry = a.entries[i]!;
     if (entry.type !== "session_info") continue;
-    const raw = entry.parsed.object?.name;
-    if (typeof raw === "string") return { name: raw.trim() || undefined, entry, throws: false };
-    return { name: undefined, entry, throws: raw !== undefined && raw !== null };
+    return { ...nameOfValue(entry.parsed.object?.name), entry };
   }
   return { name: undefined, entry: undefined, throws: false };
 });

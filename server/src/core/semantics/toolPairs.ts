@@ -78,7 +78,7 @@ function nearestAncestorIn(a: SessionAnalysis, candidates: readonly Entry[] | un
 }
 
 /** The index of the `toolCall` block with `id` in an assistant entry's content, or -1. */
-export function toolCallBlock(entry: Entry, id: string): number {
+export function toolCallBlock(entry: Entry, id: unknown): number {
   const content = (entry.parsed.object?.message as Record<string, unknown> | undefined)?.content;
   if (!Array.isArray(content)) return -1;
   return content.findIndex(

@@ -1,6 +1,6 @@
 /** Checks of the tree as a whole: duplicate ids and parent cycles. */
 
-import type { Entry } from "../../core/analysis";
+import { cycleReachedFrom } from "../../core/semantics/walk";
 import { describeKey } from "../../core/ids";
 import { clip } from "../../core/text";
 import { MAX_RELATED, type Report } from "./report";
@@ -40,7 +40,7 @@ export function checkDuplicates(r: Report): void {
 
 export function checkCycles(r: Report): void {
   const { a } = r;
-  const leafCycle = cycleOfLeaf(r);
+  const leafCycle = a.leaf ? cycleReachedFrom(a, a.leaf) : -1;
   for (const [index, cycle] of a.cycles.entries()) {
     const consequence =
       index === leafCycle
@@ -64,18 +64,4 @@ export function checkCycles(r: Report): void {
       );
     }
   }
-}
-
-/** The index of the cycle the last entry's walk runs into, or -1. */
-function cycleOfLeaf(r: Report): number {
-  const { a } = r;
-  const leaf: Entry | undefined = a.leaf;
-  if (!leaf || !a.reachesCycle[leaf.index]) return -1;
-  // The walk meets a cycle member within as many steps as there are entries.
-  let current: Entry | undefined = leaf;
-  for (let steps = 0; current && steps <= a.entries.length; steps++) {
-    if (a.cycleOf[current.index]! >= 0) return a.cycleOf[current.index]!;
-    current = a.parent[current.index];
-  }
-  throw new Error("the walk from the leaf met no cycle, although the analysis says it reaches one");
 }

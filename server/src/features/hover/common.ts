@@ -5,6 +5,7 @@
 
 import type { Entry } from "../../core/analysis";
 import { ENTRY_TYPE_BY_NAME } from "../../core/schema";
+import { nameOfValue } from "../../core/semantics/sessionName";
 import { clip, groupDigits, shortValue } from "../../core/text";
 import { escapeMarkdown, inlineCode as code, quoteLine } from "../markdown";
 
@@ -78,9 +79,11 @@ function entryDetails(type: string, o: Record<string, unknown>): string[] {
     case "label":
       details.push(o.label ? `${code(str(o.label))} on ${code(str(o.targetId))}` : `clears the label of ${code(str(o.targetId))}`);
       break;
-    case "session_info":
-      details.push(typeof o.name === "string" && o.name.trim() !== "" ? code(o.name.trim()) : "clears the session name");
+    case "session_info": {
+      const { name } = nameOfValue(o.name);
+      details.push(name !== undefined ? code(name) : "clears the session name");
       break;
+    }
     case "custom":
     case "custom_message":
       if (typeof o.customType === "string") details.push(code(o.customType));
