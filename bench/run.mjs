@@ -352,7 +352,7 @@ async function main() {
     const speedUp = one.ms / all.ms;
     const goal = 0.75 * cpus().length;
     t.section(`Folder check: ${int(folder.files)} files, ${mb(folder.bytes)} (medians of ${o.reps} runs)`);
-    t.row("folder.one", "`check FOLDER` on one thread (PI_SESSION_LSP_THREADS=1)", one.ms, `${ms(one.ms)}, peak ${mb(one.rss)}`);
+    t.row("folder.one", "`check --threads 1 FOLDER`", one.ms, `${ms(one.ms)}, peak ${mb(one.rss)}`);
     t.row(
       "folder.all",
       `\`check FOLDER\` on every core (${cpus().length})`,

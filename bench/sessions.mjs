@@ -21,6 +21,7 @@ import { spawnSync } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PEAK_RSS_ON_EXIT, reportedPeakRss } from "./stdio.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BIN = join(HERE, "..", "bin", "pi-session-lsp.js");
@@ -136,7 +137,7 @@ export function ensureSessionsFolder({ files = 2000, mb = 2000, force = false, l
 
 /** Runs the built command with HOME at the fake home; wall time and the process's peak RSS (worker threads included). */
 function timed(args, { home, env = {}, cwd }) {
-  const script = `process.on("exit", () => require("fs").writeSync(2, "\\nmaxRSS=" + process.resourceUsage().maxRSS + "\\n")); require(${JSON.stringify(BIN)});`;
+  const script = `${PEAK_RSS_ON_EXIT} require(${JSON.stringify(BIN)});`;
   const t0 = performance.now();
   const r = spawnSync(process.execPath, ["-e", script, "pi-session-lsp", ...args], {
     cwd,
@@ -145,7 +146,7 @@ function timed(args, { home, env = {}, cwd }) {
     maxBuffer: 256 * 1024 * 1024,
   });
   const ms = performance.now() - t0;
-  const rss = Number(/maxRSS=(\d+)/.exec(r.stderr)?.[1] ?? Number.NaN) * 1024;
+  const rss = reportedPeakRss(r.stderr);
   if (r.status !== 0 && r.status !== 1) throw new Error(`pi-session-lsp ${args.join(" ")} failed (${r.status}): ${r.stderr.slice(0, 500)}`);
   return { ms, rss, stdout: r.stdout };
 }
@@ -157,7 +158,8 @@ function timedIndex(home) {
     const t0 = performance.now();
     indexSessions({ roots: [], sessionRoots: [${JSON.stringify(join(home, ".pi", "agent", "sessions"))}] }).then((index) => {
       const ms = performance.now() - t0;
-      process.stdout.write(JSON.stringify({ ms, sessions: index.sessions, symbols: index.symbols, rss: process.resourceUsage().maxRSS * 1024 }));
+      const kb = Number(/VmHWM:\\s+(\\d+)/.exec(require("fs").readFileSync("/proc/self/status", "utf8"))?.[1] ?? process.resourceUsage().maxRSS);
+      process.stdout.write(JSON.stringify({ ms, sessions: index.sessions, symbols: index.symbols, rss: kb * 1024 }));
     });`;
   const r = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", env: { PATH: process.env.PATH, HOME: home } });
   if (r.status !== 0) return undefined;

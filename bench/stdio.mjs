@@ -326,10 +326,20 @@ export async function jsonPeer(peers, s, { edits }) {
 
 // ---- Whole processes -----------------------------------------------------------------------------
 
-/** A script preloaded into every timed Node process: it reports the process's peak RSS on exit. */
+/**
+ * What a timed Node process runs on exit to report its peak RSS in KiB on stderr: VmHWM of its own
+ * memory (worker threads included), not `resourceUsage().maxRSS`, which Linux carries over an
+ * exec from the forking parent, so that a child of a 500 MB parent reports 500 MB whatever it used.
+ */
+export const PEAK_RSS_ON_EXIT = `process.on("exit", () => { const fs = require("fs"); let kb; try { kb = Number(/VmHWM:\\s+(\\d+)/.exec(fs.readFileSync("/proc/self/status", "utf8"))[1]); } catch { kb = process.resourceUsage().maxRSS; } fs.writeSync(2, "\\npi-bench-maxRSS=" + kb + "\\n"); });`;
+
+/** The peak RSS in bytes that a process running PEAK_RSS_ON_EXIT reported on `stderr`. */
+export const reportedPeakRss = (stderr) => Number([...stderr.matchAll(/pi-bench-maxRSS=(\d+)/g)].at(-1)?.[1]) * 1024;
+
+/** PEAK_RSS_ON_EXIT as a script to preload (`node -r`). */
 function maxRssScript() {
   const path = join(tmpdir(), "pi-session-lsp-bench-maxrss.cjs");
-  writeFileSync(path, `process.on("exit", () => require("fs").writeSync(2, "\\npi-bench-maxRSS=" + process.resourceUsage().maxRSS + "\\n"));\n`);
+  writeFileSync(path, `${PEAK_RSS_ON_EXIT}\n`);
   return path;
 }
 
@@ -347,8 +357,7 @@ export function timedNode(node, script, scriptArgs, env = {}) {
   const ms = performance.now() - start;
   if (result.status !== 0 && result.status !== 1)
     throw new Error(`bench: ${script} ${scriptArgs.join(" ")} exited with ${result.status}: ${result.stderr.slice(-500)}`);
-  const kb = Number([...result.stderr.matchAll(/pi-bench-maxRSS=(\d+)/g)].at(-1)?.[1]);
-  return { ms, rss: kb * 1024 };
+  return { ms, rss: reportedPeakRss(result.stderr) };
 }
 
 /** The floor of any checker: read the file, JSON.parse every non-blank line, in one process. */
@@ -399,7 +408,7 @@ export function cliRuns(s, { reps, context = true, peers, pairWith }) {
 export function folderRuns(folder, { reps }) {
   const runs = { one: [], all: [] };
   for (let r = 0; r < reps; r++) {
-    runs.one.push(timedNode(process.execPath, BIN, ["check", "-q", folder], { PI_SESSION_LSP_THREADS: "1" }));
+    runs.one.push(timedNode(process.execPath, BIN, ["check", "-q", "--threads", "1", folder]));
     runs.all.push(timedNode(process.execPath, BIN, ["check", "-q", folder]));
   }
   return runs;

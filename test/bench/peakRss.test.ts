@@ -1,0 +1,25 @@
+/**
+ * The benchmark's peak memory of a child process is the child's own: Linux carries a process's
+ * `getrusage` maxRSS over an exec from the parent that forked it, so a `node` started by a parent
+ * holding 400 MB reported 400 MB as its own peak (the sessions rows once read 211 MiB for every
+ * command, the benchmark's own size at the time). PEAK_RSS_ON_EXIT reads VmHWM instead.
+ */
+
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const STDIO = pathToFileURL(join(__dirname, "../../bench/stdio.mjs")).href;
+
+describe("PEAK_RSS_ON_EXIT", () => {
+  it("reports the child's peak, not the RSS of the process that started it", async () => {
+    const { PEAK_RSS_ON_EXIT, reportedPeakRss } = await import(STDIO);
+    const held = Buffer.alloc(400 * 1024 * 1024, 1); // resident in this process while the child starts
+    const child = spawnSync(process.execPath, ["-e", `${PEAK_RSS_ON_EXIT} Buffer.alloc(50 * 1024 * 1024, 1);`], { encoding: "utf8" });
+    expect(held[held.length - 1]).toBe(1);
+    const peak = reportedPeakRss(child.stderr);
+    expect(peak).toBeGreaterThan(50 * 1024 * 1024);
+    expect(peak).toBeLessThan(300 * 1024 * 1024);
+  });
+});
