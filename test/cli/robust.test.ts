@@ -18,6 +18,17 @@ import { runCheck } from "../../server/src/cli/check";
 import { ensureBuilt } from "../helpers/lspClient";
 
 // In this process, checking a file named boom.jsonl throws as a stack overflow in the core would.
+// Fixing a file named boom-fix.jsonl throws the same way.
+vi.mock("../../server/src/features/fixes", async (importOriginal) => {
+  const original = await importOriginal<typeof import("../../server/src/features/fixes")>();
+  return {
+    ...original,
+    applySafeFixes: (doc: { uri: string }, options?: Parameters<typeof original.applySafeFixes>[1]) => {
+      if (doc.uri.endsWith("/boom-fix.jsonl")) throw new RangeError("Maximum call stack size exceeded");
+      return original.applySafeFixes(doc as Parameters<typeof original.applySafeFixes>[0], options);
+    },
+  };
+});
 vi.mock("../../server/src/features/diagnostics", async (importOriginal) => {
   const original = await importOriginal<typeof import("../../server/src/features/diagnostics")>();
   return {
@@ -81,16 +92,26 @@ describe("a file the core throws on", () => {
     expect(reports[1]!.diagnostics.map((d) => d.code)).toEqual(["dangling-parent"]);
   });
 
-  it("--fix joins a pretty-printed entry holding a 100,000-deep array, keeping its bytes (no JSON.stringify to overflow)", () => {
-    const entry = `{"type":"message","id":"a1","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","x":${nested(100_000)},"message":{"role":"user","content":"hi","timestamp":1}}`;
-    const cut = entry.indexOf('"parentId"');
-    const text = `${headerWith("3")}\n${entry.slice(0, cut)}\n${entry.slice(cut)}\n`;
-    const deep = file("deep-fix.jsonl", text);
-    const r = run("check", "--fix", deep);
+  it("--fix where the fixes throw leaves the file and says why", () => {
+    const text = `${headerWith("3")}\n{"type":"message","id":"a1",\n"parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}\n`;
+    const deep = file("boom-fix.jsonl", text);
+    const r = runInProcess(["--fix", deep]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`cannot fix ${deep}: internal error while fixing it: Maximum call stack size exceeded; the file is unchanged`);
     expect(r.stderr).not.toMatch(/^\s+at /m);
+    expect(readFileSync(deep, "utf8")).toBe(text);
+    // The file's diagnostics are still all reported.
+    expect(r.stdout).toContain(`${deep}:2:1: error malformed-json`);
+    expect(r.stdout).toContain(`${deep}:3:1: error malformed-json`);
+  });
+
+  it("--fix joins a pretty-printed entry holding a 100,000-deep array, keeping its bytes (it once threw in JSON.stringify)", () => {
+    const value = `"parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","x":${nested(100_000)},"message":{"role":"user","content":"hi","timestamp":1}}`;
+    const deep = file("deep-fix.jsonl", `${headerWith("3")}\n{"type":"message","id":"a1",\n${value}\n`);
+    const r = run("check", "--fix", deep);
+    expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
-    expect(readFileSync(deep, "utf8")).toBe(`${headerWith("3")}\n${entry}\n`);
-    expect(readFileSync(`${deep}.bak`, "utf8")).toBe(text);
+    expect(readFileSync(deep, "utf8")).toBe(`${headerWith("3")}\n{"type":"message","id":"a1",${value}\n`);
   });
 
   it("context: a context too deep for JSON.stringify is said so, with status 1, not a stack trace", () => {

@@ -76,12 +76,20 @@ describe("computeFormatting", () => {
       '{"a" : {"b":1, "b":1}}',
       '{"a": 1e400}', // becomes null
       '{"a": 12345678901234567890123}', // more digits than a double holds
+      '{"b": 1, "2": 1}', // integer-like keys move first (issue 10, item 2)
+      '{"x": {"2": 1, "1": 1}}',
     ];
     for (const line of cases) {
       expect(reserializesLosslessly(line)).toBe(false);
       expect(format(`${H}\n${line}\n`).edits).toEqual([]);
     }
-    for (const line of ['{"a": 1.50, "b": -0, "c": 1E3, "d": 0.1, "e": [1, 2.0e-7], "f": {"a": 1}, "g": "\\"a\\":1,\\"a\\""}', '[ {"a":1}, {"a":1} ]']) {
+    // A line nested too deep for JSON.stringify is left as it is, not a failed request.
+    expect(format(`${H}\n{"a" : ${"[".repeat(20_000)}${"]".repeat(20_000)}}\n`).edits).toEqual([]);
+    for (const line of [
+      '{"1": 1, "2": 1, "a": 1}',
+      '{"a": 1.50, "b": -0, "c": 1E3, "d": 0.1, "e": [1, 2.0e-7], "f": {"a": 1}, "g": "\\"a\\":1,\\"a\\""}',
+      '[ {"a":1}, {"a":1} ]',
+    ]) {
       expect(reserializesLosslessly(line)).toBe(true);
       expect(format(`${H}\n${line}\n`).edits).toHaveLength(1);
     }

@@ -13,6 +13,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { SessionDocument } from "../../server/src/core/document";
 import { computeCodeLenses, resolveCodeLens } from "../../server/src/features/codeLens";
 import { computeContextRequest, computeShowContext } from "../../server/src/features/contextRequest";
+import { modelName } from "../../server/src/features/providerView";
 import { ensureBuilt } from "../helpers/lspClient";
 
 const bin = join(__dirname, "../../bin/pi-session-lsp.js");
@@ -148,5 +149,12 @@ describe("old files, read as Pi reads them", () => {
     const doc = docOf("written-16-conversation");
     const answer = computeContextRequest(doc, { uri: doc.uri });
     expect(answer.ok && answer.result.stats.migration).toBeUndefined();
+  });
+});
+
+describe("a resumed model named by values Pi does not expect (issue 10, item 5)", () => {
+  it("names a provider nested 20,000 deep without JSON.stringify overflowing", () => {
+    const deep = JSON.parse(`${"[".repeat(20_000)}${"]".repeat(20_000)}`) as unknown;
+    expect(modelName({ provider: deep, id: "m\u001b[2J" } as unknown as Parameters<typeof modelName>[0])).toBe("[…]/m [2J");
   });
 });

@@ -146,9 +146,19 @@ function printContext(
     return 1;
   }
   // A v1/v2 file: Pi builds from the entries it migrates in memory (and rewrites the file).
+  let a: SessionAnalysis;
+  try {
+    a = contextDocument(doc).analysis;
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    // Pi's migration writes every entry back with JSON.stringify, which overflows as ours did.
+    io.err(
+      `pi-session-lsp context: ${shown}: Pi cannot open it: it rewrites a migrated file entry by entry with JSON.stringify, which throws a RangeError on a value nested this deep\n`,
+    );
+    return 1;
+  }
   const note = migrationNote(doc);
   if (note) io.err(`pi-session-lsp context: ${shown}: ${escapeControls(note)}\n`);
-  const a = contextDocument(doc).analysis;
 
   let leaf: Entry | undefined;
   if (leafId !== undefined) {

@@ -6,11 +6,12 @@
  * is matched against names and messages as `/resume`'s search matches it.
  */
 
+import { looseText } from "../core/text";
 import { homedir } from "node:os";
 import { infoJson, type ListedSession } from "../core/sessionList";
 import { type FindResult, findSessions } from "../node/sessionFind";
 import type { CliIo } from "./check";
-import { escapeJsonControls } from "./terminal";
+import { jsonLine } from "./terminal";
 import { tildePath } from "./sessions";
 import { escapeControls, formatDateTime, oneLine, readCommandLine, Progress, terminalWidth, usageError } from "./sessionOutput";
 
@@ -65,7 +66,7 @@ export async function runFind(args: readonly string[], io: CliIo): Promise<numbe
   if (result.location.problem) io.err(`pi-session-lsp find: ${result.location.problem}\n`);
   const opensSomething = result.resolution.kind !== "not-found" && result.resolution.kind !== "throws";
   if (values.json) {
-    io.out(`${escapeJsonControls(JSON.stringify(findJson(result)))}\n`);
+    io.out(jsonLine(findJson(result)));
   } else {
     io.out(renderFind(result, terminalWidth(), homedir()));
   }
@@ -95,7 +96,7 @@ export function findJson(result: FindResult): Record<string, unknown> {
 function describe(s: ListedSession, width: number, home: string): string {
   const info = s.info;
   const title = info.name ?? info.firstMessage;
-  return `${oneLine(String(info.id), 36)}  ${formatDateTime(info.modified)}  ${oneLine(tildePath(info.cwd, home), 30)}  ${oneLine(title, Math.max(20, width - 96))}`;
+  return `${oneLine(looseText(info.id), 36)}  ${formatDateTime(info.modified)}  ${oneLine(tildePath(info.cwd, home), 30)}  ${oneLine(title, Math.max(20, width - 96))}`;
 }
 
 /** Why Pi opened the session it opened, in words. */

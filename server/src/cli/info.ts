@@ -10,6 +10,7 @@
  * `usageBreakdown` equals its `getUsageCostBreakdown`.
  */
 
+import { looseText } from "../core/text";
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, resolve } from "node:path";
@@ -22,7 +23,7 @@ import { type SessionInfoReport, StatsCollector } from "../core/sessionStats";
 import { probeHeader } from "../node/scanFile";
 import { readSkeleton } from "../node/skeletonReader";
 import type { CliIo } from "./check";
-import { escapeJsonControls } from "./terminal";
+import { jsonLine } from "./terminal";
 import { tildePath } from "./sessions";
 import { escapeControls, formatBytes, formatDateTime, oneLine, oneFile, readCommandLine, terminalWidth } from "./sessionOutput";
 
@@ -158,7 +159,7 @@ export function runInfo(args: readonly string[], io: CliIo): number {
     ...(folder ? { folder } : {}),
   };
   if (values.json) {
-    io.out(`${escapeJsonControls(JSON.stringify(doc))}\n`);
+    io.out(jsonLine(doc));
     return sk.load === "ok" ? 0 : 1;
   }
   io.out(renderInfo(doc, sk, report, shape, lineage, folder, sessionName));
@@ -189,14 +190,14 @@ function renderInfo(
 ): string {
   const home = homedir();
   const width = terminalWidth();
-  const text = (value: unknown, w = width - 12) => oneLine(String(value), w);
+  const text = (value: unknown, w = width - 12) => oneLine(looseText(value), w);
   const lines: string[] = [];
   const row = (label: string, value: string) => lines.push(`${label.padEnd(11)} ${value}`);
   const header = sk.header;
   lines.push(`Session ${header ? text(header.id, 60) : "(no header)"}${sessionName ? `  "${text(sessionName, 60)}"` : ""}`);
   if (sk.load !== "ok" || sk.loadMessage) lines.push(`warning: ${escapeControls(sk.loadMessage ?? sk.load)}`);
   row("File", `${text(tildePath(doc.file, home), width - 40)} (${formatBytes(doc.bytes)}, ${count(sk.n)} entries)`);
-  if (header) row("Project", text(tildePath(String(header.cwd), home)));
+  if (header) row("Project", text(tildePath(looseText(header.cwd), home)));
   const types = Object.entries(report.byType)
     .slice(0, 8)
     .map(([t, n]) => `${escapeControls(t)} ${count(n)}`)
@@ -258,7 +259,7 @@ function renderInfo(
     row(
       "Moved?",
       text(
-        `${tildePath(String(header?.cwd), home)} no longer exists: Pi 1.x asks whether to continue in the current folder or fork, and stops in print and rpc mode`,
+        `${tildePath(looseText(header?.cwd), home)} no longer exists: Pi 1.x asks whether to continue in the current folder or fork, and stops in print and rpc mode`,
       ),
     );
   }

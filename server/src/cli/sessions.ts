@@ -9,6 +9,7 @@
  * with the id, message count, branches, size, date and origin of each session.
  */
 
+import { looseText, shortValue } from "../core/text";
 import { existsSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename } from "node:path";
@@ -18,7 +19,7 @@ import { probeHeader } from "../node/scanFile";
 import { type Listing, listSessions } from "../node/sessionQuery";
 import { pathKey } from "../node/sessionStore";
 import type { CliIo } from "./check";
-import { escapeJsonControls } from "./terminal";
+import { jsonLine } from "./terminal";
 import { escapeControls, formatBytes, formatDateTime, oneLine, padEnd, padStart, readCommandLine, Progress, terminalWidth, usageError } from "./sessionOutput";
 
 export const SESSIONS_USAGE = `Usage: pi-session-lsp sessions [--cwd DIR | --all] [--session-dir DIR] [--pi 1.x|0.74] [--json] [--limit N]
@@ -76,7 +77,7 @@ export async function runSessions(args: readonly string[], io: CliIo): Promise<n
   }
   if (listing.location.problem) io.err(`pi-session-lsp sessions: ${listing.location.problem}\n`);
   if (values.json) {
-    io.out(`${escapeJsonControls(JSON.stringify(listingJson(listing)))}\n`);
+    io.out(jsonLine(listingJson(listing)));
     return 0;
   }
   io.out(renderListing(listing, { limit, width: terminalWidth(), now: Date.now(), home: homedir() }));
@@ -170,7 +171,7 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
     for (const row of shown) {
       const s = row.session.listed;
       const info = s.info;
-      const id = oneLine(typeof info.id === "string" ? info.id.slice(0, 8) : String(info.id), 8);
+      const id = oneLine(typeof info.id === "string" ? info.id.slice(0, 8) : looseText(info.id), 8);
       const when = `${formatDateTime(info.modified)} ${padStart(formatAge(info.modified, options.now), 4)}`;
       const cwd = showCwd ? `${padEnd(oneLine(tildePath(info.cwd, home), 24), 24)}  ` : "";
       const origin = forkedFrom(s, byKey, home);
@@ -206,9 +207,9 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
 function forkedFrom(s: ListedSession, byKey: Map<string, ListedSession>, home: string): string | undefined {
   const parent = s.info.parentSessionPath;
   if (parent === undefined || parent === null || parent === "") return undefined;
-  if (typeof parent !== "string") return `(parentSession is not a path: ${oneLine(JSON.stringify(parent) ?? "?", 40)})`;
+  if (typeof parent !== "string") return `(parentSession is not a path: ${oneLine(shortValue(parent), 40)})`;
   const listed = byKey.get(pathKey(parent));
-  if (listed) return `forked from ${oneLine(String(listed.info.id).slice(0, 8), 8)}`;
+  if (listed) return `forked from ${oneLine(looseText(listed.info.id).slice(0, 8), 8)}`;
   if (!existsSync(parent)) return `forked from ${oneLine(tildePath(parent, home), 60)} (missing)`;
   const probe = probeHeader(parent, Number.POSITIVE_INFINITY);
   const id = probe.header ? probe.header.id.slice(0, 8) : basename(parent);

@@ -48,6 +48,42 @@ export function escapeJsonControls(json: string): string {
 }
 
 /**
+ * How deep a value is written by `jsonLine` once `JSON.stringify` overflowed its stack on it (at a
+ * few thousand levels): far deeper than anything Pi writes, and shallow enough to copy safely.
+ */
+export const MAX_JSON_OUTPUT_DEPTH = 1000;
+
+/**
+ * One line of JSON output: exactly `JSON.stringify(value)` (control characters escaped) whenever it
+ * can be made; a value nested too deep for it (an id that is an array 100,000 deep) is written down
+ * to `MAX_JSON_OUTPUT_DEPTH` levels, and below that as a string that says it was left out, so one
+ * odd session costs its own field, not the whole answer.
+ */
+export function jsonLine(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    text = JSON.stringify(clampDepth(value, MAX_JSON_OUTPUT_DEPTH));
+  }
+  return `${escapeJsonControls(text)}\n`;
+}
+
+const TOO_DEEP = `(nested more than ${MAX_JSON_OUTPUT_DEPTH} levels deep: not written)`;
+
+/** A copy of `value` whose arrays and objects below `depth` levels are `TOO_DEEP`; recursion is bounded by `depth`. */
+function clampDepth(value: unknown, depth: number): unknown {
+  let v = value;
+  if (v !== null && typeof v === "object" && typeof (v as { toJSON?: unknown }).toJSON === "function") v = (v as { toJSON: () => unknown }).toJSON();
+  if (v === null || typeof v !== "object") return v;
+  if (depth === 0) return TOO_DEEP;
+  if (Array.isArray(v)) return v.map((item) => clampDepth(item, depth - 1));
+  // fromEntries defines each member, so a "__proto__" key stays a member.
+  return Object.fromEntries(Object.entries(v).map(([key, item]) => [key, clampDepth(item, depth - 1)]));
+}
+
+/**
  * Whether to colour output: never when `NO_COLOR` is set to anything but "" (no-color.org) or
  * `TERM` is "dumb"; always when `FORCE_COLOR` is set to anything but "", "0" or "false"; else only
  * on a terminal, never into a pipe or a file.

@@ -7,6 +7,7 @@
  * (`core/treeOutline.ts`), `--depth N` folds deeper branches, and `--all` prints every row.
  */
 
+import { looseText } from "../core/text";
 import { homedir } from "node:os";
 import { buildTreeView, FILTER_MODES, type FilterMode, statusLine, type TreeView } from "../core/piTree";
 import type { Skeleton } from "../core/sessionSkeleton";
@@ -16,7 +17,7 @@ import { rowText } from "../core/treeText";
 import { EntryReader, readSkeleton } from "../node/skeletonReader";
 import type { PiVersion } from "../core/sessionLocation";
 import type { CliIo } from "./check";
-import { escapeJsonControls } from "./terminal";
+import { jsonLine } from "./terminal";
 import { clipColumns, escapeControls, oneLine, oneFile, readCommandLine, terminalWidth, usageError } from "./sessionOutput";
 
 export const TREE_USAGE = `Usage: pi-session-lsp tree [--filter MODE] [--depth N] [--all] [--pi 1.x|0.74] [--json] FILE
@@ -84,7 +85,7 @@ function rowsText(path: string, sk: Skeleton, view: TreeView, indices: number[],
 
 /** A row exactly as Pi prints it (cursor, prefix, path marker, label, text). */
 export function piRowLine(row: PrintedRow): string {
-  return `${row.selected ? "› " : "  "}${row.prefix}${row.active ? "• " : ""}${row.label !== undefined ? `[${String(row.label)}] ` : ""}${row.text}`;
+  return `${row.selected ? "› " : "  "}${row.prefix}${row.active ? "• " : ""}${row.label !== undefined ? `[${looseText(row.label)}] ` : ""}${row.text}`;
 }
 
 export interface TreeReport {
@@ -166,7 +167,7 @@ export function runTree(args: readonly string[], io: CliIo): number {
       rows: outline.items.map((item) => (item.kind === "row" ? printed.get(item.index)! : { elided: item.count, deeper: item.deeper })),
       ...(outline.cut > 0 ? { cut: outline.cut } : {}),
     };
-    io.out(`${escapeJsonControls(JSON.stringify(doc))}\n`);
+    io.out(jsonLine(doc));
     return failing ? 1 : 0;
   }
 

@@ -19,6 +19,7 @@
 import { locate, type JsonPath } from "./locate";
 import { type LinePlace as FilePlace, PiLineFeed } from "./piLines";
 import type { PiVersion } from "./sessionLocation";
+import { shortValue } from "./text";
 import { type ParsedSearchQuery, type SearchMatch, SessionSearch } from "./sessionSearch";
 
 /** The fields of Pi's `SessionInfo` that its list returns, `allMessagesText` aside; dates as epoch milliseconds (NaN for an invalid date). */
@@ -212,7 +213,7 @@ export class SessionInfoBuilder {
     if (this.symbols && entry.type === "label") {
       // Pi's `labelsById`: the last label entry per target wins, and an empty label clears it.
       this.labels.delete(entry.targetId);
-      if (entry.label) this.labels.set(entry.targetId, { text: clip(String(entry.label)), at: placeOf(text, line, ["label"]) });
+      if (entry.label) this.labels.set(entry.targetId, { text: clip(shortValue(entry.label)), at: placeOf(text, line, ["label"]) });
     }
   }
 

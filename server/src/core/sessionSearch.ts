@@ -12,6 +12,8 @@
  * its own (a match spanning two messages is then missed; the result says so).
  */
 
+import { looseString } from "./semantics/version";
+
 export interface ParsedSearchQuery {
   mode: "tokens" | "regex";
   tokens: { kind: "fuzzy" | "phrase"; value: string }[];
@@ -255,15 +257,20 @@ export class SessionSearch {
   /** The match as Pi's `matchSession` scores it, or undefined when the session does not match. */
   finish(subject: SearchSubject): SearchMatch | undefined {
     const { query } = this;
-    const id = String(subject.id);
+    // Pi reads the header's id as it is: `regex.test(session.id)` converts it to a string (which
+    // throws past a few thousand nested arrays), `session.id.toLowerCase()` throws a TypeError for
+    // anything but a string. Neither is done to the value here; an id Pi cannot read matches nothing.
+    const idText = looseString(subject.id);
+    const id = typeof subject.id === "string" ? subject.id : undefined;
     const name = subject.name;
     if (query.mode === "regex") {
       const regex = query.regex;
       if (!regex) return undefined;
       if (name && regex.test(name)) return { score: TIER_NAME * TIER_WEIGHT, tier: "name", fields: ["name"] };
+      if (typeof idText !== "string") return undefined;
       const approximate = this.regexText === undefined;
       const messageHit = this.regexText ? regex.test(this.regexText.join(" ")) : this.regexMessageHit;
-      const fields: SearchMatch["fields"] = regex.test(id) ? ["id"] : messageHit ? ["messages"] : regex.test(subject.cwd) ? ["cwd"] : [];
+      const fields: SearchMatch["fields"] = regex.test(idText) ? ["id"] : messageHit ? ["messages"] : regex.test(subject.cwd) ? ["cwd"] : [];
       if (fields.length === 0) return undefined;
       return approximate ? { score: TIER_TEXT * TIER_WEIGHT, tier: "text", fields, approximate } : { score: TIER_TEXT * TIER_WEIGHT, tier: "text", fields };
     }
@@ -302,7 +309,7 @@ export class SessionSearch {
 
   /** `matchLiteralToken` / `matchPhraseToken`: the name, then the id, the messages and the cwd. */
   private matchLiteral(
-    id: string,
+    id: string | undefined,
     nameText: string,
     value: string,
     stream: StreamIncludes,
@@ -313,6 +320,7 @@ export class SessionSearch {
       fields.add("name");
       return TIER_NAME * TIER_WEIGHT + fuzzyMatch(value, nameText).score;
     }
+    if (id === undefined) return undefined; // Pi's `session.id.toLowerCase()` throws.
     const found = id.toLowerCase().includes(value) ? "id" : stream.found ? "messages" : cwdText.includes(value) ? "cwd" : undefined;
     if (!found) return undefined;
     fields.add(found);

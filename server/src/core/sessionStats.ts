@@ -10,6 +10,7 @@
  * context it resumed with, so its numbers come from the skeleton's active path after the read.
  */
 
+import { looseText } from "./text";
 import { Flag, lastIndexByKey, Role, type Skeleton, walkUp } from "./sessionSkeleton";
 import { truthyKey } from "./skeletonKeys";
 
@@ -118,8 +119,8 @@ export class StatsCollector {
   };
 
   private summarize(entry: Obj, type: string, index: number, line: number): void {
-    if (type === "model_change") this.count(this.models, `${String(entry.provider)}/${String(entry.modelId)}`, 0);
-    else if (type === "thinking_level_change") this.level(String(entry.thinkingLevel)).changes++;
+    if (type === "model_change") this.count(this.models, `${looseText(entry.provider)}/${looseText(entry.modelId)}`, 0);
+    else if (type === "thinking_level_change") this.level(looseText(entry.thinkingLevel)).changes++;
     else if (type === "compaction") {
       this.compactionCount++;
       if (this.compactions.length < MAX_LISTED) this.compactions.push({ line: line + 1, tokensBefore: entry.tokensBefore });
@@ -135,7 +136,7 @@ export class StatsCollector {
     const role = typeof message.role === "string" ? message.role : "(no role)";
     this.roles.set(role, (this.roles.get(role) ?? 0) + 1);
     if (role !== "assistant") return;
-    this.count(this.models, `${String(message.provider)}/${String(message.responseModel ?? message.model)}`, 1);
+    this.count(this.models, `${looseText(message.provider)}/${looseText(message.responseModel ?? message.model)}`, 1);
     if (typeof message.thinkingLevel === "string") this.level(message.thinkingLevel).messages++;
     const content = message.content;
     let calls: number | string = 0;
@@ -329,7 +330,7 @@ export class StatsCollector {
 /** The TypeError V8 raises reading `.role` of a missing message, with V8's own words. */
 function roleError(message: null | undefined): string {
   try {
-    return String((message as unknown as { role: unknown }).role);
+    return looseText((message as unknown as { role: unknown }).role);
   } catch (error) {
     return `TypeError: ${(error as Error).message}`;
   }

@@ -6,6 +6,8 @@
  * part it shows, and none splits a surrogate pair.
  */
 
+import { looseString } from "./semantics/version";
+
 /** Whether `c` is the first half of a surrogate pair. */
 function isHighSurrogate(c: number): boolean {
   return c >= 0xd800 && c <= 0xdbff;
@@ -96,6 +98,16 @@ export function shortValue(value: unknown): string {
   if (typeof value === "string") return value;
   if (value === null || typeof value !== "object") return String(value);
   return Array.isArray(value) ? "[…]" : "{…}";
+}
+
+/**
+ * `String(value)` where JavaScript can make it (so text equals what Pi prints), computed without
+ * coercing the value; `shortValue` where `String()` would throw (an array nested thousands deep,
+ * an object with its own `toString` member).
+ */
+export function looseText(value: unknown): string {
+  const text = looseString(value);
+  return typeof text === "string" ? text : shortValue(value);
 }
 
 /** 48210 → "48,210", independent of the locale. */

@@ -8,8 +8,8 @@
  * Pi's form gets no edit, so formatting a file Pi wrote changes nothing.
  *
  * Formatting never changes what a line means. `JSON.parse` then `JSON.stringify` can: a repeated
- * key keeps only its last value, a number beyond double range becomes `null`, and a number with
- * more digits than a double holds is rounded. A line where any of that would happen is left as it
+ * key keeps only its last value, a number beyond double range becomes `null`, a number with more
+ * digits than a double holds is rounded, and integer-like keys move before the others. A line where any of that would happen is left as it
  * is (Pi itself would lose the difference only if it ever rewrote the file).
  */
 
@@ -33,7 +33,13 @@ function formatLine(doc: SessionDocument, line: number, value: unknown): TextEdi
   // A lone "\r" at the end of the last line is part of its ending to an editor: it is kept.
   const end = doc.replaceableEnd(line);
   const text = doc.lines[line]!.slice(offset, end);
-  const pi = JSON.stringify(value);
+  let pi: string | undefined;
+  try {
+    pi = JSON.stringify(value);
+  } catch {
+    // Nested too deep for JSON.stringify (Pi could not write it either): the line stays as it is.
+    return undefined;
+  }
   if (pi === text || pi === undefined) return undefined;
   if (!reserializesLosslessly(text)) return undefined;
   return { range: doc.range(line, offset, end), newText: pi };
@@ -45,7 +51,7 @@ function formatLine(doc: SessionDocument, line: number, value: unknown): TextEdi
  */
 export function reserializesLosslessly(text: string): boolean {
   // One scan over the text, with the keys seen so far in each open object (null for arrays).
-  const stack: (Set<string> | null)[] = [];
+  const stack: (ObjectKeys | null)[] = [];
   let expectKey = false;
   for (let i = 0; i < text.length; ) {
     const c = text.charCodeAt(i);
@@ -56,12 +62,18 @@ export function reserializesLosslessly(text: string): boolean {
         const key = raw.includes("\\") ? (JSON.parse(text.slice(i, end)) as string) : raw;
         const keys = stack[stack.length - 1]!;
         if (keys.has(key)) return false;
+        // JavaScript lists integer-like keys first, in ascending order: one after a name, or
+        // after a larger one, would move.
+        if (INDEX_KEY.test(key)) {
+          if (keys.named || (keys.maxIndex ?? -1) > Number(key)) return false;
+          keys.maxIndex = Number(key);
+        } else keys.named = true;
         keys.add(key);
         expectKey = false;
       }
       i = end;
     } else if (c === 123) {
-      stack.push(new Set());
+      stack.push(new Set() as ObjectKeys);
       expectKey = true;
       i++;
     } else if (c === 91) {
@@ -86,6 +98,12 @@ export function reserializesLosslessly(text: string): boolean {
   }
   return true;
 }
+
+/** The keys of an open object, and whether its keys so far are in the order JavaScript keeps. */
+type ObjectKeys = Set<string> & { maxIndex?: number; named?: boolean };
+
+/** A key JavaScript orders as an array index. */
+const INDEX_KEY = /^(?:0|[1-9]\d{0,8})$/;
 
 function stringEnd(text: string, start: number): number {
   let j = start;

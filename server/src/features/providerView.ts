@@ -18,7 +18,7 @@ import type { ContextBuild, PiFlavor } from "../core/buildContext";
 import { buildProviderRequest, type ProviderRequest, type ProviderResult } from "../core/provider/request";
 import type { ResumedModel } from "../core/provider/resumedModel";
 import { contextMarkdownOptions, renderContextMarkdown } from "./contextMarkdown";
-import { groupDigits, singleLine } from "../core/text";
+import { groupDigits, shortValue, singleLine } from "../core/text";
 
 export type ContextStage = "context" | "provider";
 
@@ -138,7 +138,7 @@ export function renderProviderMarkdown(a: SessionAnalysis, build: ContextBuild, 
 
 export function modelName(model: ResumedModel | null): string | null {
   if (!model) return null;
-  const part = (v: unknown) => (typeof v === "string" ? singleLine(v, 80) : (JSON.stringify(v) ?? "?"));
+  const part = (v: unknown) => singleLine(shortValue(v), 80);
   return `${part(model.provider)}/${part(model.id)}`;
 }
 

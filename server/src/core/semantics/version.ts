@@ -98,6 +98,14 @@ function hasOwnToString(value: unknown): boolean {
   return value !== null && typeof value === "object" && Object.hasOwn(value, "toString");
 }
 
+/** `String(value)` of a parsed JSON value, or the error V8 throws making it, computed without coercing it. */
+export function looseString(value: unknown): string | { error: "RangeError" | "TypeError" } {
+  if (typeof value === "string") return value;
+  if (value === null || typeof value !== "object") return String(value);
+  if (Array.isArray(value)) return joinedText(value);
+  return hasOwnToString(value) ? { error: "TypeError" } : "[object Object]";
+}
+
 /** `String(array)` of a parsed JSON array, or the error V8 throws making it. */
 export function joinedText(root: unknown[]): string | { error: "RangeError" | "TypeError" } {
   // An explicit stack of [array, next index]; text is appended as `join(",")` would produce it.

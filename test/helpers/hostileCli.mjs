@@ -1,0 +1,106 @@
+// Runs every CLI command in this process over a hostile folder (hostile.mjs) and prints one JSON
+// line per run: the command, its status, its output's size, and what the test checks in it. It is
+// started by test/cli/hostile.test.ts under a heap limit (`--max-old-space-size`) and a timeout,
+// so that a run that hangs or grows without bound fails the test instead of the machine.
+//
+// Usage: node hostileCli.mjs ROOT   (ROOT/sessions is the folder, ROOT/fix a second copy to --fix)
+
+import { readdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+
+const require = createRequire(import.meta.url);
+const out = join(import.meta.dirname, "../../out");
+const { runCheck } = require(join(out, "cli/check.js"));
+const { runContext } = require(join(out, "cli/context.js"));
+const { runSessions } = require(join(out, "cli/sessions.js"));
+const { runFind } = require(join(out, "cli/find.js"));
+const { runTree } = require(join(out, "cli/tree.js"));
+const { runInfo } = require(join(out, "cli/info.js"));
+
+/** Output past this is not kept: the run is reported as too long. */
+const MAX_OUTPUT = 4 * 1024 * 1024;
+const root = process.argv[2];
+const dir = join(root, "sessions");
+
+async function run(name, command, args) {
+  let stdout = "";
+  let stderr = "";
+  let outBytes = 0;
+  const io = {
+    out: (t) => {
+      outBytes += t.length;
+      if (stdout.length < MAX_OUTPUT) stdout += t;
+    },
+    err: (t) => {
+      if (stderr.length < MAX_OUTPUT) stderr += t;
+    },
+    isTTY: false,
+    env: { ...process.env, NO_COLOR: "1" },
+    cwd: root,
+  };
+  let status;
+  let threw;
+  const started = performance.now();
+  try {
+    status = await command(args, io);
+  } catch (error) {
+    threw = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  }
+  const json =
+    args.includes("--json") ||
+    (args.includes("--format") && args[args.indexOf("--format") + 1] === "json") ||
+    (name === "context" && !args.includes("--format"));
+  let jsonError;
+  if (json && status !== undefined && stdout.length > 0 && outBytes <= MAX_OUTPUT) {
+    for (const line of stdout.split("\n")) {
+      if (line === "") continue;
+      try {
+        JSON.parse(line);
+      } catch (error) {
+        jsonError = error.message;
+        break;
+      }
+    }
+  }
+  process.stdout.write(
+    `${JSON.stringify({ name, args, ms: Math.round(performance.now() - started), status, threw, outBytes, json, jsonError, stdout: stdout.slice(0, MAX_OUTPUT), stderr })}\n`,
+  );
+}
+
+const files = [];
+const walk = (d) => {
+  for (const entry of readdirSync(d, { withFileTypes: true })) {
+    const path = join(d, entry.name);
+    if (entry.isDirectory()) walk(path);
+    else if (entry.name.endsWith(".jsonl")) files.push(path);
+  }
+};
+walk(dir);
+files.push(
+  ...readdirSync(root)
+    .filter((name) => name.endsWith(".jsonl"))
+    .map((name) => join(root, name)),
+);
+files.sort();
+
+await run("check", runCheck, [dir]);
+await run("check", runCheck, ["--format", "json", dir]);
+await run("check", runCheck, ["--dry-run", "--fix", join(root, "fix", "sessions")]);
+await run("check", runCheck, ["--fix", join(root, "fix", "sessions")]);
+for (const file of files) {
+  await run("check", runCheck, [file]);
+  for (const args of [[], ["--format", "markdown"], ["--stage", "provider"], ["--pi", "0.74"]]) await run("context", runContext, [...args, file]);
+  // The huge file once per command: its 100,000 lines cost seconds each time.
+  const huge = file.endsWith("_huge.jsonl");
+  for (const args of huge ? [[]] : [[], ["--json"], ["--all"]]) await run("tree", runTree, [...args, file]);
+  for (const args of huge ? [["--json"]] : [[], ["--json"]]) await run("info", runInfo, [...args, file]);
+}
+for (const pi of ["1.x", "0.74"]) {
+  for (const args of [["--json"], ["--limit", "0"]]) await run("sessions", runSessions, ["--session-dir", dir, "--cwd", "/p", "--pi", pi, ...args]);
+  for (const [i, query] of ["e000", "0197", "plain words", "re:[a-z]+", '"all good"', "\u001b[2J", "__proto__", "1"].entries()) {
+    await run("find", runFind, ["--session-dir", dir, "--cwd", "/p", "--pi", pi, ...(i % 2 === 0 ? ["--json"] : []), query]);
+  }
+}
+await run("sessions", runSessions, ["--session-dir", dir, "--all", "--json"]);
+process.stdout.write(`${JSON.stringify({ done: true })}\n`);
