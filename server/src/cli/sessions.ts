@@ -24,6 +24,7 @@ import {
   formatBytes,
   formatDateTime,
   oneLine,
+  oneLineTail,
   padEnd,
   padStart,
   parseOptions,
@@ -182,7 +183,7 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
       const info = s.info;
       const id = oneLine(typeof info.id === "string" ? info.id.slice(0, 8) : String(info.id), 8);
       const when = `${formatDateTime(info.modified)} ${padStart(formatAge(info.modified, options.now), 4)}`;
-      const cwd = showCwd ? `${padEnd(oneLine(tildePath(info.cwd, home), 24), 24)}  ` : "";
+      const cwd = showCwd ? `${padEnd(oneLineTail(tildePath(info.cwd, home), 24), 24)}  ` : "";
       const origin = forkedFrom(s, byKey, home);
       const room = Math.max(16, options.width - fixed - row.prefix.length - (origin ? origin.length + 2 : 0));
       const title = oneLine(info.name ?? info.firstMessage, room);
