@@ -9,6 +9,12 @@
 /** A 1x1 PNG, the smallest image every provider decodes. */
 const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
+/**
+ * The first bytes of a 9000x1200 PNG (signature and IHDR, no pixels): enough for a provider's size
+ * check, and for ours, which reads only the header; Pi passes it on as stored.
+ */
+const PNG_9000X1200_HEAD = "iVBORw0KGgoAAAANSUhEUgAAIygAAASwCAIAAAAAAAAA";
+
 /** Issue 13's example, verbatim: Anthropic rejects its request, since the tool result's call is dropped. */
 const ISSUE_13_EXAMPLE = [
   '{"type":"session","version":3,"id":"019b0000-0000-7000-8000-0000000000aa","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/home/dev/p"}',
@@ -96,6 +102,16 @@ export function requestFaults(h) {
         const b = base();
         const images = Array.from({ length: 101 }, () => ({ type: "image", data: PNG_1X1, mimeType: "image/png" }));
         b[5] = withMessage(b[5], { content: [{ type: "text", text: "Compare these screenshots." }, ...images] });
+        return lines(HEADER, ...b);
+      },
+    ],
+    [
+      "fault-image-too-large",
+      "an image of 9000x1200 px, over the 8000x8000 px Anthropic takes: Pi sends it as stored",
+      () => {
+        const b = base();
+        const image = { type: "image", data: PNG_9000X1200_HEAD, mimeType: "image/png" };
+        b[5] = withMessage(b[5], { content: [{ type: "text", text: "Why is the chart clipped?" }, image] });
         return lines(HEADER, ...b);
       },
     ],

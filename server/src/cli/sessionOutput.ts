@@ -57,6 +57,22 @@ export function oneLine(text: string, width: number): string {
   return sample.length < text.length ? `${fits}…` : out;
 }
 
+/**
+ * A path as one terminal line of at most `width` columns, cut at its start when it is longer: the
+ * end of a project's folder (its name) says the most, `…/work/alpha`. Bounded like `oneLine`.
+ */
+export function oneLineTail(text: string, width: number): string {
+  const sample = text.length > width * 8 + 64 ? text.slice(-(width * 8 + 64)) : text;
+  const chars = [...escapeControls(sample.replace(/\s+/g, " ")).trim()];
+  let used = 0;
+  let start = chars.length;
+  while (start > 0 && used + columnsOf(chars[start - 1]!.codePointAt(0)!) <= width) used += columnsOf(chars[--start]!.codePointAt(0)!);
+  if (start === 0 && sample.length === text.length) return chars.join("");
+  // Room for the ellipsis: drop characters from the start until it fits.
+  while (start < chars.length && used + 1 > width) used -= columnsOf(chars[start++]!.codePointAt(0)!);
+  return `…${chars.slice(start).join("")}`;
+}
+
 /** Cuts text (already one line, controls escaped) to `width` columns, marking a cut with an ellipsis. */
 export function clipColumns(text: string, width: number): string {
   if (text.length <= width) return text;

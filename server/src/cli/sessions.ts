@@ -20,7 +20,19 @@ import { type Listing, listSessions } from "../node/sessionQuery";
 import { pathKey } from "../node/sessionStore";
 import type { CliIo } from "./check";
 import { jsonLine } from "./terminal";
-import { escapeControls, formatBytes, formatDateTime, oneLine, padEnd, padStart, readCommandLine, Progress, terminalWidth, usageError } from "./sessionOutput";
+import {
+  escapeControls,
+  formatBytes,
+  formatDateTime,
+  oneLine,
+  oneLineTail,
+  padEnd,
+  padStart,
+  readCommandLine,
+  Progress,
+  terminalWidth,
+  usageError,
+} from "./sessionOutput";
 
 export const SESSIONS_USAGE = `Usage: pi-session-lsp sessions [--cwd DIR | --all] [--session-dir DIR] [--pi 1.x|0.74] [--json] [--limit N]
 
@@ -173,7 +185,7 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
       const info = s.info;
       const id = oneLine(typeof info.id === "string" ? info.id.slice(0, 8) : looseText(info.id), 8);
       const when = `${formatDateTime(info.modified)} ${padStart(formatAge(info.modified, options.now), 4)}`;
-      const cwd = showCwd ? `${padEnd(oneLine(tildePath(info.cwd, home), 24), 24)}  ` : "";
+      const cwd = showCwd ? `${padEnd(oneLineTail(tildePath(info.cwd, home), 24), 24)}  ` : "";
       const origin = forkedFrom(s, byKey, home);
       const room = Math.max(16, options.width - fixed - row.prefix.length - (origin ? origin.length + 2 : 0));
       const title = oneLine(info.name ?? info.firstMessage, room);

@@ -13,21 +13,17 @@
 
 import { Flag, lastIndexByKey, type Skeleton, walkUp } from "./sessionSkeleton";
 import { ABSENT_KEY, keyText as keyTextOf, NULL_KEY, truthyKey } from "./skeletonKeys";
+import { type Gutters, PrefixCache } from "./treePrefix";
 
 export type FilterMode = "default" | "no-tools" | "user-only" | "labeled-only" | "all";
 export const FILTER_MODES: readonly FilterMode[] = ["default", "no-tools", "user-only", "labeled-only", "all"];
-
-interface Gutter {
-  position: number;
-  show: boolean;
-}
 
 interface FlatNode {
   entry: number;
   indent: number;
   showConnector: boolean;
   isLast: boolean;
-  gutters: Gutter[];
+  gutters: Gutters;
   isVirtualRootChild: boolean;
 }
 
@@ -154,11 +150,11 @@ export function buildTreeView(sk: Skeleton, options: TreeOptions = {}): TreeView
   const expand = (once: boolean): boolean => {
     flat.length = 0;
     const emitted = new Uint8Array(sk.n);
-    type Item = [number, number, boolean, boolean, boolean, Gutter[], boolean];
+    type Item = [number, number, boolean, boolean, boolean, Gutters, boolean];
     const stack: Item[] = [];
     const orderedRoots = [...roots].sort((a, b) => has[b]! - has[a]!);
     for (let i = orderedRoots.length - 1; i >= 0; i--) {
-      stack.push([orderedRoots[i]!, multipleRoots ? 1 : 0, multipleRoots, multipleRoots, i === orderedRoots.length - 1, [], multipleRoots]);
+      stack.push([orderedRoots[i]!, multipleRoots ? 1 : 0, multipleRoots, multipleRoots, i === orderedRoots.length - 1, undefined, multipleRoots]);
     }
     while (stack.length > 0) {
       const [node, indent, justBranched, showConnector, isLast, gutters, isVirtualRootChild] = stack.pop()!;
@@ -175,7 +171,7 @@ export function buildTreeView(sk: Skeleton, options: TreeOptions = {}): TreeView
       const connectorDisplayed = showConnector && !isVirtualRootChild;
       const currentDisplayIndent = multipleRoots ? Math.max(0, indent - 1) : indent;
       const connectorPosition = Math.max(0, currentDisplayIndent - 1);
-      const childGutters = connectorDisplayed ? [...gutters, { position: connectorPosition, show: !isLast }] : gutters;
+      const childGutters: Gutters = connectorDisplayed ? { position: connectorPosition, show: !isLast, outer: gutters } : gutters;
       for (let i = ordered.length - 1; i >= 0; i--) {
         stack.push([ordered[i]!, childIndent, multipleChildren, multipleChildren, i === ordered.length - 1, childGutters, false]);
       }
@@ -272,10 +268,10 @@ export function buildTreeView(sk: Skeleton, options: TreeOptions = {}): TreeView
     multipleRoots = visibleRoots.length > 1;
     const byId = new Map<string, FlatNode>();
     for (const f of filtered) byId.set(keys[f.entry]!, f);
-    type Item = [string, number, boolean, boolean, boolean, Gutter[], boolean];
+    type Item = [string, number, boolean, boolean, boolean, Gutters, boolean];
     const stack: Item[] = [];
     for (let i = visibleRoots.length - 1; i >= 0; i--)
-      stack.push([visibleRoots[i]!, multipleRoots ? 1 : 0, multipleRoots, multipleRoots, i === visibleRoots.length - 1, [], multipleRoots]);
+      stack.push([visibleRoots[i]!, multipleRoots ? 1 : 0, multipleRoots, multipleRoots, i === visibleRoots.length - 1, undefined, multipleRoots]);
     let budget = 4 * (filtered.length + 10);
     while (stack.length > 0) {
       if (--budget < 0) {
@@ -292,7 +288,7 @@ export function buildTreeView(sk: Skeleton, options: TreeOptions = {}): TreeView
       const connectorDisplayed = showConnector && !isVirtualRootChild;
       const currentDisplayIndent = multipleRoots ? Math.max(0, indent - 1) : indent;
       const connectorPosition = Math.max(0, currentDisplayIndent - 1);
-      const childGutters = connectorDisplayed ? [...gutters, { position: connectorPosition, show: !isLast }] : gutters;
+      const childGutters: Gutters = connectorDisplayed ? { position: connectorPosition, show: !isLast, outer: gutters } : gutters;
       for (let i = kids.length - 1; i >= 0; i--)
         stack.push([kids[i]!, childIndent, multipleChildren, multipleChildren, i === kids.length - 1, childGutters, false]);
     }
@@ -306,6 +302,8 @@ export function buildTreeView(sk: Skeleton, options: TreeOptions = {}): TreeView
     const siblings = visibleChildren.get(parent);
     return siblings !== undefined && siblings.length > 1;
   };
+
+  const prefixes = new PrefixCache();
 
   // findNearestVisibleIndex(leaf).
   const visibleIndex = new Map<string, number>();
@@ -329,17 +327,8 @@ export function buildTreeView(sk: Skeleton, options: TreeOptions = {}): TreeView
   view.rows = filtered.map((f, i) => {
     const id = keys[f.entry]!;
     const displayIndent = multipleRoots ? Math.max(0, f.indent - 1) : f.indent;
-    const connector = f.showConnector && !f.isVirtualRootChild;
-    const connectorPosition = connector ? displayIndent - 1 : -1;
-    let prefix = "";
-    for (let c = 0; c < displayIndent * 3; c++) {
-      const level = Math.floor(c / 3);
-      const pos = c % 3;
-      const gutter = f.gutters.find((g) => g.position === level);
-      if (gutter) prefix += pos === 0 ? (gutter.show ? "│" : " ") : " ";
-      else if (connector && level === connectorPosition) prefix += pos === 0 ? (f.isLast ? "└" : "├") : pos === 1 ? (isFoldable(id) ? "⊟" : "─") : " ";
-      else prefix += " ";
-    }
+    const connector = f.showConnector && !f.isVirtualRootChild ? `${f.isLast ? "└" : "├"}${isFoldable(id) ? "⊟" : "─"} ` : undefined;
+    const prefix = prefixes.of(f.gutters, displayIndent, connector);
     const row: TreeRow = { entry: f.entry, prefix, active: active.has(id), selected: i === view.selectedIndex, children: visibleChildren.get(id)?.length ?? 0 };
     const label = sk.labels.get(id);
     if (label !== undefined) row.label = label;
