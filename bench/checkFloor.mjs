@@ -7,13 +7,14 @@
 // Usage:
 //   node bench/checkFloor.mjs FILE [--runs 5] [--keep]
 //   node bench/checkFloor.mjs --folder DIR [--runs 3] [--threads 2]
-//   node bench/checkFloor.mjs --big FILE [--copies 23]   writes a ~1 GB session (copies of the
+//   node bench/checkFloor.mjs --big FILE [--copies 23] [--from SESSION]   writes a ~1 GB session (copies of the
 //        benchmark session, ids renamed per copy and chained into one tree; see bigSession below)
 //
 // Requires the build (`npm run build`) and GNU time at /usr/bin/time.
 
 import { spawnSync } from "node:child_process";
 import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureSession } from "./generate.mjs";
@@ -43,13 +44,17 @@ while ((n = fs.readSync(fd, chunk, 0, chunk.length, pos)) > 0) {
 if (parts.length) parse(Buffer.concat(parts));
 `;
 
-/** Runs a command under GNU time: wall seconds and peak RSS in MiB. */
+/**
+ * Runs a command under GNU time: wall seconds, CPU seconds (user + system, every thread) and peak
+ * RSS in MiB. On a shared machine the CPU time is the steadier figure: the wall time also counts
+ * the time the process waited for a core.
+ */
 function timed(args) {
-  const r = spawnSync("/usr/bin/time", ["-f", "%e %M", ...args], { encoding: "utf8", maxBuffer: 1 << 30, stdio: ["ignore", "ignore", "pipe"] });
+  const r = spawnSync("/usr/bin/time", ["-f", "%e %U %S %M", ...args], { encoding: "utf8", maxBuffer: 1 << 30, stdio: ["ignore", "ignore", "pipe"] });
   const last = r.stderr.trim().split("\n").pop();
-  const [seconds, kib] = last.split(" ").map(Number);
+  const [seconds, user, system, kib] = last.split(" ").map(Number);
   if (!Number.isFinite(seconds)) throw new Error(`could not time ${args.join(" ")}: ${r.stderr}`);
-  return { seconds, mib: kib / 1024, status: r.status };
+  return { seconds, cpu: user + system, mib: kib / 1024, status: r.status };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -60,6 +65,7 @@ function compare(label, variants, runs) {
   return results.map((rs, k) => ({
     label: label[k],
     seconds: median(rs.map((r) => r.seconds)),
+    cpu: median(rs.map((r) => r.cpu)),
     mib: median(rs.map((r) => r.mib)),
     all: rs.map((r) => r.seconds),
   }));
@@ -67,11 +73,11 @@ function compare(label, variants, runs) {
 
 /**
  * A session of about `copies` × 45 MB: the benchmark session's entries again and again, each copy's
- * 8-hex-digit ids renamed (XOR with a per-copy mask, so ids stay unique within a copy) and its root
- * chained to the last entry of the copy before, written line by line (no string that large exists).
+ * 8-hex-digit ids renamed (the copy's number appended) and its root chained to the last entry of the
+ * copy before, written line by line (no string that large exists).
  */
-function bigSession(path, copies) {
-  const source = readFileSync(ensureSession().path, "utf8").split("\n");
+function bigSession(path, copies, from) {
+  const source = readFileSync(from ?? ensureSession().path, "utf8").split("\n");
   const header = source[0];
   const body = source.slice(1).filter((l) => l !== "");
   const fd = openSync(path, "w");
@@ -79,8 +85,8 @@ function bigSession(path, copies) {
     writeSync(fd, `${header}\n`);
     let lastId = null;
     for (let k = 0; k < copies; k++) {
-      const mask = (Math.imul(k, 0x9e3779b1) >>> 0) & 0x7fffffff;
-      const rename = (id) => ((Number.parseInt(id, 16) ^ mask) >>> 0).toString(16).padStart(8, "0");
+      // An 8-hex-digit id with the copy's number appended can equal no id of another copy.
+      const rename = (id) => `${id}${k.toString(36)}`;
       let out = "";
       for (let i = 0; i < body.length; i++) {
         let line = body[i].replace(/"([0-9a-f]{8})"/g, (_, id) => `"${k === 0 ? id : rename(id)}"`);
@@ -100,6 +106,18 @@ function bigSession(path, copies) {
   }
 }
 
+function print(rows) {
+  for (const r of rows)
+    console.log(
+      `${r.label.padEnd(28)} wall ${r.seconds.toFixed(2)} s  CPU ${r.cpu.toFixed(2)} s  peak RSS ${r.mib.toFixed(0)} MiB  (wall of each run: ${r.all.join(", ")})`,
+    );
+  console.log(
+    `machine load (1, 5, 15 min): ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(", ")} on ${availableParallelism()} cores`,
+  );
+}
+
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
   const i = args.indexOf(name);
@@ -107,7 +125,7 @@ const option = (name, fallback) => {
 };
 const runs = Number(option("--runs", 5));
 if (args.includes("--big")) {
-  bigSession(option("--big"), Number(option("--copies", 23)));
+  bigSession(option("--big"), Number(option("--copies", 23)), option("--from"));
 } else if (args.includes("--folder")) {
   const folder = option("--folder");
   const threads = option("--threads", "2");
@@ -119,7 +137,7 @@ if (args.includes("--big")) {
     ],
     runs,
   );
-  for (const r of rows) console.log(`${r.label.padEnd(28)} ${r.seconds.toFixed(2)} s  peak RSS ${r.mib.toFixed(0)} MiB  (runs: ${r.all.join(", ")})`);
+  print(rows);
   console.log(`speed-up ${(rows[0].seconds / rows[1].seconds).toFixed(2)}x`);
 } else {
   const file = args[0];
@@ -130,6 +148,8 @@ if (args.includes("--big")) {
     [["node", "-e", FLOOR, file], ["node", CLI, "check", "--quiet", file], ...(keep ? [["node", "-e", FLOOR, file, "keep"]] : [])],
     runs,
   );
-  for (const r of rows) console.log(`${r.label.padEnd(28)} ${r.seconds.toFixed(2)} s  peak RSS ${r.mib.toFixed(0)} MiB  (runs: ${r.all.join(", ")})`);
-  console.log(`check / floor: time ${(rows[1].seconds / rows[0].seconds).toFixed(2)}x, peak RSS ${(rows[1].mib / rows[0].mib).toFixed(2)}x`);
+  print(rows);
+  console.log(
+    `check / floor: wall ${(rows[1].seconds / rows[0].seconds).toFixed(2)}x, CPU ${(rows[1].cpu / rows[0].cpu).toFixed(2)}x, peak RSS ${(rows[1].mib / rows[0].mib).toFixed(2)}x`,
+  );
 }
