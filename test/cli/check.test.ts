@@ -45,7 +45,7 @@ describe("pi-session-lsp check", () => {
     const r = run("check", file);
     // The dangling parentId value "zz" starts at 0-based column 39 of line 2.
     expect(r.stdout).toBe(
-      `${file}:3:40: error dangling-parent: parentId "zz" names no entry. Pi treats this entry as a root: a context built through it stops here and loses everything above.\n1 error in 1 file\n`,
+      `${file}:3:40: error dangling-parent: parentId "zz" names no entry. Pi treats this entry as a root: a context built through it stops here and loses everything above.\n1 error in 1 file; 1 fixable with --fix --unsafe-fixes\n`,
     );
     expect(r.status).toBe(1);
   });

@@ -23,9 +23,9 @@ vi.mock("../../server/src/features/fixes", async (importOriginal) => {
   const original = await importOriginal<typeof import("../../server/src/features/fixes")>();
   return {
     ...original,
-    applySafeFixes: (doc: { uri: string }, options?: Parameters<typeof original.applySafeFixes>[1]) => {
+    applyFixes: (doc: { uri: string }, options?: Parameters<typeof original.applyFixes>[1]) => {
       if (doc.uri.endsWith("/boom-fix.jsonl")) throw new RangeError("Maximum call stack size exceeded");
-      return original.applySafeFixes(doc as Parameters<typeof original.applySafeFixes>[0], options);
+      return original.applyFixes(doc as Parameters<typeof original.applyFixes>[0], options);
     },
   };
 });
@@ -80,7 +80,7 @@ describe("a file the core throws on", () => {
     expect(text.stderr).toContain(`internal error while checking ${boom}: Maximum call stack size exceeded`);
     expect(text.stderr).not.toMatch(/^\s+at /m);
     expect(text.stdout).toContain(`${bad}:2:40: error dangling-parent`);
-    expect(text.stdout.trimEnd().split("\n").at(-1), text.stderr).toBe("1 error in 1 file; 1 path could not be read, checked or fixed (see above)");
+    expect(text.stdout.trimEnd().split("\n").at(-1), text.stderr).toBe("1 error in 1 file; 1 fixable with --fix --unsafe-fixes; 1 path could not be read, checked or fixed (see above)");
     expect(text.status).toBe(2);
     const json = runInProcess(["--format", "json", boom, bad]);
     const reports = json.stdout
