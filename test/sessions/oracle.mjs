@@ -22,8 +22,9 @@
 // Paths are written with the temporary root replaced by "<ROOT>" (and by "<ENC>" where Pi encodes
 // it in a folder name). Every Pi call runs in a child process on the pinned Node 22, with a timeout.
 //
-// Usage: [PI_ORACLE_TIMEOUT_SCALE=N] node test/sessions/oracle.mjs [--only where|cli|lists|find|files]   (about 8 minutes; find and cli start
-// the real pi command some 40 times)
+// Usage: [PI_ORACLE_TIMEOUT_SCALE=N] node test/sessions/oracle.mjs [--only where|cli|lists|find|files] [--missing]
+// (about 8 minutes; find and cli start the real pi command some 40 times; --missing records only the
+// files that files.<v>.json lacks, such as a fixture just added to the parity corpus)
 
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -472,8 +473,10 @@ async function main() {
               .sort()
               .map((f) => ({ name: f.replace(/\.jsonl$/, ""), path: path.join(PARITY_FIXTURES, f) })),
           );
-        const out = {};
-        const queue = [...files];
+        // --missing: record only the files the expectation lacks (a fixture just added), keeping every recorded one.
+        const recordedPath = path.join(EXPECTED, `files.${short}.json`);
+        const out = process.argv.includes("--missing") && fs.existsSync(recordedPath) ? JSON.parse(fs.readFileSync(recordedPath, "utf8")) : {};
+        const queue = files.filter((f) => !(f.name in out));
         const work = async () => {
           for (let f = queue.shift(); f; f = queue.shift()) {
             const copy = path.join(root, "copies", `${f.name}.jsonl`);

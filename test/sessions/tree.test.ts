@@ -6,7 +6,7 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -59,7 +59,11 @@ const names = Object.keys(recorded("16"));
 describe("tree: Pi 1.6's /tree row for row", () => {
   it("covers the fake home and the whole parity corpus", () => {
     expect(names.filter((n) => n.startsWith("fake-")).length).toBeGreaterThanOrEqual(10);
-    expect(names.length).toBeGreaterThan(60);
+    // A fixture added to the corpus needs `node test/sessions/oracle.mjs --only files` to be recorded.
+    const corpus = readdirSync(PARITY)
+      .filter((f) => f.endsWith(".jsonl"))
+      .map((f) => f.replace(/\.jsonl$/, ""));
+    for (const short of ["16", "074"]) expect(corpus.filter((f) => !(f in recorded(short)))).toEqual([]);
   });
   for (const name of names) {
     it(name, () => {
