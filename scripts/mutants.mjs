@@ -121,13 +121,13 @@ const MUTANTS = [
   // Fixes.
   {
     id: "fix-header-when-no-line-parses",
-    file: "features/fixes.ts",
+    file: "features/fixes/perCode.ts",
     from: 'a.headerState === "missing" || a.headerState === "no-entries"',
     to: 'a.headerState === "missing"',
   },
   {
     id: "fix-header-whitespace-file",
-    file: "features/fixes.ts",
+    file: "features/fixes/perCode.ts",
     from: 'a.headerState === "empty-file" || doc.parsed.every((q) => q.kind === "blank")',
     to: 'a.headerState === "empty-file"',
   },
