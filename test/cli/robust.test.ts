@@ -80,7 +80,9 @@ describe("a file the core throws on", () => {
     expect(text.stderr).toContain(`internal error while checking ${boom}: Maximum call stack size exceeded`);
     expect(text.stderr).not.toMatch(/^\s+at /m);
     expect(text.stdout).toContain(`${bad}:2:40: error dangling-parent`);
-    expect(text.stdout.trimEnd().split("\n").at(-1), text.stderr).toBe("1 error in 1 file; 1 fixable with --fix --unsafe-fixes; 1 path could not be read, checked or fixed (see above)");
+    expect(text.stdout.trimEnd().split("\n").at(-1), text.stderr).toBe(
+      "1 error in 1 file; 1 fixable with --fix --unsafe-fixes; 1 path could not be read, checked or fixed (see above)",
+    );
     expect(text.status).toBe(2);
     const json = runInProcess(["--format", "json", boom, bad]);
     const reports = json.stdout

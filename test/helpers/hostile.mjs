@@ -9,7 +9,7 @@ import { join } from "node:path";
 
 /** Xorshift32 from a seed (never 0): numbers in [0, 1), the same for the same seed. */
 export function seeded(seed) {
-  let x = (seed >>> 0) || 0x9e3779b9;
+  let x = seed >>> 0 || 0x9e3779b9;
   return () => {
     x ^= x << 13;
     x ^= x >>> 17;
