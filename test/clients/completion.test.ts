@@ -22,7 +22,8 @@ import { describeRun, type EditorRun, REPO, requireEditor, runEditor, SAMPLES, S
 /** The session the lines are typed after: a header, a model change and a user message (id 70035268). */
 const SESSION = `${readFileSync(join(SESSIONS, "valid-branches.jsonl"), "utf8").split("\n").slice(0, 3).join("\n")}\n`;
 const MODEL = '{"type":"model_change","id":"abcd1234","parentId":"70035268",';
-const MESSAGE = '{"type":"message","id":"abcd1234","parentId":"70035268","timestamp":"2026-03-02T10:00:05.004Z","message":{"role":"';
+const ENTRY = '{"type":"message","id":"abcd1234","parentId":"70035268","timestamp":"2026-03-02T10:00:05.004Z",';
+const MESSAGE = `${ENTRY}"message":{"role":"`;
 
 /** What is typed, and what the line must be once the first item is taken. */
 const CASES: { typed: string; check: (line: string) => void }[] = [
@@ -42,6 +43,15 @@ const CASES: { typed: string; check: (line: string) => void }[] = [
   {
     typed: `${MODEL}"`,
     check: (line) => expect(Object.keys(JSON.parse(`${line}}`) as object)).toHaveLength(4),
+  },
+  // Keys whose value is one of a few (a type, a role): the first is filled in, never left empty.
+  {
+    typed: "{",
+    check: (line) => expect((JSON.parse(`${line}}`) as { type?: unknown }).type).toBe("message"),
+  },
+  {
+    typed: `${ENTRY}"message":{`,
+    check: (line) => expect((JSON.parse(`${line}}}`) as { message: { role?: unknown } }).message.role).toBe("user"),
   },
   {
     typed: MODEL,

@@ -235,3 +235,13 @@ describe("what Vim-style clients insert (Neovim 0.7's omni completion, ALE: the 
     expect(edit(list.items.find((i) => i.label === "model_change")!).newText).toBe("model_change");
   });
 });
+
+describe("snippets a client fills in by itself", () => {
+  it("sends a value chosen from a few as a placeholder holding the first, never a choice Neovim leaves empty", () => {
+    const { list } = complete(lines(HEADER, MODEL, `{"type":"message","id":"x1","parentId":"a0000001","timestamp":"2026-03-02T10:00:09.000Z","message":{$0`));
+    const role = list.items.find((i) => i.label === "role")!;
+    expect(role.insertTextFormat).toBe(2);
+    expect(edit(role).newText).toBe('"role":"${1:user}"');
+    for (const item of complete(lines(HEADER, MODEL, CALLS, "$0")).list.items) expect(edit(item).newText, item.label).not.toMatch(/\$\{\d+\|/);
+  });
+});

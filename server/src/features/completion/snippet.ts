@@ -1,6 +1,6 @@
 /**
  * Text a completion inserts, written once and rendered for what the client supports: an LSP
- * snippet with placeholders and choices, or plain text with every placeholder's default filled in.
+ * snippet with placeholders (a choice too: its default, see `toSnippet`), or plain text with every placeholder's default filled in.
  *
  * Clients that declare `snippetSupport: false` (Eglot without yasnippet, ALE) insert `insertText`
  * as it is, so `${1:text}` would land in the file; each piece here is therefore plain JSON text, a
@@ -13,7 +13,7 @@ export type Piece =
   | string
   /** A tab stop with a default; `quoted` puts the placeholder inside the quotes of a JSON string. */
   | { placeholder: string; quoted?: boolean }
-  /** A choice of JSON texts; the first is the default. */
+  /** A choice of JSON texts; the first is the default, and the one inserted (see `toSnippet`). */
   | { choice: readonly string[]; quoted?: boolean }
   /** Where the cursor ends. */
   | { final: true };
@@ -21,10 +21,6 @@ export type Piece =
 /** Literal text inside a snippet: `$`, `}` and `\` escaped. */
 export function escapeSnippet(text: string): string {
   return text.replace(/[$}\\]/g, "\\$&");
-}
-
-function escapeChoice(text: string): string {
-  return text.replace(/[$}\\,|]/g, "\\$&");
 }
 
 export class Snippet {
@@ -40,12 +36,11 @@ export class Snippet {
       else {
         const quote = piece.quoted ? '"' : "";
         const stop = ++n;
-        const body =
-          "placeholder" in piece
-            ? piece.placeholder === ""
-              ? `$${stop}`
-              : `\${${stop}:${escapeSnippet(piece.placeholder)}}`
-            : `\${${stop}|${piece.choice.map(escapeChoice).join(",")}|}`;
+        // A choice is sent as a placeholder holding its default: Neovim 0.10+ inserts nothing for a
+        // choice until one is picked (`"type":""` when the user leaves it), and completion inside
+        // the value lists the others anyway.
+        const text = "placeholder" in piece ? piece.placeholder : (piece.choice[0] ?? "");
+        const body = text === "" ? `$${stop}` : `\${${stop}:${escapeSnippet(text)}}`;
         out += `${quote}${body}${quote}`;
       }
     }
