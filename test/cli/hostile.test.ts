@@ -176,7 +176,7 @@ describe(`every server request on hostile sessions (seed ${SEED})`, () => {
         if (answer.ok && typeof (answer.result as { markdown?: unknown }).markdown === "string")
           expectInert((answer.result as { markdown: string }).markdown, `${where} context ${JSON.stringify(request)}`);
       }
-      for (let k = 0; k < 20; k++) {
+      for (let k = 0; k < 12; k++) {
         const line = Math.floor(random() * lines.length);
         const position = { line, character: Math.floor(random() * ((lines[line]?.length ?? 0) + 1)) };
         const hover = computeHover(doc, position);
@@ -200,7 +200,7 @@ describe(`every server request on hostile sessions (seed ${SEED})`, () => {
     }
     expect(hovers).toBeGreaterThan(0);
     expect(computeWorkspaceSymbols(docs, "").length).toBeLessThanOrEqual(1000);
-  });
+  }, 120_000);
 
   it("keeps answering over stdio after every kind of request on them", async () => {
     const client = spawnServer();
