@@ -85,6 +85,7 @@ describe(`every CLI command on hostile sessions (seed ${SEED})`, () => {
       expect([0, 1, 2], label(r)).toContain(r.status);
       expect(r.stderr.replace(new RegExp(FIX_OVERFLOW.source, "g"), ""), label(r)).not.toMatch(/internal error/);
       expect(r.stderr, label(r)).not.toMatch(/^\s+at .*:\d+:\d+\)?$/m);
+      expect(r.stdout + r.stderr, label(r)).not.toMatch(/\b[Aa]n user\b/);
     }
   });
 
@@ -176,7 +177,7 @@ describe(`every server request on hostile sessions (seed ${SEED})`, () => {
         if (answer.ok && typeof (answer.result as { markdown?: unknown }).markdown === "string")
           expectInert((answer.result as { markdown: string }).markdown, `${where} context ${JSON.stringify(request)}`);
       }
-      for (let k = 0; k < 20; k++) {
+      for (let k = 0; k < 12; k++) {
         const line = Math.floor(random() * lines.length);
         const position = { line, character: Math.floor(random() * ((lines[line]?.length ?? 0) + 1)) };
         const hover = computeHover(doc, position);
@@ -200,7 +201,7 @@ describe(`every server request on hostile sessions (seed ${SEED})`, () => {
     }
     expect(hovers).toBeGreaterThan(0);
     expect(computeWorkspaceSymbols(docs, "").length).toBeLessThanOrEqual(1000);
-  });
+  }, 120_000);
 
   it("keeps answering over stdio after every kind of request on them", async () => {
     const client = spawnServer();

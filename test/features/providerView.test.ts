@@ -158,3 +158,28 @@ describe("a resumed model named by values Pi does not expect (issue 10, item 5)"
     expect(modelName({ provider: deep, id: "m\u001b[2J" } as unknown as Parameters<typeof modelName>[0])).toBe("[…]/m [2J");
   });
 });
+
+describe("a context too deep to send (issue 10, item 5)", () => {
+  it("is refused with a reason instead of failing in the transport's JSON.stringify", () => {
+    const H = '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}';
+    const deep = `${"[".repeat(20_000)}${"]".repeat(20_000)}`;
+    const doc = new SessionDocument(
+      "file:///deep.jsonl",
+      "jsonl",
+      1,
+      `${H}\n{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":${deep},"timestamp":1}}\n`,
+    );
+    for (const format of ["json", "markdown"] as const) {
+      const answer = computeContextRequest(doc, { uri: doc.uri, format });
+      expect(answer.ok).toBe(false);
+      expect(!answer.ok && answer.message).toMatch(/nested more than 1000 levels deep, too deep to send as JSON/);
+    }
+    const shallow = new SessionDocument(
+      "file:///ok.jsonl",
+      "jsonl",
+      1,
+      `${H}\n{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}\n`,
+    );
+    expect(computeContextRequest(shallow, { uri: shallow.uri }).ok).toBe(true);
+  });
+});

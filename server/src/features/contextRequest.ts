@@ -17,6 +17,7 @@
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import { cycleReachedFrom } from "../core/semantics/walk";
 import { buildContext, type ContextBuild, type ContextFailure, type ContextResult, type PiFlavor, type SessionContext } from "../core/buildContext";
+import { MAX_ANSWER_DEPTH, nestedDeeperThan } from "../core/depth";
 import type { SessionDocument } from "../core/document";
 import { shortValue } from "../core/text";
 import { currentSystem } from "../core/systemPrompt";
@@ -115,6 +116,12 @@ export function computeContextRequest(doc: SessionDocument, params: Partial<Buil
     result.markdown = built.ok ? renderContextMarkdown(built.build, contextMarkdownOptions(a, flavor)) : `# No context\n\n${result.error!.message}.\n`;
   }
   if (stage === "provider" && built.ok) addProviderStage(a, result, built.build, flavor, format);
+  // The answer is sent as JSON, which a value thousands of levels deep would make throw.
+  if (nestedDeeperThan(result, MAX_ANSWER_DEPTH))
+    return {
+      ok: false,
+      message: `the context holds a value nested more than ${MAX_ANSWER_DEPTH} levels deep, too deep to send as JSON (pi-session-lsp context --format markdown shows it)`,
+    };
   return { ok: true, result, build: built.ok ? built.build : undefined };
 }
 

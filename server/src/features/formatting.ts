@@ -13,12 +13,22 @@
  * is (Pi itself would lose the difference only if it ever rewrote the file).
  */
 
+import { runToEnd, type Steps } from "../core/steps";
 import type { TextEdit } from "vscode-languageserver";
 import type { SessionDocument } from "../core/document";
 
 export function computeFormatting(doc: SessionDocument): TextEdit[] {
+  return runToEnd(formattingSteps(doc));
+}
+
+/** Lines formatted between two yields: a few milliseconds of work. */
+const STEP_LINES = 1000;
+
+/** `computeFormatting` as steps, for the server to drive and cancel (`core/steps.ts`). */
+export function* formattingSteps(doc: SessionDocument): Steps<TextEdit[]> {
   const edits: TextEdit[] = [];
   for (let line = 0; line < doc.lineCount; line++) {
+    if (line > 0 && line % STEP_LINES === 0) yield;
     const p = doc.parsed[line]!;
     if (p.kind !== "value") continue;
     const formatted = formatLine(doc, line, p.value);

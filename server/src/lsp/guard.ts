@@ -6,13 +6,19 @@
  *   `InvalidRequest`, as the LSP specification asks;
  * - a request the client has cancelled is answered `RequestCancelled` without running (requests
  *   still queued behind a running one are answered the moment their `$/cancelRequest` arrives, by
- *   the connection strategy in `stdio.ts`);
+ *   the connection strategy in `stdio.ts`); a long one written as steps (`core/steps.ts`) is run
+ *   a slice of time at a time, and answered `RequestCancelled` between two slices once cancelled,
+ *   or `ContentModified` once its document changed;
  * - an exception inside a handler is logged and answered with the handler's empty result, never
  *   allowed to take the server down; a `ResponseError` a handler throws on purpose (a refused
  *   rename, an unknown document) reaches the client as it is.
  */
 
 import { type CancellationToken, type Connection, ErrorCodes, LSPErrorCodes, ResponseError } from "vscode-languageserver";
+import type { Steps } from "../core/steps";
+
+/** How long a request written as steps runs before it lets other messages in. */
+export const SLICE_MS = 15;
 
 export type Lifecycle = "new" | "running" | "shut-down";
 
@@ -43,6 +49,44 @@ export class Guard {
       this.admit(token);
       return this.safe(what, fallback, () => work(params, token));
     };
+  }
+
+  /**
+   * A request handler for work written as steps: lifecycle and cancellation checked first, then
+   * the steps run a slice at a time, checking the token at every step and yielding to the event
+   * loop (where `$/cancelRequest` and edits arrive) after each slice. `stillValid` says whether the
+   * document is still the version the work started on.
+   */
+  stepped<P, R>(
+    what: string,
+    fallback: R,
+    work: (params: P) => { steps: Steps<R>; stillValid: () => boolean } | undefined,
+  ): (params: P, token: CancellationToken) => Promise<R> {
+    return async (params, token) => {
+      this.admit(token);
+      try {
+        const started = work(params);
+        return started ? await this.drive(started.steps, token, started.stillValid) : fallback;
+      } catch (error) {
+        if (error instanceof ResponseError) throw error;
+        this.logFailure(what, error);
+        return fallback;
+      }
+    };
+  }
+
+  /** Runs `steps` to the end, a slice at a time; throws `RequestCancelled` or `ContentModified`. */
+  async drive<R>(steps: Steps<R>, token: CancellationToken, stillValid: () => boolean = () => true): Promise<R> {
+    let sliceStart = performance.now();
+    for (;;) {
+      if (token.isCancellationRequested) throw new ResponseError(LSPErrorCodes.RequestCancelled, "the request was cancelled");
+      const next = steps.next();
+      if (next.done) return next.value;
+      if (performance.now() - sliceStart < SLICE_MS) continue;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (!stillValid()) throw new ResponseError(LSPErrorCodes.ContentModified, "the document changed while the request ran");
+      sliceStart = performance.now();
+    }
   }
 
   /** Throws the protocol's error for a request that must not run now. */

@@ -9,6 +9,7 @@
 import {
   CodeLensRefreshRequest,
   type Connection,
+  type DocumentFormattingParams,
   ErrorCodes,
   type InitializeResult,
   MessageType,
@@ -16,6 +17,7 @@ import {
   ShowMessageNotification,
   TextDocumentSyncKind,
   TextDocuments,
+  type TextEdit,
 } from "vscode-languageserver";
 import { SessionDocument } from "../core/document";
 import { CODE_ACTION_KINDS, computeCodeActions } from "../features/codeActions";
@@ -35,7 +37,7 @@ import { capDiagnostics, MAX_PER_CODE } from "../features/diagnosticCap";
 import { applySeverityOverrides, collectDiagnostics } from "../features/diagnostics";
 import { computeFadingHints } from "../features/fading";
 import { computeFoldingRanges } from "../features/folding";
-import { computeFormatting } from "../features/formatting";
+import { formattingSteps } from "../features/formatting";
 import {
   callHierarchyIncomingCalls,
   callHierarchyOutgoingCalls,
@@ -284,7 +286,15 @@ export function startServer(connection: Connection): ServerHandle {
       return document ? resolveMigrationAction(document, action) : action;
     });
   });
-  connection.onDocumentFormatting(onDocument("textDocument/formatting", [], (d) => computeFormatting(d)));
+  // Formatting reads every line of the file: run as steps, so that a cancel or an edit stops it.
+  connection.onDocumentFormatting(
+    guard.stepped("textDocument/formatting", [] as TextEdit[], (p: DocumentFormattingParams) => {
+      const document = documents.get(p.textDocument.uri);
+      if (!document) return undefined;
+      const version = document.version;
+      return { steps: formattingSteps(document), stillValid: () => documents.get(p.textDocument.uri) === document && document.version === version };
+    }),
+  );
   connection.onCompletion(
     onDocument("textDocument/completion", { isIncomplete: false, items: [] }, (d, p) => computeCompletion(d, p.position, { snippets: snippetSupport })),
   );
