@@ -1,0 +1,60 @@
+/**
+ * The line checks replay the findings of lines whose parse did not change (lineChecks.ts). After
+ * any sequence of edits inside lines, a document's diagnostics must equal those of the same text
+ * opened afresh: edits that change a timestamp (whose children's timestamp order depends on it),
+ * break or mend a line, or change a role exercise what is re-checked and what is replayed.
+ */
+
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { SessionDocument } from "../../server/src/core/document";
+import { computeDiagnostics } from "../../server/src/features/diagnostics";
+import { seededRandom } from "../helpers/lspClient";
+
+const FIXTURES = join(__dirname, "../parity/fixtures");
+const files = readdirSync(FIXTURES)
+  .filter((f) => f.endsWith(".jsonl"))
+  .sort();
+
+/** Replacements that keep a line on one line and often keep its structure (what typing does). */
+const EDITS: readonly [RegExp, string][] = [
+  [/"timestamp":"20(\d\d)/, '"timestamp":"19$1'],
+  [/"timestamp":"20\d\d/, '"timestamp":"2099'],
+  // The same time written otherwise: the tree keeps its structure, but a child's timestamp-order
+  // message quotes its parent's text.
+  [/"timestamp":"([^"]*)\.(\d\d\d)Z"/, '"timestamp":"$1.$2+00:00"'],
+  [/"timestamp":"19(\d\d)/, '"timestamp":"20$1'],
+  [/"text":"/, '"text":"x'],
+  [/"role":"user"/, '"role":"hookMessage"'],
+  [/"role":"hookMessage"/, '"role":"user"'],
+  [/\}$/, ""],
+  [/([^}])$/, "$1}"],
+  [/"content":/, '"content" '],
+  [/"content" /, '"content":'],
+];
+
+describe("replayed line findings equal a fresh check", () => {
+  it(`after random edits inside lines of ${files.length} fixtures`, () => {
+    const random = seededRandom(7);
+    let compared = 0;
+    for (const name of files) {
+      const text = readFileSync(join(FIXTURES, name), "utf8");
+      const doc = new SessionDocument(`file:///${name}`, "jsonl", 1, text);
+      computeDiagnostics(doc);
+      for (let step = 0; step < 12; step++) {
+        const line = Math.floor(random() * doc.lineCount);
+        const before = doc.lines[line]!;
+        const [pattern, replacement] = EDITS[Math.floor(random() * EDITS.length)]!;
+        const after = before.replace(pattern, replacement);
+        if (after === before) continue;
+        const end = { line: doc.lspLine(line), character: before.length };
+        doc.update([{ range: { start: { line: doc.lspLine(line), character: 0 }, end }, text: after }], doc.version + 1);
+        const fresh = new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText());
+        expect(computeDiagnostics(doc), `${name}, edit ${step} on line ${line + 1}`).toEqual(computeDiagnostics(fresh));
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(files.length * 2);
+  });
+});
