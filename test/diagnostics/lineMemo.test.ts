@@ -57,4 +57,15 @@ describe("replayed line findings equal a fresh check", () => {
     }
     expect(compared).toBeGreaterThan(files.length * 2);
   });
+
+  it("checks the last line again: blank lines share one parse, and only an empty last line is skipped", () => {
+    // Found by the robustness test: the last line " " became "", keeping the shared blank parse.
+    const text = '{"type":"session","version":3,"id":"s","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/p"}\n \n ';
+    const doc = new SessionDocument("file:///blank.jsonl", "jsonl", 1, text);
+    expect(computeDiagnostics(doc).filter((d) => d.code === "blank-line")).toHaveLength(2);
+    doc.update([{ range: { start: { line: 2, character: 0 }, end: { line: 2, character: 1 } }, text: "" }], 2);
+    const fresh = new SessionDocument("file:///blank.jsonl", "jsonl", 1, doc.getText());
+    expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(fresh));
+    expect(computeDiagnostics(doc).filter((d) => d.code === "blank-line")).toHaveLength(1);
+  });
 });

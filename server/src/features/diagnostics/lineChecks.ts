@@ -57,6 +57,9 @@ export function checkLines(r: Report): void {
 function linesToCheckAgain(memo: LineMemo, r: Report): Uint8Array {
   const { doc, a } = r;
   const again = new Uint8Array(doc.lineCount);
+  // Blank lines share one parse whatever their whitespace, and the last line is skipped only when
+  // it is the empty piece after the final newline: it is always checked again.
+  again[doc.lineCount - 1] = 1;
   const parsed = doc.parsed;
   for (let line = 0; line < parsed.length; line++) {
     if (parsed[line] === memo.parsed[line]) continue;
