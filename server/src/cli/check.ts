@@ -18,11 +18,8 @@ import type { Diagnostic } from "vscode-languageserver";
 import { SessionDocument } from "../core/document";
 import { forgetValues, keepAllValues, setValueBudget } from "../core/values";
 import { LineTooLong, readStreamedDocument } from "../node/streamedDocument";
-import { CODES, type DiagnosticCode } from "../core/codes";
 import { capDiagnostics, MAX_PER_CODE } from "../features/diagnosticCap";
 import { collectDiagnostics } from "../features/diagnostics";
-import { quickFixes } from "../features/fixes";
-import { needsMigration } from "../features/migration";
 import { defaultThreads } from "../node/scanPool";
 import { parseCommandLine, quote, UsageError, type OptionSpecs } from "./args";
 import { type CheckTask, checkTargets, type FileReport } from "./checkPool";
@@ -38,7 +35,7 @@ import {
   openSessionFile,
   type OpenedFile,
 } from "./files";
-import type { UnsafeFixApplied } from "../features/fixes";
+import { type Fixable, fixableMarks, fixedLine, severityOf, unsafeList } from "./checkOutput";
 import { fixFile, type FixOutcome } from "./fix";
 import {
   addTotals,
@@ -406,50 +403,9 @@ export class CheckRun {
   }
 }
 
-/** The unsafe fixes applied, with 1-based lines of the file as it was read (null for a line a fix added). */
-function unsafeList(applied: readonly UnsafeFixApplied[]): { line: number | null; code: string; summary: string }[] {
-  return applied.map((u) => ({ line: u.line < 0 ? null : u.line + 1, code: u.code, summary: u.summary }));
-}
-
-/** What `--fix` did to a file, in one line. */
-function fixedLine(shownPath: string, outcome: FixOutcome, cwd: string): string {
-  const summary = [...outcome.fixed!].map(([code, count]) => (count > 1 ? `${code} ×${count}` : code)).join(", ");
-  const replaced = outcome.replaced!;
-  const linked = replaced.viaLink ? ` (in ${displayPath(replaced.target, cwd)}, the file it links to)` : "";
-  let line = `${shownPath}: fixed ${escapeControls(summary)}${linked}; the original is saved as ${displayPath(replaced.backup, cwd)}`;
-  if (replaced.recovered > 0) {
-    line += `; ${replaced.recovered.toLocaleString("en-US")} bytes appended to it during the replacement were kept at its end`;
-    if (replaced.reordered) line += " (after an entry appended later: check the order of the last lines)";
-  }
-  return line;
-}
-
 /** The values the streamed check keeps parsed: the lines read last, as many characters as this. */
 const STREAMED_VALUE_CHARS = 16_000_000;
 
 function fileUri(path: string): string {
   return pathToFileURL(resolve(path)).href;
-}
-
-/** Per diagnostic, whether `--fix` would mend it (it has a safe fix), or only `--fix --unsafe-fixes`. */
-function fixableMarks(doc: SessionDocument, diagnostics: readonly Diagnostic[]): Fixable[] {
-  try {
-    let migration: boolean | undefined;
-    return quickFixes(doc, diagnostics).map(({ diagnostic, fixes }): Fixable => {
-      const code = String(diagnostic.code);
-      if (code === "old-version" || code === "invalid-version") return (migration ??= needsMigration(doc)) ? "safe" : false;
-      return fixes.some((f) => f.safe) ? "safe" : fixes.length > 0 ? "unsafe" : false;
-    });
-  } catch {
-    // The marks are a courtesy: without them the diagnostics are still all there.
-    return diagnostics.map(() => false);
-  }
-}
-
-type Fixable = "safe" | "unsafe" | false;
-
-/** The LSP severity (1 error … 4 hint) of a diagnostic code. */
-function severityOf(code: string): number {
-  const level = Object.hasOwn(CODES, code) ? CODES[code as DiagnosticCode].severity : "error";
-  return { error: 1, warning: 2, information: 3, hint: 4 }[level];
 }
