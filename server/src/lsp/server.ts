@@ -207,7 +207,7 @@ export function startServer(connection: Connection): ServerHandle {
   const memory = new MemoryReclaimer(() => documents.keys().length);
   documents.onDidOpen((event) => {
     diagnostics?.changed(event.document);
-    memory.changed(textLength(event.document));
+    memory.changed(event.document.textLength());
   });
   documents.onDidChangeContent((event) => {
     diagnostics?.changed(event.document);
@@ -367,11 +367,4 @@ export function startServer(connection: Connection): ServerHandle {
       return guard.state === "shut-down";
     },
   };
-}
-
-/** The number of characters in a document's lines (O(lines), without joining them). */
-function textLength(document: SessionDocument): number {
-  let chars = 0;
-  for (const line of document.lines) chars += line.length + 1;
-  return chars;
 }
