@@ -16,10 +16,9 @@ type Add = Parameters<Report["add"]>;
 /**
  * The findings of the last run, per line, for a tree whose structure typing leaves as it is (see
  * `SessionAnalysis.structure`). Every finding of a line depends on that line's parse and on
- * structural facts, except the timestamp order, whose message quotes the parent's timestamp as written (its time is
- * structural, its text is not): so after
- * an edit inside lines only those lines and their children are checked again, and the other lines'
- * findings are replayed. On the 50 MB session this was a walk over 50,000 lines' objects on every
+ * structural facts, except the timestamp order, whose message quotes the parent's timestamp as
+ * written (its time is structural, its text is not): so after an edit inside lines only those
+ * lines and their children are checked again, and the other lines' findings are replayed. On the 50 MB session this was a walk over 50,000 lines' objects on every
  * keystroke, the largest part of the checks' time per edit.
  */
 interface LineMemo {
