@@ -15,7 +15,10 @@
 //   sessions the session commands on a fake Pi home (bench/sessions.mjs, issue 15), without goals;
 //   peers   with --vs-peers only: Pi 1.6 (`SessionManager.open` + `buildSessionContext`) and the
 //           VS Code JSON server, installed with npm into a temporary folder, on the same files, as
-//           ratios.
+//           ratios;
+//   baseline with --baseline DIR only: the server of another checkout (built, e.g. an earlier commit in
+//           a git worktree) takes turns with this one in the server section, and a section compares
+//           open, edit and every request before (DIR) and after (this checkout).
 // The compared programs take turns in every repetition (ours, the floor or peer, ours, ...), so a
 // ratio is made of runs that saw the same machine; medians are reported. The machine may be shared:
 // the header gives the load average before and after, and the share of the CPUs other processes
@@ -28,8 +31,9 @@
 //          [--entries N] [--scale-entries N] [--reps N] [--edits N] [--request-rounds N]
 //          [--folder-files N] [--folder-mb M] [--sessions-files N] [--sessions-mb M]
 //          [--big-line-chars N] [--close-wait MS] [--out DIR] [--markdown] [--profile DIR]
+//          [--baseline DIR]
 
-import { mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -52,6 +56,9 @@ function options(argv) {
   const only = value("--only", SECTIONS.join(","), SECTIONS.join(",")).split(",");
   for (const s of only) if (!SECTIONS.includes(s)) throw new Error(`bench: unknown section ${s} (--only ${SECTIONS.join(",")})`);
   const profile = value("--profile", undefined, undefined);
+  const baseline = value("--baseline", undefined, undefined);
+  const baselineBin = baseline ? join(resolve(baseline), "bin", "pi-session-lsp.js") : undefined;
+  if (baselineBin && !existsSync(baselineBin)) throw new Error(`bench: no server at ${baselineBin} (--baseline takes a built checkout)`);
   return {
     quick,
     only: new Set(only),
@@ -70,6 +77,8 @@ function options(argv) {
     sessionsFiles: number("--sessions-files", 2000, 40),
     sessionsMb: number("--sessions-mb", 2000, 20),
     serverFlags: profile ? ["--cpu-prof", `--cpu-prof-dir=${resolve(profile)}`] : [],
+    baseline: baseline ? resolve(baseline) : undefined,
+    baselineBin,
   };
 }
 
@@ -167,17 +176,21 @@ function render(rows, { markdown }) {
 // ---- The measurements ------------------------------------------------------------------------------
 
 /** The server over stdio on one session: `reps` pull and push runs (and the JSON server's), taking turns. */
-async function serverSection(s, o, peers, reps, { push = true } = {}) {
+async function serverSection(s, o, peers, reps, { push = true, baseline = false } = {}) {
   const pulls = [];
   const pushes = [];
   const jsons = [];
+  const basePulls = [];
+  const basePushes = [];
   for (let r = 0; r < reps; r++) {
     pulls.push(await serverPull(s, o));
+    if (baseline) basePulls.push(await serverPull(s, { ...o, bin: o.baselineBin }));
     if (push) pushes.push(await serverPush(s, o));
+    if (push && baseline) basePushes.push(await serverPush(s, { ...o, bin: o.baselineBin }));
     if (peers) jsons.push(await jsonPeer(peers, s, o));
   }
   const mid = (list, pick) => median(list.map(pick));
-  return {
+  const summary = (pulls, pushes) => ({
     openPull: mid(pulls, (p) => p.open),
     openPush: mid(pushes, (p) => p.open),
     editPull: pulls.flatMap((p) => p.edits),
@@ -186,6 +199,10 @@ async function serverSection(s, o, peers, reps, { push = true } = {}) {
     memory: Object.fromEntries(
       ["idle", "afterOpen", "afterEdits", "afterClose"].map((k) => [k, { rss: mid(pulls, (p) => p.memory[k].rss), peak: mid(pulls, (p) => p.memory[k].peak) }]),
     ),
+  });
+  return {
+    ...summary(pulls, pushes),
+    baseline: basePulls.length ? summary(basePulls, basePushes) : undefined,
     json: jsons.length
       ? { open: mid(jsons, (j) => j.open), edits: jsons.flatMap((j) => j.edits), rss: mid(jsons, (j) => j.rss), peak: mid(jsons, (j) => j.peak) }
       : undefined,
@@ -290,6 +307,26 @@ function cliRows(t, runs, s, { prefix }) {
   return check.ms / s.bytes;
 }
 
+/**
+ * Before (the --baseline checkout) and after (this one), from runs that took turns: open, edit and
+ * every request, as medians and their ratio; a ratio above 1.1 is marked slower.
+ */
+function baselineRows(t, r, dir) {
+  t.section(`Before and after: ${dir} (before) against this checkout (after), taking turns`);
+  const compare = (id, what, before, after, format = ms, goal = "not slower (≤ 1.1×)") => {
+    const ratio = after / before;
+    t.row(`baseline.${id}`, what, ratio, `${format(before)} → ${format(after)}: ${times(ratio)}`, goal, ratio <= 1.1);
+  };
+  const b = r.baseline;
+  compare("open.pull", "open → first diagnostics, pulled", b.openPull, r.openPull);
+  compare("open.push", "open → first diagnostics, pushed", b.openPush, r.openPush);
+  compare("edit.pull", "one-character edit → fresh diagnostics, pulled", median(b.editPull), median(r.editPull));
+  compare("edit.push", "the same, pushed", median(b.editPush), median(r.editPush));
+  for (const name of REQUEST_NAMES) compare(`request.${name}`, `first ${name} after an edit`, median(b.requests[name]), median(r.requests[name]));
+  compare("memory.afterOpen", "RSS after the open", b.memory.afterOpen.rss, r.memory.afterOpen.rss, mb, "not larger (≤ 1.1×)");
+  compare("memory.afterEdits", "RSS after the edits", b.memory.afterEdits.rss, r.memory.afterEdits.rss, mb, "not larger (≤ 1.1×)");
+}
+
 // ---- Main --------------------------------------------------------------------------------------------
 
 async function main() {
@@ -312,8 +349,9 @@ async function main() {
   if (o.only.has("server")) {
     log(`server over stdio on ${mb(base.bytes)}, ${o.reps} runs`);
     t.section(`Server over stdio: ${mb(base.bytes)}, ${int(base.entries)} entries (medians of ${o.reps} runs; p90 of every sample)`);
-    raw.server = await serverSection(base, o, peers, o.reps);
+    raw.server = await serverSection(base, o, peers, o.reps, { baseline: Boolean(o.baselineBin) });
     serverRows(t, raw.server, base, { prefix: "server.", editGoal: 20, requests: true, closeWaitMs: o.closeWaitMs });
+    if (raw.server.baseline) baselineRows(t, raw.server, o.baseline);
   }
   if (o.only.has("cli")) {
     log(`CLI on ${mb(base.bytes)}, ${o.reps} runs`);

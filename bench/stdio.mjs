@@ -196,8 +196,8 @@ export const REQUEST_NAMES = Object.keys(REQUESTS);
  * one-character edits each followed by a pull, then `requestRounds` rounds per request of an edit
  * and the request, memory after the edits, and memory `closeWaitMs` after the close.
  */
-export async function serverPull(s, { edits, requestRounds, closeWaitMs, serverFlags = [] }) {
-  const server = startServer(process.execPath, [...serverFlags, BIN, "--stdio"]);
+export async function serverPull(s, { edits, requestRounds, closeWaitMs, serverFlags = [], bin = BIN }) {
+  const server = startServer(process.execPath, [...serverFlags, bin, "--stdio"]);
   await initialize(server, PULL);
   await sleep(200);
   const idle = memory(server.pid);
@@ -245,8 +245,8 @@ export async function serverPull(s, { edits, requestRounds, closeWaitMs, serverF
 }
 
 /** Our server with a pushing client: open → first publish, and edits that change a diagnostic → their publish. */
-export async function serverPush(s, { edits, serverFlags = [] }) {
-  const server = startServer(process.execPath, [...serverFlags, BIN, "--stdio"]);
+export async function serverPush(s, { edits, serverFlags = [], bin = BIN }) {
+  const server = startServer(process.execPath, [...serverFlags, bin, "--stdio"]);
   await initialize(server, PUSH);
   const uri = "file:///bench/session-push.jsonl";
   const t0 = performance.now();
