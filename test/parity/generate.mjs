@@ -33,11 +33,12 @@
 // Usage: node generate.mjs [--only <substring>] [--jobs N]
 
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { requestFaults } from "./request-faults.mjs";
+import { GENERATED_FAULTS, requestFaults } from "./request-faults.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ORACLE_NM = path.join(HERE, "oracle", "node_modules");
@@ -973,12 +974,56 @@ async function loadPipeline(version) {
     const { transformMessages } = await imp(path.join(ai, "api", "transform-messages.js"));
     const { getModel } = await imp(path.join(ai, "compat.js"));
     const { getBranchSelection } = await imp(path.join(pkg, "dist", "core", "virtual-models.js"));
-    return { convertToLlm, transformMessages, getModel, select: (sm) => getBranchSelection(sm.getBranch(), getModel) };
+    const streams = { "google-generative-ai": async () => (await imp(path.join(ai, "api", "google-generative-ai.js"))).stream };
+    return { convertToLlm, transformMessages, getModel, streams, select: (sm) => getBranchSelection(sm.getBranch(), getModel) };
   }
   const ai = path.join(ORACLE_NM, "@earendil-works", "pi-ai", "dist");
   const { transformMessages } = await imp(path.join(ai, "providers", "transform-messages.js"));
   const { getModel } = await imp(path.join(ai, "index.js"));
-  return { convertToLlm, transformMessages, getModel, select: (_sm, context) => context.model };
+  const streams = { "google-generative-ai": async () => (await imp(path.join(ai, "providers", "google.js"))).streamGoogle };
+  return { convertToLlm, transformMessages, getModel, streams, select: (_sm, context) => context.model };
+}
+
+const sha256 = (text) => createHash("sha256").update(text).digest("hex");
+
+/**
+ * The request body pi-ai's own API conversion builds for `model` from the converted messages, as
+ * its `onPayload` hook receives it just before the SDK sends it (the hook throws, so nothing is
+ * sent): what the provider's size limit applies to. Only the APIs of the generated fixtures.
+ */
+async function realPayload(pipeline, model, llmMessages) {
+  const load = pipeline.streams[model.api];
+  if (!load) return { api: model.api, error: "no stream function loaded for this api" };
+  const stream = await load();
+  let captured;
+  const events = stream(
+    model,
+    { messages: llmMessages },
+    {
+      apiKey: "not-a-key",
+      onPayload: (params) => {
+        captured = params;
+        throw new Error("payload captured; not sent");
+      },
+    },
+  );
+  await events.result();
+  if (!captured) return { api: model.api, error: "onPayload was not called" };
+  return { api: model.api, bytes: Buffer.byteLength(JSON.stringify(captured), "utf8"), contents: captured.contents?.length ?? null };
+}
+
+/** A generated fixture's context and provider messages as digests: counts, byte sizes and SHA-256 of their JSON. */
+function digestOf(context, provider) {
+  const messagesOf = (messages) => ({
+    messageCount: messages.length,
+    messagesSha256: sha256(JSON.stringify(messages)),
+    messageBytes: messages.map((m) => Buffer.byteLength(JSON.stringify(m), "utf8")),
+  });
+  const { messages, ...rest } = context;
+  const digestContext = { ...rest, ...messagesOf(messages) };
+  if (!Array.isArray(provider.messages)) return { context: digestContext, provider };
+  const { messages: sent, ...model } = provider;
+  return { context: digestContext, provider: { ...model, ...messagesOf(sent) } };
 }
 
 /** The stand-in for the default model Pi falls back to when it cannot restore the session's (as server/src/core/provider/resumedModel.ts). */
@@ -1033,6 +1078,8 @@ async function childMain(task) {
   // probe
   const { fixture, work, ops } = task;
   let sm;
+  /** The converted messages and the catalogue model of the last context, for the payload op. */
+  let llm;
   const run = (op, fn) => {
     emit({ op, start: true });
     const t0 = process.hrtime.bigint();
@@ -1085,8 +1132,18 @@ async function childMain(task) {
         const context = sm.buildSessionContext();
         const contextEntryIds = typeof sm.buildContextEntries === "function" ? sm.buildContextEntries().map((e) => undef(e?.id)) : null;
         const provider = providerRequest(pipeline, sm, context, `probe:${task.version}:${path.basename(fixture)}:provider`);
-        return { context, contextEntryIds, provider };
+        if (!task.digest) return { context, contextEntryIds, provider };
+        llm = { messages: pipeline.convertToLlm(context.messages), model: pipeline.getModel(provider.model?.provider, provider.model?.id) };
+        return { ...digestOf(context, provider), contextEntryIds };
       });
+    } else if (op === "payload") {
+      emit({ op, start: true });
+      try {
+        const value = llm?.model ? await realPayload(pipeline, llm.model, llm.messages) : null;
+        emit({ op, status: "ok", value });
+      } catch (e) {
+        emit({ op, status: "threw", error: `${e?.constructor?.name ?? typeof e}: ${e?.message ?? String(e)}` });
+      }
     } else if (op === "branch") {
       run("branch", () => sm.getBranch().map((e) => undef(e?.id)));
     } else if (op === "tree") {
@@ -1134,12 +1191,15 @@ async function runOps(version, task, ops, timeoutMs) {
     child.stderr.on("data", (d) => {
       stderr += d;
     });
+    // Where the search for the next newline resumes: a result of megabytes arrives in many chunks.
+    let scanned = 0;
     child.stdout.on("data", (d) => {
       buf += d;
       let nl;
-      while ((nl = buf.indexOf("\n")) >= 0) {
+      while ((nl = buf.indexOf("\n", scanned)) >= 0) {
         const msg = JSON.parse(buf.slice(0, nl));
         buf = buf.slice(nl + 1);
+        scanned = 0;
         if (msg.start) {
           current = msg.op;
           arm(msg.op === "write" ? STARTUP_TIMEOUT_MS : timeoutMs, msg.op);
@@ -1154,6 +1214,7 @@ async function runOps(version, task, ops, timeoutMs) {
           remaining = remaining.filter((o) => o !== msg.op);
         }
       }
+      scanned = buf.length;
     });
     const { code, signal } = await new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
     clearTimeout(timer);
@@ -1207,15 +1268,22 @@ function placeholders(value, work) {
   return JSON.parse(s.split(work).join("<TMP>"));
 }
 
-async function probe(version, fixturePath) {
+async function probe(version, fixturePath, digest = false) {
   const name = path.basename(fixturePath, ".jsonl");
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "pi-parity-")));
   try {
-    const res = await runOps(version, { mode: "probe", fixture: fixturePath, work }, ["load", "open", "context", "branch", "tree"], TIMEOUT_MS[version]);
+    const ops = ["load", "open", "context", ...(digest ? ["payload"] : []), "branch", "tree"];
+    // A generated fixture is megabytes: its calls get the longer timeout (none of them has a cycle).
+    const res = await runOps(version, { mode: "probe", fixture: fixturePath, work, digest }, ops, digest ? TIMEOUT_MS["1.6.0"] : TIMEOUT_MS[version]);
     const original = fs.readFileSync(fixturePath, "utf8");
     const load = res.load;
     const open = res.open;
     const exp = { pi: version, fixture: `${name}.jsonl` };
+    if (digest) {
+      // Not committed: the test builds it again from request-faults.mjs and checks these first.
+      exp.fixtureBytes = Buffer.byteLength(original, "utf8");
+      exp.fixtureSha256 = sha256(original);
+    }
     exp.load = load.status;
     exp.loadError = load.status === "threw" ? load.error : null;
     exp.loadedEntries = load.status === "ok" ? load.value.length : null;
@@ -1243,6 +1311,7 @@ async function probe(version, fixturePath) {
     exp.treeError = tr.status === "threw" || tr.status === "crashed" ? tr.error : null;
     exp.treeHung = tr.status === "hung";
     exp.provider = ctx.status === "ok" ? ctx.value.provider : null;
+    if (digest) exp.payload = res.payload?.status === "ok" ? res.payload.value : (res.payload ?? null);
     const timings = Object.entries(res)
       .filter(([, r]) => r.ms !== undefined && r.ms >= 1000)
       .map(([op, r]) => `${op} ${(r.ms / 1000).toFixed(1)} s`);
@@ -1302,7 +1371,7 @@ function summarize(e) {
   if (e.skippedLines?.length) parts.push(`skipped line${e.skippedLines.length > 1 ? "s" : ""} ${e.skippedLines.join(",")}`);
   if (e.contextHung) parts.push("**context hung**");
   else if (e.contextError) parts.push(`**context ${e.contextError.replace(/^(\w+): .*/, "$1")}**`);
-  else parts.push(`${e.context.messages.length} msgs`);
+  else parts.push(`${e.context.messages?.length ?? e.context.messageCount} msgs`);
   if (e.branchHung) parts.push("**getBranch hung**");
   else if (e.branchError) parts.push(`**getBranch ${e.branchError.replace(/^(\w+): .*/, "$1")}**`);
   if (e.treeHung) parts.push("**getTree hung**");
@@ -1388,16 +1457,27 @@ async function main(argv) {
     .filter((f) => f.endsWith(".jsonl"))
     .map((f) => f.slice(0, -6))
     .sort((a, b) => (a.startsWith("written") === b.startsWith("written") ? (a < b ? -1 : 1) : a.startsWith("written") ? -1 : 1));
+  // Fixtures too large to commit: written to a temporary folder, probed there, recorded as digests.
+  const generatedDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "pi-parity-generated-")));
+  const generated = new Set();
+  for (const [name, desc, make] of GENERATED_FAULTS) {
+    fs.writeFileSync(path.join(generatedDir, `${name}.jsonl`), make());
+    what[name] = desc;
+    generated.add(name);
+    names.push(name);
+  }
   const jobsList = [];
   for (const name of names) if (!only || name.includes(only)) for (const version of Object.keys(VERSIONS)) jobsList.push({ name, version });
   const results = await pool(jobsList, jobs, async ({ name, version }) => {
     const t = Date.now();
-    const { exp, timings } = await probe(version, path.join(FIXTURES, `${name}.jsonl`));
+    const digest = generated.has(name);
+    const { exp, timings } = await probe(version, path.join(digest ? generatedDir : FIXTURES, `${name}.jsonl`), digest);
     fs.writeFileSync(path.join(EXPECTED, `${name}.${version}.json`), formatExpectation(exp));
     const slow = timings.length ? `; slow calls: ${timings.join(", ")}` : "";
     console.error(`${name} ${version}: ${summarize(exp)} (${((Date.now() - t) / 1000).toFixed(1)} s${slow})`);
     return { name, version, exp };
   });
+  fs.rmSync(generatedDir, { recursive: true, force: true });
   if (!only) {
     for (const name of names) {
       const row = { name: `${name}.jsonl`, what: what[name] ?? "" };

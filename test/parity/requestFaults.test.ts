@@ -6,10 +6,13 @@
  * the entry to blame. Files the real pipeline and the providers accept get none of these codes.
  */
 
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildContext, type PiFlavor } from "../../server/src/core/buildContext";
 import { SessionDocument } from "../../server/src/core/document";
+import { buildProviderRequest, type ProviderRequest } from "../../server/src/core/provider/request";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 
 interface Block {
@@ -29,7 +32,11 @@ interface Outcome {
   open: string;
   loadedEntries: number;
   context: { messages: Message[] } | null;
-  provider: { model: { input?: string[]; contextWindow?: number; maxImagesPerRequest?: number } | null; messages?: Message[]; error?: string } | null;
+  provider: {
+    model: { api?: string; input?: string[]; contextWindow?: number; maxImagesPerRequest?: number; maxImagesPerMessage?: number } | null;
+    messages?: Message[];
+    error?: string;
+  } | null;
 }
 
 const root = __dirname;
@@ -69,6 +76,13 @@ function pngSize(base64: string): [number, number] {
   const bytes = Buffer.from(base64, "base64");
   return [bytes.readUInt32BE(16), bytes.readUInt32BE(20)];
 }
+
+/** The sizes of the images in the request Pi built, in order. */
+const imageSizes = (o: Outcome) =>
+  sent(o)
+    .flatMap(blocks)
+    .filter((b) => b.type === "image")
+    .map((b) => pngSize(b.data ?? ""));
 
 interface Case {
   fixture: string;
@@ -159,11 +173,29 @@ const CASES: Case[] = [
     fixture: "fault-image-too-large",
     code: "image-too-large",
     line: 6,
+    confirm: (o) => expect(imageSizes(o)).toEqual([[9000, 1200]]),
+  },
+  {
+    fixture: "fault-images-over-2000px",
+    code: "image-too-large",
+    line: 6,
     confirm: (o) => {
-      const image = sent(o)
-        .flatMap(blocks)
-        .find((b) => b.type === "image");
-      expect(pngSize(image?.data ?? "")).toEqual([9000, 1200]);
+      // More than 20 images, all within 8000x8000 px, one over 2000x2000 px, sent as stored.
+      const sizes = imageSizes(o);
+      expect(sizes.length).toBeGreaterThan(20);
+      expect(sizes.filter(([w, h]) => w > 2000 || h > 2000)).toEqual([[2100, 1000]]);
+      expect(sizes.every(([w, h]) => w <= 8000 && h <= 8000)).toBe(true);
+    },
+  },
+  {
+    fixture: "fault-images-per-message",
+    code: "too-many-images",
+    line: 9,
+    confirm: (o, pi) => {
+      // Pi sends all 21 in one message; pi-ai 1.6's catalogue records 20 per message for the model.
+      expect(sent(o).map((m) => blocks(m).filter((b) => b.type === "image").length)).toContain(21);
+      expect(o.provider?.model?.api).toBe("bedrock-converse-stream");
+      if (pi === "1.6.0") expect(o.provider?.model?.maxImagesPerMessage).toBe(20);
     },
   },
   {
@@ -257,5 +289,90 @@ describe("each request rule has a fixture the real Pi confirms", () => {
     }
     expect(checked.length).toBeGreaterThan(40);
     expect(RULE_CODES.size).toBeGreaterThan(10);
+  });
+});
+
+/**
+ * `request-too-large` needs a request over 20 MiB (the Gemini API's limit, the smallest in pi-ai's
+ * catalogue), too large to commit: request-faults.mjs builds the fixture, generate.mjs probed the
+ * same bytes with the real Pi and recorded digests (expected/fault-request-too-large.*.json): the
+ * provider messages' SHA-256 and per-message sizes, and the size of the body pi-ai's own Gemini
+ * conversion builds from them (captured by its `onPayload` hook, never sent).
+ */
+interface DigestOutcome {
+  fixtureBytes: number;
+  fixtureSha256: string;
+  provider: { model: { maxRequestBytes?: number }; messageCount: number; messagesSha256: string; messageBytes: number[] };
+  payload: { api: string; bytes: number; contents: number };
+}
+
+describe("request-too-large on a generated 22 MB fixture the real Pi confirms", () => {
+  const name = "fault-request-too-large";
+  const record = (pi: string) => JSON.parse(readFileSync(join(root, "expected", `${name}.${pi}.json`), "utf8")) as DigestOutcome;
+  /** Google's limit, as pi-ai 1.6's catalogue records it for the session's model. */
+  const limit = record("1.6.0").provider.model.maxRequestBytes!;
+  let fixtureText = "";
+  let doc: SessionDocument;
+  const sha = (s: string) => createHash("sha256").update(s).digest("hex");
+  /** The index of the message at which the running size of the messages passes the limit. */
+  const crossing = (bytes: number[]) => {
+    let total = 0;
+    return bytes.findIndex((b) => (total += b) > limit);
+  };
+
+  beforeAll(async () => {
+    const { GENERATED_FAULTS } = await import("./request-faults.mjs");
+    const make = GENERATED_FAULTS.find(([n]) => n === name)![2];
+    fixtureText = make();
+    doc = new SessionDocument(`file:///${name}.jsonl`, "jsonl", 1, fixtureText);
+  });
+
+  it("is built byte for byte as the file the real Pi probed", () => {
+    for (const pi of ["0.74.2", "1.6.0"]) {
+      expect(Buffer.byteLength(fixtureText, "utf8")).toBe(record(pi).fixtureBytes);
+      expect(sha(fixtureText)).toBe(record(pi).fixtureSha256);
+    }
+    expect(limit).toBe(20971520);
+  });
+
+  for (const [pi, flavor] of [
+    ["0.74.2", "0.74"],
+    ["1.6.0", "1.x"],
+  ] as [string, PiFlavor][]) {
+    it(`is over Google's limit in the body the real pi-ai ${pi} builds, and ours sends what Pi ${pi} sends`, () => {
+      const o = record(pi);
+      expect(o.payload.api).toBe("google-generative-ai");
+      expect(o.payload.bytes).toBeGreaterThan(limit);
+      // The messages' JSON, which our rule counts, is within 0.1 % of the real body.
+      const total = o.provider.messageBytes.reduce((x, y) => x + y, 0);
+      expect(Math.abs(total - o.payload.bytes) / o.payload.bytes).toBeLessThan(0.001);
+      const built = buildContext(doc.analysis, { flavor });
+      expect(built.ok).toBe(true);
+      if (!built.ok) return;
+      const result = buildProviderRequest(built.build, { flavor, now: () => 0 });
+      expect(result.ok).toBe(true);
+      const request = (result as { request: ProviderRequest }).request;
+      expect(request.messages).toHaveLength(o.provider.messageCount);
+      expect(sha(JSON.stringify(request.messages))).toBe(o.provider.messagesSha256);
+      expect(request.messages.map((m) => Buffer.byteLength(JSON.stringify(m), "utf8"))).toEqual(o.provider.messageBytes);
+    });
+  }
+
+  it("gets request-too-large on the message at which the real Pi's request passes the limit", () => {
+    const k = crossing(record("1.6.0").provider.messageBytes);
+    expect(k).toBe(8);
+    const built = buildContext(doc.analysis, { flavor: "1.x" });
+    if (!built.ok) throw new Error("no context");
+    const result = buildProviderRequest(built.build, { flavor: "1.x", now: () => 0 });
+    if (!result.ok) throw new Error(result.reason);
+    const line = result.request.sources[k]!.line;
+    expect(line).toBe(10);
+    const found = computeDiagnostics(doc).filter((d) => d.code === "request-too-large");
+    expect(found.map((d) => d.range.start.line)).toEqual([line]);
+    expect(found[0]!.severity).toBe(1);
+    expect(found[0]!.message).toContain("passes 20,971,520 bytes, the largest body pi-ai's catalogue gives for google/gemini-2.5-flash");
+    expect(found[0]!.message).toContain("Google documents a 20 MB limit on a request's total size");
+    // Nothing else is wrong with the session: each image is within Pi's own limits for the model.
+    expect(computeDiagnostics(doc).filter((d) => d.severity === 1 && d.code !== "request-too-large")).toEqual([]);
   });
 });

@@ -8,7 +8,9 @@
  *   2000x2000 px in a request with more than 20 images ("Images and vision"), read from the image's
  *   own header (PNG, GIF, WebP, JPEG; only the first bytes are decoded);
  * - `request-too-large` (error): a request body over the model's `inputLimits.maxRequestBytes`
- *   (32 MB for Anthropic), on the message that crosses it;
+ *   (20 MiB for the Gemini API, 32 MB for Anthropic), on the message that crosses it, counted as
+ *   the UTF-8 JSON of the provider messages (an API's own body differs by a few hundred bytes per
+ *   message: test/parity's generated fixture compares both with the real pi-ai's);
  * - `image-not-sent` (information): a model that takes no images gets Pi's text placeholder.
  *
  * Pi resizes images when a tool reads them or the user attaches them, never when it resumes a
@@ -21,7 +23,7 @@ import type { SessionDocument } from "../core/document";
 import { findModel, type ModelInfo } from "../core/provider/catalog";
 import type { ProviderRequest } from "../core/provider/request";
 import { groupDigits } from "../core/text";
-import { makeDiagnostic, ruleFor } from "./providerRules";
+import { makeDiagnostic, type ProviderRule, ruleFor } from "./providerRules";
 import { modelName } from "./providerView";
 
 type Message = Record<string, unknown>;
@@ -102,7 +104,7 @@ export function imageDiagnostics(doc: SessionDocument, request: ProviderRequest)
       );
     }
   }
-  if (limits?.maxRequestBytes !== undefined) out.push(...requestSize(doc, request, limits.maxRequestBytes, name, provider));
+  if (limits?.maxRequestBytes !== undefined) out.push(...requestSize(doc, request, limits.maxRequestBytes, name, ruleFor(model?.api)));
   return out;
 }
 
@@ -111,7 +113,7 @@ function blockPath(image: Image): (string | number)[] {
   return image.entry.type === "custom_message" ? ["content", image.block, "type"] : ["message", "content", image.block, "type"];
 }
 
-function requestSize(doc: SessionDocument, request: ProviderRequest, max: number, name: string, provider: string): Diagnostic[] {
+function requestSize(doc: SessionDocument, request: ProviderRequest, max: number, name: string, rule: ProviderRule): Diagnostic[] {
   // The messages come from the file's lines, plus a few hundred characters per converted message:
   // a file well below the limit cannot exceed it, and nothing is serialised.
   const fileChars = doc.textLength();
@@ -125,7 +127,7 @@ function requestSize(doc: SessionDocument, request: ProviderRequest, max: number
     return [
       makeDiagnostic(
         "request-too-large",
-        `The request Pi builds passes ${groupDigits(max)} bytes, the largest body pi-ai's catalogue gives for ${name}, at this message; ${provider} refuses larger requests (HTTP 413), so every request fails until the context shrinks (a compaction, or fewer images).`,
+        `The request Pi builds passes ${groupDigits(max)} bytes, the largest body pi-ai's catalogue gives for ${name}, at this message: ${rule.requestSize ?? `${rule.provider} refuses larger requests`}. Pi sends the whole context every time, so every request fails until the context shrinks (a compaction, or fewer images).`,
         doc.lineRange(entry.line),
       ),
     ];

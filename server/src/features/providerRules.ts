@@ -12,7 +12,10 @@
  * Gemini function calling (a function response turn comes right after the function call turn);
  * Amazon Bedrock Converse (`toolResult` blocks answer the `toolUse` blocks of the previous turn);
  * Mistral (tool messages answer the assistant's tool calls). The image and request size limits per
- * model are pi-ai's own catalogue (`inputLimits`), compiled from the same documentation.
+ * model are pi-ai's own catalogue (`inputLimits`), compiled from the same documentation: the
+ * smallest, 20,971,520 bytes, is the Gemini API's (Google: a request's total size, prompts, system
+ * instructions and inline data included, is limited to 20 MB, "Image understanding"), then
+ * Anthropic's 32 MB ("Request size limits": 413 `request_too_large`).
  */
 
 import type { Diagnostic, DiagnosticRelatedInformation, Range } from "vscode-languageserver";
@@ -32,6 +35,8 @@ export interface ProviderRule {
   emptyUser: string;
   /** Whether Anthropic's documented per-image dimension limits apply. */
   anthropicImages: boolean;
+  /** What the provider documents about a request's size, and answers past it, where pi-ai's catalogue gives a limit. */
+  requestSize?: string;
 }
 
 const ANTHROPIC: ProviderRule = {
@@ -42,7 +47,11 @@ const ANTHROPIC: ProviderRule = {
     "unexpected `tool_use_id` found in `tool_result` blocks … Each `tool_result` block must have a corresponding `tool_use` block in the previous message",
   emptyUser: "Pi's Anthropic conversion leaves it out of the request, so the model never sees it",
   anthropicImages: true,
+  requestSize: 'Anthropic documents 32 MB per Messages API request and answers larger ones with HTTP 413 "request_too_large"',
 };
+
+const GEMINI_SIZE =
+  'Google documents a 20 MB limit on a request\'s total size (prompts, system instructions and inline data) and answers larger ones with HTTP 400 "Request payload size exceeds the limit: 20971520 bytes"';
 
 const RESPONSES: ProviderRule = {
   provider: "OpenAI's Responses API",
@@ -73,6 +82,7 @@ const RULES: Record<string, ProviderRule> = {
     toolResultError: "Please ensure that function response turn comes immediately after a function call turn",
     emptyUser: "Pi sends it as a part with empty text",
     anthropicImages: false,
+    requestSize: GEMINI_SIZE,
   },
   "google-vertex": {
     provider: "Vertex AI's Gemini API",
