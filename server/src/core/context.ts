@@ -66,6 +66,9 @@ export function isInContext(a: SessionAnalysis, entry: Entry): boolean {
  */
 export const activeContext = perStructureAndInputs(contextInputs, (a: SessionAnalysis): ContextResult => buildContext(a, { flavor: "1.x" }));
 
+/** The context Pi 0.73/0.74 builds when it resumes the file, kept the same way (the request diagnostics compare its pipeline). */
+export const activeContext074 = perStructureAndInputs(contextInputs, (a: SessionAnalysis): ContextResult => buildContext(a, { flavor: "0.74" }));
+
 /**
  * The line parses the context Pi resumes with is made of (either version's): the active path from
  * the first entry the last compaction keeps (or from the root), and the last entries before that

@@ -23,7 +23,7 @@ import { shortValue } from "../core/text";
 import { currentSystem } from "../core/systemPrompt";
 import { estimateContextTokens } from "../core/tokens";
 import { contextMarkdownOptions, renderContextMarkdown } from "./contextMarkdown";
-import { activeContext } from "../core/context";
+import { activeContext, activeContext074 } from "../core/context";
 import { contextDocument, migrationNote } from "./migratedView";
 import { addProviderStage, type ContextStage, type ProviderStats, type ProviderView } from "./providerView";
 
@@ -115,9 +115,11 @@ export function computeContextRequest(doc: SessionDocument, params: Partial<Buil
   if (format === "markdown") {
     result.markdown = built.ok ? renderContextMarkdown(built.build, contextMarkdownOptions(a, flavor)) : `# No context\n\n${result.error!.message}.\n`;
   }
-  if (stage === "provider" && built.ok) addProviderStage(a, result, built.build, flavor, format);
-  // The answer is sent as JSON, which a value thousands of levels deep would make throw.
-  if (nestedDeeperThan(result, MAX_ANSWER_DEPTH))
+  // The answer is sent as JSON, which a value thousands of levels deep would make throw; the
+  // provider stage checks its own part, once per request built.
+  let tooDeep = nestedDeeperThan(result, MAX_ANSWER_DEPTH);
+  if (stage === "provider" && built.ok) tooDeep = addProviderStage(a, result, built.build, flavor, format, MAX_ANSWER_DEPTH) || tooDeep;
+  if (tooDeep)
     return {
       ok: false,
       message: `the context holds a value nested more than ${MAX_ANSWER_DEPTH} levels deep, too deep to send as JSON (pi-session-lsp context --format markdown shows it)`,
@@ -162,6 +164,7 @@ const buildMemo = new WeakMap<SessionAnalysis, { key: string; result: ContextRes
 export function lastBuild(a: SessionAnalysis, leaf: Entry | null, flavor: PiFlavor): ContextResult {
   const key = `${flavor}:${leaf ? leaf.index : "none"}`;
   if (flavor === "1.x" && leaf !== null && leaf === a.leaf) return activeContext(a);
+  if (flavor === "0.74" && leaf !== null && leaf === a.leaf) return activeContext074(a);
   const memo = buildMemo.get(a);
   if (memo?.key === key) return memo.result;
   const result = buildContext(a, { leaf, flavor });

@@ -9,14 +9,15 @@
  *   ("the provider gets 41 messages: 2 dropped, 1 placeholder result"), or nothing when they do not;
  * - `renderProviderMarkdown`: the provider's messages to read, through `contextMarkdown.ts`.
  *
- * Synthetic tool results carry the time of the build (`Date.now()`), as Pi's carry the time of the
- * request.
+ * Synthetic tool results carry the time the request was first built (`Date.now()`), as Pi's carry
+ * the time of the request.
  */
 
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import type { ContextBuild, PiFlavor } from "../core/buildContext";
-import { buildProviderRequest, type ProviderRequest, type ProviderResult } from "../core/provider/request";
+import { type ProviderRequest, type ProviderResult, sharedProviderRequest } from "../core/provider/request";
 import type { ResumedModel } from "../core/provider/resumedModel";
+import { nestedDeeperThan } from "../core/depth";
 import { contextMarkdownOptions, renderContextMarkdown } from "./contextMarkdown";
 import { groupDigits, shortValue, singleLine } from "../core/text";
 
@@ -43,9 +44,13 @@ export interface ProviderStats {
   error?: { message: string; line: number | null };
 }
 
-/** The provider request of a built context, at the current time. */
+/**
+ * The provider request of a built context, shared by every feature that shows or checks it: built
+ * once per build and Pi version (`sharedProviderRequest`), its synthetic results dated when it was
+ * first built.
+ */
 export function providerRequestOf(build: ContextBuild, flavor: PiFlavor): ProviderResult {
-  return buildProviderRequest(build, { flavor, now: Date.now });
+  return sharedProviderRequest(build, { flavor, now: Date.now });
 }
 
 const summaries = new WeakMap<SessionAnalysis, Map<string, ProviderStats>>();
@@ -148,14 +153,28 @@ export interface ProviderView {
   messages: unknown[];
 }
 
-/** Adds the provider stage to a `piSession/buildContext` answer built from `build`. */
+/** Whether a request's `{model, messages}` nests deeper than `limit`, found once per request (the walk costs as much as the build). */
+const depthChecked = new WeakMap<ProviderRequest, boolean>();
+
+function nestsDeeperThan(request: ProviderRequest, limit: number): boolean {
+  let deep = depthChecked.get(request);
+  if (deep === undefined) depthChecked.set(request, (deep = nestedDeeperThan({ model: request.model, messages: request.messages }, limit)));
+  return deep;
+}
+
+/**
+ * Adds the provider stage to a `piSession/buildContext` answer built from `build`. Returns whether
+ * the provider view nests deeper than `limit` once in the answer (one level below its top), which
+ * JSON cannot carry: the caller checks the rest of the answer itself.
+ */
 export function addProviderStage(
   a: SessionAnalysis,
   result: { provider?: ProviderView | null; providerStats?: ProviderStats; markdown?: string },
   build: ContextBuild,
   flavor: PiFlavor,
   format: "json" | "markdown",
-): void {
+  limit: number,
+): boolean {
   const provider = providerRequestOf(build, flavor);
   result.provider = provider.ok ? { model: provider.request.model, messages: provider.request.messages } : null;
   result.providerStats = statsOf(provider);
@@ -164,4 +183,5 @@ export function addProviderStage(
       ? renderProviderMarkdown(a, build, provider.request, flavor)
       : `# No provider request\n\n${result.providerStats.error!.message}: every request fails before it reaches the provider.\n`;
   }
+  return provider.ok && nestsDeeperThan(provider.request, limit - 1);
 }

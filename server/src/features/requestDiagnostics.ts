@@ -21,19 +21,19 @@
 
 import type { Diagnostic } from "vscode-languageserver";
 import type { Entry } from "../core/analysis";
-import { buildContext, type ContextBuild, selectEntries } from "../core/buildContext";
+import { type ContextBuild, selectEntries } from "../core/buildContext";
 import { toolCallBlock } from "../core/semantics/toolPairs";
 import { pathTo } from "../core/semantics/walk";
-import { activeContext, contextInputs } from "../core/context";
+import { activeContext, activeContext074, contextInputs } from "../core/context";
 import type { SessionDocument } from "../core/document";
 import type { JsonPath } from "../core/locate";
-import { buildProviderRequest, type ProviderRequest, type ProviderResult } from "../core/provider/request";
+import type { ProviderRequest, ProviderResult } from "../core/provider/request";
 import { versionRules } from "../core/semantics/version";
 import { estimateContextTokens, estimateTokens, usableUsage } from "../core/tokens";
 import { groupDigits, singleLine } from "../core/text";
 import { imageDiagnostics } from "./imageDiagnostics";
 import { makeDiagnostic, ruleFor } from "./providerRules";
-import { modelName } from "./providerView";
+import { modelName, providerRequestOf } from "./providerView";
 
 type Message = Record<string, unknown>;
 
@@ -60,14 +60,15 @@ function computeRequestDiagnostics(doc: SessionDocument): Diagnostic[] {
   const out: Diagnostic[] = compactionKeepsToolResult(doc);
   const built = activeContext(a);
   if (!built.ok) return out;
-  const result = buildProviderRequest(built.build, { flavor: "1.x", now: () => 0 });
+  // The request the lenses and the provider stage of the context request show: built once.
+  const result = providerRequestOf(built.build, "1.x");
   if (!result.ok) {
     out.push(throwsDiagnostic(doc, result, "Pi 1.x", ""));
     return out;
   }
-  const older = buildContext(a, { flavor: "0.74" });
+  const older = activeContext074(a);
   if (older.ok) {
-    const old = buildProviderRequest(older.build, { flavor: "0.74", now: () => 0 });
+    const old = providerRequestOf(older.build, "0.74");
     if (!old.ok) out.push(throwsDiagnostic(doc, old, "Pi 0.73/0.74", " (Pi 1.x's does not)"));
   }
   const request = result.request;

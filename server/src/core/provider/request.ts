@@ -20,7 +20,7 @@
 import type { Entry } from "../analysis";
 import type { ContextBuild, PiFlavor } from "../buildContext";
 import { convertToLlm, type LeftOut, type PipelineVersion } from "./convertToLlm";
-import { chooseModel, type ResumedModel } from "./resumedModel";
+import { chooseModel, type ModelChoice, type ResumedModel } from "./resumedModel";
 import { transformMessages } from "./transformMessages";
 
 export interface ProviderPlaceholder {
@@ -71,11 +71,64 @@ export function pipelineVersion(flavor: PiFlavor | undefined): PipelineVersion {
 /** The provider messages of a built context. */
 export function buildProviderRequest(build: ContextBuild, options: ProviderOptions): ProviderResult {
   const version = pipelineVersion(options.flavor);
-  const { context, sources, path } = build;
-  const choice = chooseModel(path, context, version);
+  return requestFor(build, chooseModel(build.path, build.context, version), version, options.now);
+}
+
+/**
+ * The last request built from each context build, per pipeline version, with the model it was
+ * built for. A build is never changed once made (its messages are the parses it was built from,
+ * which an edit replaces rather than changes), and the semantic layer hands out the same build
+ * object for as long as the lines it reads are the same objects (`activeContext`).
+ */
+const requests = new WeakMap<ContextBuild, Partial<Record<PipelineVersion, { choice: ModelChoice; result: ProviderResult }>>>();
+
+/**
+ * `buildProviderRequest`, built once per context build and pipeline version: the diagnostics, the
+ * lenses and the `piSession/buildContext` request share it, across edits that leave the build
+ * and the resumed model as they were.
+ *
+ * The request is a function of the build's messages, the pipeline version and the model Pi
+ * resumes with, and nothing else. The model is chosen again on every call (a walk back from the
+ * leaf to the first model change or assistant message, whose parses an edit may have swapped
+ * while the build stayed), and the last request is reused only when that choice is the same:
+ * the same catalogue model object, or the same primitive provider and id for a model the
+ * catalogue lacks. The first caller's `now` dates the synthetic results.
+ */
+export function sharedProviderRequest(build: ContextBuild, options: ProviderOptions): ProviderResult {
+  const version = pipelineVersion(options.flavor);
+  const choice = chooseModel(build.path, build.context, version);
+  let memo = requests.get(build);
+  if (!memo) requests.set(build, (memo = {}));
+  const last = memo[version];
+  if (last && sameChoice(last.choice, choice)) return last.result;
+  const result = requestFor(build, choice, version, options.now);
+  memo[version] = { choice, result };
+  return result;
+}
+
+/** Whether two model choices make the same request: the transform reads only the model, the view also what was selected. */
+function sameChoice(x: ModelChoice, y: ModelChoice): boolean {
+  if (x.transformModel !== y.transformModel) return false;
+  if ((x.model === null) !== (y.model === null) || (x.selected === null) !== (y.selected === null)) return false;
+  if (x.selected && y.selected && !(Object.is(x.selected.provider, y.selected.provider) && Object.is(x.selected.modelId, y.selected.modelId))) return false;
+  if (x.model && y.model && x.model !== y.model) {
+    // A model the catalogue lacks is a new object each time: equal when it names the same primitives.
+    if (x.model.inCatalog !== false || y.model.inCatalog !== false) return false;
+    if (!Object.is(x.model.provider, y.model.provider) || !Object.is(x.model.id, y.model.id)) return false;
+  }
+  return isPrimitive(x.selected?.provider) && isPrimitive(x.selected?.modelId);
+}
+
+/** A value compared by `Object.is` is the same value only when it is not an object (an object from an edited line is a new one). */
+function isPrimitive(v: unknown): boolean {
+  return v === null || (typeof v !== "object" && typeof v !== "function");
+}
+
+function requestFor(build: ContextBuild, choice: ModelChoice, version: PipelineVersion, now: () => number): ProviderResult {
+  const { context, sources } = build;
   const converted = convertToLlm(context.messages, version);
   if (!converted.ok) return { ok: false, entry: sources[converted.index], contextIndex: converted.index, reason: converted.reason, model: choice.model };
-  const transformed = transformMessages(converted.messages, choice.transformModel, version, options.now);
+  const transformed = transformMessages(converted.messages, choice.transformModel, version, now);
   if (!transformed.ok) {
     const at = converted.from[transformed.index]!;
     return { ok: false, entry: sources[at], contextIndex: at, reason: transformed.reason, model: choice.model };
