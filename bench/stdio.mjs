@@ -175,6 +175,9 @@ const insert = (uri, version, site, text = "x") => ({
   contentChanges: [{ range: { start: site, end: site }, text }],
 });
 
+/** Where the header's lens is: the header is the first line of every generated session. */
+const HEADER_RANGE = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+
 /** The requests timed after an edit, each as an editor sends it. */
 const REQUESTS = {
   hover: ({ uri, site }) => ["textDocument/hover", { textDocument: { uri }, position: { line: site.line, character: site.id } }],
@@ -188,6 +191,11 @@ const REQUESTS = {
     { textDocument: { uri }, range: { start: { line: site.line, character: 0 }, end: { line: site.line + 100, character: 0 } } },
   ],
   completion: ({ uri, s }) => ["textDocument/completion", { textDocument: { uri }, position: s.deepParent }],
+  // The built context and what the provider receives (issue 13), for the leaf Pi resumes from: the
+  // header's lens (its title names what the pipeline changed), the request with each stage.
+  lensResolve: ({ uri }) => ["codeLens/resolve", { range: HEADER_RANGE, data: { uri, entryId: null, line: 0, kind: "context" } }],
+  context: ({ uri }) => ["piSession/buildContext", { uri }],
+  contextProvider: ({ uri }) => ["piSession/buildContext", { uri, stage: "provider" }],
 };
 export const REQUEST_NAMES = Object.keys(REQUESTS);
 
@@ -381,19 +389,23 @@ export function piContextScript(peers) {
 }
 
 /**
- * The whole-process CLI runs on one file, `reps` times, interleaved (floor, check, context, Pi),
+ * The whole-process CLI runs on one file, `reps` times, interleaved (floor, check, context, context
+ * --stage provider, Pi),
  * so that their ratios see the same machine. Pi opens a copy (Pi may rewrite what it opens).
  * With `pairWith` (another session's path), each repetition also checks that file (`runs.paired`),
  * for a ratio of the two checks' times from runs that took turns.
  */
 export function cliRuns(s, { reps, context = true, peers, pairWith }) {
   const floor = floorScript();
-  const runs = { floor: [], check: [], context: [], pi: [], paired: [] };
+  const runs = { floor: [], check: [], context: [], provider: [], pi: [], paired: [] };
   for (let r = 0; r < reps; r++) {
     if (pairWith) runs.paired.push(timedNode(process.execPath, BIN, ["check", pairWith]));
     runs.floor.push(timedNode(process.execPath, floor, [s.path]));
     runs.check.push(timedNode(process.execPath, BIN, ["check", s.path]));
-    if (context) runs.context.push(timedNode(process.execPath, BIN, ["context", s.path]));
+    if (context) {
+      runs.context.push(timedNode(process.execPath, BIN, ["context", s.path]));
+      runs.provider.push(timedNode(process.execPath, BIN, ["context", "--stage", "provider", s.path]));
+    }
     if (peers) {
       const copy = `${s.path}.pi.jsonl`;
       copyFileSync(s.path, copy);

@@ -74,7 +74,7 @@ afterAll(() => {
   if (out) rmSync(out, { recursive: true, force: true });
 });
 
-const REQUESTS = ["hover", "definition", "references", "outline", "folding", "lenses", "inlay", "completion"];
+const REQUESTS = ["hover", "definition", "references", "outline", "folding", "lenses", "inlay", "completion", "lensResolve", "context", "contextProvider"];
 const SERVER = ["open.pull", "edit.pull", "memory.open", "memory.edits", "memory.peak", "memory.close"];
 const CLI = ["floor", "check.time", "check.memory"];
 const EXPECTED = [
@@ -84,6 +84,7 @@ const EXPECTED = [
   ...REQUESTS.map((name) => `server.request.${name}`),
   ...CLI.map((id) => `cli.${id}`),
   "cli.context",
+  "cli.context.provider",
   ...SERVER.map((id) => `scale.server.${id}`),
   ...CLI.map((id) => `scale.cli.${id}`),
   "scale.cli.check.perMb",
@@ -105,6 +106,8 @@ describe("bench/run.mjs --quick", () => {
     expect(row("server.edit.push").goal).toBe("≤ 30 ms");
     expect(row("server.request.hover").goal).toBe("≤ 10 ms");
     expect(row("server.request.outline").goal).toBe("≤ 20 ms");
+    expect(row("server.request.contextProvider").goal).toBe("≤ 50 ms");
+    expect(row("cli.context.provider").goal).toBe("");
     expect(row("cli.check.time").goal).toBe("≤ 1.2×");
     expect(row("cli.check.memory").goal).toBe("≤ 1.5×");
     for (const r of result.rows) expect(r.verdict).toEqual(r.goal ? expect.stringMatching(/^(PASS|FAIL|n\/a)$/) : "");

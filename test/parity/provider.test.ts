@@ -46,8 +46,10 @@ describe("provider request parity with the real Pi", () => {
         continue;
       }
       if (o.provider === null || o.provider === undefined) continue;
-      // The same files the built-context parity compares: those Pi opened as they are.
-      if (a.headerState !== "ok" || (flavor === "0.74" && a.falsyLines.length > 0)) continue;
+      // The same files the built-context parity compares: those Pi opened as they are. (Pi 0.74
+      // keeps a falsy line as an entry where our index follows 1.x and drops it: no message
+      // comes from one, and those files are compared too.)
+      if (a.headerState !== "ok") continue;
       const expected = o.provider;
       it(`${fixture} as Pi ${pi} sends it`, () => {
         const built = buildContext(a, { flavor });
@@ -72,7 +74,9 @@ describe("provider request parity with the real Pi", () => {
   }
 
   it("compared most of the corpus, for both versions", () => {
-    expect(compared["0.74.2"] ?? 0).toBeGreaterThan(40);
-    expect(compared["1.6.0"] ?? 0).toBeGreaterThan(40);
+    // 76 committed fixtures: those Pi opens as they are and builds a context from (the generated
+    // 22 MB fixture is compared by digest in requestFaults.test.ts).
+    expect(compared["0.74.2"] ?? 0).toBeGreaterThanOrEqual(61);
+    expect(compared["1.6.0"] ?? 0).toBeGreaterThanOrEqual(62);
   });
 });
