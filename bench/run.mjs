@@ -340,7 +340,8 @@ function baselineRows(t, r, dir) {
   compare("open.push", "open → first diagnostics, pushed", b.openPush, r.openPush);
   compare("edit.pull", "one-character edit → fresh diagnostics, pulled", median(b.editPull), median(r.editPull));
   compare("edit.push", "the same, pushed", median(b.editPush), median(r.editPush));
-  for (const name of REQUEST_NAMES) compare(`request.${name}`, `first ${REQUEST_WHAT[name] ?? name} after an edit`, median(b.requests[name]), median(r.requests[name]));
+  for (const name of REQUEST_NAMES)
+    compare(`request.${name}`, `first ${REQUEST_WHAT[name] ?? name} after an edit`, median(b.requests[name]), median(r.requests[name]));
   compare("memory.afterOpen", "RSS after the open", b.memory.afterOpen.rss, r.memory.afterOpen.rss, mb, "not larger (≤ 1.1×)");
   compare("memory.afterEdits", "RSS after the edits", b.memory.afterEdits.rss, r.memory.afterEdits.rss, mb, "not larger (≤ 1.1×)");
 }
