@@ -1,8 +1,11 @@
 /**
- * The line checks replay the findings of lines whose parse did not change (lineChecks.ts). After
- * any sequence of edits inside lines, a document's diagnostics must equal those of the same text
- * opened afresh: edits that change a timestamp (whose children's timestamp order depends on it),
- * break or mend a line, or change a role exercise what is re-checked and what is replayed.
+ * The line and link checks replay the findings of lines not edited since their last run
+ * (diagnostics/replay.ts). After any sequence of edits inside lines, a document's diagnostics must
+ * equal those of the same text opened afresh: edits that change a timestamp (whose children's
+ * timestamp order depends on it), break or mend a line, change a role, move a line's tokens (whose
+ * ranges a replay would otherwise keep) or change an id (the id a malformed line seems to declare)
+ * exercise what is re-checked and what is replayed; the diagnostics are computed after only some
+ * of the edits, so that a replay spans several edits.
  */
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -10,6 +13,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SessionDocument } from "../../server/src/core/document";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
+import { parseFixture } from "../helpers/fixture";
 import { seededRandom } from "../helpers/lspClient";
 
 const FIXTURES = join(__dirname, "../parity/fixtures");
@@ -32,6 +36,14 @@ const EDITS: readonly [RegExp, string][] = [
   [/([^}])$/, "$1}"],
   [/"content":/, '"content" '],
   [/"content" /, '"content":'],
+  // Whitespace that moves every later token of the line: replayed ranges must not be reused for it.
+  [/^\{"type"/, '{ "type"'],
+  [/^\{ "type"/, '{"type"'],
+  [/"id":"/, '"id": "'],
+  [/"firstKeptEntryId":"/, '"firstKeptEntryId": "'],
+  // A new id: on a malformed line it changes the id the dangling-parent message names.
+  [/"id":"([^"]*)"/, '"id":"$1x"'],
+  [/"parentId":"([^"]*)"/, '"parentId":"$1x"'],
 ];
 
 describe("replayed line findings equal a fresh check", () => {
@@ -42,7 +54,7 @@ describe("replayed line findings equal a fresh check", () => {
       const text = readFileSync(join(FIXTURES, name), "utf8");
       const doc = new SessionDocument(`file:///${name}`, "jsonl", 1, text);
       computeDiagnostics(doc);
-      for (let step = 0; step < 12; step++) {
+      for (let step = 0; step < 24; step++) {
         const line = Math.floor(random() * doc.lineCount);
         const before = doc.lines[line]!;
         const [pattern, replacement] = EDITS[Math.floor(random() * EDITS.length)]!;
@@ -50,12 +62,24 @@ describe("replayed line findings equal a fresh check", () => {
         if (after === before) continue;
         const end = { line: doc.lspLine(line), character: before.length };
         doc.update([{ range: { start: { line: doc.lspLine(line), character: 0 }, end }, text: after }], doc.version + 1);
+        if (random() < 0.3) continue;
         const fresh = new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText());
         expect(computeDiagnostics(doc), `${name}, edit ${step} on line ${line + 1}`).toEqual(computeDiagnostics(fresh));
         compared++;
       }
     }
     expect(compared).toBeGreaterThan(files.length * 2);
+  });
+
+  it("locates a related location again when the line it is on moves its tokens", () => {
+    const { text } = parseFixture(readFileSync(join(__dirname, "../fixtures/diagnostics/first-kept-not-on-path.txt"), "utf8"));
+    const doc = new SessionDocument("file:///kept.jsonl", "jsonl", 1, text);
+    const related = () => computeDiagnostics(doc).find((d) => d.code === "first-kept-not-on-path")!.relatedInformation![0]!.location.range;
+    const before = related();
+    // Line 7 holds the entry the compaction names: a space before its id moves the related range.
+    doc.update([{ range: { start: { line: 6, character: 1 }, end: { line: 6, character: 1 } }, text: " " }], 2);
+    expect(related().start.character).toBe(before.start.character + 1);
+    expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///kept.jsonl", "jsonl", 1, doc.getText())));
   });
 
   it("checks the last line again: blank lines share one parse, and only an empty last line is skipped", () => {
