@@ -5,14 +5,17 @@
  * timestamp order depends on it), break or mend a line, change a role, move a line's tokens (whose
  * ranges a replay would otherwise keep) or change an id (the id a malformed line seems to declare)
  * exercise what is re-checked and what is replayed; the diagnostics are computed after only some
- * of the edits, so that a replay spans several edits.
+ * of the edits, so that a replay spans several edits. The fading hints (kept per structure, the
+ * runs ending on an edited line located again) and the capped collection the server sends are
+ * compared the same way.
  */
 
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SessionDocument } from "../../server/src/core/document";
-import { computeDiagnostics } from "../../server/src/features/diagnostics";
+import { collectDiagnostics, computeDiagnostics } from "../../server/src/features/diagnostics";
+import { computeFadingHints } from "../../server/src/features/fading";
 import { parseFixture } from "../helpers/fixture";
 import { seededRandom } from "../helpers/lspClient";
 
@@ -64,7 +67,12 @@ describe("replayed line findings equal a fresh check", () => {
         doc.update([{ range: { start: { line: doc.lspLine(line), character: 0 }, end }, text: after }], doc.version + 1);
         if (random() < 0.3) continue;
         const fresh = new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText());
-        expect(computeDiagnostics(doc), `${name}, edit ${step} on line ${line + 1}`).toEqual(computeDiagnostics(fresh));
+        const where = `${name}, edit ${step} on line ${line + 1}`;
+        expect(computeDiagnostics(doc), where).toEqual(computeDiagnostics(fresh));
+        // What the server sends: capped per code, and the fading hints kept for the structure.
+        expect(collectDiagnostics(doc, 2), where).toEqual(collectDiagnostics(fresh, 2));
+        expect(computeFadingHints(doc), where).toEqual(computeFadingHints(fresh));
+        expect(computeFadingHints(doc, { maxFaded: 1 }), where).toEqual(computeFadingHints(fresh, { maxFaded: 1 }));
         compared++;
       }
     }
