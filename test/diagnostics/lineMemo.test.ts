@@ -6,8 +6,9 @@
  * ranges a replay would otherwise keep) or change an id (the id a malformed line seems to declare)
  * exercise what is re-checked and what is replayed; the diagnostics are computed after only some
  * of the edits, so that a replay spans several edits. The fading hints (kept per structure, the
- * runs ending on an edited line located again) and the capped collection the server sends are
- * compared the same way.
+ * runs ending on an edited line located again), the capped collection the server sends, the
+ * outline (kept per structure, the symbols that read an edited line computed again) and the
+ * folding ranges are compared the same way.
  */
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -16,6 +17,8 @@ import { describe, expect, it } from "vitest";
 import { SessionDocument } from "../../server/src/core/document";
 import { collectDiagnostics, computeDiagnostics } from "../../server/src/features/diagnostics";
 import { computeFadingHints } from "../../server/src/features/fading";
+import { computeFoldingRanges } from "../../server/src/features/folding";
+import { computeDocumentSymbols } from "../../server/src/features/symbols";
 import { parseFixture } from "../helpers/fixture";
 import { seededRandom } from "../helpers/lspClient";
 
@@ -49,10 +52,11 @@ const EDITS: readonly [RegExp, string][] = [
   [/"parentId":"([^"]*)"/, '"parentId":"$1x"'],
 ];
 
-describe("replayed line findings equal a fresh check", () => {
+describe("replayed line findings, kept hints and the kept outline equal a fresh computation", () => {
   it(`after random edits inside lines of ${files.length} fixtures`, () => {
     const random = seededRandom(7);
     let compared = 0;
+    const outlines: [string, unknown, string][] = [];
     for (const name of files) {
       const text = readFileSync(join(FIXTURES, name), "utf8");
       const doc = new SessionDocument(`file:///${name}`, "jsonl", 1, text);
@@ -73,10 +77,39 @@ describe("replayed line findings equal a fresh check", () => {
         expect(collectDiagnostics(doc, 2), where).toEqual(collectDiagnostics(fresh, 2));
         expect(computeFadingHints(doc), where).toEqual(computeFadingHints(fresh));
         expect(computeFadingHints(doc, { maxFaded: 1 }), where).toEqual(computeFadingHints(fresh, { maxFaded: 1 }));
+        // The outline, kept per structure with the symbols that read each line patched.
+        const outline = computeDocumentSymbols(doc, { maxSymbols: 2000 });
+        expect(outline, where).toEqual(computeDocumentSymbols(fresh, { maxSymbols: 2000 }));
+        expect(computeDocumentSymbols(doc, { maxSymbols: 5 }), where).toEqual(computeDocumentSymbols(fresh, { maxSymbols: 5 }));
+        expect(computeFoldingRanges(doc), where).toEqual(computeFoldingRanges(fresh));
+        outlines.push([where, outline, JSON.stringify(outline)]);
         compared++;
       }
     }
     expect(compared).toBeGreaterThan(files.length * 2);
+    // An answer given is never changed by a later edit: the kept outline is copied out.
+    for (const [where, outline, json] of outlines) expect(JSON.stringify(outline), where).toBe(json);
+  });
+
+  it("brings the kept outline, hints and findings up to date after an edit of each line in turn", () => {
+    // Every line of sessions with branches, compactions and cycles lengthened in turn: the end of
+    // each branch's and run's range is some line's end, so each is moved once.
+    for (const name of ["written-16-branches.jsonl", "written-074-branches.jsonl", "written-16-compaction.jsonl", "fault-cycle-off-leaf.jsonl"]) {
+      const doc = new SessionDocument(`file:///${name}`, "jsonl", 1, readFileSync(join(FIXTURES, name), "utf8"));
+      computeDocumentSymbols(doc, { maxSymbols: 2000 });
+      computeFadingHints(doc);
+      computeDiagnostics(doc);
+      for (let line = 0; line < doc.lineCount; line++) {
+        const at = doc.lines[line]!.lastIndexOf('"');
+        if (at < 0) continue;
+        doc.update([{ range: { start: { line, character: at }, end: { line, character: at } }, text: "y" }], doc.version + 1);
+        const fresh = new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText());
+        const where = `${name}, line ${line + 1}`;
+        expect(computeDocumentSymbols(doc, { maxSymbols: 2000 }), where).toEqual(computeDocumentSymbols(fresh, { maxSymbols: 2000 }));
+        expect(computeFadingHints(doc), where).toEqual(computeFadingHints(fresh));
+        expect(computeDiagnostics(doc), where).toEqual(computeDiagnostics(fresh));
+      }
+    }
   });
 
   it("locates a related location again when the line it is on moves its tokens", () => {
