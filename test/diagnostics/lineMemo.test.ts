@@ -15,6 +15,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SessionDocument } from "../../server/src/core/document";
+import { labels } from "../../server/src/core/semantics/labels";
 import { collectDiagnostics, computeDiagnostics } from "../../server/src/features/diagnostics";
 import { computeFadingHints } from "../../server/src/features/fading";
 import { computeFoldingRanges } from "../../server/src/features/folding";
@@ -52,6 +53,9 @@ const EDITS: readonly [RegExp, string][] = [
   [/"parentId":"([^"]*)"/, '"parentId":"$1x"'],
 ];
 
+/** Pi's labels as plain data: target, value and the line of the label entry that set it. */
+const labelsOf = (doc: SessionDocument) => [...labels(doc.analysis).byTarget].map(([target, l]) => [target, l.value, l.entry.line]);
+
 describe("replayed line findings, kept hints and the kept outline equal a fresh computation", () => {
   it(`after random edits inside lines of ${files.length} fixtures`, () => {
     const random = seededRandom(7);
@@ -82,6 +86,7 @@ describe("replayed line findings, kept hints and the kept outline equal a fresh 
         expect(outline, where).toEqual(computeDocumentSymbols(fresh, { maxSymbols: 2000 }));
         expect(computeDocumentSymbols(doc, { maxSymbols: 5 }), where).toEqual(computeDocumentSymbols(fresh, { maxSymbols: 5 }));
         expect(computeFoldingRanges(doc), where).toEqual(computeFoldingRanges(fresh));
+        expect(labelsOf(doc), where).toEqual(labelsOf(fresh));
         outlines.push([where, outline, JSON.stringify(outline)]);
         compared++;
       }
@@ -94,7 +99,13 @@ describe("replayed line findings, kept hints and the kept outline equal a fresh 
   it("brings the kept outline, hints and findings up to date after an edit of each line in turn", () => {
     // Every line of sessions with branches, compactions and cycles lengthened in turn: the end of
     // each branch's and run's range is some line's end, so each is moved once.
-    for (const name of ["written-16-branches.jsonl", "written-074-branches.jsonl", "written-16-compaction.jsonl", "fault-cycle-off-leaf.jsonl"]) {
+    for (const name of [
+      "written-16-branches.jsonl",
+      "written-074-branches.jsonl",
+      "written-16-compaction.jsonl",
+      "fault-cycle-off-leaf.jsonl",
+      "written-16-conversation.jsonl",
+    ]) {
       const doc = new SessionDocument(`file:///${name}`, "jsonl", 1, readFileSync(join(FIXTURES, name), "utf8"));
       computeDocumentSymbols(doc, { maxSymbols: 2000 });
       computeFadingHints(doc);
@@ -108,6 +119,7 @@ describe("replayed line findings, kept hints and the kept outline equal a fresh 
         expect(computeDocumentSymbols(doc, { maxSymbols: 2000 }), where).toEqual(computeDocumentSymbols(fresh, { maxSymbols: 2000 }));
         expect(computeFadingHints(doc), where).toEqual(computeFadingHints(fresh));
         expect(computeDiagnostics(doc), where).toEqual(computeDiagnostics(fresh));
+        expect(labelsOf(doc), where).toEqual(labelsOf(fresh));
       }
     }
   });
