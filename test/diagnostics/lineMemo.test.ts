@@ -1,15 +1,26 @@
 /**
- * The line checks replay the findings of lines whose parse did not change (lineChecks.ts). After
- * any sequence of edits inside lines, a document's diagnostics must equal those of the same text
- * opened afresh: edits that change a timestamp (whose children's timestamp order depends on it),
- * break or mend a line, or change a role exercise what is re-checked and what is replayed.
+ * The line and link checks replay the findings of lines not edited since their last run
+ * (diagnostics/replay.ts). After any sequence of edits inside lines, a document's diagnostics must
+ * equal those of the same text opened afresh: edits that change a timestamp (whose children's
+ * timestamp order depends on it), break or mend a line, change a role, move a line's tokens (whose
+ * ranges a replay would otherwise keep) or change an id (the id a malformed line seems to declare)
+ * exercise what is re-checked and what is replayed; the diagnostics are computed after only some
+ * of the edits, so that a replay spans several edits. The fading hints (kept per structure, the
+ * runs ending on an edited line located again), the capped collection the server sends, the
+ * outline (kept per structure, the symbols that read an edited line computed again) and the
+ * folding ranges are compared the same way.
  */
 
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SessionDocument } from "../../server/src/core/document";
-import { computeDiagnostics } from "../../server/src/features/diagnostics";
+import { labels } from "../../server/src/core/semantics/labels";
+import { collectDiagnostics, computeDiagnostics } from "../../server/src/features/diagnostics";
+import { computeFadingHints } from "../../server/src/features/fading";
+import { computeFoldingRanges } from "../../server/src/features/folding";
+import { computeDocumentSymbols } from "../../server/src/features/symbols";
+import { parseFixture } from "../helpers/fixture";
 import { seededRandom } from "../helpers/lspClient";
 
 const FIXTURES = join(__dirname, "../parity/fixtures");
@@ -32,17 +43,29 @@ const EDITS: readonly [RegExp, string][] = [
   [/([^}])$/, "$1}"],
   [/"content":/, '"content" '],
   [/"content" /, '"content":'],
+  // Whitespace that moves every later token of the line: replayed ranges must not be reused for it.
+  [/^\{"type"/, '{ "type"'],
+  [/^\{ "type"/, '{"type"'],
+  [/"id":"/, '"id": "'],
+  [/"firstKeptEntryId":"/, '"firstKeptEntryId": "'],
+  // A new id: on a malformed line it changes the id the dangling-parent message names.
+  [/"id":"([^"]*)"/, '"id":"$1x"'],
+  [/"parentId":"([^"]*)"/, '"parentId":"$1x"'],
 ];
 
-describe("replayed line findings equal a fresh check", () => {
+/** Pi's labels as plain data: target, value and the line of the label entry that set it. */
+const labelsOf = (doc: SessionDocument) => [...labels(doc.analysis).byTarget].map(([target, l]) => [target, l.value, l.entry.line]);
+
+describe("replayed line findings, kept hints and the kept outline equal a fresh computation", () => {
   it(`after random edits inside lines of ${files.length} fixtures`, () => {
     const random = seededRandom(7);
     let compared = 0;
+    const outlines: [string, unknown, string][] = [];
     for (const name of files) {
       const text = readFileSync(join(FIXTURES, name), "utf8");
       const doc = new SessionDocument(`file:///${name}`, "jsonl", 1, text);
       computeDiagnostics(doc);
-      for (let step = 0; step < 12; step++) {
+      for (let step = 0; step < 24; step++) {
         const line = Math.floor(random() * doc.lineCount);
         const before = doc.lines[line]!;
         const [pattern, replacement] = EDITS[Math.floor(random() * EDITS.length)]!;
@@ -50,12 +73,66 @@ describe("replayed line findings equal a fresh check", () => {
         if (after === before) continue;
         const end = { line: doc.lspLine(line), character: before.length };
         doc.update([{ range: { start: { line: doc.lspLine(line), character: 0 }, end }, text: after }], doc.version + 1);
+        if (random() < 0.3) continue;
         const fresh = new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText());
-        expect(computeDiagnostics(doc), `${name}, edit ${step} on line ${line + 1}`).toEqual(computeDiagnostics(fresh));
+        const where = `${name}, edit ${step} on line ${line + 1}`;
+        expect(computeDiagnostics(doc), where).toEqual(computeDiagnostics(fresh));
+        // What the server sends: capped per code, and the fading hints kept for the structure.
+        expect(collectDiagnostics(doc, 2), where).toEqual(collectDiagnostics(fresh, 2));
+        expect(computeFadingHints(doc), where).toEqual(computeFadingHints(fresh));
+        expect(computeFadingHints(doc, { maxFaded: 1 }), where).toEqual(computeFadingHints(fresh, { maxFaded: 1 }));
+        // The outline, kept per structure with the symbols that read each line patched.
+        const outline = computeDocumentSymbols(doc, { maxSymbols: 2000 });
+        expect(outline, where).toEqual(computeDocumentSymbols(fresh, { maxSymbols: 2000 }));
+        expect(computeDocumentSymbols(doc, { maxSymbols: 5 }), where).toEqual(computeDocumentSymbols(fresh, { maxSymbols: 5 }));
+        expect(computeFoldingRanges(doc), where).toEqual(computeFoldingRanges(fresh));
+        expect(labelsOf(doc), where).toEqual(labelsOf(fresh));
+        outlines.push([where, outline, JSON.stringify(outline)]);
         compared++;
       }
     }
     expect(compared).toBeGreaterThan(files.length * 2);
+    // An answer given is never changed by a later edit: the kept outline is copied out.
+    for (const [where, outline, json] of outlines) expect(JSON.stringify(outline), where).toBe(json);
+  });
+
+  it("brings the kept outline, hints and findings up to date after an edit of each line in turn", () => {
+    // Every line of sessions with branches, compactions and cycles lengthened in turn: the end of
+    // each branch's and run's range is some line's end, so each is moved once.
+    for (const name of [
+      "written-16-branches.jsonl",
+      "written-074-branches.jsonl",
+      "written-16-compaction.jsonl",
+      "fault-cycle-off-leaf.jsonl",
+      "written-16-conversation.jsonl",
+    ]) {
+      const doc = new SessionDocument(`file:///${name}`, "jsonl", 1, readFileSync(join(FIXTURES, name), "utf8"));
+      computeDocumentSymbols(doc, { maxSymbols: 2000 });
+      computeFadingHints(doc);
+      computeDiagnostics(doc);
+      for (let line = 0; line < doc.lineCount; line++) {
+        const at = doc.lines[line]!.lastIndexOf('"');
+        if (at < 0) continue;
+        doc.update([{ range: { start: { line, character: at }, end: { line, character: at } }, text: "y" }], doc.version + 1);
+        const fresh = new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText());
+        const where = `${name}, line ${line + 1}`;
+        expect(computeDocumentSymbols(doc, { maxSymbols: 2000 }), where).toEqual(computeDocumentSymbols(fresh, { maxSymbols: 2000 }));
+        expect(computeFadingHints(doc), where).toEqual(computeFadingHints(fresh));
+        expect(computeDiagnostics(doc), where).toEqual(computeDiagnostics(fresh));
+        expect(labelsOf(doc), where).toEqual(labelsOf(fresh));
+      }
+    }
+  });
+
+  it("locates a related location again when the line it is on moves its tokens", () => {
+    const { text } = parseFixture(readFileSync(join(__dirname, "../fixtures/diagnostics/first-kept-not-on-path.txt"), "utf8"));
+    const doc = new SessionDocument("file:///kept.jsonl", "jsonl", 1, text);
+    const related = () => computeDiagnostics(doc).find((d) => d.code === "first-kept-not-on-path")!.relatedInformation![0]!.location.range;
+    const before = related();
+    // Line 7 holds the entry the compaction names: a space before its id moves the related range.
+    doc.update([{ range: { start: { line: 6, character: 1 }, end: { line: 6, character: 1 } }, text: " " }], 2);
+    expect(related().start.character).toBe(before.start.character + 1);
+    expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///kept.jsonl", "jsonl", 1, doc.getText())));
   });
 
   it("checks the last line again: blank lines share one parse, and only an empty last line is skipped", () => {

@@ -14,7 +14,7 @@
 
 import type { Entry, SessionAnalysis } from "./analysis";
 import { buildContext, selectEntries, type ContextResult } from "./buildContext";
-import { perStructure, perStructureAndInputs } from "./semantics/memo";
+import { perStructure, perStructureAndLines } from "./semantics/memo";
 
 /** The context state of one entry. */
 export const ContextState = {
@@ -61,21 +61,13 @@ export function isInContext(a: SessionAnalysis, entry: Entry): boolean {
 }
 
 /**
- * The context Pi 1.x builds when it resumes the file (from its last entry), built once per analysis:
- * the header lens, the request for the active leaf and the inlay hints all read this one.
- */
-export const activeContext = perStructureAndInputs(contextInputs, (a: SessionAnalysis): ContextResult => buildContext(a, { flavor: "1.x" }));
-
-/** The context Pi 0.73/0.74 builds when it resumes the file, kept the same way (the request diagnostics compare its pipeline). */
-export const activeContext074 = perStructureAndInputs(contextInputs, (a: SessionAnalysis): ContextResult => buildContext(a, { flavor: "0.74" }));
-
-/**
- * The line parses the context Pi resumes with is made of (either version's): the active path from
+ * The lines the context Pi resumes with is made of (either version's), marked: the active path from
  * the first entry the last compaction keeps (or from the root), and the last entries before that
  * which set the model and the thinking level. Typing anywhere else (in compacted history, on
- * another branch) leaves every one of them the same object, and the context as it was.
+ * another branch) leaves the context as it was. Which lines these are is a matter of structure.
  */
-export function contextInputs(a: SessionAnalysis): readonly unknown[] {
+export const contextInputLines = perStructure((a: SessionAnalysis): Uint8Array => {
+  const marked = new Uint8Array(a.entryAtLine.length);
   const path = a.activePath;
   const { compaction, keptFrom } = contextSelection(a);
   let from = 0;
@@ -84,8 +76,7 @@ export function contextInputs(a: SessionAnalysis): readonly unknown[] {
     from = path.indexOf(start);
     if (from < 0) from = 0;
   }
-  const inputs: unknown[] = [];
-  for (let i = from; i < path.length; i++) inputs.push(path[i]!.parsed);
+  for (let i = from; i < path.length; i++) marked[path[i]!.line] = 1;
   // Settings are read over the whole path: only the last of each kind before `from` can matter.
   let model = false;
   let thinking = false;
@@ -93,11 +84,21 @@ export function contextInputs(a: SessionAnalysis): readonly unknown[] {
     const e = path[i]!;
     if (!model && (e.type === "model_change" || (e.type === "message" && e.parsed.role === "assistant"))) {
       model = true;
-      inputs.push(e.parsed);
+      marked[e.line] = 1;
     } else if (!thinking && e.type === "thinking_level_change") {
       thinking = true;
-      inputs.push(e.parsed);
+      marked[e.line] = 1;
     }
   }
-  return inputs;
-}
+  return marked;
+});
+
+/**
+ * The context Pi 1.x builds when it resumes the file (from its last entry), built once per analysis:
+ * the header lens, the request for the active leaf and the inlay hints all read this one. Kept
+ * while the edits touch none of its input lines.
+ */
+export const activeContext = perStructureAndLines(contextInputLines, (a: SessionAnalysis): ContextResult => buildContext(a, { flavor: "1.x" }));
+
+/** The context Pi 0.73/0.74 builds when it resumes the file, kept the same way (the request diagnostics compare its pipeline). */
+export const activeContext074 = perStructureAndLines(contextInputLines, (a: SessionAnalysis): ContextResult => buildContext(a, { flavor: "0.74" }));

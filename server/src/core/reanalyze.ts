@@ -62,5 +62,59 @@ export function reanalyze(
     if (entry) entry.parsed = input.parsed[line] as ValueLine;
   }
   // `structure` is carried over: what the structural queries computed for it still holds.
-  return { ...previous, endsWithNewline: input.endsWithNewline };
+  const next = { ...previous, endsWithNewline: input.endsWithNewline };
+  record(previous, next, changed);
+  return next;
+}
+
+// ---- What changed since an earlier analysis of the same structure ------------------------------
+
+/**
+ * The lines edited between the analyses of one structure, step by step, so that a result kept from
+ * an earlier version (the located findings of the line and link checks, the faded runs, the
+ * outline) is brought up to date by looking again only at the lines edited since. `base` is the
+ * step the kept steps start at: past `MAX_LOGGED_LINES` lines the log restarts, and results older
+ * than its start are computed afresh.
+ */
+interface EditLog {
+  base: number;
+  steps: (readonly number[])[];
+  lines: number;
+}
+
+const MAX_LOGGED_LINES = 4096;
+const logs = new WeakMap<object, EditLog>();
+/** Each analysis's step in its structure's log; the first analysis of a structure is step 0. */
+const steps = new WeakMap<SessionAnalysis, number>();
+
+function record(previous: SessionAnalysis, next: SessionAnalysis, changed: readonly number[]): void {
+  const step = editStep(previous);
+  let log = logs.get(previous.structure);
+  if (!log || log.base + log.steps.length !== step || log.lines + changed.length > MAX_LOGGED_LINES) {
+    log = { base: step, steps: [], lines: 0 };
+    logs.set(previous.structure, log);
+  }
+  log.steps.push(changed.slice());
+  log.lines += changed.length;
+  steps.set(next, step + 1);
+}
+
+/** Where an analysis is in its structure's edit log: a version kept with a result names its analysis by this. */
+export function editStep(a: SessionAnalysis): number {
+  return steps.get(a) ?? 0;
+}
+
+/**
+ * The lines edited in place from the analysis at `step` of `a`'s structure to `a` (each once, in no
+ * particular order), or undefined when that is no longer known (the log restarted, or `step` is not
+ * an earlier step of this structure): the caller then computes its result afresh.
+ */
+export function linesEditedSince(a: SessionAnalysis, step: number): number[] | undefined {
+  const now = editStep(a);
+  if (step === now) return [];
+  const log = logs.get(a.structure);
+  if (!log || step > now || step < log.base || log.base + log.steps.length < now) return undefined;
+  const seen = new Set<number>();
+  for (let k = step - log.base; k < now - log.base; k++) for (const line of log.steps[k]!) seen.add(line);
+  return [...seen];
 }

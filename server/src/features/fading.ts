@@ -39,6 +39,7 @@ import type { Diagnostic } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import { contextSelection, ContextState } from "../core/context";
 import type { SessionDocument } from "../core/document";
+import { editStep, linesEditedSince } from "../core/reanalyze";
 import { perStructure } from "../core/semantics/memo";
 import { versionRules } from "../core/semantics/version";
 import { groupDigits } from "../core/text";
@@ -68,17 +69,17 @@ export function computeFadingHints(doc: SessionDocument, options: FadingOptions 
   const a = doc.analysis;
   if (!resumesAsIs(a)) return [];
   // Without a context edit on the path the faded lines are a matter of the tree alone, and typing
-  // inside a line leaves them as they were: they are kept for the structure, only ranges are new.
-  const lines = hasSelectedEdit(a) ? fadedLines(a, max) : fadedLinesOfStructure(a, max);
-  return lines.map((f) => fade(doc, f));
+  // inside a line leaves them as they were: they are kept for the structure, with their hints.
+  if (hasSelectedEdit(a)) return fadedLines(a, max).map((f) => fade(doc, f));
+  return hintsOfStructure(doc, a, max);
 }
 
 /** Whether a `context_edit` is among the selected entries (its replacement is content, not structure). */
-function hasSelectedEdit(a: SessionAnalysis): boolean {
+const hasSelectedEdit = perStructure((a: SessionAnalysis): boolean => {
   const state = contextSelection(a).state;
   for (const entry of a.activePath) if (entry.type === "context_edit" && state[entry.index] === ContextState.Selected) return true;
   return false;
-}
+});
 
 /** Consecutive lines faded for one reason (a run of one line is `first === last`). */
 interface FadedLine {
@@ -87,14 +88,61 @@ interface FadedLine {
   message: string;
 }
 
-/** The faded lines of a structure, for the default cap (other caps are computed each time). */
-const fadedLinesMemo = perStructure((_a: SessionAnalysis) => new Map<number, FadedLine[]>());
+/** The faded runs of a structure and their hints, per cap, at the edit step the hints were located at. */
+interface KeptHints {
+  lines: FadedLine[];
+  step: number;
+  hints: Diagnostic[];
+}
 
-function fadedLinesOfStructure(a: SessionAnalysis, max: number): FadedLine[] {
-  const byCap = fadedLinesMemo(a);
-  let lines = byCap.get(max);
-  if (!lines) byCap.set(max, (lines = fadedLines(a, max)));
-  return lines;
+const hintsMemo = perStructure((_a: SessionAnalysis) => new Map<number, KeptHints>());
+
+/**
+ * The hints of a structure's faded runs. A hint's range runs from the start of its first line to the
+ * end of its last, so after edits inside lines only the runs that end on an edited line are located
+ * again; the others keep their hint objects. A lone "\r" can move every later line for the client:
+ * then every hint is located again.
+ */
+function hintsOfStructure(doc: SessionDocument, a: SessionAnalysis, max: number): Diagnostic[] {
+  const byCap = hintsMemo(a);
+  const step = editStep(a);
+  const reusable = doc.lspLineCount === doc.lineCount;
+  let kept = byCap.get(max);
+  if (!kept) {
+    const lines = fadedLines(a, max);
+    kept = { lines, step, hints: lines.map((f) => fade(doc, f)) };
+    if (reusable) byCap.set(max, kept);
+    return kept.hints;
+  }
+  if (kept.step === step && reusable) return kept.hints;
+  const edited = reusable ? linesEditedSince(a, kept.step) : undefined;
+  let hints: Diagnostic[];
+  if (!edited) hints = kept.lines.map((f) => fade(doc, f));
+  else {
+    hints = kept.hints;
+    for (const line of edited) {
+      const k = runEndingOn(kept.lines, line);
+      if (k < 0) continue;
+      if (hints === kept.hints) hints = hints.slice();
+      hints[k] = fade(doc, kept.lines[k]!);
+    }
+  }
+  if (reusable) byCap.set(max, { lines: kept.lines, step, hints });
+  return hints;
+}
+
+/** The index of the run whose last line is `line` (runs are disjoint and in file order), or -1. */
+function runEndingOn(runs: readonly FadedLine[], line: number): number {
+  let lo = 0;
+  let hi = runs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const run = runs[mid]!;
+    if (run.last < line) lo = mid + 1;
+    else if (run.first > line) hi = mid - 1;
+    else return run.last === line ? mid : -1;
+  }
+  return -1;
 }
 
 function fadedLines(a: SessionAnalysis, max: number): FadedLine[] {

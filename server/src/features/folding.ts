@@ -45,6 +45,7 @@ import type { Entry, SessionAnalysis } from "../core/analysis";
 import { boundSteps } from "../core/semantics/walk";
 import type { SessionDocument } from "../core/document";
 import { groupDigits } from "../core/text";
+import { type KeptAnswers, keptAnswer } from "./keptAnswers";
 
 export interface FoldingOptions {
   /** The most ranges to return (default 5,000). */
@@ -64,6 +65,13 @@ export function computeFoldingRanges(doc: SessionDocument, options: FoldingOptio
   const wanted = options.maxRanges ?? DEFAULT_MAX_FOLDING_RANGES;
   const max = Number.isNaN(wanted) ? DEFAULT_MAX_FOLDING_RANGES : Math.max(0, Math.floor(wanted));
   if (max === 0) return [];
+  // The ranges read no line's text, so they are kept for the structure as they are; a copy is handed out.
+  return keptAnswer(keptRanges, doc, max, () => foldingRanges(doc, max)).map((r) => ({ ...r }));
+}
+
+const keptRanges: KeptAnswers<FoldingRange[]> = new WeakMap();
+
+function foldingRanges(doc: SessionDocument, max: number): FoldingRange[] {
   const { compactions, offRuns, turns } = spansOf(doc, doc.analysis);
 
   const out: FoldingRange[] = [];

@@ -24,7 +24,8 @@ import type { Entry } from "../core/analysis";
 import { type ContextBuild, selectEntries } from "../core/buildContext";
 import { toolCallBlock } from "../core/semantics/toolPairs";
 import { pathTo } from "../core/semantics/walk";
-import { activeContext, activeContext074, contextInputs } from "../core/context";
+import { activeContext, activeContext074, contextInputLines } from "../core/context";
+import { type KeptValues, keptUnlessEdited } from "../core/semantics/memo";
 import type { SessionDocument } from "../core/document";
 import type { JsonPath } from "../core/locate";
 import type { ProviderRequest, ProviderResult } from "../core/provider/request";
@@ -42,16 +43,10 @@ type Message = Record<string, unknown>;
  * path did not change) finds them already made. Their ranges are on path lines and the header,
  * which such an edit leaves as they were.
  */
-const memo = new WeakMap<object, { inputs: readonly unknown[]; value: Diagnostic[] }>();
+const memo: KeptValues<Diagnostic[]> = new WeakMap();
 
 export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
-  const a = doc.analysis;
-  const inputs = contextInputs(a);
-  const last = memo.get(a.structure);
-  if (last && last.inputs.length === inputs.length && last.inputs.every((x, i) => x === inputs[i])) return last.value;
-  const value = computeRequestDiagnostics(doc);
-  memo.set(a.structure, { inputs, value });
-  return value;
+  return keptUnlessEdited(memo, doc.analysis, contextInputLines, () => computeRequestDiagnostics(doc));
 }
 
 function computeRequestDiagnostics(doc: SessionDocument): Diagnostic[] {

@@ -94,6 +94,7 @@ import { subtreeAggregates } from "../core/semantics/subtrees";
 import { sortSiblings } from "../core/semantics/siblings";
 import { groupDigits, singleLine } from "../core/text";
 import { entryKind, entryTitle, NAME_CODE_POINTS, SYMBOL } from "./entryTitle";
+import { type KeptAnswers, keptAnswer, LinePatches } from "./keptAnswers";
 
 export interface DocumentSymbolsOptions {
   /** The most symbols to return, all levels counted (the server's default is 2,000). */
@@ -109,9 +110,39 @@ export interface DocumentSymbolsResult {
 /** The cap the server uses unless a setting says otherwise. */
 export const DEFAULT_MAX_SYMBOLS = 2000;
 
+/**
+ * The outline is kept for the structure (`keptAnswers.ts`): an entry's name and ranges, a branch's
+ * name and the end of a range read a line's text, and are computed again after an edit of that line;
+ * the header's name (the last session_info entry's) each time.
+ */
+const keptOutlines: KeptAnswers<KeptOutline> = new WeakMap();
+
+interface KeptOutline {
+  result: DocumentSymbolsResult;
+  hasHeader: boolean;
+  doc: SessionDocument;
+  max: number;
+}
+
 export function computeDocumentSymbols(doc: SessionDocument, options: DocumentSymbolsOptions): DocumentSymbolsResult {
   const max = Number.isNaN(options.maxSymbols) ? DEFAULT_MAX_SYMBOLS : Math.max(0, Math.floor(options.maxSymbols));
-  return new OutlineBuilder(doc, max).build();
+  const kept = keptAnswer(
+    keptOutlines,
+    doc,
+    max,
+    (patches) => {
+      const builder = new OutlineBuilder(doc, max, patches);
+      return { result: builder.build(), hasHeader: builder.hasHeader, doc, max };
+    },
+    (k) => {
+      if (k.hasHeader) k.result.symbols[0] = new OutlineBuilder(k.doc, k.max).headerSymbol()!;
+    },
+  );
+  return { symbols: copyOf(kept.result.symbols), truncated: kept.result.truncated };
+}
+
+function copyOf(symbols: readonly DocumentSymbol[]): DocumentSymbol[] {
+  return symbols.map((s) => (s.children ? { ...s, children: copyOf(s.children) } : { ...s }));
 }
 
 /**
@@ -133,10 +164,14 @@ class OutlineBuilder {
   private size: Int32Array | undefined;
   private minLine: Int32Array | undefined;
   private maxLine: Int32Array | undefined;
+  /** Whether the outline starts with the header's symbol. */
+  hasHeader = false;
 
   constructor(
     private readonly doc: SessionDocument,
     private readonly max: number,
+    /** Where each symbol that reads a line's text says how to compute it again. */
+    private readonly patches = new LinePatches(),
   ) {
     this.a = doc.analysis;
   }
@@ -144,7 +179,10 @@ class OutlineBuilder {
   build(): DocumentSymbolsResult {
     const top: DocumentSymbol[] = [];
     const header = this.headerSymbol();
-    if (header && this.take(1)) top.push(header);
+    if (header && this.take(1)) {
+      top.push(header);
+      this.hasHeader = true;
+    }
     this.tree(top);
     this.cycleGroup(top);
     return { symbols: top, truncated: this.truncated };
@@ -160,7 +198,7 @@ class OutlineBuilder {
     return true;
   }
 
-  private headerSymbol(): DocumentSymbol | undefined {
+  headerSymbol(): DocumentSymbol | undefined {
     const a = this.a;
     const line = a.headerLine;
     if (line === undefined || (a.headerState !== "ok" && a.headerState !== "invalid")) return undefined;
@@ -270,15 +308,21 @@ class OutlineBuilder {
     const size = this.size![k]!;
     const notes = [`${groupDigits(size)} ${size === 1 ? "entry" : "entries"}`];
     if (this.a.activePath.length > 0) notes.push(this.a.onActivePath[k] ? "on the active path" : "off the active path");
-    const range = this.spanRange(this.minLine![k]!, this.maxLine![k]!);
-    return {
+    const [from, to] = [this.minLine![k]!, this.maxLine![k]!];
+    const symbol: DocumentSymbol = {
       name: `branch ${i + 1} of ${of}: ${entryTitle(first)}`,
       detail: notes.join(" · "),
       kind: SYMBOL.Namespace,
-      range,
+      range: this.spanRange(from, to),
       selectionRange: this.idRange(first.line),
       children: [],
     };
+    this.patches.on(first.line, () => {
+      symbol.name = `branch ${i + 1} of ${of}: ${entryTitle(first)}`;
+      symbol.selectionRange = this.idRange(first.line);
+    });
+    this.patches.on(to, () => (symbol.range = this.spanRange(from, to)));
+    return symbol;
   }
 
   /** The entries no root reaches (in or below a parent cycle), in file order, under one symbol. */
@@ -296,14 +340,18 @@ class OutlineBuilder {
       children.push(this.entrySymbol(entry, [a.cycleOf[entry.index]! >= 0 ? "in the cycle" : "below the cycle"]));
     }
     const firstLine = members[0]!.line;
-    top.push({
+    const lastLine = members[members.length - 1]!.line;
+    const group: DocumentSymbol = {
       name: `parent cycle (${groupDigits(members.length)} ${members.length === 1 ? "entry" : "entries"})`,
       detail: "not reachable from any root; Pi hangs walking them",
       kind: SYMBOL.Array,
-      range: this.spanRange(firstLine, members[members.length - 1]!.line),
+      range: this.spanRange(firstLine, lastLine),
       selectionRange: this.idRange(firstLine),
       children,
-    });
+    };
+    this.patches.on(firstLine, () => (group.selectionRange = this.idRange(firstLine)));
+    this.patches.on(lastLine, () => (group.range = this.spanRange(firstLine, lastLine)));
+    top.push(group);
   }
 
   private entrySymbol(entry: Entry, notes: string[] | undefined): DocumentSymbol {
@@ -315,13 +363,15 @@ class OutlineBuilder {
       const winner = a.byId.get(entry.id)!;
       detail += winner === entry ? " · duplicate id" : ` · duplicate id, shadowed by line ${winner.line + 1}`;
     }
-    return {
-      name: entryTitle(entry),
-      detail,
-      kind: entryKind(entry),
-      range: this.lineRange(entry.line),
-      selectionRange: entry.id === undefined ? this.lineRange(entry.line) : this.idRange(entry.line),
-    };
+    const line = entry.line;
+    const selection = (): Range => (entry.id === undefined ? this.lineRange(line) : this.idRange(line));
+    const symbol: DocumentSymbol = { name: entryTitle(entry), detail, kind: entryKind(entry), range: this.lineRange(line), selectionRange: selection() };
+    this.patches.on(line, () => {
+      symbol.name = entryTitle(entry);
+      symbol.range = this.lineRange(line);
+      symbol.selectionRange = selection();
+    });
+    return symbol;
   }
 
   private aggregate(): void {

@@ -134,6 +134,8 @@ export function sameDiagnostics(a: readonly Diagnostic[], b: readonly Diagnostic
   for (let i = 0; i < a.length; i++) {
     const x = a[i]!;
     const y = b[i]!;
+    // Kept findings and hints are the same objects from one version to the next.
+    if (x === y) continue;
     if (
       x.message !== y.message ||
       x.code !== y.code ||

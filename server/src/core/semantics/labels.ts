@@ -7,7 +7,7 @@
 import type { Entry } from "../analysis";
 import type { IdKey } from "../ids";
 import { idKeyOf } from "../ids";
-import { perAnalysis } from "./memo";
+import { perStructure, perStructureAndLines } from "./memo";
 
 export interface Label {
   /** The label's value (truthy; a string in every file Pi wrote). */
@@ -23,7 +23,15 @@ export interface Labels {
   lastChange: Map<IdKey, Entry>;
 }
 
-export const labels = perAnalysis((a): Labels => {
+/** The lines of `label` entries, marked: the only lines whose text the labels read. */
+const labelLines = perStructure((a): Uint8Array => {
+  const marked = new Uint8Array(a.entryAtLine.length);
+  for (const entry of a.entries) if (entry.type === "label") marked[entry.line] = 1;
+  return marked;
+});
+
+/** Kept while the edits touch no `label` line: typing in a message does not walk every entry again. */
+export const labels = perStructureAndLines(labelLines, (a): Labels => {
   const byTarget = new Map<IdKey, Label>();
   const lastChange = new Map<IdKey, Entry>();
   for (const entry of a.entries) {

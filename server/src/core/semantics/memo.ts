@@ -8,6 +8,7 @@
  */
 
 import type { SessionAnalysis } from "../analysis";
+import { editStep, linesEditedSince } from "../reanalyze";
 
 /**
  * `compute`, memoised per analysis structure: for queries that read only the tree and the structural
@@ -25,33 +26,38 @@ export function perStructure<T>(compute: (a: SessionAnalysis) => T): (a: Session
 }
 
 /**
- * `compute`, memoised per analysis structure and per the objects `inputs` lists: for queries that
- * read the content of some lines (the parses of the active path's entries, say) besides structure.
- * An edit elsewhere keeps every listed parse the same object, so the last value is reused; an edit
- * of a listed line gives it a new parse, and the value is computed again.
+ * `compute`, memoised per analysis structure and kept across edits of lines that `inputs` does not
+ * mark (a per-structure mark per line, `inputs(a)[line]`): for queries that read the content of
+ * some lines besides structure (the parses of the active path's entries, say): an edit elsewhere
+ * keeps the value, an edit of a marked line computes it again, decided in O(lines edited) from the
+ * structure's edit log (`core/reanalyze.ts`).
  */
-export function perStructureAndInputs<T>(inputs: (a: SessionAnalysis) => readonly unknown[], compute: (a: SessionAnalysis) => T): (a: SessionAnalysis) => T {
-  const memo = new WeakMap<object, { inputs: readonly unknown[]; value: T }>();
-  const byAnalysis = new WeakMap<SessionAnalysis, T>();
-  return (a) => {
-    if (byAnalysis.has(a)) return byAnalysis.get(a) as T;
-    const now = inputs(a);
-    const last = memo.get(a.structure);
-    let value: T;
-    if (last && sameItems(last.inputs, now)) value = last.value;
-    else {
-      value = compute(a);
-      memo.set(a.structure, { inputs: now, value });
-    }
-    byAnalysis.set(a, value);
-    return value;
-  };
+export function perStructureAndLines<T>(inputs: (a: SessionAnalysis) => Uint8Array, compute: (a: SessionAnalysis) => T): (a: SessionAnalysis) => T {
+  const memo: KeptValues<T> = new WeakMap();
+  return (a) => keptUnlessEdited(memo, a, inputs, () => compute(a));
 }
 
-function sameItems(x: readonly unknown[], y: readonly unknown[]): boolean {
-  if (x.length !== y.length) return false;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-  return true;
+/** Values kept per structure, each with the edit step it was computed at. */
+export type KeptValues<T> = WeakMap<object, { step: number; value: T }>;
+
+/** `perStructureAndLines` over a memo of the caller's, for values computed from more than the analysis (the document they locate ranges in). */
+export function keptUnlessEdited<T>(memo: KeptValues<T>, a: SessionAnalysis, inputs: (a: SessionAnalysis) => Uint8Array, compute: () => T): T {
+  const step = editStep(a);
+  const last = memo.get(a.structure);
+  if (last) {
+    if (last.step === step) return last.value;
+    const edited = linesEditedSince(a, last.step);
+    if (edited) {
+      const marked = inputs(a);
+      if (!edited.some((line) => marked[line] === 1)) {
+        last.step = step;
+        return last.value;
+      }
+    }
+  }
+  const value = compute();
+  memo.set(a.structure, { step, value });
+  return value;
 }
 
 /** `compute`, memoised per analysis. */

@@ -6,7 +6,7 @@
  */
 
 import type { Entry } from "../analysis";
-import { perAnalysis } from "./memo";
+import { perAnalysis, perStructure } from "./memo";
 
 export interface SessionName {
   /** The name Pi shows, trimmed; undefined when cleared, absent, or when Pi throws reading it. */
@@ -27,11 +27,14 @@ export function nameOfValue(raw: unknown): { name: string | undefined; throws: b
   return { name: undefined, throws: raw !== undefined && raw !== null };
 }
 
+/** The entry that decides: which one it is is a matter of types alone, so it is kept for the structure. */
+const decidingEntry = perStructure((a): Entry | undefined => {
+  for (let i = a.entries.length - 1; i >= 0; i--) if (a.entries[i]!.type === "session_info") return a.entries[i];
+  return undefined;
+});
+
 export const sessionName = perAnalysis((a): SessionName => {
-  for (let i = a.entries.length - 1; i >= 0; i--) {
-    const entry = a.entries[i]!;
-    if (entry.type !== "session_info") continue;
-    return { ...nameOfValue(entry.parsed.object?.name), entry };
-  }
-  return { name: undefined, entry: undefined, throws: false };
+  const entry = decidingEntry(a);
+  if (!entry) return { name: undefined, entry: undefined, throws: false };
+  return { ...nameOfValue(entry.parsed.object?.name), entry };
 });

@@ -31,8 +31,9 @@ export function checkNotASession(r: Report): boolean {
     );
     return true;
   }
-  const damagedPiLine = doc.parsed.some((p, line) => p.kind === "malformed" && PI_LIKE_TEXT.test(doc.lines[line]!.slice(0, 2000)));
-  if (!a.looksLikeSession && !damagedPiLine) {
+  // Only malformed lines are read, and only for a file in which no line looks like Pi's.
+  const damagedPiLine = () => r.malformedLines().some((line) => PI_LIKE_TEXT.test(doc.lines[line]!.slice(0, 2000)));
+  if (!a.looksLikeSession && !damagedPiLine()) {
     r.add(
       "not-a-session",
       "This file does not look like a Pi session: no line is a Pi header or entry. It is not checked further. (Pi 0.73/0.74 would overwrite it with a fresh header; Pi 1.x would refuse to open it.)",

@@ -1,72 +1,51 @@
 /** Checks of each line: blank, malformed and cut-off lines, values that are not objects, the line's own findings, and what needs the parent. */
 
 import type { Entry } from "../../core/analysis";
-import type { ParsedLine } from "../../core/parse";
 import { describe } from "../../core/lineFindings";
 import { versionRules } from "../../core/semantics/version";
 import { shortValue } from "../../core/text";
+import { type Add, ascending, checkByLine, type LineFindings } from "./replay";
 import type { Report } from "./report";
 
 /** Fields that a v1 file lacks and Pi's migration adds. */
 const V1_ADDED_FIELDS: ReadonlySet<string> = new Set(["id", "parentId", "firstKeptEntryId"]);
 
-/** One `Report.add` call, recorded so that a line whose findings did not change can replay it. */
-type Add = Parameters<Report["add"]>;
-
 /**
- * The findings of the last run, per line, for a tree whose structure typing leaves as it is (see
- * `SessionAnalysis.structure`). Every finding of a line depends on that line's parse and on
- * structural facts, except the timestamp order, whose message quotes the parent's timestamp as
- * written (its time is structural, its text is not): so after an edit inside lines only those
- * lines and their children are checked again, and the other lines' findings are replayed. On the 50 MB session this was a walk over 50,000 lines' objects on every
- * keystroke, the largest part of the checks' time per edit.
+ * The findings of the last run are kept per line for a tree whose structure typing leaves as it is
+ * (see `SessionAnalysis.structure`, `replay.ts`). Every finding of a line depends on that line's
+ * parse and on structural facts, except the timestamp order, whose message quotes the parent's
+ * timestamp as written (its time is structural, its text is not): so after an edit inside lines
+ * only those lines and their children are checked again, and the other lines' findings are
+ * replayed. On the 50 MB session this was a walk over 50,000 lines' objects on every keystroke, the
+ * largest part of the checks' time per edit; now it is proportional to the lines edited and the
+ * lines with findings.
  */
-interface LineMemo {
-  /** The parses the findings were computed from (a copy of the document's array). */
-  parsed: readonly ParsedLine[];
-  adds: (Add[] | undefined)[];
-}
-
-const memos = new WeakMap<object, LineMemo>();
+const memos = new WeakMap<object, LineFindings>();
 
 export function checkLines(r: Report): void {
   const { doc, a } = r;
-  // A lone "\r" makes a Pi line several lines for the client, so an edit can move every later
-  // line's positions: nothing is reused then.
-  const reusable = doc.lspLineCount === doc.lineCount;
-  const memo = reusable ? memos.get(a.structure) : undefined;
-  const again = memo && memo.parsed.length === doc.lineCount ? linesToCheckAgain(memo, r) : undefined;
-  const adds: (Add[] | undefined)[] = new Array(doc.lineCount);
   const facts = lineFacts(r);
-  for (let line = 0; line < doc.lineCount; line++) {
-    let list: Add[] | undefined;
-    if (again && again[line] === 0) list = memo!.adds[line];
-    else {
-      const recorded: Add[] = [];
-      checkLine(r, line, facts, (...args) => recorded.push(args));
-      if (recorded.length > 0) list = recorded;
-    }
-    adds[line] = list;
-    if (list) for (const args of list) r.add(...args);
-  }
-  if (reusable) memos.set(a.structure, { parsed: doc.parsed.slice(), adds });
+  checkByLine(r, {
+    memos,
+    key: undefined,
+    sameKey: () => true,
+    lines: () => lineNumbers(doc.lineCount),
+    again: (edited) => {
+      // Blank lines share one parse whatever their whitespace, and the last line is skipped only
+      // when it is the empty piece after the final newline: it is always checked again.
+      const again = [...edited, doc.lineCount - 1];
+      for (const line of edited) {
+        const entry = a.entryAtLine[line];
+        if (entry) for (const child of a.childrenOf(entry)) again.push(child.line);
+      }
+      return ascending(again);
+    },
+    check: (line, add) => checkLine(r, line, facts, add),
+  });
 }
 
-/** The lines whose parse changed since `memo` was made, and the children of the entries on them (their timestamp order reads the parent's). */
-function linesToCheckAgain(memo: LineMemo, r: Report): Uint8Array {
-  const { doc, a } = r;
-  const again = new Uint8Array(doc.lineCount);
-  // Blank lines share one parse whatever their whitespace, and the last line is skipped only when
-  // it is the empty piece after the final newline: it is always checked again.
-  again[doc.lineCount - 1] = 1;
-  const parsed = doc.parsed;
-  for (let line = 0; line < parsed.length; line++) {
-    if (parsed[line] === memo.parsed[line]) continue;
-    again[line] = 1;
-    const entry = a.entryAtLine[line];
-    if (entry) for (const child of a.childrenOf(entry)) again[child.line] = 1;
-  }
-  return again;
+function* lineNumbers(count: number): Generator<number> {
+  for (let line = 0; line < count; line++) yield line;
 }
 
 interface LineFacts {

@@ -4,63 +4,91 @@ import type { Entry } from "../../core/analysis";
 import { perStructure } from "../../core/semantics/memo";
 import { callFor, toolIndex } from "../../core/semantics/toolPairs";
 import { clip } from "../../core/text";
+import { type Add, ascending, checkByLine, type LineFindings } from "./replay";
 import type { Report } from "./report";
+
+/**
+ * Kept per structure (`replay.ts`): what an entry names is structural, and a finding's message reads
+ * only structural facts and the ids malformed lines seem to declare (the key), so after an edit
+ * inside lines only the edited entries are checked again (their ranges move), and the entries whose
+ * related location is on an edited line.
+ */
+const memos = new WeakMap<object, LineFindings<Map<string, number>>>();
 
 export function checkLinks(r: Report): void {
   const { a } = r;
   const malformed = r.malformedIdLines();
-  for (const entry of a.entries) {
-    const p = entry.parsed;
-    if (!p.isObject) continue;
-    // The analysis already resolved every parent: a named parent that did not resolve dangles.
-    if (typeof entry.parentId === "string" && entry.parentId !== "" && a.parent[entry.index] === undefined) {
-      const where = malformed.get(entry.parentId);
-      const cause = where !== undefined ? ` (the entry with this id is on line ${where + 1}, which Pi cannot parse)` : "";
-      const above = "Pi treats this entry as a root: a context built through it stops here and loses everything above.";
-      r.add("dangling-parent", `parentId "${clip(entry.parentId)}" names no entry${cause}. ${above}`, r.valueRange(entry.line, ["parentId"]));
-    } else if (entry.parentId === "") {
-      // Pi's writers put null on a root; an empty string is read the same way, as no parent.
-      r.add(
-        "dangling-parent",
-        "parentId is the empty string, which Pi reads as no parent. Pi treats this entry as a root: a context built through it stops here and loses everything above.",
-        r.valueRange(entry.line, ["parentId"]),
-      );
-    }
-    // The id each entry names besides its parent is a fact of its parse (`reference`).
-    const named = p.reference;
-    switch (entry.type) {
-      case "label":
-      case "context_edit": {
-        if (typeof named === "string" && !a.byId.has(named)) {
-          const effect = entry.type === "label" ? "Pi keeps the label, but it marks no entry in the tree." : "Pi 1.x applies the edit to no message.";
-          r.add("dangling-target", `targetId "${clip(named)}" names no entry. ${effect}`, r.valueRange(entry.line, ["targetId"]));
-        }
-        break;
+  checkByLine(r, {
+    memos,
+    key: malformed,
+    sameKey: sameMap,
+    lines: () => a.entries.map((e) => e.line),
+    again: (edited) => ascending(edited.filter((line) => a.entryAtLine[line] !== undefined)),
+    check: (line, add, depend) => {
+      const entry = a.entryAtLine[line];
+      if (entry) checkEntryLinks(r, entry, malformed, add, depend);
+    },
+  });
+}
+
+function sameMap<K, V>(x: ReadonlyMap<K, V>, y: ReadonlyMap<K, V>): boolean {
+  if (x.size !== y.size) return false;
+  for (const [k, v] of x) if (y.get(k) !== v) return false;
+  return true;
+}
+
+function checkEntryLinks(r: Report, entry: Entry, malformed: ReadonlyMap<string, number>, add: (...args: Add) => void, depend: (line: number) => void): void {
+  const { a } = r;
+  const p = entry.parsed;
+  if (!p.isObject) return;
+  // The analysis already resolved every parent: a named parent that did not resolve dangles.
+  if (typeof entry.parentId === "string" && entry.parentId !== "" && a.parent[entry.index] === undefined) {
+    const where = malformed.get(entry.parentId);
+    const cause = where !== undefined ? ` (the entry with this id is on line ${where + 1}, which Pi cannot parse)` : "";
+    const above = "Pi treats this entry as a root: a context built through it stops here and loses everything above.";
+    add("dangling-parent", `parentId "${clip(entry.parentId)}" names no entry${cause}. ${above}`, r.valueRange(entry.line, ["parentId"]));
+  } else if (entry.parentId === "") {
+    // Pi's writers put null on a root; an empty string is read the same way, as no parent.
+    add(
+      "dangling-parent",
+      "parentId is the empty string, which Pi reads as no parent. Pi treats this entry as a root: a context built through it stops here and loses everything above.",
+      r.valueRange(entry.line, ["parentId"]),
+    );
+  }
+  // The id each entry names besides its parent is a fact of its parse (`reference`).
+  const named = p.reference;
+  switch (entry.type) {
+    case "label":
+    case "context_edit": {
+      if (typeof named === "string" && !a.byId.has(named)) {
+        const effect = entry.type === "label" ? "Pi keeps the label, but it marks no entry in the tree." : "Pi 1.x applies the edit to no message.";
+        add("dangling-target", `targetId "${clip(named)}" names no entry. ${effect}`, r.valueRange(entry.line, ["targetId"]));
       }
-      case "branch_summary": {
-        if (typeof named === "string" && named !== "root" && !a.byId.has(named)) {
-          r.add(
-            "dangling-from",
-            `fromId "${clip(named)}" names no entry (only "root" may name none). Pi still shows the summary to the model, but the branch it summarises cannot be found.`,
-            r.valueRange(entry.line, ["fromId"]),
-          );
-        }
-        break;
-      }
-      case "compaction":
-        checkFirstKept(r, entry, named);
-        break;
+      break;
     }
+    case "branch_summary": {
+      if (typeof named === "string" && named !== "root" && !a.byId.has(named)) {
+        add(
+          "dangling-from",
+          `fromId "${clip(named)}" names no entry (only "root" may name none). Pi still shows the summary to the model, but the branch it summarises cannot be found.`,
+          r.valueRange(entry.line, ["fromId"]),
+        );
+      }
+      break;
+    }
+    case "compaction":
+      checkFirstKept(r, entry, named, add, depend);
+      break;
   }
 }
 
-function checkFirstKept(r: Report, entry: Entry, firstKept: unknown): void {
+function checkFirstKept(r: Report, entry: Entry, firstKept: unknown, add: (...args: Add) => void, depend: (line: number) => void): void {
   const { a } = r;
   // Pi 1.x stores the compaction's own id when it keeps nothing from before it.
   if (typeof firstKept !== "string" || firstKept === entry.id) return;
   const target = a.byId.get(firstKept);
   if (!target) {
-    r.add(
+    add(
       "dangling-first-kept",
       `firstKeptEntryId "${clip(firstKept)}" names no entry. Pi keeps nothing from before this compaction: the model sees only the summary and what follows it.`,
       r.valueRange(entry.line, ["firstKeptEntryId"]),
@@ -69,7 +97,8 @@ function checkFirstKept(r: Report, entry: Entry, firstKept: unknown): void {
   }
   if (a.reachesCycle[entry.index]) return; // The path is undefined; the cycle is reported instead.
   if (!a.isAncestor(target, entry)) {
-    r.add(
+    depend(target.line);
+    add(
       "first-kept-not-on-path",
       `firstKeptEntryId "${clip(firstKept)}" (line ${target.line + 1}) is not on the path above this compaction. Pi keeps nothing from before the compaction: the model sees only the summary and what follows it.`,
       r.valueRange(entry.line, ["firstKeptEntryId"]),

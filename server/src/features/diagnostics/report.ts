@@ -21,6 +21,9 @@ export const LSP_SEVERITY: Record<Severity, 1 | 2 | 3 | 4> = { error: 1, warning
 /** How many related locations a diagnostic lists at most (duplicates, cycle members). */
 export const MAX_RELATED = 10;
 
+/** Per structure, which lines are malformed (`sameStructure` keeps every line's kind). */
+const malformedLinesMemo = new WeakMap<object, number[]>();
+
 export class Report {
   readonly out: Diagnostic[] = [];
   readonly a: SessionAnalysis;
@@ -98,12 +101,23 @@ export class Report {
     if (this.malformedIdsCache) return this.malformedIdsCache;
     const ids = new Map<number, string>();
     this.malformedIdsCache = ids;
-    this.doc.parsed.forEach((p, line) => {
-      if (p.kind !== "malformed") return;
+    for (const line of this.malformedLines()) {
       const match = /"id"\s*:\s*"([^"\\]*)"/.exec(this.doc.lines[line]!.slice(0, 2000));
       if (match) ids.set(line, match[1]!);
-    });
+    }
     return ids;
+  }
+
+  /** The lines that are not JSON, ascending: which lines they are is structural, so it is kept for the structure (their text is not). */
+  malformedLines(): readonly number[] {
+    let lines = malformedLinesMemo.get(this.a.structure);
+    if (!lines) {
+      lines = [];
+      const parsed = this.doc.parsed;
+      for (let line = 0; line < parsed.length; line++) if (parsed[line]!.kind === "malformed") lines.push(line);
+      malformedLinesMemo.set(this.a.structure, lines);
+    }
+    return lines;
   }
 
   /** The line of each id that a malformed line seems to declare. */

@@ -1,0 +1,107 @@
+/**
+ * Checks that find their faults line by line, run incrementally: the findings of the last run are
+ * kept per line for the analysis's structure, and after edits inside lines (the usual keystroke,
+ * `core/reanalyze.ts`) only the lines edited since, and the lines whose findings read them, are
+ * checked again; every other line's findings are replayed as they were recorded, ranges and all.
+ * A check's findings of a line may depend only on that line's text, on structural facts, and on the
+ * lines it names as dependencies: that is what makes a replayed finding equal to a fresh one.
+ */
+
+import { editStep, linesEditedSince } from "../../core/reanalyze";
+import type { Report } from "./report";
+
+/** One `Report.add` call, recorded so that a line whose findings did not change can replay it. */
+export type Add = Parameters<Report["add"]>;
+
+/** What a check of one line is given: `add` records a finding, `depend` names another line the findings read. */
+export type LineCheck = (line: number, add: (...args: Add) => void, depend: (line: number) => void) => void;
+
+/** The findings of one run, for the structure's analysis at edit step `step`: the lines that had any, ascending. */
+export interface LineFindings<K = undefined> {
+  step: number;
+  /** What else the findings were computed from; a run whose key differs (`sameKey`) checks every line. */
+  key: K;
+  lines: number[];
+  adds: Add[][];
+  deps: (number[] | undefined)[];
+}
+
+export interface ByLineCheck<K> {
+  memos: WeakMap<object, LineFindings<K>>;
+  key: K;
+  sameKey: (x: K, y: K) => boolean;
+  /** Every line a full run checks, ascending. */
+  lines: () => Iterable<number>;
+  /** The lines to check again after `edited` were edited (at least those of them a full run checks), ascending and without repeats. */
+  again: (edited: readonly number[]) => number[];
+  check: LineCheck;
+}
+
+/** Runs `c` over `r`'s document, from the kept findings where they still hold, and keeps the new ones. */
+export function checkByLine<K>(r: Report, c: ByLineCheck<K>): void {
+  const { doc, a } = r;
+  // A lone "\r" makes a Pi line several lines for the client, so an edit can move every later
+  // line's positions: nothing is kept or replayed then.
+  const reusable = doc.lspLineCount === doc.lineCount;
+  const memo = reusable ? c.memos.get(a.structure) : undefined;
+  const edited = memo && c.sameKey(memo.key, c.key) ? linesEditedSince(a, memo.step) : undefined;
+  const next: LineFindings<K> = { step: editStep(a), key: c.key, lines: [], adds: [], deps: [] };
+  const run = (line: number): void => {
+    const recorded: Add[] = [];
+    let deps: number[] | undefined;
+    c.check(
+      line,
+      (...args) => recorded.push(args),
+      (other) => (deps ??= []).push(other),
+    );
+    if (recorded.length > 0) keep(line, recorded, deps);
+  };
+  const keep = (line: number, adds: Add[], deps: number[] | undefined): void => {
+    next.lines.push(line);
+    next.adds.push(adds);
+    next.deps.push(deps);
+    for (const args of adds) r.add(...args);
+  };
+  if (memo && edited) {
+    const editedSet = new Set(edited);
+    const again = mergeLines(c.again(edited), dependents(memo, editedSet));
+    let i = 0;
+    let j = 0;
+    while (i < memo.lines.length || j < again.length) {
+      const kept = i < memo.lines.length ? memo.lines[i]! : Number.POSITIVE_INFINITY;
+      const redo = j < again.length ? again[j]! : Number.POSITIVE_INFINITY;
+      if (redo <= kept) {
+        run(redo);
+        j++;
+        if (redo === kept) i++;
+      } else {
+        keep(kept, memo.adds[i]!, memo.deps[i]);
+        i++;
+      }
+    }
+  } else {
+    for (const line of c.lines()) run(line);
+  }
+  if (reusable) c.memos.set(a.structure, next);
+}
+
+/** The kept lines whose findings read an edited line. */
+function dependents(memo: LineFindings<unknown>, edited: ReadonlySet<number>): number[] {
+  const out: number[] = [];
+  for (let k = 0; k < memo.lines.length; k++) {
+    const deps = memo.deps[k];
+    if (deps?.some((line) => edited.has(line))) out.push(memo.lines[k]!);
+  }
+  return out;
+}
+
+/** Two ascending lists of lines as one, without repeats. */
+export function mergeLines(x: readonly number[], y: readonly number[]): number[] {
+  if (y.length === 0) return x as number[];
+  return [...new Set([...x, ...y])].sort((p, q) => p - q);
+}
+
+/** Sorted, without repeats. */
+export function ascending(lines: Iterable<number>): number[] {
+  return [...new Set(lines)].sort((p, q) => p - q);
+}
