@@ -324,8 +324,10 @@ export class CheckRun {
         return true;
       }
       // The context's messages stay alive while the request checks run (their builds keep them): so
-      // can its values, or both of Pi's builds (1.x's and 0.74's) parse every line of it again.
-      setValueBudget(Math.max(STREAMED_VALUE_CHARS, contextChars(streamed.doc)));
+      // can its values, or both of Pi's builds (1.x's and 0.74's) parse every line of it again. The
+      // budget holds the context and the usual budget besides, so that the values the checks read
+      // elsewhere never push the context's out (the cache lets a quarter go when it is full).
+      setValueBudget(STREAMED_VALUE_CHARS + contextChars(streamed.doc));
       this.report(target, streamed.doc, { encoding: "utf-8", bom: false, lossless: streamed.lossless }, undefined);
       return true;
     } finally {
