@@ -118,10 +118,10 @@ class StreamedValueLine extends CachedValueLine {
     private readonly line: number,
     /** The length of the JSON text (`text`), which the value cache counts by. */
     readonly textLength: number,
-    models: Map<string, { provider: unknown; modelId: unknown }>,
+    models: SharedModels,
   ) {
     super(p);
-    if (p.model) this.model = sharedModel(p.model, models);
+    if (p.model) this.model = models.share(p.model);
   }
 
   /** The JSON text the line was parsed from (line 0 without its byte order mark), read back. */
@@ -131,18 +131,32 @@ class StreamedValueLine extends CachedValueLine {
   }
 }
 
+type Model = { provider: unknown; modelId: unknown };
+
 /**
  * One object for every line naming the same provider and model as strings (most assistant
- * messages of a session): the facts are read, never changed, so the lines can share them.
+ * messages of a session): the facts are read, never changed, so the lines can share them. The
+ * model named last is tried first: a session's lines name one model for long runs, and the lookup
+ * then builds no key.
  */
-function sharedModel(model: { provider: unknown; modelId: unknown }, models: Map<string, { provider: unknown; modelId: unknown }>) {
-  const { provider, modelId } = model;
-  if (typeof provider !== "string" || typeof modelId !== "string" || provider.length + modelId.length > 200) return model;
-  const key = `${provider}\u0000${modelId}`;
-  const shared = models.get(key);
-  if (shared) return shared;
-  models.set(key, model);
-  return model;
+class SharedModels {
+  private readonly byKey = new Map<string, Model>();
+  private last: Model | undefined;
+
+  share(model: Model): Model {
+    const { provider, modelId } = model;
+    if (typeof provider !== "string" || typeof modelId !== "string" || provider.length + modelId.length > 200) return model;
+    const last = this.last;
+    if (last !== undefined && last.provider === provider && last.modelId === modelId) return last;
+    const key = `${provider}\u0000${modelId}`;
+    let shared = this.byKey.get(key);
+    if (!shared) {
+      shared = model;
+      this.byKey.set(key, model);
+    }
+    this.last = shared;
+    return shared;
+  }
 }
 
 /** A line that does not parse, whose error message is made (from the text read back) only when asked for. */
@@ -210,7 +224,7 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
   const crLines: string[] = [];
   let lossless = true;
   let chars = 0;
-  const models = new Map<string, { provider: unknown; modelId: unknown }>();
+  const models = new SharedModels();
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const keep = options.keepTailChars;
   // Bytes are at least as many as the characters they decode to: the tail's values fit the budget.
