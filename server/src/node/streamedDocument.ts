@@ -6,8 +6,9 @@
  * uses, and then only its facts are kept: ids, parents, types, roles, the line-local findings, and
  * where the line lies in the file. Its text is dropped; a check that needs it (to locate the token
  * a diagnostic points at, or a value the provider request is built from) reads that one line back
- * by its offset. Parsed values stay in the bounded cache of `core/values.ts`, so the lines read
- * last (the context Pi resumes, at the end of the file) are usually not parsed twice.
+ * by its offset. Parsed values stay in the bounded cache of `core/values.ts` for the file's last
+ * lines only (`keepTailChars`, where the context Pi resumes usually is), so that those are usually
+ * not parsed twice and the others cost the collector nothing.
  *
  * Because every check runs unchanged on this document, its diagnostics are the in-memory
  * document's, exactly (`test/cli/streamedCheck.test.ts` compares the two on the corpus). What is
