@@ -5,8 +5,8 @@
  * from disk (`node/streamedDocument.ts`, no text held) gives exactly the diagnostics of the
  * document built from the whole text (code, range, message, severity, related locations, and the
  * counts past the cap), the same safe fixes, and the same verdict on whether the text is lossless.
- * Each file is checked twice: with the value cache's usual budget, and with none, so that every
- * value a check reads is read back from disk.
+ * Each file is checked with the value cache's usual budget, with none (so that every value a check
+ * reads is read back from disk), and with values kept for the file's last bytes only, as `check` does.
  */
 
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -56,12 +56,21 @@ function compare(bytes: Buffer): void {
   const expected = findings(new SessionDocument(URI, "jsonl", 0, decoded.text));
   const path = join(folder, "session.jsonl");
   writeFileSync(path, bytes);
-  for (const budget of [undefined, 0]) {
+  // The usual budget, none (every value read back from disk), and check's: values kept for the
+  // file's last bytes only (here a few lines of it), with and without a budget for the rest.
+  const ways: [number | undefined, number | undefined][] = [
+    [undefined, undefined],
+    [0, undefined],
+    [undefined, Math.floor(bytes.length / 3)],
+    [0, Math.floor(bytes.length / 3)],
+  ];
+  for (const [budget, keepTailChars] of ways) {
     forgetValues();
     setValueBudget(budget);
     const fd = openSync(path, "r");
     try {
-      const streamed = readStreamedDocument(fd, URI);
+      const streamed = readStreamedDocument(fd, URI, { keepTailChars });
+      if (keepTailChars !== undefined) setValueBudget(budget);
       expect(streamed.lossless).toBe(decoded.lossless);
       expect(findings(streamed.doc)).toEqual(expected);
     } finally {

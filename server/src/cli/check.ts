@@ -15,6 +15,7 @@ import * as nodeFs from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Diagnostic } from "vscode-languageserver";
+import { contextInputs } from "../core/context";
 import { SessionDocument } from "../core/document";
 import { forgetValues, keepAllValues, setValueBudget } from "../core/values";
 import { LineTooLong, readStreamedDocument } from "../node/streamedDocument";
@@ -36,7 +37,7 @@ import {
   type OpenedFile,
 } from "./files";
 import { type Fixable, fixableMarks, fixedLine, severityOf, unsafeList } from "./checkOutput";
-import { fixFile, type FixOutcome } from "./fix";
+import type { FixOutcome } from "./fix";
 import {
   addTotals,
   diffNames,
@@ -283,6 +284,8 @@ export class CheckRun {
       let decoded = decodeSession(file.bytes);
       let outcome: FixOutcome | undefined;
       if (this.options.fix) {
+        // Loaded only for --fix: a check that fixes nothing does not compile the fixing code.
+        const { fixFile } = require("./fix") as typeof import("./fix");
         outcome = fixFile(target, file, decoded, { dryRun: this.options.dryRun, unsafe: this.options.unsafe });
         // After a retry the file was read again: what is reported is what was last read.
         file = outcome.file;
@@ -314,12 +317,17 @@ export class CheckRun {
       if (isUtf16(fd)) return false;
       let streamed: ReturnType<typeof readStreamedDocument>;
       try {
-        streamed = readStreamedDocument(fd, fileUri(target.path), { onChunk: this.onBytes });
+        streamed = readStreamedDocument(fd, fileUri(target.path), { onChunk: this.onBytes, keepTailChars: STREAMED_VALUE_CHARS });
       } catch (error) {
         if (!(error instanceof LineTooLong) && (error as NodeJS.ErrnoException).code === undefined) throw error;
         this.fail(`cannot read ${target.path}: ${errorText(error)}`, target.path);
         return true;
       }
+      // The context's messages stay alive while the request checks run (their builds keep them): so
+      // can its values, or both of Pi's builds (1.x's and 0.74's) parse every line of it again. The
+      // budget holds the context and the usual budget besides, so that the values the checks read
+      // elsewhere never push the context's out (the cache lets a quarter go when it is full).
+      setValueBudget(STREAMED_VALUE_CHARS + contextChars(streamed.doc));
       this.report(target, streamed.doc, { encoding: "utf-8", bom: false, lossless: streamed.lossless }, undefined);
       return true;
     } finally {
@@ -405,6 +413,18 @@ export class CheckRun {
 
 /** The values the streamed check keeps parsed: the lines read last, as many characters as this. */
 const STREAMED_VALUE_CHARS = 16_000_000;
+
+/** The characters of the lines the context Pi resumes is built from (either version's), or 0 when that cannot be told. */
+function contextChars(doc: SessionDocument): number {
+  let chars = 0;
+  try {
+    for (const p of contextInputs(doc.analysis)) chars += (p as { textLength?: number }).textLength ?? 0;
+  } catch {
+    // The analysis or the walk failed: the checks say so themselves, with the usual budget.
+    return 0;
+  }
+  return chars;
+}
 
 function fileUri(path: string): string {
   return pathToFileURL(resolve(path)).href;

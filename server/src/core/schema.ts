@@ -346,14 +346,11 @@ export function isoTime(value: string): number | undefined {
 }
 
 /**
- * Reads the exact form Pi writes, `YYYY-MM-DDTHH:mm:ss.sssZ`, without a regular expression or
- * `Date.parse`, which matters on 50,000 lines. Anything else falls back to the general check.
+ * Reads the exact form Pi writes, `YYYY-MM-DDTHH:mm:ss.sssZ`, without a regular expression,
+ * `Date.parse` or `Date.UTC`, which matters on 50,000 lines (every line's timestamp is read once
+ * by the parse). Anything else falls back to the general check.
  */
 function piTime(value: string): number {
-  const digit = (i: number): number => {
-    const c = value.charCodeAt(i) - 48;
-    return c >= 0 && c <= 9 ? c : NaN;
-  };
   if (
     value.charCodeAt(4) !== 45 ||
     value.charCodeAt(7) !== 45 ||
@@ -365,20 +362,44 @@ function piTime(value: string): number {
   ) {
     return ISO_RE.test(value) ? Date.parse(value) : NaN;
   }
-  const year = digit(0) * 1000 + digit(1) * 100 + digit(2) * 10 + digit(3);
-  const month = digit(5) * 10 + digit(6);
-  const day = digit(8) * 10 + digit(9);
-  const hour = digit(11) * 10 + digit(12);
-  const minute = digit(14) * 10 + digit(15);
-  const second = digit(17) * 10 + digit(18);
-  const ms = digit(20) * 100 + digit(21) * 10 + digit(22);
-  if (Number.isNaN(year + month + day + hour + minute + second + ms)) return NaN;
+  const year = digitsAt(value, 0, 4);
+  const month = digitsAt(value, 5, 7);
+  const day = digitsAt(value, 8, 10);
+  const hour = digitsAt(value, 11, 13);
+  const minute = digitsAt(value, 14, 16);
+  const second = digitsAt(value, 17, 19);
+  const ms = digitsAt(value, 20, 23);
+  if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0 || ms < 0) return NaN;
   // Date.UTC rolls over out-of-range parts (February 30 becomes March 2); Date.parse rejects them.
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return NaN;
   if (year < 100) return Date.parse(value); // Date.UTC reads years 0–99 as 1900–1999.
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   if (day > (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!)) return NaN;
-  return Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  return daysFromCivil(year, month, day) * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms;
+}
+
+/** The number the decimal digits of `value` from `from` to `to` spell, or -1 when one is not a digit. */
+function digitsAt(value: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = value.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/**
+ * Days from 1970-01-01 to a date of the proleptic Gregorian calendar (what `Date.UTC` counts),
+ * in integers: the year is taken to start in March, so that the leap day comes last.
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

@@ -6,8 +6,9 @@
  * uses, and then only its facts are kept: ids, parents, types, roles, the line-local findings, and
  * where the line lies in the file. Its text is dropped; a check that needs it (to locate the token
  * a diagnostic points at, or a value the provider request is built from) reads that one line back
- * by its offset. Parsed values stay in the bounded cache of `core/values.ts`, so the lines read
- * last (the context Pi resumes, at the end of the file) are usually not parsed twice.
+ * by its offset. Parsed values stay in the bounded cache of `core/values.ts` for the file's last
+ * lines only (`keepTailChars`, where the context Pi resumes usually is), so that those are usually
+ * not parsed twice and the others cost the collector nothing.
  *
  * Because every check runs unchanged on this document, its diagnostics are the in-memory
  * document's, exactly (`test/cli/streamedCheck.test.ts` compares the two on the corpus). What is
@@ -19,8 +20,11 @@ import * as nodeFs from "node:fs";
 import { SessionDocument } from "../core/document";
 import { CachedValueLine, type MalformedLine, type ParsedLine, parseLine, type ValueLine } from "../core/parse";
 import { PositionMap } from "../core/positions";
-import { transferValue } from "../core/values";
+import { setValueBudget, transferValue } from "../core/values";
 import { DEFAULT_MAX_LINE_BYTES, readLinesSync } from "./lineReader";
+
+/** How much the read back of one line reads from there on (lines read back come mostly in file order). */
+const READ_AHEAD_BYTES = 1024 * 1024;
 
 const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024).toLocaleString("en-US")} MiB`;
 
@@ -49,17 +53,34 @@ class DiskLines {
     this.lengths[this.count++] = bytes;
   }
 
+  /**
+   * The bytes read last (from file offset `windowStart`): the checks read lines back mostly in
+   * file order (the context Pi resumes runs from the root towards the end), so one read of a
+   * window serves the lines after it too, instead of one system call per line.
+   */
+  private window: Buffer = Buffer.alloc(0);
+  private windowStart = 0;
+
   /** The raw bytes of line `i`, its "\r\n"'s "\r" included. */
   bytes(i: number): Buffer {
     const length = this.lengths[i]!;
-    const buffer = Buffer.allocUnsafe(length);
+    const start = this.starts[i]!;
+    const offset = start - this.windowStart;
+    if (offset >= 0 && offset + length <= this.window.length) return this.window.subarray(offset, offset + length);
+    // A long line is read alone; a short one with what follows it, up to a window's size.
+    const size = Math.max(length, READ_AHEAD_BYTES);
+    const buffer = Buffer.allocUnsafe(size);
     let done = 0;
-    while (done < length) {
-      const n = nodeFs.readSync(this.fd, buffer, done, length - done, this.starts[i]! + done);
+    while (done < size) {
+      const n = nodeFs.readSync(this.fd, buffer, done, size - done, start + done);
       if (n === 0) break;
       done += n;
     }
-    return buffer.subarray(0, done);
+    if (size === READ_AHEAD_BYTES) {
+      this.window = buffer.subarray(0, done);
+      this.windowStart = start;
+    }
+    return buffer.subarray(0, Math.min(done, length));
   }
 
   /** Line `i` as the document holds it: without its line ending. */
@@ -98,10 +119,10 @@ class StreamedValueLine extends CachedValueLine {
     private readonly line: number,
     /** The length of the JSON text (`text`), which the value cache counts by. */
     readonly textLength: number,
-    models: Map<string, { provider: unknown; modelId: unknown }>,
+    models: SharedModels,
   ) {
     super(p);
-    if (p.model) this.model = sharedModel(p.model, models);
+    if (p.model) this.model = models.share(p.model);
   }
 
   /** The JSON text the line was parsed from (line 0 without its byte order mark), read back. */
@@ -111,18 +132,32 @@ class StreamedValueLine extends CachedValueLine {
   }
 }
 
+type Model = { provider: unknown; modelId: unknown };
+
 /**
  * One object for every line naming the same provider and model as strings (most assistant
- * messages of a session): the facts are read, never changed, so the lines can share them.
+ * messages of a session): the facts are read, never changed, so the lines can share them. The
+ * model named last is tried first: a session's lines name one model for long runs, and the lookup
+ * then builds no key.
  */
-function sharedModel(model: { provider: unknown; modelId: unknown }, models: Map<string, { provider: unknown; modelId: unknown }>) {
-  const { provider, modelId } = model;
-  if (typeof provider !== "string" || typeof modelId !== "string" || provider.length + modelId.length > 200) return model;
-  const key = `${provider}\u0000${modelId}`;
-  const shared = models.get(key);
-  if (shared) return shared;
-  models.set(key, model);
-  return model;
+class SharedModels {
+  private readonly byKey = new Map<string, Model>();
+  private last: Model | undefined;
+
+  share(model: Model): Model {
+    const { provider, modelId } = model;
+    if (typeof provider !== "string" || typeof modelId !== "string" || provider.length + modelId.length > 200) return model;
+    const last = this.last;
+    if (last !== undefined && last.provider === provider && last.modelId === modelId) return last;
+    const key = `${provider}\u0000${modelId}`;
+    let shared = this.byKey.get(key);
+    if (!shared) {
+      shared = model;
+      this.byKey.set(key, model);
+    }
+    this.last = shared;
+    return shared;
+  }
 }
 
 /** A line that does not parse, whose error message is made (from the text read back) only when asked for. */
@@ -164,11 +199,25 @@ export interface StreamedDocument {
   lossless: boolean;
 }
 
+export interface StreamOptions {
+  onChunk?: (bytes: number) => void;
+  maxLineBytes?: number;
+  /**
+   * Keep parsed values (`core/values.ts`, this many characters) only for the lines in the last as
+   * many bytes of the file, where the context Pi resumes usually is, and none before them. A value
+   * kept and let go again costs the collector far more than one dropped at once (the cache's values
+   * survive into the old generation, and a 50 MB file churned 16 MB of them through it: a fifth
+   * of the check's time), and a value the checks want from earlier in the file is parsed again.
+   * Without it, the cache's budget in force is used for every line.
+   */
+  keepTailChars?: number;
+}
+
 /**
  * Reads the session open at `fd` (UTF-8, as Pi reads it) into a document that keeps no line text.
  * The descriptor must stay open while the document is used: lines are read back through it.
  */
-export function readStreamedDocument(fd: number, uri: string, options: { onChunk?: (bytes: number) => void; maxLineBytes?: number } = {}): StreamedDocument {
+export function readStreamedDocument(fd: number, uri: string, options: StreamOptions = {}): StreamedDocument {
   const eols: string[] = [];
   const parsed: ParsedLine[] = [];
   const disk = new DiskLines(fd, eols);
@@ -176,8 +225,12 @@ export function readStreamedDocument(fd: number, uri: string, options: { onChunk
   const crLines: string[] = [];
   let lossless = true;
   let chars = 0;
-  const models = new Map<string, { provider: unknown; modelId: unknown }>();
+  const models = new SharedModels();
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const keep = options.keepTailChars;
+  // Bytes are at least as many as the characters they decode to: the tail's values fit the budget.
+  let tailStart = keep === undefined ? 0 : Math.max(0, nodeFs.fstatSync(fd).size - keep);
+  if (keep !== undefined) setValueBudget(tailStart > 0 ? 0 : keep);
   const result = readLinesSync(
     fd,
     (raw, meta) => {
@@ -186,6 +239,10 @@ export function readStreamedDocument(fd: number, uri: string, options: { onChunk
       const crlf = meta.newline && raw.charCodeAt(raw.length - 1) === 13;
       const text = crlf ? raw.slice(0, -1) : raw;
       const line = meta.line;
+      if (tailStart > 0 && meta.start >= tailStart) {
+        setValueBudget(keep);
+        tailStart = 0;
+      }
       chars += text.length;
       eols.push(meta.newline ? (crlf ? "\r\n" : "\n") : "");
       disk.add(meta.start, meta.bytes);
