@@ -5,20 +5,16 @@
  *
  * The language server library is loaded only for `--stdio`: `check` and `context` never use it,
  * and loading it costs tens of milliseconds on every run (the type-only imports elsewhere are free).
+ * Likewise each command's modules are loaded only when it runs: a `context` run loads none of the
+ * checker, the session commands or the entry actions.
  */
 
 import { closest, quote } from "./cli/args";
-import { CHECK_USAGE, runCheck, type CliIo } from "./cli/check";
-import { CONTEXT_USAGE, runContext } from "./cli/context";
-import { runDropFromContext, runFork, runResumeFrom } from "./cli/entryCommands";
-import { runFind } from "./cli/find";
-import { runInfo } from "./cli/info";
-import { runSessions } from "./cli/sessions";
-import { runTree } from "./cli/tree";
+import type { CliIo } from "./cli/check";
 import { escapeControls } from "./cli/terminal";
 import { VERSION } from "./version";
 
-const USAGE = `pi-session-lsp ${VERSION}: a language server for Pi session files (*.jsonl)
+const usage = () => `pi-session-lsp ${VERSION}: a language server for Pi session files (*.jsonl)
 
 Usage:
   pi-session-lsp --stdio                       start the language server on stdin/stdout
@@ -33,20 +29,22 @@ Usage:
   pi-session-lsp fork [options] FILE           a new session from the root to an entry (fork --help)
   pi-session-lsp --version
 
-${CHECK_USAGE}
+${(require("./cli/check") as typeof import("./cli/check")).CHECK_USAGE}
 
-${CONTEXT_USAGE}`;
+${(require("./cli/context") as typeof import("./cli/context")).CONTEXT_USAGE}`;
 
-const COMMANDS: Record<string, (args: readonly string[], io: CliIo) => number | Promise<number>> = {
-  check: runCheck,
-  context: runContext,
-  sessions: runSessions,
-  tree: runTree,
-  info: runInfo,
-  find: runFind,
-  "resume-from": (args, io) => runResumeFrom(args, io),
-  "drop-from-context": (args, io) => runDropFromContext(args, io),
-  fork: runFork,
+type Command = (args: readonly string[], io: CliIo) => number | Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  check: (args, io) => (require("./cli/check") as typeof import("./cli/check")).runCheck(args, io),
+  context: (args, io) => (require("./cli/context") as typeof import("./cli/context")).runContext(args, io),
+  sessions: (args, io) => (require("./cli/sessions") as typeof import("./cli/sessions")).runSessions(args, io),
+  tree: (args, io) => (require("./cli/tree") as typeof import("./cli/tree")).runTree(args, io),
+  info: (args, io) => (require("./cli/info") as typeof import("./cli/info")).runInfo(args, io),
+  find: (args, io) => (require("./cli/find") as typeof import("./cli/find")).runFind(args, io),
+  "resume-from": (args, io) => (require("./cli/entryCommands") as typeof import("./cli/entryCommands")).runResumeFrom(args, io),
+  "drop-from-context": (args, io) => (require("./cli/entryCommands") as typeof import("./cli/entryCommands")).runDropFromContext(args, io),
+  fork: (args, io) => (require("./cli/entryCommands") as typeof import("./cli/entryCommands")).runFork(args, io),
 };
 
 export function main(args: readonly string[]): void {
@@ -96,7 +94,7 @@ export function main(args: readonly string[]): void {
     return;
   }
   if (command === "--help" || command === "-h") {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${usage()}\n`);
     return;
   }
   if (args.includes("--stdio")) {
@@ -104,7 +102,7 @@ export function main(args: readonly string[]): void {
     return;
   }
   if (command === undefined) {
-    process.stderr.write(`${USAGE}\n`);
+    process.stderr.write(`${usage()}\n`);
   } else {
     const near = closest(command.replace(/^-+/, ""), [...Object.keys(COMMANDS), "stdio", "version", "help"]);
     const hint = near === undefined ? "" : ` (did you mean ${Object.hasOwn(COMMANDS, near) ? near : `--${near}`}?)`;
