@@ -100,6 +100,35 @@ describe("scanLine", () => {
     });
   }
 
+  it("agrees with JSON.parse wherever a quote, a backslash or a control byte falls in a long string, at every alignment", () => {
+    let checked = 0;
+    for (const special of ["\u0001", "\u001f", "\t", '"', "\\", "\\n", "\\u00e9", "\\x", "\u007f", "é", " "]) {
+      for (let length = 0; length < 40; length += 3) {
+        for (let at = 0; at <= length; at++) {
+          const text = `{"id":"${"x".repeat(at)}${special}${"y".repeat(length - at)}","parentId":null}`;
+          const line = encoder.encode(text);
+          for (let shift = 0; shift < 4; shift++) {
+            // The line placed at each offset of a buffer, so that its bytes meet every word boundary.
+            const buffer = new Uint8Array(line.length + shift + 8);
+            buffer.set(line, shift);
+            const facts: ScannedFacts = { type: undefined, id: undefined, parentId: undefined, hasMessage: false, oddId: false, oddParent: false };
+            const kind = scanLine(buffer, shift, shift + line.length, facts);
+            let parsed: { id?: unknown } | undefined;
+            try {
+              parsed = JSON.parse(text) as { id?: unknown };
+            } catch {
+              parsed = undefined;
+            }
+            expect(kind, text).toBe(parsed ? LineKind.Object : LineKind.Invalid);
+            if (parsed) expect(facts.id, text).toBe(parsed.id);
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(5000);
+  });
+
   it("agrees with JSON.parse on hostile sessions and on every byte mutation of their lines", async () => {
     const { makeGen, seeded } = await import("../helpers/hostile.mjs");
     const random = seeded(12);

@@ -94,17 +94,44 @@ function isBlank(bytes: Uint8Array, start: number, end: number): boolean {
   return true;
 }
 
+/** Whether the last string `stringEnd` passed holds an escape (a module variable: no allocation per string). */
+let lastEscaped = false;
+
+/** The bytes being scanned, read four at a time through `words` (over the whole buffer, so `offset` places `bytes` in it). */
+let wordBytes: Uint8Array | undefined;
+let words: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
+let offset = 0;
+
+function useWords(bytes: Uint8Array): void {
+  if (bytes === wordBytes) return;
+  wordBytes = bytes;
+  words = new Uint32Array(bytes.buffer, 0, bytes.buffer.byteLength >>> 2);
+  offset = bytes.byteOffset;
+}
+
 /**
  * The end of the string whose opening quote is at `start` (the offset after its closing quote), or
- * -1 when it is not a valid JSON string before `end`. `escaped[0]` tells whether it holds an escape.
+ * -1 when it is not a valid JSON string before `end`; `lastEscaped` tells whether it holds an escape.
+ * Most of a session is string content, so it is skipped four bytes at a time while no byte is a
+ * quote, a backslash or a control character (the word tests of "Bit Twiddling Hacks": a byte below
+ * 0x20, a byte equal to 0x22 or 0x5c), and read byte by byte only around those.
  */
-function stringEnd(bytes: Uint8Array, start: number, end: number, escaped: boolean[]): number {
+function stringEnd(bytes: Uint8Array, start: number, end: number): number {
   let i = start + 1;
   let sawEscape = false;
   while (i < end) {
+    if (((offset + i) & 3) === 0) {
+      while (i + 8 <= end) {
+        const k = (offset + i) >>> 2;
+        if (special(words[k]!) || special(words[k + 1]!)) break;
+        i += 8;
+      }
+      if (i + 4 <= end && !special(words[(offset + i) >>> 2]!)) i += 4;
+      if (i >= end) break;
+    }
     const c = bytes[i]!;
     if (c === QUOTE) {
-      escaped[0] = sawEscape;
+      lastEscaped = sawEscape;
       return i + 1;
     }
     if (c === BACKSLASH) {
@@ -121,6 +148,13 @@ function stringEnd(bytes: Uint8Array, start: number, end: number, escaped: boole
     else i++;
   }
   return -1;
+}
+
+/** Whether one of the four bytes of `w` is a quote, a backslash or below 0x20. */
+function special(w: number): boolean {
+  const q = w ^ 0x22222222;
+  const b = w ^ 0x5c5c5c5c;
+  return ((((w - 0x20202020) & ~w) | ((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b)) & 0x80808080) !== 0;
 }
 
 function isHex(c: number): boolean {
@@ -162,14 +196,23 @@ function literalEnd(bytes: Uint8Array, start: number, end: number, word: string)
 
 /** Which of the keys the scan reports the key string `[start, end)` (quotes included) is. */
 function keyOf(bytes: Uint8Array, start: number, end: number, escaped: boolean): number {
-  const name = escaped ? (JSON.parse(decodeRange(bytes, start, end)) as string) : undefined;
-  const is = (word: string) =>
-    name !== undefined ? name === word : end - start === word.length + 2 && literalEnd(bytes, start + 1, end - 1, word) === end - 1;
-  if (is("type")) return TYPE;
-  if (is("id")) return ID;
-  if (is("parentId")) return PARENT_ID;
-  if (is("message")) return MESSAGE;
-  return OTHER;
+  if (escaped) {
+    const name = JSON.parse(decodeRange(bytes, start, end)) as string;
+    return name === "type" ? TYPE : name === "id" ? ID : name === "parentId" ? PARENT_ID : name === "message" ? MESSAGE : OTHER;
+  }
+  // Told apart by length first: most keys are none of the four.
+  switch (end - start - 2) {
+    case 2:
+      return literalEnd(bytes, start + 1, end - 1, "id") > 0 ? ID : OTHER;
+    case 4:
+      return literalEnd(bytes, start + 1, end - 1, "type") > 0 ? TYPE : OTHER;
+    case 7:
+      return literalEnd(bytes, start + 1, end - 1, "message") > 0 ? MESSAGE : OTHER;
+    case 8:
+      return literalEnd(bytes, start + 1, end - 1, "parentId") > 0 ? PARENT_ID : OTHER;
+    default:
+      return OTHER;
+  }
 }
 
 /** The value of the JSON string `[start, end)` (quotes included). */
@@ -196,6 +239,7 @@ const AFTER_VALUE = 4;
 export function scanLine(bytes: Uint8Array, start: number, end: number, facts: ScannedFacts): LineKind {
   if (start >= end) return LineKind.Blank;
   if (bytes[start] !== OPEN_BRACE) return isBlank(bytes, start, end) ? LineKind.Blank : LineKind.Unsure;
+  useWords(bytes);
   facts.type = undefined;
   facts.id = undefined;
   facts.parentId = undefined;
@@ -206,7 +250,6 @@ export function scanLine(bytes: Uint8Array, start: number, end: number, facts: S
   const stack: number[] = [1];
   let state = KEY_OR_CLOSE;
   let key = OTHER;
-  const escaped = [false];
   let i = start + 1;
   for (;;) {
     while (i < end && isJsonSpace(bytes[i]!)) i++;
@@ -218,9 +261,9 @@ export function scanLine(bytes: Uint8Array, start: number, end: number, facts: S
         i++;
       } else {
         if (c !== QUOTE) return LineKind.Invalid;
-        const keyEnd = stringEnd(bytes, i, end, escaped);
+        const keyEnd = stringEnd(bytes, i, end);
         if (keyEnd < 0) return LineKind.Invalid;
-        if (stack.length === 1) key = keyOf(bytes, i, keyEnd, escaped[0]!);
+        if (stack.length === 1) key = keyOf(bytes, i, keyEnd, lastEscaped);
         i = keyEnd;
         while (i < end && isJsonSpace(bytes[i]!)) i++;
         if (i >= end || bytes[i] !== COLON) return LineKind.Invalid;
@@ -253,8 +296,8 @@ export function scanLine(bytes: Uint8Array, start: number, end: number, facts: S
       }
       let valueEnd: number;
       if (c === QUOTE) {
-        valueEnd = stringEnd(bytes, i, end, escaped);
-        if (valueEnd >= 0 && topLevel) recordString(facts, key, bytes, i, valueEnd, escaped[0]!);
+        valueEnd = stringEnd(bytes, i, end);
+        if (valueEnd >= 0 && topLevel) recordString(facts, key, bytes, i, valueEnd, lastEscaped);
       } else {
         if (c === 0x2d || isDigit(c)) valueEnd = numberEnd(bytes, i, end);
         else if (c === 0x74) valueEnd = literalEnd(bytes, i, end, "true");
