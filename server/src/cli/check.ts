@@ -15,7 +15,7 @@ import * as nodeFs from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Diagnostic } from "vscode-languageserver";
-import { contextInputs } from "../core/context";
+import { contextInputLines } from "../core/context";
 import { SessionDocument } from "../core/document";
 import { forgetValues, keepAllValues, setValueBudget } from "../core/values";
 import { LineTooLong, readStreamedDocument } from "../node/streamedDocument";
@@ -418,7 +418,8 @@ const STREAMED_VALUE_CHARS = 16_000_000;
 function contextChars(doc: SessionDocument): number {
   let chars = 0;
   try {
-    for (const p of contextInputs(doc.analysis)) chars += (p as { textLength?: number }).textLength ?? 0;
+    const marked = contextInputLines(doc.analysis);
+    for (let line = 0; line < marked.length; line++) if (marked[line]) chars += (doc.parsed[line] as { textLength?: number }).textLength ?? 0;
   } catch {
     // The analysis or the walk failed: the checks say so themselves, with the usual budget.
     return 0;

@@ -77,19 +77,44 @@ export function buildContext(a: SessionAnalysis, options: BuildOptions = {}): Co
     return { ok: true, build: { context: { ...EMPTY, messages: [] }, path: [], selected: [], compaction: undefined, sources: [] } };
   }
   if (a.reachesCycle[leaf.index]) return { ok: false, failure: { kind: "cycle", entry: leaf } };
-  const path = pathTo(a, leaf);
+  return contextOfPath(pathTo(a, leaf), flavor);
+}
 
-  // Settings over the whole path, as Pi reads them (`entry.message.role` throws on a missing message).
-  let thinkingLevel: unknown = "off";
-  let model: SessionContext["model"] = null;
-  // The facts each line's parse keeps (no value is parsed again for the 50,000 entries of a path).
+/**
+ * The context of a path (root first, free of cycles), as Pi's `buildSessionContext` makes it once
+ * it has walked up from the leaf. Of the entries it reads only what the answer needs: every
+ * entry's `type`, `noMessage` of every message entry, the settings of the last entries that set
+ * them, and the values of the selected entries, so that a path whose lines are parsed on demand
+ * (`scannedContext.ts`) parses no more than those.
+ */
+export function contextOfPath(path: Entry[], flavor: PiFlavor): ContextResult {
+  // Pi reads `entry.message.role` of every message entry on the path, which throws on a missing message.
   for (const entry of path) {
-    const p = entry.parsed;
-    if (entry.type === "thinking_level_change") thinkingLevel = p.thinkingLevel;
-    else if (entry.type === "model_change") model = { provider: p.model?.provider, modelId: p.model?.modelId };
-    else if (entry.type === "message") {
-      if (p.noMessage) return { ok: false, failure: { kind: "type-error", entry, reason: "a message entry without a message" } };
-      if (p.role === "assistant") model = { provider: p.model!.provider, modelId: p.model!.modelId };
+    if (entry.type === "message" && entry.parsed.noMessage)
+      return { ok: false, failure: { kind: "type-error", entry, reason: "a message entry without a message" } };
+  }
+  // Pi's settings are those of the last entries on the path that set them: walked from the leaf,
+  // the first thinking_level_change, and the first model_change or assistant message.
+  let thinkingLevel: unknown = "off";
+  for (let i = path.length - 1; i >= 0; i--) {
+    const entry = path[i]!;
+    if (entry.type === "thinking_level_change") {
+      thinkingLevel = entry.parsed.thinkingLevel;
+      break;
+    }
+  }
+  let model: SessionContext["model"] = null;
+  for (let i = path.length - 1; i >= 0; i--) {
+    const entry = path[i]!;
+    if (entry.type === "model_change") {
+      const p = entry.parsed;
+      model = { provider: p.model?.provider, modelId: p.model?.modelId };
+      break;
+    }
+    if (entry.type === "message" && entry.parsed.role === "assistant") {
+      const p = entry.parsed;
+      model = { provider: p.model!.provider, modelId: p.model!.modelId };
+      break;
     }
   }
 
