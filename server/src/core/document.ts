@@ -18,7 +18,7 @@ import type { TextDocumentContentChangeEvent } from "vscode-languageserver-textd
 import type { Position, Range } from "vscode-languageserver";
 import { analyze, type SessionAnalysis } from "./analysis";
 import { reanalyze } from "./reanalyze";
-import { detachLines, splitLines } from "./lines";
+import { detachLines, type SplitText, splitLines } from "./lines";
 import { locate, locateIdFast, type JsonPath } from "./locate";
 import { parseLine, type ParsedLine } from "./parse";
 import { type PiPosition, PositionMap } from "./positions";
@@ -39,9 +39,11 @@ export class SessionDocument {
     readonly languageId: string,
     public version: number,
     text: string,
+    /** `splitLines(text)`, when the transport has already split it (the lines are then the document's own). */
+    lines?: SplitText,
   ) {
-    const split = splitLines(text);
-    detachLines(text, split.lines);
+    const split = lines ?? splitLines(text);
+    if (!lines) detachLines(text, split.lines);
     this.lines = split.lines;
     this.eols = split.eols;
     this.parsed = this.lines.map((line, i) => parseDocumentLine(line, i));
