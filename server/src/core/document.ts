@@ -22,6 +22,7 @@ import { detachLines, type SplitText, splitLines } from "./lines";
 import { locate, locateIdFast, type JsonPath } from "./locate";
 import { parseLine, type ParsedLine } from "./parse";
 import { type PiPosition, PositionMap } from "./positions";
+import { parseWithoutKeeping } from "./values";
 
 export class SessionDocument {
   lines: string[];
@@ -46,7 +47,8 @@ export class SessionDocument {
     if (!lines) detachLines(text, split.lines);
     this.lines = split.lines;
     this.eols = split.eols;
-    this.parsed = this.lines.map((line, i) => parseDocumentLine(line, i));
+    // A text too large for the value cache keeps no values while it is parsed (see values.ts).
+    this.parsed = parseWithoutKeeping(text.length, () => this.lines.map((line, i) => parseDocumentLine(line, i)));
     this.positions = PositionMap.of(this.lines);
   }
 
