@@ -16,7 +16,9 @@
 //   sessions the session commands on a fake Pi home (bench/sessions.mjs, issue 15), without goals;
 //   peers   with --vs-peers only: Pi 1.6 (`SessionManager.open` + `buildSessionContext`) and the
 //           VS Code JSON server, installed with npm into a temporary folder, on the same files, as
-//           ratios;
+//           ratios; and the transport's floor, a server that does nothing (bench/nullServer.cjs:
+//           the same language-server library, every pull answered with no diagnostics), opened and
+//           edited the same way, so that the table shows floor, JSON server and ours from one run;
 //   baseline with --baseline DIR only: the server of another checkout (built, e.g. an earlier commit in
 //           a git worktree) takes turns with this one in the server section, and a section compares
 //           open, edit and every request before (DIR) and after (this checkout).
@@ -39,7 +41,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureSessionsFolder, sessionsFolderBench, sessionsRows } from "./sessions.mjs";
-import { cliRuns, folderRuns, installPeers, jsonPeer, median, p90, prepareSession, REQUEST_NAMES, serverPull, serverPush } from "./stdio.mjs";
+import { cliRuns, folderRuns, installPeers, jsonPeer, median, nullPeer, p90, prepareSession, REQUEST_NAMES, serverPull, serverPush } from "./stdio.mjs";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
 const SECTIONS = ["server", "cli", "scale", "folder", "sessions"];
@@ -181,6 +183,7 @@ async function serverSection(s, o, peers, reps, { push = true, baseline = false 
   const pulls = [];
   const pushes = [];
   const jsons = [];
+  const nulls = [];
   const basePulls = [];
   const basePushes = [];
   for (let r = 0; r < reps; r++) {
@@ -189,6 +192,7 @@ async function serverSection(s, o, peers, reps, { push = true, baseline = false 
     if (push) pushes.push(await serverPush(s, o));
     if (push && baseline) basePushes.push(await serverPush(s, { ...o, bin: o.baselineBin }));
     if (peers) jsons.push(await jsonPeer(peers, s, o));
+    if (peers) nulls.push(await nullPeer(s, o));
   }
   const mid = (list, pick) => median(list.map(pick));
   const summary = (pulls, pushes) => ({
@@ -207,6 +211,7 @@ async function serverSection(s, o, peers, reps, { push = true, baseline = false 
     json: jsons.length
       ? { open: mid(jsons, (j) => j.open), edits: jsons.flatMap((j) => j.edits), rss: mid(jsons, (j) => j.rss), peak: mid(jsons, (j) => j.peak) }
       : undefined,
+    floor: nulls.length ? { open: mid(nulls, (j) => j.open), edits: nulls.flatMap((j) => j.edits) } : undefined,
   };
 }
 
@@ -225,6 +230,13 @@ function serverRows(t, r, s, { prefix, editGoal, requests, closeWaitMs }) {
     requests ? "< the JSON server (< 1×)" : "",
     json ? openRatio < 1 : null,
   );
+  if (r.floor)
+    t.row(
+      `${prefix}open.floor`,
+      "floor: a server that does nothing (same library), open → first diagnostics",
+      r.floor.open,
+      `${ms(r.floor.open)}; ours ${times(r.openPull / r.floor.open)}, JSON server ${times(json.open / r.floor.open)} the floor; its edit ${ms(median(r.floor.edits))}`,
+    );
   if (requests) t.row(`${prefix}open.push`, "open → first diagnostics, pushed", r.openPush, ms(r.openPush));
   t.row(
     `${prefix}edit.pull`,

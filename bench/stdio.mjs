@@ -309,12 +309,26 @@ export function installPeers(log = () => {}) {
 }
 
 /** The VS Code JSON server, pulled the same way, on the same text. */
-export async function jsonPeer(peers, s, { edits }) {
-  const server = startServer(process.execPath, [peers.jsonServer, "--stdio"]);
-  await initialize(server, PULL, { provideFormatter: false });
-  const uri = "file:///bench/session.json";
+export function jsonPeer(peers, s, { edits }) {
+  return pulledPeer([peers.jsonServer, "--stdio"], s, { edits, languageId: "json", initializationOptions: { provideFormatter: false } });
+}
+
+/**
+ * A server that does nothing (bench/nullServer.cjs: the same language-server library as ours, every
+ * pull answered with no diagnostics), pulled the same way: the floor of the transport, what the
+ * client's write, the pipe and the library's decoding of the message take.
+ */
+export function nullPeer(s, { edits }) {
+  return pulledPeer([join(ROOT, "bench", "nullServer.cjs"), "--stdio"], s, { edits, languageId: "jsonl", initializationOptions: {} });
+}
+
+/** A peer server started with `serverArgs`, opened and edited as `serverPull` does ours (no requests). */
+async function pulledPeer(serverArgs, s, { edits, languageId, initializationOptions }) {
+  const server = startServer(process.execPath, serverArgs);
+  await initialize(server, PULL, initializationOptions);
+  const uri = `file:///bench/session.${languageId}`;
   const t0 = performance.now();
-  await server.conn.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId: "json", version: 1, text: s.text } });
+  await server.conn.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId, version: 1, text: s.text } });
   let report = await server.conn.sendRequest("textDocument/diagnostic", { textDocument: { uri } });
   const open = performance.now() - t0;
   const afterOpen = memory(server.pid);

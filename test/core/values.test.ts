@@ -1,7 +1,8 @@
 // The values cache: a line's parsed value is kept within a budget of text characters and parsed
 // again from the line's text once let go; the CLI keeps every value of the one file it reads.
 import { describe, expect, it } from "vitest";
-import { cachedChars, forgetValues, keepAllValues, rememberValue, lineValue } from "../../server/src/core/values";
+import { SessionDocument } from "../../server/src/core/document";
+import { cachedChars, forgetValues, keepAllValues, lineValue, parseWithoutKeeping, rememberValue, setValueBudget } from "../../server/src/core/values";
 
 /** A line of about `size` characters whose value is an object. */
 function line(n: number, size: number): { text: string } {
@@ -58,6 +59,28 @@ describe("values cache", () => {
     }
     expect(lineValue(lines[0]!)).toBe(first);
     expect(cachedChars()).toBeLessThanOrEqual(8_000_000);
+  });
+
+  it("parses lines that would not fit the budget without keeping their values, and those that would as usual", () => {
+    forgetValues();
+    setValueBudget(1000);
+    const big = line(1, 600);
+    parseWithoutKeeping(2000, () => rememberValue(big, JSON.parse(big.text)));
+    expect(cachedChars()).toBe(0);
+    // Their values are still there when asked for: parsed again.
+    expect(lineValue(big)).toEqual(JSON.parse(big.text));
+    expect(cachedChars()).toBe(big.text.length);
+    forgetValues();
+    parseWithoutKeeping(900, () => rememberValue(big, JSON.parse(big.text)));
+    expect(cachedChars()).toBe(big.text.length);
+    forgetValues();
+    // A document larger than the budget keeps no values while it is parsed, and reads them all the same.
+    const text = Array.from({ length: 5 }, (_, n) => line(n, 400).text).join("\n");
+    const doc = new SessionDocument("file:///a.jsonl", "jsonl", 1, text);
+    expect(cachedChars()).toBe(0);
+    expect(doc.parsed.map((p) => (p.kind === "value" ? p.value : undefined))).toEqual(text.split("\n").map((l) => JSON.parse(l)));
+    setValueBudget(undefined);
+    forgetValues();
   });
 
   it("keeps every value after keepAllValues, until forgetValues", () => {

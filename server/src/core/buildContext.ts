@@ -192,23 +192,24 @@ function retainedTail(compaction: Entry): unknown[] | undefined {
  * context built again after an edit elsewhere reuses them instead of parsing every selected line
  * again (the values are not kept with the parses, see values.ts). Pi's builders return the stored
  * message objects themselves, and nothing changes them, so sharing them between builds is safe.
+ * Both versions' messages are made from one fetch of the line's value: the diagnostics build the
+ * context for 1.x and for 0.74 on every open, and a 50 MB path does not fit the value cache, so a
+ * value fetched twice would be parsed twice.
  */
-const producedByLine = [new WeakMap<object, unknown[]>(), new WeakMap<object, unknown[]>()];
+const producedByLine = new WeakMap<object, { modern: unknown[]; classic: unknown[] }>();
 
 function messagesOfLine(entry: Entry, classic: boolean): unknown[] {
-  const memo = producedByLine[classic ? 1 : 0]!;
-  let produced = memo.get(entry.parsed);
+  let produced = producedByLine.get(entry.parsed);
   if (!produced) {
-    produced = classic ? messagesOf074(entry) : messagesOf1x(entry);
-    memo.set(entry.parsed, produced);
+    const o = record(entry.parsed.value);
+    produced = o ? { modern: messagesOf1x(entry, o), classic: messagesOf074(entry, o) } : { modern: [], classic: [] };
+    producedByLine.set(entry.parsed, produced);
   }
-  return produced;
+  return classic ? produced.classic : produced.modern;
 }
 
 /** Pi 1.x's `sessionEntryToContextMessages`. */
-function messagesOf1x(entry: Entry): unknown[] {
-  const o = record(entry.parsed.value);
-  if (!o) return [];
+function messagesOf1x(entry: Entry, o: Record<string, unknown>): unknown[] {
   switch (entry.type) {
     case "message": {
       const message = o.message;
@@ -231,9 +232,7 @@ function messagesOf1x(entry: Entry): unknown[] {
 }
 
 /** Pi 0.73/0.74's `appendMessage`, plus the summary of the selected compaction. */
-function messagesOf074(entry: Entry): unknown[] {
-  const o = record(entry.parsed.value);
-  if (!o) return [];
+function messagesOf074(entry: Entry, o: Record<string, unknown>): unknown[] {
   switch (entry.type) {
     case "message":
       return [o.message];

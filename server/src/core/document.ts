@@ -18,10 +18,11 @@ import type { TextDocumentContentChangeEvent } from "vscode-languageserver-textd
 import type { Position, Range } from "vscode-languageserver";
 import { analyze, type SessionAnalysis } from "./analysis";
 import { reanalyze } from "./reanalyze";
-import { detachLines, splitLines } from "./lines";
+import { detachLines, type SplitText, splitLines } from "./lines";
 import { locate, locateIdFast, type JsonPath } from "./locate";
 import { parseLine, type ParsedLine } from "./parse";
 import { type PiPosition, PositionMap } from "./positions";
+import { parseWithoutKeeping } from "./values";
 
 export class SessionDocument {
   lines: string[];
@@ -39,12 +40,15 @@ export class SessionDocument {
     readonly languageId: string,
     public version: number,
     text: string,
+    /** `splitLines(text)`, when the transport has already split it (the lines are then the document's own). */
+    lines?: SplitText,
   ) {
-    const split = splitLines(text);
-    detachLines(text, split.lines);
+    const split = lines ?? splitLines(text);
+    if (!lines) detachLines(text, split.lines);
     this.lines = split.lines;
     this.eols = split.eols;
-    this.parsed = this.lines.map((line, i) => parseDocumentLine(line, i));
+    // A text too large for the value cache keeps no values while it is parsed (see values.ts).
+    this.parsed = parseWithoutKeeping(text.length, () => this.lines.map((line, i) => parseDocumentLine(line, i)));
     this.positions = PositionMap.of(this.lines);
   }
 

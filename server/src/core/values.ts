@@ -51,8 +51,30 @@ function charsOf(line: Cached): number {
 const cache = new Map<Cached, unknown>();
 let chars = 0;
 
+/** False while `parseWithoutKeeping` runs. */
+let remembering = true;
+
+/**
+ * Runs `parse`, which parses lines of `chars` characters in all, keeping none of their values when
+ * they could not all stay in the cache anyway: the lines parsed first would be let go before
+ * anything asked for them (opening a 45 MB session evicted every value it kept before the first
+ * diagnostics read one), after costing a cache entry each and, kept long enough to survive young
+ * collections, a share of the full ones. Values are then parsed again when they are wanted, as
+ * they would have been.
+ */
+export function parseWithoutKeeping<T>(chars: number, parse: () => T): T {
+  if (chars <= budget || !remembering) return parse();
+  remembering = false;
+  try {
+    return parse();
+  } finally {
+    remembering = true;
+  }
+}
+
 /** Keeps a value just parsed from a line's text. */
 export function rememberValue(line: Cached, value: unknown): void {
+  if (!remembering) return;
   // A primitive (a number, null, a string) is as small as its text: nothing to save by letting it go.
   if (value === null || typeof value !== "object") return;
   const previous = cache.get(line);

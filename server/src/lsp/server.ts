@@ -54,6 +54,7 @@ import { computeDocumentSymbols } from "../features/symbols";
 import { VERSION } from "../version";
 import { DiagnosticsService } from "./diagnostics";
 import { MemoryReclaimer } from "./memory";
+import { takeSplitText } from "./messageReader";
 import { Guard } from "./guard";
 import { DEFAULT_SETTINGS, readSettings, SETTINGS_SECTION, type Settings } from "./settings";
 import { attachWorkspaceIndex } from "./workspaceIndex";
@@ -71,7 +72,8 @@ export function startServer(connection: Connection): ServerHandle {
   const guard = new Guard(connection);
   // Versions restart when a document is closed and reopened; each opening is a new object.
   const documents = new TextDocuments<SessionDocument>({
-    create: (uri, languageId, version, content) => new SessionDocument(uri, languageId, version, content),
+    // A large text the reader decoded line by line comes with its lines (`takeSplitText`).
+    create: (uri, languageId, version, content) => new SessionDocument(uri, languageId, version, content, takeSplitText(content)),
     update: (document, changes, version) => {
       document.update(changes, version);
       return document;

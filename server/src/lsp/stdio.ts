@@ -1,24 +1,18 @@
 /**
- * The server on standard input and output, with a reader and writer that say when the stream goes
- * wrong (a bad `Content-Length`, a message that never ends) instead of leaving the server deaf and
- * silent, and a connection strategy that answers a request the client cancels while it is still
- * queued at once, without running it.
+ * The server on standard input and output, with a reader (`messageReader.ts`, which decodes a large
+ * message while it arrives) and a writer that say when the stream goes wrong (a bad
+ * `Content-Length`, a message that never ends) instead of leaving the server deaf and silent, and a
+ * connection strategy that answers a request the client cancels while it is still queued at once,
+ * without running it.
  */
 
-import {
-  createConnection,
-  LSPErrorCodes,
-  type Message,
-  ProposedFeatures,
-  type ResponseMessage,
-  StreamMessageReader,
-  StreamMessageWriter,
-} from "vscode-languageserver/node";
+import { createConnection, LSPErrorCodes, type Message, ProposedFeatures, type ResponseMessage, StreamMessageWriter } from "vscode-languageserver/node";
+import { SessionMessageReader } from "./messageReader";
 import { startServer } from "./server";
 
 export function startStdioServer(): void {
   const log = (text: string) => process.stderr.write(`pi-session-lsp: ${text}\n`);
-  const reader = new StreamMessageReader(process.stdin);
+  const reader = new SessionMessageReader(process.stdin);
   const writer = new StreamMessageWriter(process.stdout);
   reader.onError((error) => log(`could not read a message from the client: ${error.message}`));
   reader.onPartialMessage((info) => log(`still waiting, after ${info.waitingTime} ms, for the rest of a message (is its Content-Length right?)`));
