@@ -8,8 +8,10 @@
 //     the previous result id) and pushed (an edit that changes a diagnostic, until its publish);
 //   - the first request after an edit: hover, definition, references, outline, folding, code lenses,
 //     inlay hints of a viewport, completion (didChange, then the request, timed from the request);
-//   - memory from /proc: the server's RSS when idle before the open, after the open, after the
-//     edits, its peak (VmHWM), and its RSS a while after the document is closed.
+//   - memory from /proc: the server's RSS when idle before the open, right after the open, once the
+//     server has been idle a while after the open (its steady memory: the idle collection of
+//     lsp/memory.ts has run), after the edits, its peak (VmHWM), and its RSS a while after the
+//     document is closed.
 // The CLI, whole process, each run as a user runs it (wall time from here, peak RSS from the
 // process itself through a preloaded script): `check FILE` against the floor (a script that reads
 // the file and JSON.parses every line), `context FILE`, and `check FOLDER` on one and on every core.
@@ -200,11 +202,12 @@ const REQUESTS = {
 export const REQUEST_NAMES = Object.keys(REQUESTS);
 
 /**
- * Our server with a pulling client: memory when idle, open → first diagnostics, `edits`
- * one-character edits each followed by a pull, then `requestRounds` rounds per request of an edit
- * and the request, memory after the edits, and memory `closeWaitMs` after the close.
+ * Our server with a pulling client: memory when idle, open → first diagnostics, memory right after
+ * the open and `steadyWaitMs` later (nothing sent meanwhile), `edits` one-character edits each
+ * followed by a pull, then `requestRounds` rounds per request of an edit and the request, memory
+ * after the edits, and memory `closeWaitMs` after the close.
  */
-export async function serverPull(s, { edits, requestRounds, closeWaitMs, serverFlags = [], bin = BIN }) {
+export async function serverPull(s, { edits, requestRounds, closeWaitMs, steadyWaitMs = closeWaitMs, serverFlags = [], bin = BIN }) {
   const server = startServer(process.execPath, [...serverFlags, bin, "--stdio"]);
   await initialize(server, PULL);
   await sleep(200);
@@ -215,6 +218,8 @@ export async function serverPull(s, { edits, requestRounds, closeWaitMs, serverF
   let report = await server.conn.sendRequest("textDocument/diagnostic", { textDocument: { uri } });
   const open = performance.now() - t0;
   const afterOpen = memory(server.pid);
+  await sleep(steadyWaitMs);
+  const steady = memory(server.pid);
   const sites = editSites(s.lines, edits + requestRounds);
   let version = 1;
   const shift = new Map();
@@ -249,7 +254,7 @@ export async function serverPull(s, { edits, requestRounds, closeWaitMs, serverF
   await sleep(closeWaitMs);
   const afterClose = memory(server.pid);
   await stop(server);
-  return { open, edits: editTimes, requests, memory: { idle, afterOpen, afterEdits, afterClose } };
+  return { open, edits: editTimes, requests, memory: { idle, afterOpen, steady, afterEdits, afterClose } };
 }
 
 /** Our server with a pushing client: open → first publish, and edits that change a diagnostic → their publish. */

@@ -1,16 +1,22 @@
 /**
  * The server gives memory back once idle: after a close (or a large open) and a quiet moment it
- * runs one full collection and, when no document is left open, drops the line values it keeps.
+ * runs two full collections and a follow-up one later, drops the line values it keeps when no
+ * document is left open, and keeps only the last used while documents stay open.
  */
 
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { cachedChars, forgetValues, rememberValue } from "../../server/src/core/values";
-import { LARGE_DOCUMENT_CHARS, MemoryReclaimer } from "../../server/src/lsp/memory";
+import { cachedChars, forgetValues, rememberValue, trimValues } from "../../server/src/core/values";
+import { FOLLOW_UP_MS, IDLE_MS, IDLE_VALUE_CHARS, LARGE_DOCUMENT_CHARS, MemoryReclaimer } from "../../server/src/lsp/memory";
 
 describe("MemoryReclaimer", () => {
+  let collections = 0;
+  const collect = () => {
+    collections++;
+  };
   beforeEach(() => {
     vi.useFakeTimers();
     forgetValues();
+    collections = 0;
     rememberValue({ text: '{"type":"message"}' }, { type: "message" });
   });
   afterEach(() => {
@@ -19,27 +25,63 @@ describe("MemoryReclaimer", () => {
   });
 
   it("drops the kept line values once the last document is closed and the server is idle", () => {
-    const reclaimer = new MemoryReclaimer(() => 0);
+    const reclaimer = new MemoryReclaimer(() => 0, collect);
     reclaimer.closed();
     expect(cachedChars()).toBeGreaterThan(0);
-    vi.advanceTimersByTime(1499);
+    vi.advanceTimersByTime(IDLE_MS - 1);
     expect(cachedChars()).toBeGreaterThan(0);
+    expect(collections).toBe(0);
     vi.advanceTimersByTime(1);
     expect(cachedChars()).toBe(0);
+    // One collection frees, the second compacts what the first left.
+    expect(collections).toBe(2);
+    reclaimer.dispose();
   });
 
-  it("keeps them while a document is open, and waits for typing to pause", () => {
+  it("collects once more a while later, when V8 finds the allocation rate low enough to shrink its young generation", () => {
+    const reclaimer = new MemoryReclaimer(() => 1, collect);
+    reclaimer.changed(LARGE_DOCUMENT_CHARS);
+    vi.advanceTimersByTime(IDLE_MS);
+    expect(collections).toBe(2);
+    vi.advanceTimersByTime(FOLLOW_UP_MS - 1);
+    expect(collections).toBe(2);
+    vi.advanceTimersByTime(1);
+    expect(collections).toBe(3);
+    vi.advanceTimersByTime(60_000);
+    expect(collections).toBe(3);
+  });
+
+  it("puts the follow-up off while typing goes on", () => {
+    const reclaimer = new MemoryReclaimer(() => 1, collect);
+    reclaimer.changed(LARGE_DOCUMENT_CHARS);
+    vi.advanceTimersByTime(IDLE_MS);
+    vi.advanceTimersByTime(FOLLOW_UP_MS - 100);
+    reclaimer.changed(1);
+    vi.advanceTimersByTime(1000);
+    expect(collections).toBe(2);
+    vi.advanceTimersByTime(IDLE_MS);
+    expect(collections).toBe(3);
+    reclaimer.dispose();
+  });
+
+  it("keeps the values used last while a document is open, and waits for typing to pause", () => {
     let open = 1;
-    const reclaimer = new MemoryReclaimer(() => open);
+    const reclaimer = new MemoryReclaimer(() => open, collect);
+    for (let i = 0; i < 3; i++) rememberValue({ text: "x".repeat(IDLE_VALUE_CHARS / 2) }, { i });
     reclaimer.changed(LARGE_DOCUMENT_CHARS);
     vi.advanceTimersByTime(1000);
     reclaimer.changed(10);
     vi.advanceTimersByTime(1000);
+    expect(collections).toBe(0);
+    vi.advanceTimersByTime(IDLE_MS);
+    // The oldest values went; those used last stay, within the idle budget.
+    expect(collections).toBe(2);
     expect(cachedChars()).toBeGreaterThan(0);
+    expect(cachedChars()).toBeLessThanOrEqual(IDLE_VALUE_CHARS);
     open = 0;
     reclaimer.closed();
     // The close re-arms the wait: nothing happens until 1.5 s after it.
-    vi.advanceTimersByTime(1400);
+    vi.advanceTimersByTime(IDLE_MS - 100);
     expect(cachedChars()).toBeGreaterThan(0);
     vi.advanceTimersByTime(200);
     expect(cachedChars()).toBe(0);
@@ -47,9 +89,22 @@ describe("MemoryReclaimer", () => {
   });
 
   it("does nothing for a small document's open", () => {
-    const reclaimer = new MemoryReclaimer(() => 0);
+    const reclaimer = new MemoryReclaimer(() => 0, collect);
     reclaimer.changed(LARGE_DOCUMENT_CHARS - 1);
     vi.advanceTimersByTime(10_000);
     expect(cachedChars()).toBeGreaterThan(0);
+    expect(collections).toBe(0);
+  });
+});
+
+describe("trimValues", () => {
+  afterEach(() => forgetValues());
+
+  it("lets the least recently used values go down to the limit", () => {
+    forgetValues();
+    const lines = [0, 1, 2, 3].map((i) => ({ text: String(i).repeat(100) }));
+    for (const line of lines) rememberValue(line, { line: 1 });
+    trimValues(250);
+    expect(cachedChars()).toBe(200);
   });
 });

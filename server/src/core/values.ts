@@ -30,6 +30,18 @@ export function setValueBudget(limit: number | undefined): void {
   if (chars > budget) evict();
 }
 
+/**
+ * Lets the least recently used values go until at most `limit` characters' worth are kept: what an
+ * idle server keeps of the cache while documents stay open (the next request parses a line again).
+ */
+export function trimValues(limit: number): void {
+  for (const oldest of cache.keys()) {
+    if (chars <= limit) break;
+    cache.delete(oldest);
+    chars -= charsOf(oldest);
+  }
+}
+
 export function forgetValues(): void {
   cache.clear();
   chars = 0;
