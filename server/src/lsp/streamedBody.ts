@@ -141,11 +141,16 @@ export class StreamedBody {
     }
   }
 
-  /** The index of the chunk that holds body offset `at`. */
+  /** The index of the chunk that holds body offset `at` (a binary search: chunks may be many and small). */
   private chunkAt(at: number): number {
-    let k = this.chunkStarts.length - 1;
-    while (k > 0 && this.chunkStarts[k]! > at) k--;
-    return k;
+    let lo = 0;
+    let hi = this.chunkStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.chunkStarts[mid]! <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
   }
 
   /** Scans a long string's bytes from `i` of `chunk`; returns where scanning goes on. */
@@ -329,8 +334,7 @@ export class StreamedBody {
 
   /** Body bytes `start`..`end`, decoded as UTF-8. */
   private bytes(start: number, end: number): string {
-    let k = this.chunkStarts.length - 1;
-    while (this.chunkStarts[k]! > start) k--;
+    const k = this.chunkAt(start);
     const first = this.chunks[k]!;
     const from = start - this.chunkStarts[k]!;
     if (end - this.chunkStarts[k]! <= first.length) return first.toString("utf8", from, end - this.chunkStarts[k]!);
@@ -360,15 +364,13 @@ export class StreamedBody {
     return { message: placed, documentText: { text: texts[documentIndex]!, split: splitOf(this.long[documentIndex]!.lines) } };
   }
 
-  /** Body bytes `start`..`end` as buffers (views of the chunks, no copy). */
+  /** Body bytes `start`..`end` in one buffer (a view of a chunk when they lie in one). */
   private slice(start: number, end: number): Buffer {
     const parts: Buffer[] = [];
-    for (let k = 0; k < this.chunks.length; k++) {
+    for (let k = this.chunkAt(start); k < this.chunks.length && this.chunkStarts[k]! < end; k++) {
       const c0 = this.chunkStarts[k]!;
       const chunk = this.chunks[k]!;
-      const c1 = c0 + chunk.length;
-      if (c1 <= start || c0 >= end) continue;
-      parts.push(chunk.subarray(Math.max(start, c0) - c0, Math.min(end, c1) - c0));
+      parts.push(chunk.subarray(Math.max(start, c0) - c0, Math.min(end, c0 + chunk.length) - c0));
     }
     return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   }
