@@ -114,5 +114,6 @@ describe("the streamed check equals the in-memory check", () => {
         throw new Error(`random session ${s} (seed ${SEED}) differs:\n${bytes.toString("utf8")}\n${String(error)}`);
       }
     }
-  });
+    // Four reads of each of 300 sessions: about 15 s on a quiet machine, several times that on a busy one.
+  }, 180_000);
 });

@@ -37,7 +37,7 @@ import {
   type OpenedFile,
 } from "./files";
 import { type Fixable, fixableMarks, fixedLine, severityOf, unsafeList } from "./checkOutput";
-import type { FixOutcome } from "./fix";
+import { fixFile, type FixOutcome } from "./fix";
 import {
   addTotals,
   diffNames,
@@ -284,8 +284,6 @@ export class CheckRun {
       let decoded = decodeSession(file.bytes);
       let outcome: FixOutcome | undefined;
       if (this.options.fix) {
-        // Loaded only for --fix: a check that fixes nothing does not compile the fixing code.
-        const { fixFile } = require("./fix") as typeof import("./fix");
         outcome = fixFile(target, file, decoded, { dryRun: this.options.dryRun, unsafe: this.options.unsafe });
         // After a retry the file was read again: what is reported is what was last read.
         file = outcome.file;

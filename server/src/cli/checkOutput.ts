@@ -7,7 +7,8 @@
 import type { Diagnostic } from "vscode-languageserver";
 import { CODES, type DiagnosticCode } from "../core/codes";
 import type { SessionDocument } from "../core/document";
-import type { UnsafeFixApplied } from "../features/fixes";
+import { quickFixes, type UnsafeFixApplied } from "../features/fixes";
+import { needsMigration } from "../features/migration";
 import type { FixOutcome } from "./fix";
 import { displayPath } from "./report";
 import { escapeControls } from "./terminal";
@@ -32,12 +33,7 @@ export function fixedLine(shownPath: string, outcome: FixOutcome, cwd: string): 
 
 /** Per diagnostic, whether `--fix` would mend it (it has a safe fix), or only `--fix --unsafe-fixes`. */
 export function fixableMarks(doc: SessionDocument, diagnostics: readonly Diagnostic[]): Fixable[] {
-  if (diagnostics.length === 0) return [];
   try {
-    // The quick fixes are loaded only for a file with something to mark: a clean file's check does
-    // not compile them.
-    const { quickFixes } = require("../features/fixes") as typeof import("../features/fixes");
-    const { needsMigration } = require("../features/migration") as typeof import("../features/migration");
     let migration: boolean | undefined;
     return quickFixes(doc, diagnostics).map(({ diagnostic, fixes }): Fixable => {
       const code = String(diagnostic.code);
