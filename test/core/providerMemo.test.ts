@@ -5,6 +5,8 @@
  * checked against a request built from scratch on a fresh document of the edited text.
  */
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildContext, type PiFlavor } from "../../server/src/core/buildContext";
 import { activeContext, activeContext074 } from "../../server/src/core/context";
@@ -123,5 +125,53 @@ describe("the provider request, shared per build and Pi version", () => {
     expect(after).not.toBe(before);
     expect(viewOf(after)).toContain("run the tests");
     expect(viewOf(after)).toBe(fresh(doc, "1.x", after));
+  });
+});
+
+describe("the request diagnostics, after an edit of the model Pi resumes with", () => {
+  /**
+   * Pi 1.x resumes with the model change of line 1 (the assistants after it answered for a virtual
+   * model). Its call on line 5 is answered late, after a user message: OpenAI's Responses API takes
+   * a result anywhere after its call, Anthropic's only right after it.
+   */
+  const lines = [
+    JSON.stringify({ type: "session", version: 3, id: "019b0000-0000-7000-8000-0000000000dd", timestamp: T(0), cwd: "/home/dev/p" }),
+    JSON.stringify({ type: "model_change", id: "m1", parentId: null, timestamp: T(1), provider: "openai", modelId: "gpt-5" }),
+    // Two turns of the virtual model, the second interrupted: u0 v0 u1 v1 u2.
+    ...["u0", "v0", "u1", "v1", "u2"].map((id, k, ids) =>
+      id.startsWith("v") ? virtualTurn(id, ids[k - 1]!, k + 2) : user(id, ids[k - 1] ?? "m1", k + 2, `Turn ${k}.`),
+    ),
+    message("r1", "u2", 7, { role: "toolResult", toolCallId: "call-v1", toolName: "bash", content: [{ type: "text", text: "ok" }], isError: false }),
+    JSON.stringify({ type: "compaction", id: "c1", parentId: "r1", timestamp: T(8), summary: "Ran it.", firstKeptEntryId: "u1", tokensBefore: 100 }),
+    user("u3", "c1", 9, "Go on."),
+  ];
+  const codes = (doc: SessionDocument) => computeDiagnostics(doc).map((d) => `${d.range.start.line}:${String(d.code)}`);
+
+  it("are those of a fresh document of the edited text", () => {
+    const doc = new SessionDocument("file:///model.jsonl", "jsonl", 1, `${lines.join("\n")}\n`);
+    expect(codes(doc)).not.toContain("7:orphaned-tool-result");
+    edit(doc, 1, lines[1]!.replace('"openai"', '"anthropic"').replace('"gpt-5"', '"claude-sonnet-4-5"'));
+    const again = new SessionDocument("file:///fresh.jsonl", "jsonl", 1, doc.getText());
+    expect(codes(again)).toContain("7:orphaned-tool-result");
+    expect(codes(doc)).toEqual(codes(again));
+  });
+});
+
+describe("the compaction check, after an edit of a compaction off the path Pi resumes", () => {
+  it("puts its diagnostic where a fresh document of the edited text puts it", () => {
+    const fixture = readFileSync(join(__dirname, "../parity/fixtures/fault-compaction-keeps-tool-result.jsonl"), "utf8");
+    // A last line on another branch: Pi resumes there, and no request reads the compaction's line.
+    const text = `${fixture}${user("z0000001", "a0000002", 20, "Start over.")}\n`;
+    const doc = new SessionDocument("file:///branch.jsonl", "jsonl", 1, text);
+    const ranges = (d: SessionDocument) =>
+      computeDiagnostics(d)
+        .filter((x) => x.code === "compaction-keeps-tool-result")
+        .map((x) => x.range);
+    expect(ranges(doc)).toHaveLength(1);
+    // A longer summary moves the firstKeptEntryId the diagnostic points at.
+    edit(doc, 8, text.split("\n")[8]!.replace("it was fixed.", "it was fixed, and every test passes now."));
+    const again = new SessionDocument("file:///fresh.jsonl", "jsonl", 1, doc.getText());
+    expect(ranges(doc)).toEqual(ranges(again));
+    expect(ranges(again)[0]!.start.character).toBeGreaterThan(ranges(new SessionDocument("file:///before.jsonl", "jsonl", 1, text))[0]!.start.character);
   });
 });

@@ -91,5 +91,8 @@ describe("request diagnostics", () => {
     expect(found.map((d) => `${d.range.start.line}:${String(d.code)}`)).toEqual(["3:orphaned-tool-result"]);
     expect(found[0]!.severity).toBe(1);
     expect(found[0]!.message).toMatch(/Anthropic's Messages API documents that each tool_result block must answer a tool_use block/);
+    // It names the tool result (its call's id) and says why Pi sends it alone.
+    expect(found[0]!.message).toContain('Pi sends this tool result for "toolu_01"');
+    expect(found[0]!.message).toContain('stopped with "aborted"');
   });
 });

@@ -20,15 +20,15 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import type { Entry } from "../core/analysis";
-import { type ContextBuild, selectEntries } from "../core/buildContext";
+import type { Entry, SessionAnalysis } from "../core/analysis";
+import { type ContextBuild, type ContextResult, selectEntries } from "../core/buildContext";
 import { toolCallBlock } from "../core/semantics/toolPairs";
 import { pathTo } from "../core/semantics/walk";
-import { activeContext, activeContext074, contextInputLines } from "../core/context";
-import { type KeptValues, keptUnlessEdited } from "../core/semantics/memo";
+import { activeContext, activeContext074 } from "../core/context";
 import type { SessionDocument } from "../core/document";
 import type { JsonPath } from "../core/locate";
 import type { ProviderRequest, ProviderResult } from "../core/provider/request";
+import { perStructure } from "../core/semantics/memo";
 import { versionRules } from "../core/semantics/version";
 import { estimateContextTokens, estimateTokens, usableUsage } from "../core/tokens";
 import { groupDigits, singleLine } from "../core/text";
@@ -39,33 +39,70 @@ import { modelName, providerRequestOf } from "./providerView";
 type Message = Record<string, unknown>;
 
 /**
- * Kept for the structure and the active path's parses: an edit off the path (or a document whose
- * path did not change) finds them already made. Their ranges are on path lines and the header,
- * which such an edit leaves as they were.
+ * Kept for the structure and the requests they were made from: the request diagnostics read the
+ * active contexts and the provider requests built from them, each shared and kept by the core for
+ * as long as what it reads is unchanged (`activeContext`, `sharedProviderRequest`, which chooses
+ * the resumed model again on every call), so the same objects mean the same findings. Their
+ * ranges are on the lines of the entries those contexts are built from and the header, which such
+ * an edit leaves as they were.
  */
-const memo: KeptValues<Diagnostic[]> = new WeakMap();
+const memo = new WeakMap<object, { inputs: readonly unknown[]; value: Diagnostic[] }>();
 
 export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
-  return keptUnlessEdited(memo, doc.analysis, contextInputLines, () => computeRequestDiagnostics(doc));
-}
-
-function computeRequestDiagnostics(doc: SessionDocument): Diagnostic[] {
   const a = doc.analysis;
   if (a.headerState !== "ok" || !versionRules(a).current) return [];
-  const out: Diagnostic[] = compactionKeepsToolResult(doc);
+  const compactions = kept(compactionMemo, a.structure, compactionParses(a), () => compactionKeepsToolResult(doc));
+  const inputs = requestsOf(a);
+  const value = kept(memo, a.structure, inputs, () => computeRequestDiagnostics(doc, inputs));
+  return compactions.length === 0 ? value : [...compactions, ...value];
+}
+
+/**
+ * The compaction checks read compactions anywhere in the file, not only on the path Pi resumes,
+ * and their ranges are on the compactions' own lines: kept for the structure and those lines' parses.
+ */
+const compactionMemo = new WeakMap<object, { inputs: readonly unknown[]; value: Diagnostic[] }>();
+
+/** The compaction entries, found once per structure (an edit inside a line keeps the entry objects). */
+const compactionsOf = perStructure((a: SessionAnalysis): Entry[] => a.entries.filter((e) => e.type === "compaction"));
+
+function compactionParses(a: SessionAnalysis): readonly unknown[] {
+  return compactionsOf(a).map((e) => e.parsed);
+}
+
+/** The value kept for `structure` when it was made from the same `inputs` (the same objects), else `compute()`, kept. */
+function kept(
+  store: WeakMap<object, { inputs: readonly unknown[]; value: Diagnostic[] }>,
+  structure: object,
+  inputs: readonly unknown[],
+  compute: () => Diagnostic[],
+): Diagnostic[] {
+  const last = store.get(structure);
+  if (last && last.inputs.length === inputs.length && last.inputs.every((x, i) => x === inputs[i])) return last.value;
+  const value = compute();
+  store.set(structure, { inputs, value });
+  return value;
+}
+
+/** What the findings are made from: Pi 1.x's context or its failure, then its request, then Pi 0.73/0.74's context and request. */
+function requestsOf(a: SessionAnalysis): readonly unknown[] {
   const built = activeContext(a);
-  if (!built.ok) return out;
-  // The request the lenses and the provider stage of the context request show: built once.
+  if (!built.ok) return [built];
   const result = providerRequestOf(built.build, "1.x");
+  if (!result.ok) return [built, result];
+  const older = activeContext074(a);
+  return [built, result, older, older.ok ? providerRequestOf(older.build, "0.74") : undefined];
+}
+
+function computeRequestDiagnostics(doc: SessionDocument, inputs: readonly unknown[]): Diagnostic[] {
+  const [built, result, older, old] = inputs as [ContextResult, ProviderResult?, ContextResult?, ProviderResult?];
+  const out: Diagnostic[] = [];
+  if (!built.ok || !result) return out;
   if (!result.ok) {
     out.push(throwsDiagnostic(doc, result, "Pi 1.x", ""));
     return out;
   }
-  const older = activeContext074(a);
-  if (older.ok) {
-    const old = providerRequestOf(older.build, "0.74");
-    if (!old.ok) out.push(throwsDiagnostic(doc, old, "Pi 0.73/0.74", " (Pi 1.x's does not)"));
-  }
+  if (older?.ok && old && !old.ok) out.push(throwsDiagnostic(doc, old, "Pi 0.73/0.74", " (Pi 1.x's does not)"));
   const request = result.request;
   out.push(...toolPairing(doc, built.build, request), ...emptyUsers(doc, request), ...overWindow(doc, built.build, request), ...imageDiagnostics(doc, request));
   return out;
@@ -203,8 +240,8 @@ function orphanCause(build: ContextBuild, request: ProviderRequest, k: number, i
 function compactionKeepsToolResult(doc: SessionDocument): Diagnostic[] {
   const a = doc.analysis;
   const out: Diagnostic[] = [];
-  for (const c of a.entries) {
-    if (c.type !== "compaction" || a.reachesCycle[c.index]) continue;
+  for (const c of compactionsOf(a)) {
+    if (a.reachesCycle[c.index]) continue;
     const firstKept = c.parsed.object?.firstKeptEntryId;
     if (typeof firstKept !== "string" || firstKept === c.id) continue;
     const target = a.byId.get(firstKept);

@@ -15,6 +15,7 @@
  */
 
 import type { Entry } from "../analysis";
+import type { ValueLine } from "../parse";
 import type { SessionContext } from "../buildContext";
 import { type CatalogVersion, findModel, type ModelInfo } from "./catalog";
 import type { PipelineVersion } from "./convertToLlm";
@@ -54,17 +55,32 @@ export function chooseModel(path: readonly Entry[], context: SessionContext, ver
  * Pi 1.x's `getBranchSelection(getBranch())` over the path (root first), without virtual model
  * changes. `getBranch()` starts from the leaf's id, not from the leaf: when the last entry has no
  * id (or a falsy one) it is empty, and Pi restores no model even though the context has messages.
+ *
+ * It reads the parse facts (type, role, the model a line names) and a line's value only to tell
+ * a virtual model's answer (`api`), once per parse: a line's value may have been let go
+ * (`values.ts`), and this runs on every request for the provider view.
  */
 function branchSelection(path: readonly Entry[]): { provider: unknown; modelId: unknown } | null {
-  if (!path[path.length - 1]?.parsed.object?.id) return null;
+  const last = path[path.length - 1];
+  if (!last || !(last.parsed.id || last.parsed.object?.id)) return null;
   for (let i = path.length - 1; i >= 0; i--) {
-    const o = path[i]!.parsed.object;
-    if (!o) continue;
-    if (o.type === "model_change") return { provider: o.provider, modelId: o.modelId };
-    if (o.type === "message") {
-      const m = o.message as Record<string, unknown> | null | undefined;
-      if (m !== null && typeof m === "object" && m.role === "assistant" && m.api !== "pi-virtual") return { provider: m.provider, modelId: m.model };
-    }
+    const p = path[i]!.parsed;
+    if (!p.isObject) continue;
+    if (p.type === "model_change" && p.model) return p.model;
+    if (p.type === "message" && p.role === "assistant" && p.model && !answeredByVirtualModel(p)) return p.model;
   }
   return null;
+}
+
+const virtual = new WeakMap<ValueLine, boolean>();
+
+/** Whether an assistant message's `api` is Pi's virtual one, remembered per parse (a new text is a new parse). */
+function answeredByVirtualModel(p: ValueLine): boolean {
+  let known = virtual.get(p);
+  if (known === undefined) {
+    const m = p.object?.message as Record<string, unknown> | null | undefined;
+    known = m !== null && typeof m === "object" && m.api === "pi-virtual";
+    virtual.set(p, known);
+  }
+  return known;
 }
