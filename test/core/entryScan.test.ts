@@ -46,7 +46,10 @@ describe("scanLine", () => {
   it("reads a line as Pi writes it", () => {
     const { kind, facts } = scan('{"type":"message","id":"a1","parentId":"b2","timestamp":"t","message":{"role":"user","content":"hi"}}');
     expect(kind).toBe(LineKind.Object);
-    expect(facts).toEqual({ type: "message", id: "a1", parentId: "b2", hasMessage: true, oddId: false, oddParent: false });
+    const { lastId, ...found } = facts;
+    expect(found).toEqual({ type: "message", id: "a1", parentId: "b2", hasMessage: true, oddId: false, oddParent: false });
+    // Where the id lies, for the next line's parentId.
+    expect(lastId).toEqual({ start: 24, end: 26, value: "a1" });
   });
 
   const cases: [string, LineKind][] = [
@@ -99,6 +102,25 @@ describe("scanLine", () => {
       expectAgrees(encoder.encode(text));
     });
   }
+
+  it("reuses the line before's id for a parentId with the same bytes, and decodes one with other bytes", () => {
+    const facts: ScannedFacts = { type: undefined, id: undefined, parentId: undefined, hasMessage: false, oddId: false, oddParent: false };
+    const bytes = encoder.encode('{"id":"aa","parentId":null}\n{"id":"bb","parentId":"aa"}\n{"id":"cc","parentId":"ab"}\n{"parentId":"bb"}');
+    const seen: unknown[] = [];
+    for (let start = 0; start < bytes.length; ) {
+      let end = bytes.indexOf(0x0a, start);
+      if (end < 0) end = bytes.length;
+      expect(scanLine(bytes, start, end, facts)).toBe(LineKind.Object);
+      seen.push([facts.id, facts.parentId]);
+      start = end + 1;
+    }
+    expect(seen).toEqual([
+      ["aa", null],
+      ["bb", "aa"],
+      ["cc", "ab"],
+      [undefined, "bb"],
+    ]);
+  });
 
   it("agrees with JSON.parse wherever a quote, a backslash or a control byte falls in a long string, at every alignment", () => {
     let checked = 0;

@@ -44,10 +44,19 @@ export interface ScannedFacts {
    */
   oddId: boolean;
   oddParent: boolean;
+  /**
+   * Where the id of the last line that had one lies, and its text: almost every line's `parentId`
+   * is the line before's id, whose string is then reused instead of decoded again. Kept between
+   * lines, so one `ScannedFacts` serves the lines of one buffer, in order.
+   */
+  lastId?: { start: number; end: number; value: string } | undefined;
 }
 
 /** Nesting deeper than this is left to the full path (and to `JSON.parse`'s own limits). */
 const MAX_DEPTH = 1000;
+
+/** The open containers of the line being scanned, outermost first: 1 for an object, 0 for an array. */
+const stack = new Uint8Array(MAX_DEPTH);
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -69,16 +78,34 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** The text of `bytes[start, end)`, decoded as UTF-8 the way a whole file is decoded (a byte order mark kept). */
 export function decodeRange(bytes: Uint8Array, start: number, end: number): string {
-  if (end - start <= 32) {
-    let ascii = "";
-    for (let i = start; i < end; i++) {
-      const c = bytes[i]!;
-      if (c >= 0x80) return decoder.decode(bytes.subarray(start, end));
-      ascii += String.fromCharCode(c);
-    }
-    return ascii;
-  }
   return decoder.decode(bytes.subarray(start, end));
+}
+
+/** Whether `text` is exactly the ASCII bytes `[start, end)`. */
+function sameAscii(text: string, bytes: Uint8Array, start: number, end: number): boolean {
+  if (text.length !== end - start) return false;
+  for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) !== bytes[start + k]) return false;
+  return true;
+}
+
+/** Whether the bytes `[a, a + length)` and `[b, b + length)` are equal. */
+function sameBytes(bytes: Uint8Array, a: number, b: number, length: number): boolean {
+  for (let k = 0; k < length; k++) if (bytes[a + k] !== bytes[b + k]) return false;
+  return true;
+}
+
+/**
+ * The entry types seen, decoded once: every line repeats one of a few names. A string is reused
+ * only for the same bytes, which decode to the same text.
+ */
+const types: string[] = [];
+
+function typeOf(bytes: Uint8Array, start: number, end: number): string {
+  for (const type of types) if (sameAscii(type, bytes, start, end)) return type;
+  const type = decodeRange(bytes, start, end);
+  // Only short ASCII names are kept, and only a few: `sameAscii` compares them with the bytes.
+  if (types.length < 32 && type.length === end - start && type.length <= 40) types.push(type);
+  return type;
 }
 
 function isJsonSpace(c: number): boolean {
@@ -240,14 +267,15 @@ export function scanLine(bytes: Uint8Array, start: number, end: number, facts: S
   if (start >= end) return LineKind.Blank;
   if (bytes[start] !== OPEN_BRACE) return isBlank(bytes, start, end) ? LineKind.Blank : LineKind.Unsure;
   useWords(bytes);
+  const previousId = facts.lastId;
   facts.type = undefined;
   facts.id = undefined;
   facts.parentId = undefined;
   facts.hasMessage = false;
   facts.oddId = false;
   facts.oddParent = false;
-  // The open containers: 1 for an object, 0 for an array.
-  const stack: number[] = [1];
+  stack[0] = 1;
+  let depth = 1;
   let state = KEY_OR_CLOSE;
   let key = OTHER;
   let i = start + 1;
@@ -257,13 +285,13 @@ export function scanLine(bytes: Uint8Array, start: number, end: number, facts: S
     const c = bytes[i]!;
     if (state === KEY_OR_CLOSE || state === KEY) {
       if (c === CLOSE_BRACE && state === KEY_OR_CLOSE) {
-        stack.pop();
+        depth--;
         i++;
       } else {
         if (c !== QUOTE) return LineKind.Invalid;
         const keyEnd = stringEnd(bytes, i, end);
         if (keyEnd < 0) return LineKind.Invalid;
-        if (stack.length === 1) key = keyOf(bytes, i, keyEnd, lastEscaped);
+        if (depth === 1) key = keyOf(bytes, i, keyEnd, lastEscaped);
         i = keyEnd;
         while (i < end && isJsonSpace(bytes[i]!)) i++;
         if (i >= end || bytes[i] !== COLON) return LineKind.Invalid;
@@ -272,24 +300,24 @@ export function scanLine(bytes: Uint8Array, start: number, end: number, facts: S
         continue;
       }
     } else if (state === AFTER_VALUE) {
-      const top = stack[stack.length - 1]!;
+      const top = stack[depth - 1]!;
       if (c === COMMA) {
         state = top === 1 ? KEY : VALUE;
         i++;
         continue;
       }
       if (c !== (top === 1 ? CLOSE_BRACE : CLOSE_BRACKET)) return LineKind.Invalid;
-      stack.pop();
+      depth--;
       i++;
     } else if (c === CLOSE_BRACKET && state === VALUE_OR_CLOSE) {
-      stack.pop();
+      depth--;
       i++;
     } else {
-      const topLevel = stack.length === 1 && key !== OTHER;
+      const topLevel = depth === 1 && key !== OTHER;
       if (c === OPEN_BRACE || c === OPEN_BRACKET) {
         if (topLevel) recordOther(facts, key, false);
-        if (stack.length >= MAX_DEPTH) return LineKind.Unsure;
-        stack.push(c === OPEN_BRACE ? 1 : 0);
+        if (depth >= MAX_DEPTH) return LineKind.Unsure;
+        stack[depth++] = c === OPEN_BRACE ? 1 : 0;
         state = c === OPEN_BRACE ? KEY_OR_CLOSE : VALUE_OR_CLOSE;
         i++;
         continue;
@@ -297,7 +325,7 @@ export function scanLine(bytes: Uint8Array, start: number, end: number, facts: S
       let valueEnd: number;
       if (c === QUOTE) {
         valueEnd = stringEnd(bytes, i, end);
-        if (valueEnd >= 0 && topLevel) recordString(facts, key, bytes, i, valueEnd, lastEscaped);
+        if (valueEnd >= 0 && topLevel) recordString(facts, key, bytes, i, valueEnd, lastEscaped, previousId);
       } else {
         if (c === 0x2d || isDigit(c)) valueEnd = numberEnd(bytes, i, end);
         else if (c === 0x74) valueEnd = literalEnd(bytes, i, end, "true");
@@ -309,7 +337,7 @@ export function scanLine(bytes: Uint8Array, start: number, end: number, facts: S
       if (valueEnd < 0) return LineKind.Invalid;
       i = valueEnd;
     }
-    if (stack.length === 0) {
+    if (depth === 0) {
       while (i < end && isJsonSpace(bytes[i]!)) i++;
       if (i !== end) return LineKind.Invalid;
       return facts.oddId || facts.oddParent ? LineKind.Unsure : LineKind.Object;
@@ -319,18 +347,42 @@ export function scanLine(bytes: Uint8Array, start: number, end: number, facts: S
 }
 
 /** A top-level string value of a reported key (a later key of the same name replaces it, as in `JSON.parse`). */
-function recordString(facts: ScannedFacts, key: number, bytes: Uint8Array, start: number, end: number, escaped: boolean): void {
+function recordString(
+  facts: ScannedFacts,
+  key: number,
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  escaped: boolean,
+  previousId: ScannedFacts["lastId"],
+): void {
   if (key === MESSAGE) {
     facts.hasMessage = true;
     return;
   }
-  const value = stringValue(bytes, start, end, escaped);
-  if (key === TYPE) facts.type = value;
+  if (escaped) {
+    const value = stringValue(bytes, start, end, true);
+    if (key === TYPE) facts.type = value;
+    else if (key === ID) {
+      facts.id = value;
+      facts.oddId = false;
+    } else if (key === PARENT_ID) {
+      facts.parentId = value;
+      facts.oddParent = false;
+    }
+    return;
+  }
+  const from = start + 1;
+  const to = end - 1;
+  if (key === TYPE) facts.type = typeOf(bytes, from, to);
   else if (key === ID) {
+    const value = decodeRange(bytes, from, to);
     facts.id = value;
     facts.oddId = false;
+    facts.lastId = { start: from, end: to, value };
   } else if (key === PARENT_ID) {
-    facts.parentId = value;
+    const p = previousId;
+    facts.parentId = p !== undefined && p.end - p.start === to - from && sameBytes(bytes, p.start, from, to - from) ? p.value : decodeRange(bytes, from, to);
     facts.oddParent = false;
   }
 }

@@ -8,12 +8,14 @@
  * and walk the path up from the leaf; only the lines the build reads (`contextOfPath`) are decoded
  * and parsed, on demand, with the same `parseLine` as every other reader.
  *
- * It is a shortcut, never a second opinion: it answers only for a file it is sure of — UTF-8
- * without a byte order mark, a version 3 header, every line blank or an object with a string or
- * absent `id` and a string, null or absent `parentId`, a path without a cycle, a context that
- * builds — and returns undefined for any other, which the caller then builds the full way
- * (`SessionDocument` and `analyze`). The differential test (`test/scannedContext.test.ts`) holds
- * the two to the same bytes. Pure: bytes in, a context out.
+ * It is a shortcut, never a second opinion: it answers only for a file it is sure of — no byte
+ * order mark, a version 3 header, every line blank or an object with a string or absent `id` and
+ * a string, null or absent `parentId`, a path without a cycle, a context that builds — and
+ * returns undefined for any other, which the caller then builds the full way (`SessionDocument`
+ * and `analyze`). Bytes that are not UTF-8 decode to U+FFFD line by line as they do in the whole
+ * text, since "\n" never falls inside a sequence; the caller leaves UTF-16 to the full path. The
+ * differential test (`test/cli/scannedContext.test.ts`) holds the two to the same bytes. Pure:
+ * bytes in, a context out.
  */
 
 import type { Entry } from "./analysis";
@@ -36,7 +38,6 @@ class ScanMismatch extends Error {}
  * full path then answers, with whatever it says of the file).
  */
 export function scannedContext(bytes: Uint8Array, options: ScannedContextOptions): ContextResult | undefined {
-  if (options.flavor === "0.74") return undefined;
   if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return undefined;
   const index = indexOf(bytes);
   if (!index) return undefined;
