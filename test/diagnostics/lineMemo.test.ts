@@ -138,7 +138,8 @@ describe("replayed line findings, kept hints and the kept outline equal a fresh 
   });
 
   it("locates a blank line's finding again when its whitespace changes (blank lines share one parse)", () => {
-    const text = '{"type":"session","version":3,"id":"s","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/p"}\n   \n{"type":"model_change","id":"m","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","provider":"p","modelId":"x"}\n';
+    const text =
+      '{"type":"session","version":3,"id":"s","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/p"}\n   \n{"type":"model_change","id":"m","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","provider":"p","modelId":"x"}\n';
     const doc = new SessionDocument("file:///blank-mid.jsonl", "jsonl", 1, text);
     computeDiagnostics(doc);
     computeDocumentSymbols(doc, { maxSymbols: 2000 });
