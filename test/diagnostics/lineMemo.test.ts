@@ -149,6 +149,24 @@ describe("replayed line findings, kept hints and the kept outline equal a fresh 
     expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///blank-mid.jsonl", "jsonl", 1, doc.getText())));
   });
 
+  it("locates a request diagnostic on an earlier compaction again when that compaction's line is edited", () => {
+    // A later compaction keeps only the last entries, so the first compaction's line is not among
+    // the lines the resumed context reads; its compaction-keeps-tool-result range must still move.
+    const base = readFileSync(join(FIXTURES, "fault-compaction-keeps-tool-result.jsonl"), "utf8");
+    const later = [
+      '{"type":"compaction","id":"a000000b","parentId":"a000000a","timestamp":"2026-03-02T10:00:16.000Z","summary":"s","firstKeptEntryId":"a000000a","tokensBefore":100}',
+      '{"type":"message","id":"a000000c","parentId":"a000000b","timestamp":"2026-03-02T10:00:17.000Z","message":{"role":"user","content":"Go on.","timestamp":1772445617000}}',
+    ];
+    const doc = new SessionDocument("file:///two-compactions.jsonl", "jsonl", 1, `${base}${later.join("\n")}\n`);
+    const kept = () => computeDiagnostics(doc).find((d) => d.code === "compaction-keeps-tool-result")!.range;
+    const before = kept();
+    expect(before.start.line).toBe(8);
+    const at = doc.lines[8]!.indexOf('"summary":"') + 11;
+    doc.update([{ range: { start: { line: 8, character: at }, end: { line: 8, character: at } }, text: "x" }], 2);
+    expect(kept().start.character).toBe(before.start.character + 1);
+    expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///two-compactions.jsonl", "jsonl", 1, doc.getText())));
+  });
+
   it("checks the last line again: blank lines share one parse, and only an empty last line is skipped", () => {
     // Found by the robustness test: the last line " " became "", keeping the shared blank parse.
     const text = '{"type":"session","version":3,"id":"s","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/p"}\n \n ';

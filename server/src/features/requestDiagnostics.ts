@@ -20,12 +20,12 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import type { Entry } from "../core/analysis";
+import type { Entry, SessionAnalysis } from "../core/analysis";
 import { buildContext, type ContextBuild, selectEntries } from "../core/buildContext";
 import { toolCallBlock } from "../core/semantics/toolPairs";
 import { pathTo } from "../core/semantics/walk";
 import { activeContext, contextInputLines } from "../core/context";
-import { type KeptValues, keptUnlessEdited } from "../core/semantics/memo";
+import { type KeptValues, keptUnlessEdited, perStructure } from "../core/semantics/memo";
 import type { SessionDocument } from "../core/document";
 import type { JsonPath } from "../core/locate";
 import { buildProviderRequest, type ProviderRequest, type ProviderResult } from "../core/provider/request";
@@ -39,15 +39,26 @@ import { modelName } from "./providerView";
 type Message = Record<string, unknown>;
 
 /**
- * Kept for the structure and the active path's parses: an edit off the path (or a document whose
- * path did not change) finds them already made. Their ranges are on path lines and the header,
- * which such an edit leaves as they were.
+ * Kept for the structure until an edit touches a line they read (`requestInputLines`): an edit off
+ * the resumed context (in compacted history, on another branch) finds them already made. Their
+ * ranges are on those lines and the header, which such an edit leaves as they were.
  */
 const memo: KeptValues<Diagnostic[]> = new WeakMap();
 
 export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
-  return keptUnlessEdited(memo, doc.analysis, contextInputLines, () => computeRequestDiagnostics(doc));
+  return keptUnlessEdited(memo, doc.analysis, requestInputLines, () => computeRequestDiagnostics(doc));
 }
+
+/**
+ * The lines these diagnostics read or point into: the context's input lines, and every compaction's
+ * line (`compactionKeepsToolResult` checks each compaction, on any branch, and locates its
+ * `firstKeptEntryId`, which an edit of the summary before it moves).
+ */
+const requestInputLines = perStructure((a: SessionAnalysis): Uint8Array => {
+  const marked = contextInputLines(a).slice();
+  for (const entry of a.entries) if (entry.type === "compaction") marked[entry.line] = 1;
+  return marked;
+});
 
 function computeRequestDiagnostics(doc: SessionDocument): Diagnostic[] {
   const a = doc.analysis;
