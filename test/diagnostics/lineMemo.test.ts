@@ -7,8 +7,8 @@
  * exercise what is re-checked and what is replayed; the diagnostics are computed after only some
  * of the edits, so that a replay spans several edits. The fading hints (kept per structure, the
  * runs ending on an edited line located again), the capped collection the server sends, the
- * outline (kept per structure, the symbols that read an edited line computed again) and the
- * folding ranges are compared the same way.
+ * outline (kept per structure, the symbols that read an edited line computed again), the
+ * folding ranges and code lenses (kept per structure) and Pi's labels are compared the same way.
  */
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SessionDocument } from "../../server/src/core/document";
 import { labels } from "../../server/src/core/semantics/labels";
+import { computeCodeLenses } from "../../server/src/features/codeLens";
 import { collectDiagnostics, computeDiagnostics } from "../../server/src/features/diagnostics";
 import { computeFadingHints } from "../../server/src/features/fading";
 import { computeFoldingRanges } from "../../server/src/features/folding";
@@ -86,6 +87,7 @@ describe("replayed line findings, kept hints and the kept outline equal a fresh 
         expect(outline, where).toEqual(computeDocumentSymbols(fresh, { maxSymbols: 2000 }));
         expect(computeDocumentSymbols(doc, { maxSymbols: 5 }), where).toEqual(computeDocumentSymbols(fresh, { maxSymbols: 5 }));
         expect(computeFoldingRanges(doc), where).toEqual(computeFoldingRanges(fresh));
+        expect(computeCodeLenses(doc), where).toEqual(computeCodeLenses(fresh));
         expect(labelsOf(doc), where).toEqual(labelsOf(fresh));
         outlines.push([where, outline, JSON.stringify(outline)]);
         compared++;
@@ -133,6 +135,36 @@ describe("replayed line findings, kept hints and the kept outline equal a fresh 
     doc.update([{ range: { start: { line: 6, character: 1 }, end: { line: 6, character: 1 } }, text: " " }], 2);
     expect(related().start.character).toBe(before.start.character + 1);
     expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///kept.jsonl", "jsonl", 1, doc.getText())));
+  });
+
+  it("locates a blank line's finding again when its whitespace changes (blank lines share one parse)", () => {
+    const text =
+      '{"type":"session","version":3,"id":"s","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/p"}\n   \n{"type":"model_change","id":"m","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","provider":"p","modelId":"x"}\n';
+    const doc = new SessionDocument("file:///blank-mid.jsonl", "jsonl", 1, text);
+    computeDiagnostics(doc);
+    computeDocumentSymbols(doc, { maxSymbols: 2000 });
+    doc.update([{ range: { start: { line: 1, character: 0 }, end: { line: 1, character: 2 } }, text: "" }], 2);
+    const blank = computeDiagnostics(doc).find((d) => d.code === "blank-line")!;
+    expect(blank.range.end).toEqual({ line: 1, character: 1 });
+    expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///blank-mid.jsonl", "jsonl", 1, doc.getText())));
+  });
+
+  it("locates a request diagnostic on an earlier compaction again when that compaction's line is edited", () => {
+    // A later compaction keeps only the last entries, so the first compaction's line is not among
+    // the lines the resumed context reads; its compaction-keeps-tool-result range must still move.
+    const base = readFileSync(join(FIXTURES, "fault-compaction-keeps-tool-result.jsonl"), "utf8");
+    const later = [
+      '{"type":"compaction","id":"a000000b","parentId":"a000000a","timestamp":"2026-03-02T10:00:16.000Z","summary":"s","firstKeptEntryId":"a000000a","tokensBefore":100}',
+      '{"type":"message","id":"a000000c","parentId":"a000000b","timestamp":"2026-03-02T10:00:17.000Z","message":{"role":"user","content":"Go on.","timestamp":1772445617000}}',
+    ];
+    const doc = new SessionDocument("file:///two-compactions.jsonl", "jsonl", 1, `${base}${later.join("\n")}\n`);
+    const kept = () => computeDiagnostics(doc).find((d) => d.code === "compaction-keeps-tool-result")!.range;
+    const before = kept();
+    expect(before.start.line).toBe(8);
+    const at = doc.lines[8]!.indexOf('"summary":"') + 11;
+    doc.update([{ range: { start: { line: 8, character: at }, end: { line: 8, character: at } }, text: "x" }], 2);
+    expect(kept().start.character).toBe(before.start.character + 1);
+    expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///two-compactions.jsonl", "jsonl", 1, doc.getText())));
   });
 
   it("checks the last line again: blank lines share one parse, and only an empty last line is skipped", () => {

@@ -35,6 +35,7 @@ import { formatTokens } from "../core/tokens";
 import { contextSummary, lastBuild, SHOW_CONTEXT_COMMAND, type ContextSummary } from "./contextRequest";
 import { groupDigits, singleLine } from "../core/text";
 import { NAME_CODE_POINTS } from "./entryTitle";
+import { type KeptAnswers, keptAnswer } from "./keptAnswers";
 import { contextDocument } from "./migratedView";
 import { providerNote, providerSummary } from "./providerView";
 
@@ -61,10 +62,17 @@ export interface CodeLensOptions {
 
 /**
  * The lenses of a document, unresolved: positions and data only. Linear in the entries, and it
- * builds no context.
+ * builds no context. Where they are is a matter of structure (entries, children, malformed lines,
+ * line starts), so the list is kept for the structure and handed out as a copy.
  */
 export function computeCodeLenses(doc: SessionDocument, options: CodeLensOptions = {}): CodeLens[] {
   const max = options.maxLenses ?? DEFAULT_MAX_LENSES;
+  return keptAnswer(keptLenses, doc, max, () => listLenses(doc, max)).map((l) => ({ ...l }));
+}
+
+const keptLenses: KeptAnswers<CodeLens[]> = new WeakMap();
+
+function listLenses(doc: SessionDocument, max: number): CodeLens[] {
   const a = doc.analysis;
   if (a.headerLine === undefined) return [];
   const uri = doc.uri;
