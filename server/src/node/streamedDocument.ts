@@ -98,10 +98,8 @@ class StreamedValueLine extends CachedValueLine {
     private readonly line: number,
     /** The length of the JSON text (`text`), which the value cache counts by. */
     readonly textLength: number,
-    models: Map<string, { provider: unknown; modelId: unknown }>,
   ) {
     super(p);
-    if (p.model) this.model = sharedModel(p.model, models);
   }
 
   /** The JSON text the line was parsed from (line 0 without its byte order mark), read back. */
@@ -109,20 +107,6 @@ class StreamedValueLine extends CachedValueLine {
     const text = this.disk.text(this.line);
     return this.line === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   }
-}
-
-/**
- * One object for every line naming the same provider and model as strings (most assistant
- * messages of a session): the facts are read, never changed, so the lines can share them.
- */
-function sharedModel(model: { provider: unknown; modelId: unknown }, models: Map<string, { provider: unknown; modelId: unknown }>) {
-  const { provider, modelId } = model;
-  if (typeof provider !== "string" || typeof modelId !== "string" || provider.length + modelId.length > 200) return model;
-  const key = `${provider}\u0000${modelId}`;
-  const shared = models.get(key);
-  if (shared) return shared;
-  models.set(key, model);
-  return model;
 }
 
 /** A line that does not parse, whose error message is made (from the text read back) only when asked for. */
@@ -176,7 +160,6 @@ export function readStreamedDocument(fd: number, uri: string, options: { onChunk
   const crLines: string[] = [];
   let lossless = true;
   let chars = 0;
-  const models = new Map<string, { provider: unknown; modelId: unknown }>();
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const result = readLinesSync(
     fd,
@@ -195,7 +178,7 @@ export function readStreamedDocument(fd: number, uri: string, options: { onChunk
       const json = line === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
       const p = parseLine(json);
       if (p.kind === "value") {
-        const kept = new StreamedValueLine(p, disk, line, json.length, models);
+        const kept = new StreamedValueLine(p, disk, line, json.length);
         transferValue(p as ValueLine & { text: string }, kept);
         parsed.push(kept);
       } else if (p.kind === "malformed") {
