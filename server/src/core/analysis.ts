@@ -17,42 +17,20 @@ import { type IdKey, isFollowed } from "./ids";
 import { findCycles, treeLoops } from "./cycles";
 import type { ParsedLine, ValueLine } from "./parse";
 
-/**
- * An entry of the session: a line Pi loads as one. Its ids and type are read from its parse (one
- * object per entry holds only its place and its parse, not copies of the facts, for 50,000 entries
- * or a streamed check's millions).
- */
-export class Entry {
-  constructor(
-    /** Position in `entries`. */
-    public index: number,
-    /** 0-based line number in the document. */
-    public line: number,
-    public parsed: ValueLine,
-  ) {}
-
+export interface Entry {
+  /** Position in `entries`. */
+  index: number;
+  /** 0-based line number in the document. */
+  line: number;
+  parsed: ValueLine;
   /** The id when it is a string (what features show and name); `key` is what Pi files the entry under. */
-  get id(): string | undefined {
-    return this.parsed.id;
-  }
-
-  get parentId(): string | null | undefined {
-    return this.parsed.parentId;
-  }
-
+  id: string | undefined;
+  parentId: string | null | undefined;
   /** The id as Pi's `byId` keys it, whatever its JSON type. */
-  get key(): IdKey {
-    return this.parsed.idKey;
-  }
-
+  key: IdKey;
   /** The parentId as Pi looks the parent up, whatever its JSON type. */
-  get parentKey(): IdKey {
-    return this.parsed.parentKey;
-  }
-
-  get type(): string | undefined {
-    return this.parsed.type;
-  }
+  parentKey: IdKey;
+  type: string | undefined;
 }
 
 export type HeaderState =
@@ -165,7 +143,7 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
       extraHeaderLines.push(line);
       continue;
     }
-    const entry = new Entry(entries.length, line, p);
+    const entry: Entry = { index: entries.length, line, parsed: p, id: p.id, parentId: p.parentId, key: p.idKey, parentKey: p.parentKey, type: p.type };
     entries.push(entry);
     entryAtLine[line] = entry;
   }

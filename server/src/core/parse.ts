@@ -403,5 +403,7 @@ function toolCallIdsOf(content: unknown[]): string[] | undefined {
     const b = block as Record<string, unknown>;
     if (b.type === "toolCall" && typeof b.id === "string") (ids ??= []).push(b.id);
   }
-  return ids;
+  // An array grown by `push` keeps room for 16 elements; the copy is as long as its content, and it
+  // stays for the life of the line.
+  return ids?.slice();
 }

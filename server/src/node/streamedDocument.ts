@@ -49,6 +49,11 @@ class DiskLines {
     this.lengths[this.count++] = bytes;
   }
 
+  /** The length of line `i` in bytes, its line ending's "\r" included. */
+  byteLength(i: number): number {
+    return this.lengths[i]!;
+  }
+
   /** The raw bytes of line `i`, its "\r\n"'s "\r" included. */
   bytes(i: number): Buffer {
     const length = this.lengths[i]!;
@@ -96,10 +101,16 @@ class StreamedValueLine extends CachedValueLine {
     p: ValueLine,
     private readonly disk: DiskLines,
     private readonly line: number,
-    /** The length of the JSON text (`text`), which the value cache counts by. */
-    readonly textLength: number,
   ) {
     super(p);
+  }
+
+  /**
+   * What the value cache counts the line by instead of reading its text back: its length in bytes,
+   * which is at least its length in characters (a field less per line than keeping that length).
+   */
+  get textLength(): number {
+    return this.disk.byteLength(this.line);
   }
 
   /** The JSON text the line was parsed from (line 0 without its byte order mark), read back. */
@@ -178,7 +189,7 @@ export function readStreamedDocument(fd: number, uri: string, options: { onChunk
       const json = line === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
       const p = parseLine(json);
       if (p.kind === "value") {
-        const kept = new StreamedValueLine(p, disk, line, json.length);
+        const kept = new StreamedValueLine(p, disk, line);
         transferValue(p as ValueLine & { text: string }, kept);
         parsed.push(kept);
       } else if (p.kind === "malformed") {
