@@ -53,6 +53,11 @@ class DiskLines {
     this.lengths[this.count++] = bytes;
   }
 
+  /** The length of line `i` in bytes, its line ending's "\r" included. */
+  byteLength(i: number): number {
+    return this.lengths[i]!;
+  }
+
   /**
    * The bytes read last (from file offset `windowStart`): the checks read lines back mostly in
    * file order (the context Pi resumes runs from the root towards the end), so one read of a
@@ -117,46 +122,22 @@ class StreamedValueLine extends CachedValueLine {
     p: ValueLine,
     private readonly disk: DiskLines,
     private readonly line: number,
-    /** The length of the JSON text (`text`), which the value cache counts by. */
-    readonly textLength: number,
-    models: SharedModels,
   ) {
     super(p);
-    if (p.model) this.model = models.share(p.model);
+  }
+
+  /**
+   * What the value cache counts the line by instead of reading its text back: its length in bytes,
+   * which is at least its length in characters (a field less per line than keeping that length).
+   */
+  get textLength(): number {
+    return this.disk.byteLength(this.line);
   }
 
   /** The JSON text the line was parsed from (line 0 without its byte order mark), read back. */
   get text(): string {
     const text = this.disk.text(this.line);
     return this.line === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  }
-}
-
-type Model = { provider: unknown; modelId: unknown };
-
-/**
- * One object for every line naming the same provider and model as strings (most assistant
- * messages of a session): the facts are read, never changed, so the lines can share them. The
- * model named last is tried first: a session's lines name one model for long runs, and the lookup
- * then builds no key.
- */
-class SharedModels {
-  private readonly byKey = new Map<string, Model>();
-  private last: Model | undefined;
-
-  share(model: Model): Model {
-    const { provider, modelId } = model;
-    if (typeof provider !== "string" || typeof modelId !== "string" || provider.length + modelId.length > 200) return model;
-    const last = this.last;
-    if (last !== undefined && last.provider === provider && last.modelId === modelId) return last;
-    const key = `${provider}\u0000${modelId}`;
-    let shared = this.byKey.get(key);
-    if (!shared) {
-      shared = model;
-      this.byKey.set(key, model);
-    }
-    this.last = shared;
-    return shared;
   }
 }
 
@@ -225,7 +206,6 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
   const crLines: string[] = [];
   let lossless = true;
   let chars = 0;
-  const models = new SharedModels();
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const keep = options.keepTailChars;
   // Bytes are at least as many as the characters they decode to: the tail's values fit the budget.
@@ -252,7 +232,7 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
       const json = line === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
       const p = parseLine(json);
       if (p.kind === "value") {
-        const kept = new StreamedValueLine(p, disk, line, json.length, models);
+        const kept = new StreamedValueLine(p, disk, line);
         transferValue(p as ValueLine & { text: string }, kept);
         parsed.push(kept);
       } else if (p.kind === "malformed") {
