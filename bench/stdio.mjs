@@ -238,6 +238,9 @@ export async function serverPull(s, { edits, requestRounds, closeWaitMs, steadyW
     editTimes.push(performance.now() - start);
   }
   const requests = {};
+  // The top-level keys of each request's first answer: a comparison with another build (--baseline)
+  // is only fair between answers of the same shape (an older server may ignore a newer parameter).
+  const shapes = {};
   for (const [name, make] of Object.entries(REQUESTS)) {
     requests[name] = [];
     for (let k = 0; k < requestRounds; k++) {
@@ -245,8 +248,9 @@ export async function serverPull(s, { edits, requestRounds, closeWaitMs, steadyW
       await server.conn.sendNotification("textDocument/didChange", insert(uri, ++version, at));
       const [method, params] = make({ uri, s, site: at });
       const start = performance.now();
-      await server.conn.sendRequest(method, params);
+      const answer = await server.conn.sendRequest(method, params);
       requests[name].push(performance.now() - start);
+      if (k === 0) shapes[name] = answerShape(answer);
     }
   }
   const afterEdits = memory(server.pid);
@@ -254,7 +258,14 @@ export async function serverPull(s, { edits, requestRounds, closeWaitMs, steadyW
   await sleep(closeWaitMs);
   const afterClose = memory(server.pid);
   await stop(server);
-  return { open, edits: editTimes, requests, memory: { idle, afterOpen, steady, afterEdits, afterClose } };
+  return { open, edits: editTimes, requests, shapes, memory: { idle, afterOpen, steady, afterEdits, afterClose } };
+}
+
+/** What kind of answer a request got: "null", "array", or an object's sorted top-level keys. */
+function answerShape(answer) {
+  if (answer === null || answer === undefined) return "null";
+  if (Array.isArray(answer)) return "array";
+  return typeof answer === "object" ? Object.keys(answer).sort().join(",") : typeof answer;
 }
 
 /** Our server with a pushing client: open → first publish, and edits that change a diagnostic → their publish. */
