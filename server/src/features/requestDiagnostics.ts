@@ -28,7 +28,7 @@ import { activeContext, activeContext074 } from "../core/context";
 import type { SessionDocument } from "../core/document";
 import type { JsonPath } from "../core/locate";
 import type { ProviderRequest, ProviderResult } from "../core/provider/request";
-import { perStructure } from "../core/semantics/memo";
+import { type KeptForInputs, keptForSameInputs, perStructure } from "../core/semantics/memo";
 import { versionRules } from "../core/semantics/version";
 import { estimateContextTokens, estimateTokens, usableUsage } from "../core/tokens";
 import { groupDigits, singleLine } from "../core/text";
@@ -46,14 +46,14 @@ type Message = Record<string, unknown>;
  * ranges are on the lines of the entries those contexts are built from and the header, which such
  * an edit leaves as they were.
  */
-const memo = new WeakMap<object, { inputs: readonly unknown[]; value: Diagnostic[] }>();
+const memo: KeptForInputs<Diagnostic[]> = new WeakMap();
 
 export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
   const a = doc.analysis;
   if (a.headerState !== "ok" || !versionRules(a).current) return [];
-  const compactions = kept(compactionMemo, a.structure, compactionParses(a), () => compactionKeepsToolResult(doc));
+  const compactions = keptForSameInputs(compactionMemo, a.structure, compactionParses(a), () => compactionKeepsToolResult(doc));
   const inputs = requestsOf(a);
-  const value = kept(memo, a.structure, inputs, () => computeRequestDiagnostics(doc, inputs));
+  const value = keptForSameInputs(memo, a.structure, inputs, () => computeRequestDiagnostics(doc, inputs));
   return compactions.length === 0 ? value : [...compactions, ...value];
 }
 
@@ -61,27 +61,13 @@ export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
  * The compaction checks read compactions anywhere in the file, not only on the path Pi resumes,
  * and their ranges are on the compactions' own lines: kept for the structure and those lines' parses.
  */
-const compactionMemo = new WeakMap<object, { inputs: readonly unknown[]; value: Diagnostic[] }>();
+const compactionMemo: KeptForInputs<Diagnostic[]> = new WeakMap();
 
 /** The compaction entries, found once per structure (an edit inside a line keeps the entry objects). */
 const compactionsOf = perStructure((a: SessionAnalysis): Entry[] => a.entries.filter((e) => e.type === "compaction"));
 
 function compactionParses(a: SessionAnalysis): readonly unknown[] {
   return compactionsOf(a).map((e) => e.parsed);
-}
-
-/** The value kept for `structure` when it was made from the same `inputs` (the same objects), else `compute()`, kept. */
-function kept(
-  store: WeakMap<object, { inputs: readonly unknown[]; value: Diagnostic[] }>,
-  structure: object,
-  inputs: readonly unknown[],
-  compute: () => Diagnostic[],
-): Diagnostic[] {
-  const last = store.get(structure);
-  if (last && last.inputs.length === inputs.length && last.inputs.every((x, i) => x === inputs[i])) return last.value;
-  const value = compute();
-  store.set(structure, { inputs, value });
-  return value;
 }
 
 /** What the findings are made from: Pi 1.x's context or its failure, then its request, then Pi 0.73/0.74's context and request. */

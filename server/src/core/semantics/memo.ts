@@ -33,30 +33,41 @@ export function perStructure<T>(compute: (a: SessionAnalysis) => T): (a: Session
  * structure's edit log (`core/reanalyze.ts`).
  */
 export function perStructureAndLines<T>(inputs: (a: SessionAnalysis) => Uint8Array, compute: (a: SessionAnalysis) => T): (a: SessionAnalysis) => T {
-  const memo: KeptValues<T> = new WeakMap();
-  return (a) => keptUnlessEdited(memo, a, inputs, () => compute(a));
-}
-
-/** Values kept per structure, each with the edit step it was computed at. */
-export type KeptValues<T> = WeakMap<object, { step: number; value: T }>;
-
-/** `perStructureAndLines` over a memo of the caller's, for values computed from more than the analysis (the document they locate ranges in). */
-export function keptUnlessEdited<T>(memo: KeptValues<T>, a: SessionAnalysis, inputs: (a: SessionAnalysis) => Uint8Array, compute: () => T): T {
-  const step = editStep(a);
-  const last = memo.get(a.structure);
-  if (last) {
-    if (last.step === step) return last.value;
-    const edited = linesEditedSince(a, last.step);
-    if (edited) {
-      const marked = inputs(a);
-      if (!edited.some((line) => marked[line] === 1)) {
-        last.step = step;
-        return last.value;
+  const memo = new WeakMap<object, { step: number; value: T }>();
+  return (a) => {
+    const step = editStep(a);
+    const last = memo.get(a.structure);
+    if (last) {
+      if (last.step === step) return last.value;
+      const edited = linesEditedSince(a, last.step);
+      if (edited) {
+        const marked = inputs(a);
+        if (!edited.some((line) => marked[line] === 1)) {
+          last.step = step;
+          return last.value;
+        }
       }
     }
-  }
+    const value = compute(a);
+    memo.set(a.structure, { step, value });
+    return value;
+  };
+}
+
+/** Values kept per structure, each with the objects it was made from (see `keptForSameInputs`). */
+export type KeptForInputs<T> = WeakMap<object, { inputs: readonly unknown[]; value: T }>;
+
+/**
+ * The value kept in `memo` for `structure` when it was made from the same `inputs` (the same
+ * objects, in order), else `compute()`, kept: for answers made from values the core already keeps
+ * and shares (the resumed contexts, their provider requests, line parses), so that the same
+ * objects mean the same answer.
+ */
+export function keptForSameInputs<T>(memo: KeptForInputs<T>, structure: object, inputs: readonly unknown[], compute: () => T): T {
+  const last = memo.get(structure);
+  if (last && last.inputs.length === inputs.length && last.inputs.every((x, i) => x === inputs[i])) return last.value;
   const value = compute();
-  memo.set(a.structure, { step, value });
+  memo.set(structure, { inputs, value });
   return value;
 }
 
