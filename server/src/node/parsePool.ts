@@ -1,0 +1,149 @@
+/**
+ * Parsing a large document's lines on a worker thread while its text still arrives: the first open
+ * of a 45 MB session spends most of its time decoding the message and then parsing 50,000 lines,
+ * both on the main thread. The reader (`lsp/streamedBody.ts`) offers the lines it has decoded; they
+ * go to a worker (`parseWorker.ts`) in batches, which parses them with the same `parseLine` and
+ * sends back their facts, packed (`core/packedLines.ts`). When the document is made, `take` claims
+ * the batches the worker has not started and parses them here, from the end, waits for the ones the
+ * worker is on, and unpacks the rest; the worker is then terminated, so its memory goes.
+ *
+ * The parses are exactly `parseLine`'s: a batch is parsed by one thread or the other, both by the
+ * same code, and anything amiss (no compiled worker, a worker that failed or stopped answering, a
+ * batch that does not fit the document's lines) makes `take` answer undefined, and the document
+ * parses its lines itself. The worker keeps no values; the document uses it only for a text whose
+ * values it would not keep either (`values.ts`'s `keepsValues`).
+ */
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import type { LineParses } from "../core/packedLines";
+import { unpackLines } from "../core/packedLines";
+import type { ParsedLine } from "../core/parse";
+import { CLAIMED_HERE, type LineBatch, type PackedReply, type WorkerSetup } from "./parseProtocol";
+
+export const PARSE_WORKER = join(__dirname, "parseWorker.js");
+
+/** A batch is sent once it has this many lines or bytes: a few hundred messages for a 45 MB session. */
+const BATCH_LINES = 256;
+const BATCH_BYTES = 1 << 20;
+/** How long `take` waits for the worker without a reply before it parses everything here. */
+const WAIT_MS = 3000;
+
+interface Batch {
+  first: number;
+  count: number;
+  claim: Int32Array;
+}
+
+export class LineParsePool implements LineParses {
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly done = new Int32Array(new SharedArrayBuffer(4));
+  private readonly batches: Batch[] = [];
+  /** Lines sent so far, and the offset where their bytes end (-1 before the first offer). */
+  private sent = 0;
+  private sentBytes = -1;
+  private failed = false;
+  private closed = false;
+
+  /** A pool on the compiled worker `script`, or undefined without one. */
+  static start(script: string = PARSE_WORKER): LineParsePool | undefined {
+    if (!existsSync(script)) return undefined;
+    try {
+      return new LineParsePool(script);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private constructor(script: string) {
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    this.worker = new Worker(script, { workerData: { port: port2, done: this.done } satisfies WorkerSetup & { port: MessagePort }, transferList: [port2] });
+    // Neither keeps the process alive: a pool nobody takes goes with it.
+    this.worker.unref();
+    this.port.unref();
+    this.worker.on("error", () => {
+      this.failed = true;
+    });
+    this.worker.on("exit", () => {
+      this.failed = true;
+    });
+  }
+
+  /**
+   * Offers the text's lines decoded so far: `lines` of them, whose bytes (a JSON string's, see
+   * `LineBatch`) end at offset `end`, from where the previous offer ended (or `start`, the text's
+   * first byte, the first time); `bytes` copies a range out. With `last`, the text is complete.
+   */
+  offer(start: number, lines: number, end: number, last: boolean, bytes: (start: number, end: number) => Uint8Array): void {
+    if (this.closed || this.failed) return;
+    if (this.sentBytes < 0) this.sentBytes = start;
+    const count = lines - this.sent;
+    if (count <= 0 || (!last && count < BATCH_LINES && end - this.sentBytes < BATCH_BYTES)) return;
+    const batch: Batch = { first: this.sent, count, claim: new Int32Array(new SharedArrayBuffer(4)) };
+    this.batches.push(batch);
+    try {
+      const copy = bytes(this.sentBytes, end);
+      this.worker.postMessage({ first: batch.first, count, bytes: copy, claim: batch.claim } satisfies LineBatch, [copy.buffer as ArrayBuffer]);
+    } catch {
+      this.failed = true;
+    }
+    this.sent = lines;
+    this.sentBytes = end;
+  }
+
+  take(lines: readonly string[], parseHere: (text: string, line: number) => ParsedLine): ParsedLine[] | undefined {
+    try {
+      return this.collect(lines, parseHere);
+    } finally {
+      this.dispose();
+    }
+  }
+
+  private collect(lines: readonly string[], parseHere: (text: string, line: number) => ParsedLine): ParsedLine[] | undefined {
+    if (this.closed || this.failed || this.sent !== lines.length) return undefined;
+    const parsed = new Array<ParsedLine>(lines.length);
+    // From the end, one batch at a time, so that the worker goes on with its own meanwhile.
+    let theirs = 0;
+    for (let b = this.batches.length - 1; b >= 0; b--) {
+      const batch = this.batches[b]!;
+      if (Atomics.compareExchange(batch.claim, 0, 0, CLAIMED_HERE) !== 0) {
+        theirs++;
+        continue;
+      }
+      for (let i = batch.first; i < batch.first + batch.count; i++) parsed[i] = parseHere(lines[i]!, i);
+    }
+    let received = 0;
+    let waitedSince = performance.now();
+    while (received < theirs) {
+      const reply = receiveMessageOnPort(this.port)?.message as PackedReply | undefined;
+      if (reply) {
+        if (!reply.packed) return undefined;
+        if (!unpackLines(reply.packed, lines, reply.first, parsed)) return undefined;
+        received++;
+        waitedSince = performance.now();
+        continue;
+      }
+      const left = WAIT_MS - (performance.now() - waitedSince);
+      if (left <= 0) return undefined;
+      const replied = Atomics.load(this.done, 0);
+      // A reply counted but not in the port yet is about to be: look again.
+      if (replied <= received) Atomics.wait(this.done, 0, replied, left);
+    }
+    // The first line may start with a byte order mark and the last one keep a "\r": both are
+    // parsed here, as the document parses them.
+    parsed[0] = parseHere(lines[0]!, 0);
+    parsed[lines.length - 1] = parseHere(lines[lines.length - 1]!, lines.length - 1);
+    for (let i = 0; i < parsed.length; i++) if (parsed[i] === undefined) return undefined;
+    return parsed;
+  }
+
+  dispose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.port.close();
+    void this.worker.terminate();
+  }
+}

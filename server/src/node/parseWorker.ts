@@ -1,0 +1,39 @@
+/**
+ * The worker thread of `parsePool.ts`: decodes the batches of lines it is sent (the bytes of a JSON
+ * string, read by `JSON.parse` as the main thread reads them), parses them in order, and sends
+ * each one's packed parses back (`core/packedLines.ts`). A batch the main thread has claimed first
+ * (it parses it itself) is skipped; the claim is one compare-and-swap on the batch's shared flag,
+ * so each batch is parsed by exactly one of the two threads.
+ */
+
+import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import { type PackedBatch, packLines } from "../core/packedLines";
+import { parseWithoutKeeping } from "../core/values";
+import { CLAIMED_BY_WORKER, type LineBatch, type PackedReply, type WorkerSetup } from "./parseProtocol";
+
+const { port, done } = workerData as WorkerSetup & { port: MessagePort };
+
+parentPort?.on("message", (batch: LineBatch) => {
+  if (Atomics.compareExchange(batch.claim, 0, 0, CLAIMED_BY_WORKER) !== 0) return;
+  port.postMessage({ first: batch.first, packed: parseBatch(batch) } satisfies PackedReply);
+  Atomics.add(done, 0, 1);
+  Atomics.notify(done, 0);
+});
+
+/** The batch's lines, parsed; undefined when its bytes are not its `count` lines. */
+function parseBatch(batch: LineBatch): PackedBatch | undefined {
+  let text: string;
+  try {
+    text = JSON.parse(`"${Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.length).toString("utf8")}"`) as string;
+  } catch {
+    return undefined;
+  }
+  const pieces = text.split("\n");
+  if (pieces.length === batch.count + 1 && pieces[batch.count] === "") pieces.pop();
+  if (pieces.length !== batch.count) return undefined;
+  // A document's line is its piece of the text without a "\r" before the "\n" (`splitOf`); the
+  // last piece keeps it, and the main thread parses that line itself.
+  const texts = pieces.map((piece) => (piece.charCodeAt(piece.length - 1) === 13 ? piece.slice(0, -1) : piece));
+  // The values are not wanted here: only the facts go back.
+  return parseWithoutKeeping(Number.POSITIVE_INFINITY, () => packLines(texts));
+}
