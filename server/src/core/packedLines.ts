@@ -2,7 +2,7 @@
  * The parses of a batch of lines as plain data, so that another thread can parse lines for a
  * document: `packLines` runs `parseLine` on each line and keeps what `CachedValueLine` packs (the
  * ids, the time, the bits, the rare facts) or a malformed line's error, column by column so that a
- * structured clone of it is a few arrays; `unpackLines` makes the `ParsedLine`s from that and the
+ * structured clone of it is a few arrays of strings and numbers; `unpackLines` makes the `ParsedLine`s from that and the
  * document's own line texts. The result equals `parseLine` of each text: it is `parseLine`'s, packed
  * and unpacked by the same class, and a line whose parse is O(1) without `JSON.parse` (blank, or
  * not JSON from its first character) is not sent at all but parsed again by `unpackLines`.
@@ -12,7 +12,7 @@ import { CachedValueLine, parseLine, type PackedFacts, type ParsedLine, type Rar
 
 /** What a line's parse is in a batch. */
 enum Kind {
-  /** Parsed again where the batch is unpacked (blank, or not JSON from its first character). */
+  /** Parsed again where the batch is unpacked (blank, not JSON from its first character, or with facts that are not plain data). */
   Again = 0,
   Value = 1,
   Malformed = 2,
@@ -54,6 +54,7 @@ export function packLines(texts: readonly string[]): PackedBatch {
     const parsed = parseLine(text);
     if (parsed instanceof CachedValueLine) {
       const facts: PackedFacts = CachedValueLine.packed(parsed);
+      if (facts.rare && !plainData(facts.rare)) continue;
       kinds[i] = Kind.Value;
       if (facts.rare) {
         rareAt.push(ids.length);
@@ -71,6 +72,26 @@ export function packLines(texts: readonly string[]): PackedBatch {
     }
   }
   return { count, chars, kinds, ids, parents, times, bits: Int32Array.from(bits), rareAt, rares, errors };
+}
+
+/** Whether a value is a primitive, which a structured clone gives back as it was. */
+function primitive(value: unknown): boolean {
+  return value === null || typeof value !== "object";
+}
+
+/**
+ * Whether rare facts cross threads unchanged: an id that is an object or an array (an `OpaqueId`)
+ * would lose its class, and a model or thinking level that is a value of the line could be nested
+ * too deep to clone; such a line is parsed again where it is unpacked.
+ */
+function plainData(rare: RareFacts): boolean {
+  return (
+    primitive(rare.idKey) &&
+    primitive(rare.parentKey) &&
+    primitive(rare.reference) &&
+    primitive(rare.thinkingLevel) &&
+    (rare.model === undefined || (primitive(rare.model.provider) && primitive(rare.model.modelId)))
+  );
 }
 
 /**

@@ -15,7 +15,12 @@ const { port, done } = workerData as WorkerSetup & { port: MessagePort };
 
 parentPort?.on("message", (batch: LineBatch) => {
   if (Atomics.compareExchange(batch.claim, 0, 0, CLAIMED_BY_WORKER) !== 0) return;
-  port.postMessage({ first: batch.first, packed: parseBatch(batch) } satisfies PackedReply);
+  try {
+    port.postMessage({ first: batch.first, packed: parseBatch(batch) } satisfies PackedReply);
+  } catch {
+    // Should anything not clone after all, the main thread parses these lines again.
+    port.postMessage({ first: batch.first, packed: undefined } satisfies PackedReply);
+  }
   Atomics.add(done, 0, 1);
   Atomics.notify(done, 0);
 });
