@@ -51,15 +51,18 @@ function didOpenBody(text: string): Buffer {
 }
 
 /** Reads `body` as the server does, in pipe-sized chunks with the event loop running between them, as a client writes them. */
-async function read(body: Buffer, startParses: () => LineParsePool | undefined) {
+/** `beforeDocument` runs between the last byte and the document; unpaced, the body comes in one piece. */
+async function read(body: Buffer, startParses: () => LineParsePool | undefined, beforeDocument = () => {}, paced = true) {
   const streamed = new StreamedBody(body.length, undefined, startParses);
-  for (let at = 0; at < body.length; at += 65536) {
-    streamed.push(body.subarray(at, Math.min(body.length, at + 65536)));
-    await sleep(10);
+  const chunk = paced ? 65536 : body.length;
+  for (let at = 0; at < body.length; at += chunk) {
+    streamed.push(body.subarray(at, Math.min(body.length, at + chunk)));
+    if (paced) await sleep(10);
   }
   const decoded = streamed.finish();
   const opened = decoded.documentText!;
   expect(opened).toBeDefined();
+  beforeDocument();
   return new SessionDocument(URI, "jsonl", 1, opened.text, { ...opened.split, parses: opened.parses });
 }
 
@@ -103,12 +106,12 @@ describe("a large didOpen's lines parsed on the worker", () => {
     setValueBudget(100_000);
     const text = hostileText();
     let pool: LineParsePool | undefined;
-    const body = didOpenBody(text);
-    const streamed = new StreamedBody(body.length, undefined, () => (pool = LineParsePool.start(WORKER)));
-    streamed.push(body);
-    const opened = streamed.finish().documentText!;
-    setValueBudget(undefined);
-    const doc = new SessionDocument(URI, "jsonl", 1, opened.text, { ...opened.split, parses: opened.parses });
+    const doc = await read(
+      didOpenBody(text),
+      () => (pool = LineParsePool.start(WORKER)),
+      () => setValueBudget(undefined),
+      false,
+    );
     expect(pool).toBeDefined();
     expect(pool!.linesFromWorker).toBe(0);
     expectSameParses(doc, text);
@@ -162,12 +165,11 @@ describe("without a worker that answers, the document parses its lines itself", 
     setValueBudget(100_000);
     const text = hostileText();
     let pool: LineParsePool | undefined;
-    const body = didOpenBody(text);
-    const streamed = new StreamedBody(body.length, undefined, () => (pool = LineParsePool.start(WORKER)));
-    streamed.push(body);
-    const opened = streamed.finish().documentText!;
-    pool!.dispose();
-    const doc = new SessionDocument(URI, "jsonl", 1, opened.text, { ...opened.split, parses: opened.parses });
+    const doc = await read(
+      didOpenBody(text),
+      () => (pool = LineParsePool.start(WORKER)),
+      () => pool!.dispose(),
+    );
     expect(pool!.linesFromWorker).toBe(0);
     expectSameParses(doc, text);
   });
