@@ -153,14 +153,11 @@ export class StreamedBody {
       const chunk = this.chunks[k]!;
       this.cursor = this.fast ? this.scanFast(chunk, base, this.cursor - base, k) : this.scan(chunk, base, this.cursor - base);
     }
-    if (this.longLines && !this.broken) this.offerLines(this.longLines.length, this.lineStart, false);
+    if (this.longLines && !this.broken) this.offerLines(this.longLines, false);
   }
 
-  /**
-   * Offers the current long string's lines decoded so far, `lines` of them ending at byte `end`, to
-   * the parse pool, started once the string is too large for the value cache.
-   */
-  private offerLines(lines: number, end: number, last: boolean): void {
+  /** Sends the current long string's new lines to the parse pool, started once the message is too large for the value cache. */
+  private offerLines(lines: string[], last: boolean): void {
     if (this.parsesFor < 0) {
       // Characters are at most bytes: a message of fewer bytes than the cache holds characters
       // keeps its values. A larger one may still not need the pool; the document decides.
@@ -168,22 +165,8 @@ export class StreamedBody {
       this.parsesFor = this.long.length;
       this.parses = this.startParses();
     }
-    if (this.parsesFor === this.long.length) this.parses?.offer(this.stringStart, lines, end, last, this.copy);
+    if (this.parsesFor === this.long.length) this.parses?.offer(lines, last);
   }
-
-  /** A copy of body bytes `start`..`end`, in a buffer of its own (to be transferred). */
-  private readonly copy = (start: number, end: number): Uint8Array => {
-    const copy = new Uint8Array(end - start);
-    let at = 0;
-    for (let k = this.chunkAt(start); k < this.chunks.length && this.chunkStarts[k]! < end; k++) {
-      const c0 = this.chunkStarts[k]!;
-      const chunk = this.chunks[k]!;
-      const part = chunk.subarray(Math.max(start, c0) - c0, Math.min(end, c0 + chunk.length) - c0);
-      copy.set(part, at);
-      at += part.length;
-    }
-    return copy;
-  };
 
   /** The index of the chunk that holds body offset `at` (a binary search: chunks may be many and small). */
   private chunkAt(at: number): number {
@@ -351,7 +334,7 @@ export class StreamedBody {
     const lines = this.longLines;
     if (!lines) return;
     lines.push(this.decode(this.lineStart, end, this.lineEscaped));
-    if (this.parsesFor === this.long.length) this.parses?.offer(this.stringStart, lines.length, end, true, this.copy);
+    if (this.parsesFor === this.long.length) this.parses?.offer(lines, true);
     if (!this.broken) this.long.push({ start: this.stringStart, end, lines });
     this.longLines = undefined;
   }

@@ -24,9 +24,9 @@ import { CLAIMED_HERE, type LineBatch, type PackedReply, type WorkerSetup } from
 
 export const PARSE_WORKER = join(__dirname, "parseWorker.js");
 
-/** A batch is sent once it has this many lines or bytes: a few hundred messages for a 45 MB session. */
+/** A batch is sent once it has this many lines or characters: a few hundred messages for a 45 MB session. */
 const BATCH_LINES = 256;
-const BATCH_BYTES = 1 << 20;
+const BATCH_CHARS = 1 << 20;
 /** How long `take` waits for the worker without a reply before it parses everything here. */
 const WAIT_MS = 3000;
 
@@ -41,9 +41,10 @@ export class LineParsePool implements LineParses {
   private readonly port: MessagePort;
   private readonly done = new Int32Array(new SharedArrayBuffer(4));
   private readonly batches: Batch[] = [];
-  /** Lines sent so far, and the offset where their bytes end (-1 before the first offer). */
+  /** Lines sent so far, and of the lines after them the ones counted toward the next batch. */
   private sent = 0;
-  private sentBytes = -1;
+  private counted = 0;
+  private countedChars = 0;
   private failed = false;
   private closed = false;
   /** How many of the lines `take` answered were parsed by the worker (for tests and the benchmark). */
@@ -74,26 +75,27 @@ export class LineParsePool implements LineParses {
     });
   }
 
-  /**
-   * Offers the text's lines decoded so far: `lines` of them, whose bytes (a JSON string's, see
-   * `LineBatch`) end at offset `end`, from where the previous offer ended (or `start`, the text's
-   * first byte, the first time); `bytes` copies a range out. With `last`, the text is complete.
-   */
-  offer(start: number, lines: number, end: number, last: boolean, bytes: (start: number, end: number) => Uint8Array): void {
+  /** Sends the lines of `pieces` (the text's pieces between line breaks so far) not sent yet; with `last`, all of them (the text is complete). */
+  offer(pieces: readonly string[], last: boolean): void {
     if (this.closed || this.failed) return;
-    if (this.sentBytes < 0) this.sentBytes = start;
-    const count = lines - this.sent;
-    if (count <= 0 || (!last && count < BATCH_LINES && end - this.sentBytes < BATCH_BYTES)) return;
-    const batch: Batch = { first: this.sent, count, claim: new Int32Array(new SharedArrayBuffer(4)) };
+    while (this.counted < pieces.length) {
+      this.countedChars += pieces[this.counted]!.length;
+      this.counted++;
+      if (this.counted - this.sent >= BATCH_LINES || this.countedChars >= BATCH_CHARS) this.send(pieces);
+    }
+    if (last && this.counted > this.sent) this.send(pieces);
+  }
+
+  private send(pieces: readonly string[]): void {
+    const batch: Batch = { first: this.sent, count: this.counted - this.sent, claim: new Int32Array(new SharedArrayBuffer(4)) };
     this.batches.push(batch);
     try {
-      const copy = bytes(this.sentBytes, end);
-      this.worker.postMessage({ first: batch.first, count, bytes: copy, claim: batch.claim } satisfies LineBatch, [copy.buffer as ArrayBuffer]);
+      this.worker.postMessage({ first: batch.first, pieces: pieces.slice(this.sent, this.counted), claim: batch.claim } satisfies LineBatch);
     } catch {
       this.failed = true;
     }
-    this.sent = lines;
-    this.sentBytes = end;
+    this.sent = this.counted;
+    this.countedChars = 0;
   }
 
   take(lines: readonly string[], parseHere: (text: string, line: number) => ParsedLine): ParsedLine[] | undefined {

@@ -8,15 +8,10 @@ export interface WorkerSetup {
   done: Int32Array;
 }
 
-/**
- * Lines for the worker, from line `first` on: `count` pieces of a text between line breaks, as the
- * bytes of a JSON string's characters (without its quotes) that `JSON.parse` reads into those
- * pieces joined with "\n", and a "\n" after them when the bytes end with an escaped line break.
- */
+/** Lines for the worker: pieces of the text between line breaks, from line `first` on. */
 export interface LineBatch {
   first: number;
-  count: number;
-  bytes: Uint8Array;
+  pieces: string[];
   /** One shared flag: 0 while nobody parses the batch, then who does. */
   claim: Int32Array;
 }
@@ -26,6 +21,6 @@ export const CLAIMED_HERE = 2;
 
 export interface PackedReply {
   first: number;
-  /** Undefined when the batch's bytes did not decode to its lines. */
+  /** Undefined when the batch's parses could not be sent. */
   packed: PackedBatch | undefined;
 }

@@ -1,6 +1,5 @@
 /**
- * The worker thread of `parsePool.ts`: decodes the batches of lines it is sent (the bytes of a JSON
- * string, read by `JSON.parse` as the main thread reads them), parses them in order, and sends
+ * The worker thread of `parsePool.ts`: parses the batches of lines it is sent, in order, and sends
  * each one's packed parses back (`core/packedLines.ts`). A batch the main thread has claimed first
  * (it parses it itself) is skipped; the claim is one compare-and-swap on the batch's shared flag,
  * so each batch is parsed by exactly one of the two threads.
@@ -25,20 +24,11 @@ parentPort?.on("message", (batch: LineBatch) => {
   Atomics.notify(done, 0);
 });
 
-/** The batch's lines, parsed; undefined when its bytes are not its `count` lines. */
-function parseBatch(batch: LineBatch): PackedBatch | undefined {
-  let text: string;
-  try {
-    text = JSON.parse(`"${Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.length).toString("utf8")}"`) as string;
-  } catch {
-    return undefined;
-  }
-  const pieces = text.split("\n");
-  if (pieces.length === batch.count + 1 && pieces[batch.count] === "") pieces.pop();
-  if (pieces.length !== batch.count) return undefined;
+/** The batch's lines, parsed. */
+function parseBatch(batch: LineBatch): PackedBatch {
   // A document's line is its piece of the text without a "\r" before the "\n" (`splitOf`); the
   // last piece keeps it, and the main thread parses that line itself.
-  const texts = pieces.map((piece) => (piece.charCodeAt(piece.length - 1) === 13 ? piece.slice(0, -1) : piece));
+  const texts = batch.pieces.map((piece) => (piece.charCodeAt(piece.length - 1) === 13 ? piece.slice(0, -1) : piece));
   // The values are not wanted here: only the facts go back.
   return parseWithoutKeeping(Number.POSITIVE_INFINITY, () => packLines(texts));
 }
