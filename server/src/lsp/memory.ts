@@ -17,7 +17,10 @@
  *   the allocation rate of the last 5 seconds low, which the open's allocations keep it from being
  *   1.5 s after the open; a follow-up collection 5 s after the first finds it low and shrinks the
  *   young generation to 1 MB, 30 MB less RSS.
- * Each is skipped while typing goes on: the collections wait for a pause.
+ * Each is skipped while typing goes on: the collections wait for a pause. At the follow-up, idle
+ * for 6.5 s, the semantic layer's kept contexts go too (`releaseKept`: the resumed contexts of both
+ * Pi versions, the request diagnostics made from them, the messages each line contributes; 14 MB
+ * of the 45 MB session's heap): the next request or edit that reads them builds them again.
  *
  * The collection is asked for through `--expose-gc`, set at run time; where that is refused, nothing
  * is collected early and the server works as before.
@@ -25,6 +28,7 @@
 
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { releaseKept } from "../core/semantics/memo";
 import { forgetValues, trimValues } from "../core/values";
 
 /** A document at least this large leaves enough garbage when opened to be worth a collection. */
@@ -95,8 +99,13 @@ export class MemoryReclaimer {
     else trimValues(IDLE_VALUE_CHARS);
     const collect = this.collector();
     if (!collect) return;
+    if (followUp) {
+      // Idle for a while: the semantic layer's kept contexts go too (the next request builds them again).
+      releaseKept();
+      collect();
+      return;
+    }
     collect();
-    if (followUp) return;
     collect();
     this.arm(FOLLOW_UP_MS, true);
   }

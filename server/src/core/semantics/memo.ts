@@ -5,6 +5,11 @@
  * pairs, version rules, the context selection) is a query over a `SessionAnalysis`, computed the
  * first time a feature asks and kept until the analysis is replaced by the next edit. A `WeakMap`
  * keyed by the analysis holds the answer, so it vanishes with the version it describes.
+ *
+ * What is kept across edits of line contents (the resumed contexts, the answers made from them,
+ * the messages each line contributes) is kept in tables an idle server empties (`releaseKept`,
+ * called by `lsp/memory.ts`): their values are the largest the semantic layer keeps (15 MB on the
+ * 45 MB session), and are computed again, equal, when next asked for.
  */
 
 import type { SessionAnalysis } from "../analysis";
@@ -25,6 +30,35 @@ export function perStructure<T>(compute: (a: SessionAnalysis) => T): (a: Session
   };
 }
 
+/** A table of values kept per key object, emptied by `releaseKept`; read and written as a `WeakMap`. */
+export interface KeptTable<K extends object, V> {
+  get(key: K): V | undefined;
+  has(key: K): boolean;
+  set(key: K, value: V): unknown;
+}
+
+const released: { map: WeakMap<object, unknown> }[] = [];
+
+/** A `KeptTable` that `releaseKept` empties. Made once per module (the list of them only grows at load). */
+export function releasedTable<K extends object, V>(): KeptTable<K, V> {
+  const table = {
+    map: new WeakMap<K, V>(),
+    get: (key: K) => table.map.get(key),
+    has: (key: K) => table.map.has(key),
+    set: (key: K, value: V) => table.map.set(key, value),
+  };
+  released.push(table as { map: WeakMap<object, unknown> });
+  return table;
+}
+
+/**
+ * Empties every `releasedTable` (what an idle server does): each value is computed again when next
+ * asked for, from the same parses, and so is equal to the one let go.
+ */
+export function releaseKept(): void {
+  for (const table of released) table.map = new WeakMap();
+}
+
 /**
  * `compute`, memoised per analysis structure and kept across edits of lines that `inputs` does not
  * mark (a per-structure mark per line, `inputs(a)[line]`): for queries that read the content of
@@ -33,7 +67,8 @@ export function perStructure<T>(compute: (a: SessionAnalysis) => T): (a: Session
  * structure's edit log (`core/reanalyze.ts`).
  */
 export function perStructureAndLines<T>(inputs: (a: SessionAnalysis) => Uint8Array, compute: (a: SessionAnalysis) => T): (a: SessionAnalysis) => T {
-  const memo = new WeakMap<object, { step: number; value: T }>();
+  // Released when idle: these values hold parses of line contents (the contexts, the labels).
+  const memo = releasedTable<object, { step: number; value: T }>();
   return (a) => {
     const step = editStep(a);
     const last = memo.get(a.structure);
@@ -54,8 +89,8 @@ export function perStructureAndLines<T>(inputs: (a: SessionAnalysis) => Uint8Arr
   };
 }
 
-/** Values kept per structure, each with the objects it was made from (see `keptForSameInputs`). */
-export type KeptForInputs<T> = WeakMap<object, { inputs: readonly unknown[]; value: T }>;
+/** Values kept per structure, each with the objects it was made from (see `keptForSameInputs`); make one with `releasedTable`. */
+export type KeptForInputs<T> = KeptTable<object, { inputs: readonly unknown[]; value: T }>;
 
 /**
  * The value kept in `memo` for `structure` when it was made from the same `inputs` (the same
