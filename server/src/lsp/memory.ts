@@ -45,10 +45,11 @@ export class MemoryReclaimer {
   private lastChange = 0;
   private collect: (() => void) | null | undefined;
 
-  /** `collect` replaces V8's full collection (for tests). */
+  /** `collect` replaces V8's full collection (for tests); `compact` stores the open documents' lines compactly (`lineStorage.ts`). */
   constructor(
     private readonly openDocuments: () => number,
     collect?: () => void,
+    private readonly compact: () => void = () => undefined,
   ) {
     this.collect = collect;
   }
@@ -100,14 +101,34 @@ export class MemoryReclaimer {
     const collect = this.collector();
     if (!collect) return;
     if (followUp) {
-      // Idle for a while: the semantic layer's kept contexts go too (the next request builds them again).
+      // Idle for a while: the semantic layer's kept contexts go too (the next request builds them
+      // again); the second collection compacts the pages the first left half empty.
       releaseKept();
+      forgetValues();
       collect();
+      this.compacting(collect);
       return;
     }
+    // Before the collections: the follow-up then finds the allocations of the ropes 5 s old.
+    this.compact();
     collect();
     collect();
     this.arm(FOLLOW_UP_MS, true);
+  }
+
+  /**
+   * A full collection that moves every live object together, so that the pages it empties go back
+   * to the system. V8 compacts only the pages it judges fragmented enough, and after the release it
+   * left 97 MB of old-generation pages for 71 MB of objects (the 45 MB session), two collections
+   * in a row; `--compact-on-every-full-gc` for this one collection gave 26 MB back.
+   */
+  private compacting(collect: () => void): void {
+    try {
+      setFlagsFromString("--compact-on-every-full-gc");
+      collect();
+    } finally {
+      setFlagsFromString("--no-compact-on-every-full-gc");
+    }
   }
 
   private collector(): (() => void) | null {

@@ -19,9 +19,10 @@ import { editStep, linesEditedSince } from "../reanalyze";
  * `compute`, memoised per analysis structure: for queries that read only the tree and the structural
  * facts of lines (ids, parents, types, roles, references, tool call ids), which an edit inside a
  * line leaves as they were. The value must not hold entry objects' parses, which such an edit swaps.
+ * With `releasedWhenIdle`, a large value that is cheap to compute again goes when the server is idle.
  */
-export function perStructure<T>(compute: (a: SessionAnalysis) => T): (a: SessionAnalysis) => T {
-  const memo = new WeakMap<object, T>();
+export function perStructure<T>(compute: (a: SessionAnalysis) => T, options: { releasedWhenIdle?: boolean } = {}): (a: SessionAnalysis) => T {
+  const memo: KeptTable<object, T> = options.releasedWhenIdle ? releasedTable() : new WeakMap();
   return (a) => {
     if (memo.has(a.structure)) return memo.get(a.structure) as T;
     const value = compute(a);
