@@ -18,9 +18,9 @@
 
 import * as nodeFs from "node:fs";
 import { SessionDocument } from "../core/document";
-import { CachedValueLine, type MalformedLine, type ParsedLine, parseLine, type ValueLine } from "../core/parse";
+import { CachedValueLine, type LineFacts, type MalformedLine, type ParsedLine, parseLine } from "../core/parse";
 import { PositionMap } from "../core/positions";
-import { setValueBudget, transferValue } from "../core/values";
+import { parseWithoutKeeping, setValueBudget } from "../core/values";
 import { DEFAULT_MAX_LINE_BYTES, readLinesSync } from "./lineReader";
 
 /** How much the read back of one line reads from there on (lines read back come mostly in file order). */
@@ -119,11 +119,11 @@ function linesView(disk: DiskLines): string[] {
 /** A line that parsed, its facts kept and its text left on disk. */
 class StreamedValueLine extends CachedValueLine {
   constructor(
-    p: ValueLine,
+    facts: LineFacts,
     private readonly disk: DiskLines,
     private readonly line: number,
   ) {
-    super(p);
+    super(facts);
   }
 
   /**
@@ -211,6 +211,9 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
   // Bytes are at least as many as the characters they decode to: the tail's values fit the budget.
   let tailStart = keep === undefined ? 0 : Math.max(0, nodeFs.fstatSync(fd).size - keep);
   if (keep !== undefined) setValueBudget(tailStart > 0 ? 0 : keep);
+  // The record of a line that parses is made by the parse itself, for the line being read.
+  let current = 0;
+  const streamedLine = (_text: string, facts: LineFacts) => new StreamedValueLine(facts, disk, current);
   const result = readLinesSync(
     fd,
     (raw, meta) => {
@@ -230,12 +233,10 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
       // Decoding replaced invalid UTF-8 with U+FFFD only if the bytes differ from the text's.
       if (lossless && raw.includes("\uFFFD")) lossless = Buffer.from(raw, "utf8").equals(disk.bytes(line));
       const json = line === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-      const p = parseLine(json);
-      if (p.kind === "value") {
-        const kept = new StreamedValueLine(p, disk, line);
-        transferValue(p as ValueLine & { text: string }, kept);
-        parsed.push(kept);
-      } else if (p.kind === "malformed") {
+      current = line;
+      // Before the tail the budget keeps no value: none is filed in the cache only to be let go.
+      const p = tailStart > 0 ? parseWithoutKeeping(Number.POSITIVE_INFINITY, () => parseLine(json, streamedLine)) : parseLine(json, streamedLine);
+      if (p.kind === "malformed") {
         // A message made already is kept; one made lazily would need the text, which is read back instead.
         parsed.push(Object.hasOwn(p, "error") ? p : new StreamedMalformedLine(disk, line));
       } else {
