@@ -23,8 +23,10 @@ import { PositionMap } from "../core/positions";
 import { parseWithoutKeeping, setValueBudget } from "../core/values";
 import { DEFAULT_MAX_LINE_BYTES, readLinesSync } from "./lineReader";
 
-/** How much the read back of one line reads from there on (lines read back come mostly in file order). */
+/** How much the read back of one line reads from there on when it follows the bytes read last (lines read back come mostly in file order). */
 const READ_AHEAD_BYTES = 1024 * 1024;
+/** How much a read back elsewhere reads: a check that wants one line (the first, the one a diagnostic is on) reads little more. */
+const FIRST_READ_BYTES = 64 * 1024;
 
 const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024).toLocaleString("en-US")} MiB`;
 
@@ -72,8 +74,10 @@ class DiskLines {
     const start = this.starts[i]!;
     const offset = start - this.windowStart;
     if (offset >= 0 && offset + length <= this.window.length) return this.window.subarray(offset, offset + length);
-    // A long line is read alone; a short one with what follows it, up to a window's size.
-    const size = Math.max(length, READ_AHEAD_BYTES);
+    // A long line is read alone; a short one with what follows it, up to a window's size, the
+    // larger when the checks read on from the window before (a context walked in file order).
+    const window = offset >= 0 && offset <= this.window.length + FIRST_READ_BYTES ? READ_AHEAD_BYTES : FIRST_READ_BYTES;
+    const size = Math.max(length, window);
     const buffer = Buffer.allocUnsafe(size);
     let done = 0;
     while (done < size) {
@@ -81,7 +85,7 @@ class DiskLines {
       if (n === 0) break;
       done += n;
     }
-    if (size === READ_AHEAD_BYTES) {
+    if (size === window) {
       this.window = buffer.subarray(0, done);
       this.windowStart = start;
     }
@@ -165,9 +169,15 @@ class StreamedMalformedLine implements MalformedLine {
 class StreamedSessionDocument extends SessionDocument {
   /** The sum of the lines' lengths, counted while they streamed past. */
   private readonly chars = 0;
+  /** Whether line 0 starts with a byte order mark, seen as it streamed past (not read back: the first check asks). */
+  private readonly bom = false;
 
   override textLength(): number {
     return this.chars;
+  }
+
+  override get hasBom(): boolean {
+    return this.bom;
   }
 }
 
@@ -218,6 +228,7 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
   const crLines: string[] = [];
   let lossless = true;
   let chars = 0;
+  let bom = false;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const keep = options.keepTailChars;
   // Bytes are at least as many as the characters they decode to: the tail's values fit the budget.
@@ -246,7 +257,8 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
       crLines.push(text.includes("\r") ? text : "");
       // Decoding replaced invalid UTF-8 with U+FFFD only if the bytes differ from the text's.
       if (lossless && raw.includes("\uFFFD")) lossless = Buffer.from(raw, "utf8").equals(disk.bytes(line));
-      const json = line === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+      if (line === 0) bom = text.charCodeAt(0) === 0xfeff;
+      const json = bom && line === 0 ? text.slice(1) : text;
       current = line;
       let p: ParsedLine;
       if (tailStart === 0) {
@@ -289,6 +301,7 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
     previousAnalysis: undefined,
     editedLines: new Map(),
     chars,
+    bom,
   });
   return { doc, lossless };
 }
