@@ -8,7 +8,8 @@
 //           context (the newest messages, whose edit builds Pi's context and provider request
 //           again; pulled and pushed), the first hover, definition,
 //           references, outline, folding, code lenses, inlay hints, completion, the header lens's
-//           resolve and piSession/buildContext (stage context and stage provider) after an edit,
+//           resolve and piSession/buildContext (stage context and stage provider, and bounded: as
+//           the editor samples ask, and the last 50 provider messages) after an edit,
 //           and its memory (RSS right after the open, steady: once idle a while after the open, after
 //           the edits, the peak, after the close);
 //   cli     `check FILE`, `context FILE` and `context --stage provider FILE` as whole processes, against the floor of any checker
@@ -331,12 +332,14 @@ function serverRows(t, r, s, { prefix, editGoal, requests, closeWaitMs, steadyWa
 }
 
 /** Issue 12's goals per request (20 ms otherwise); issue 4's 50 ms for the lens titles and the built context. */
-const REQUEST_GOALS = { hover: 10, definition: 10, references: 10, lensResolve: 50, context: 50, contextProvider: 50 };
+const REQUEST_GOALS = { hover: 10, definition: 10, references: 10, lensResolve: 50, context: 50, contextProvider: 50, contextMarkdown: 50, contextTail: 50 };
 const REQUEST_WHAT = {
   inlay: "inlay hints (100 lines)",
   lensResolve: "resolve of the header's lens (context and provider note)",
   context: "piSession/buildContext of the active leaf",
   contextProvider: "piSession/buildContext of the active leaf, stage provider",
+  contextMarkdown: "piSession/buildContext as the editor samples ask (Markdown, context: false)",
+  contextTail: "piSession/buildContext, stage provider, the last 50 messages only (context: false)",
 };
 
 function cliRows(t, runs, s, { prefix }) {

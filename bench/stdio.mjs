@@ -224,6 +224,10 @@ const REQUESTS = {
   lensResolve: ({ uri }) => ["codeLens/resolve", { range: HEADER_RANGE, data: { uri, entryId: null, line: 0, kind: "context" } }],
   context: ({ uri }) => ["piSession/buildContext", { uri }],
   contextProvider: ({ uri }) => ["piSession/buildContext", { uri, stage: "provider" }],
+  // Bounded answers: as the editor samples ask (the Markdown only, without the JSON context), and
+  // the last 50 provider messages without the context.
+  contextMarkdown: ({ uri }) => ["piSession/buildContext", { uri, format: "markdown", context: false }],
+  contextTail: ({ uri }) => ["piSession/buildContext", { uri, stage: "provider", context: false, messages: { start: -50 } }],
 };
 export const REQUEST_NAMES = Object.keys(REQUESTS);
 

@@ -76,7 +76,21 @@ afterAll(() => {
   if (out) rmSync(out, { recursive: true, force: true });
 });
 
-const REQUESTS = ["hover", "definition", "references", "outline", "folding", "lenses", "inlay", "completion", "lensResolve", "context", "contextProvider"];
+const REQUESTS = [
+  "hover",
+  "definition",
+  "references",
+  "outline",
+  "folding",
+  "lenses",
+  "inlay",
+  "completion",
+  "lensResolve",
+  "context",
+  "contextProvider",
+  "contextMarkdown",
+  "contextTail",
+];
 const SERVER = [
   "open.pull",
   "edit.pull",
