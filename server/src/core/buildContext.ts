@@ -94,30 +94,7 @@ export function contextOfPath(path: Entry[], flavor: PiFlavor): ContextResult {
     if (entry.type === "message" && entry.parsed.noMessage)
       return { ok: false, failure: { kind: "type-error", entry, reason: "a message entry without a message" } };
   }
-  // Pi's settings are those of the last entries on the path that set them: walked from the leaf,
-  // the first thinking_level_change, and the first model_change or assistant message.
-  let thinkingLevel: unknown = "off";
-  for (let i = path.length - 1; i >= 0; i--) {
-    const entry = path[i]!;
-    if (entry.type === "thinking_level_change") {
-      thinkingLevel = entry.parsed.thinkingLevel;
-      break;
-    }
-  }
-  let model: SessionContext["model"] = null;
-  for (let i = path.length - 1; i >= 0; i--) {
-    const entry = path[i]!;
-    if (entry.type === "model_change") {
-      const p = entry.parsed;
-      model = { provider: p.model?.provider, modelId: p.model?.modelId };
-      break;
-    }
-    if (entry.type === "message" && entry.parsed.role === "assistant") {
-      const p = entry.parsed;
-      model = { provider: p.model!.provider, modelId: p.model!.modelId };
-      break;
-    }
-  }
+  const { thinkingLevel, model } = settingsOf(path);
 
   const { selected, compaction } = selectEntries(path, flavor);
   const messages: unknown[] = [];
@@ -145,6 +122,36 @@ export function contextOfPath(path: Entry[], flavor: PiFlavor): ContextResult {
     }
   }
   return { ok: true, build: { context: { messages, thinkingLevel, model }, path, selected, compaction, sources } };
+}
+
+/**
+ * Pi's settings: those of the last entries on the path that set them, walked from the leaf: the
+ * first thinking_level_change, and the first model_change or assistant message.
+ */
+export function settingsOf(path: readonly Entry[]): Pick<SessionContext, "thinkingLevel" | "model"> {
+  let thinkingLevel: unknown = "off";
+  for (let i = path.length - 1; i >= 0; i--) {
+    const entry = path[i]!;
+    if (entry.type === "thinking_level_change") {
+      thinkingLevel = entry.parsed.thinkingLevel;
+      break;
+    }
+  }
+  let model: SessionContext["model"] = null;
+  for (let i = path.length - 1; i >= 0; i--) {
+    const entry = path[i]!;
+    if (entry.type === "model_change") {
+      const p = entry.parsed;
+      model = { provider: p.model?.provider, modelId: p.model?.modelId };
+      break;
+    }
+    if (entry.type === "message" && entry.parsed.role === "assistant") {
+      const p = entry.parsed;
+      model = { provider: p.model!.provider, modelId: p.model!.modelId };
+      break;
+    }
+  }
+  return { thinkingLevel, model };
 }
 
 /**
@@ -199,7 +206,7 @@ function retainedTail(compaction: Entry): unknown[] | undefined {
  */
 const producedByLine = releasedTable<object, { modern: unknown[]; classic: unknown[] }>();
 
-function messagesOfLine(entry: Entry, classic: boolean): unknown[] {
+export function messagesOfLine(entry: Entry, classic: boolean): unknown[] {
   let produced = producedByLine.get(entry.parsed);
   if (!produced) {
     const o = record(entry.parsed.value);

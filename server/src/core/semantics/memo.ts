@@ -65,9 +65,15 @@ export function releaseKept(): void {
  * mark (a per-structure mark per line, `inputs(a)[line]`): for queries that read the content of
  * some lines besides structure (the parses of the active path's entries, say): an edit elsewhere
  * keeps the value, an edit of a marked line computes it again, decided in O(lines edited) from the
- * structure's edit log (`core/reanalyze.ts`).
+ * structure's edit log (`core/reanalyze.ts`). With `update`, an edit of marked lines first asks it
+ * for the value made from the last one and the marked lines edited since (work in proportion to
+ * the edit); `update` answers undefined when it cannot, and the value is computed afresh.
  */
-export function perStructureAndLines<T>(inputs: (a: SessionAnalysis) => Uint8Array, compute: (a: SessionAnalysis) => T): (a: SessionAnalysis) => T {
+export function perStructureAndLines<T>(
+  inputs: (a: SessionAnalysis) => Uint8Array,
+  compute: (a: SessionAnalysis) => T,
+  update?: (a: SessionAnalysis, last: T, edited: readonly number[]) => T | undefined,
+): (a: SessionAnalysis) => T {
   // Released when idle: these values hold parses of line contents (the contexts, the labels).
   const memo = releasedTable<object, { step: number; value: T }>();
   return (a) => {
@@ -78,9 +84,12 @@ export function perStructureAndLines<T>(inputs: (a: SessionAnalysis) => Uint8Arr
       const edited = linesEditedSince(a, last.step);
       if (edited) {
         const marked = inputs(a);
-        if (!edited.some((line) => marked[line] === 1)) {
+        const hit = edited.filter((line) => marked[line] === 1);
+        const value = hit.length === 0 ? last.value : update?.(a, last.value, hit);
+        if (value !== undefined) {
           last.step = step;
-          return last.value;
+          last.value = value;
+          return value;
         }
       }
     }
@@ -97,12 +106,19 @@ export type KeptForInputs<T> = KeptTable<object, { inputs: readonly unknown[]; v
  * The value kept in `memo` for `structure` when it was made from the same `inputs` (the same
  * objects, in order), else `compute()`, kept: for answers made from values the core already keeps
  * and shares (the resumed contexts, their provider requests, line parses), so that the same
- * objects mean the same answer.
+ * objects mean the same answer. With `update`, other inputs first ask it for the value made from
+ * the last inputs and value (undefined: it cannot, and the value is computed).
  */
-export function keptForSameInputs<T>(memo: KeptForInputs<T>, structure: object, inputs: readonly unknown[], compute: () => T): T {
+export function keptForSameInputs<T>(
+  memo: KeptForInputs<T>,
+  structure: object,
+  inputs: readonly unknown[],
+  compute: () => T,
+  update?: (lastInputs: readonly unknown[], last: T) => T | undefined,
+): T {
   const last = memo.get(structure);
   if (last && last.inputs.length === inputs.length && last.inputs.every((x, i) => x === inputs[i])) return last.value;
-  const value = compute();
+  const value = (last && update?.(last.inputs, last.value)) ?? compute();
   memo.set(structure, { inputs, value });
   return value;
 }
