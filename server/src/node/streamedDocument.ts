@@ -68,24 +68,30 @@ class DiskLines {
   private window: Buffer = Buffer.alloc(0);
   private windowStart = 0;
 
-  /** The raw bytes of line `i`, its "\r\n"'s "\r" included. */
+  /** The buffer the read backs up to a window's size read into: one, reused, so that no read allocates (see `bytes`). */
+  private scratch: Buffer | undefined;
+
+  /**
+   * The raw bytes of line `i`, its "\r\n"'s "\r" included, valid until the next call (the buffer
+   * is reused: 64 KiB buffers allocated per read fragmented the C heap, 80 MB more RSS on a folder).
+   */
   bytes(i: number): Buffer {
     const length = this.lengths[i]!;
     const start = this.starts[i]!;
     const offset = start - this.windowStart;
     if (offset >= 0 && offset + length <= this.window.length) return this.window.subarray(offset, offset + length);
-    // A long line is read alone; a short one with what follows it, up to a window's size, the
-    // larger when the checks read on from the window before (a context walked in file order).
+    // A short line is read with what follows it, up to a window's size, the larger when the checks
+    // read on from the window before (a context walked in file order); a long one alone.
     const window = offset >= 0 && offset <= this.window.length + FIRST_READ_BYTES ? READ_AHEAD_BYTES : FIRST_READ_BYTES;
     const size = Math.max(length, window);
-    const buffer = Buffer.allocUnsafe(size);
+    const buffer = size > READ_AHEAD_BYTES ? Buffer.allocUnsafe(size) : (this.scratch ??= Buffer.allocUnsafe(READ_AHEAD_BYTES));
     let done = 0;
     while (done < size) {
       const n = nodeFs.readSync(this.fd, buffer, done, size - done, start + done);
       if (n === 0) break;
       done += n;
     }
-    if (size === window) {
+    if (buffer === this.scratch) {
       this.window = buffer.subarray(0, done);
       this.windowStart = start;
     }
