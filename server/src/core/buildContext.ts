@@ -23,6 +23,7 @@
  * selected `context_edit` without a replacement, makes it throw a TypeError.
  */
 
+import { releasedTable } from "./semantics/memo";
 import { dateTime } from "./semantics/siblings";
 import { pathTo } from "./semantics/walk";
 import type { Entry, SessionAnalysis } from "./analysis";
@@ -194,9 +195,9 @@ function retainedTail(compaction: Entry): unknown[] | undefined {
  * message objects themselves, and nothing changes them, so sharing them between builds is safe.
  * Both versions' messages are made from one fetch of the line's value: the diagnostics build the
  * context for 1.x and for 0.74 on every open, and a 50 MB path does not fit the value cache, so a
- * value fetched twice would be parsed twice.
+ * value fetched twice would be parsed twice. An idle server lets them go (`releaseKept`).
  */
-const producedByLine = new WeakMap<object, { modern: unknown[]; classic: unknown[] }>();
+const producedByLine = releasedTable<object, { modern: unknown[]; classic: unknown[] }>();
 
 function messagesOfLine(entry: Entry, classic: boolean): unknown[] {
   let produced = producedByLine.get(entry.parsed);

@@ -20,9 +20,10 @@ import { analyze, type SessionAnalysis } from "./analysis";
 import { reanalyze } from "./reanalyze";
 import { detachLines, type SplitText, splitLines } from "./lines";
 import { locate, locateIdFast, type JsonPath } from "./locate";
+import type { LineParses } from "./packedLines";
 import { parseLine, type ParsedLine } from "./parse";
 import { type PiPosition, PositionMap } from "./positions";
-import { parseWithoutKeeping } from "./values";
+import { keepsValues, parseWithoutKeeping } from "./values";
 
 export class SessionDocument {
   lines: string[];
@@ -40,15 +41,27 @@ export class SessionDocument {
     readonly languageId: string,
     public version: number,
     text: string,
-    /** `splitLines(text)`, when the transport has already split it (the lines are then the document's own). */
-    lines?: SplitText,
+    /**
+     * `splitLines(text)`, when the transport has already split it (the lines are then the
+     * document's own), and the lines' parses when another thread made them meanwhile.
+     */
+    lines?: SplitText & { parses?: LineParses },
   ) {
     const split = lines ?? splitLines(text);
     if (!lines) detachLines(text, split.lines);
     this.lines = split.lines;
     this.eols = split.eols;
+    // Parses made elsewhere keep no values: they are taken only for a text that would keep none.
+    let parses = lines?.parses;
+    if (parses && keepsValues(text.length)) {
+      parses.dispose();
+      parses = undefined;
+    }
     // A text too large for the value cache keeps no values while it is parsed (see values.ts).
-    this.parsed = parseWithoutKeeping(text.length, () => this.lines.map((line, i) => parseDocumentLine(line, i)));
+    this.parsed = parseWithoutKeeping(
+      text.length,
+      () => parses?.take(this.lines, parseDocumentLine) ?? this.lines.map((line, i) => parseDocumentLine(line, i)),
+    );
     this.positions = PositionMap.of(this.lines);
   }
 
@@ -66,6 +79,25 @@ export class SessionDocument {
     });
     copy.positions = this.positions.clone();
     return copy;
+  }
+
+  /**
+   * Puts `text`, the characters of line `line` stored another way (`lsp/lineStorage.ts` keeps an
+   * idle server's two-byte lines as ropes of one-byte pieces), in place of its text, in the line
+   * and in its parse, so that the old string is let go; the caller guarantees the characters are the
+   * same (comparing them would undo the rope). False, and nothing changed, when the parse does not
+   * hold the line's text as it is (line 0 after a byte order mark, a line that is not a value).
+   */
+  storeLineAs(line: number, text: string): boolean {
+    const old = this.lines[line];
+    const parsed = this.parsed[line];
+    if (old === undefined || old.length !== text.length || parsed?.kind !== "value") return false;
+    // A line of this document keeps its text in a field of its parse (`ParsedValueLine`).
+    const field = Object.getOwnPropertyDescriptor(parsed, "text");
+    if (!field?.writable || field.value !== old) return false;
+    this.lines[line] = text;
+    (parsed as unknown as { text: string }).text = text;
+    return true;
   }
 
   /** Whether the document starts with a UTF-8 byte order mark. */

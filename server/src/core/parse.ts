@@ -204,7 +204,7 @@ export function parseLine(text: string, make?: ValueLineMaker): ParsedLine {
  * `TYPE_NAMES` and `ROLE_NAMES` number; `idKey` and `parentKey` only when they differ from `id` and
  * `parentId` (a number id, say).
  */
-interface RareFacts {
+export interface RareFacts {
   type?: string;
   role?: string;
   idKey?: IdKey;
@@ -278,7 +278,18 @@ export abstract class CachedValueLine implements ValueLine {
   abstract readonly text: string;
 
   /** Packs `facts`, keeping nothing else of it (another line's text, say). */
-  constructor(facts: LineFacts) {
+  constructor(facts: LineFacts | Packed) {
+    if (facts instanceof Packed) {
+      const { id, parentId, time, bits, rare } = facts.facts;
+      this.id = id;
+      this.parentId = parentId;
+      this.time = time;
+      this.bits = bits;
+      // Lines parsed by another thread share this thread's model objects, as if parsed here.
+      if (rare?.model) rare.model = sharedModel(rare.model);
+      this.rare = rare;
+      return;
+    }
     if (facts instanceof CachedValueLine) {
       this.id = facts.id;
       this.parentId = facts.parentId;
@@ -323,6 +334,11 @@ export abstract class CachedValueLine implements ValueLine {
     if (facts.findings.length > 0) more().findings = facts.findings;
     this.bits = bits;
     this.rare = rare;
+  }
+
+  /** The facts as this line holds them, in a form that crosses threads (`unpackedLine` makes the line again). */
+  static packed(line: CachedValueLine): PackedFacts {
+    return { id: line.id, parentId: line.parentId, time: line.time, bits: line.bits, rare: line.rare };
   }
 
   get falsy(): boolean {
@@ -394,11 +410,30 @@ export abstract class CachedValueLine implements ValueLine {
   }
 }
 
+/** The packed facts of a `CachedValueLine`: plain data, which a worker thread sends (see `core/packedLines.ts`). */
+export interface PackedFacts {
+  id: string | undefined;
+  parentId: string | null | undefined;
+  time: number | undefined;
+  bits: number;
+  rare: RareFacts | undefined;
+}
+
+/** Packed facts to be taken as they are by the constructor. */
+class Packed {
+  constructor(readonly facts: PackedFacts) {}
+}
+
+/** The line of text `text` (its JSON text, as `parseLine` was given it) whose parse packed to `facts`: equal to `parseLine(text)`. */
+export function unpackedLine(text: string, facts: PackedFacts): ValueLine {
+  return new ParsedValueLine(text, new Packed(facts));
+}
+
 /** A line of a document being edited: its text is held, by the document anyway. A primitive value (a number, `null`…) is small and kept. */
 class ParsedValueLine extends CachedValueLine {
   constructor(
     readonly text: string,
-    facts: LineFacts,
+    facts: LineFacts | Packed,
   ) {
     super(facts);
   }

@@ -84,6 +84,11 @@ export function parseWithoutKeeping<T>(chars: number, parse: () => T): T {
   }
 }
 
+/** Whether `parseWithoutKeeping(chars, …)` would keep the values it parses (else a parse elsewhere that keeps none is the same). */
+export function keepsValues(chars: number): boolean {
+  return chars <= budget && remembering;
+}
+
 /** Keeps a value just parsed from a line's text. */
 export function rememberValue(line: Cached, value: unknown): void {
   if (!remembering) return;

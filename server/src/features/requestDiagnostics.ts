@@ -28,7 +28,7 @@ import { activeContext, activeContext074 } from "../core/context";
 import type { SessionDocument } from "../core/document";
 import type { JsonPath } from "../core/locate";
 import type { ProviderRequest, ProviderResult } from "../core/provider/request";
-import { type KeptForInputs, keptForSameInputs, perStructure } from "../core/semantics/memo";
+import { type KeptForInputs, keptForSameInputs, perStructure, releasedTable } from "../core/semantics/memo";
 import { versionRules } from "../core/semantics/version";
 import { estimateContextTokens, estimateTokens, usableUsage } from "../core/tokens";
 import { groupDigits, singleLine } from "../core/text";
@@ -46,7 +46,7 @@ type Message = Record<string, unknown>;
  * ranges are on the lines of the entries those contexts are built from and the header, which such
  * an edit leaves as they were.
  */
-const memo: KeptForInputs<Diagnostic[]> = new WeakMap();
+const memo: KeptForInputs<Diagnostic[]> = releasedTable();
 
 export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
   const a = doc.analysis;
@@ -61,7 +61,7 @@ export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
  * The compaction checks read compactions anywhere in the file, not only on the path Pi resumes,
  * and their ranges are on the compactions' own lines: kept for the structure and those lines' parses.
  */
-const compactionMemo: KeptForInputs<Diagnostic[]> = new WeakMap();
+const compactionMemo: KeptForInputs<Diagnostic[]> = releasedTable();
 
 /** The compaction entries, found once per structure (an edit inside a line keeps the entry objects). */
 const compactionsOf = perStructure((a: SessionAnalysis): Entry[] => a.entries.filter((e) => e.type === "compaction"));

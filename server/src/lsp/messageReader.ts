@@ -17,6 +17,7 @@
 
 import type { Readable } from "node:stream";
 import type { SplitText } from "../core/lines";
+import type { LineParses } from "../core/packedLines";
 import { AbstractMessageReader, type DataCallback, Disposable, type MessageReader } from "vscode-languageserver/node";
 import { StreamedBody } from "./streamedBody";
 
@@ -48,19 +49,19 @@ class PlainBody {
 }
 
 /** The lines of the last large `didOpen`'s text, until the document takes them. */
-let opened: { text: string; split: SplitText } | undefined;
+let opened: { text: string; split: SplitText; parses?: LineParses } | undefined;
 
 /**
  * The lines of `text` when it is the text of a `didOpen` this reader decoded line by line (what
- * `splitLines(text)` returns), for the document to keep instead of splitting the text again; taken
- * once.
+ * `splitLines(text)` returns), for the document to keep instead of splitting the text again, with
+ * their parses when a worker made them meanwhile (`node/parsePool.ts`); taken once.
  */
-export function takeSplitText(text: string): SplitText | undefined {
+export function takeSplitText(text: string): (SplitText & { parses?: LineParses }) | undefined {
   const last = opened;
   // The same string object compares at once; another one of a different length too.
   if (!last || last.text.length !== text.length || last.text !== text) return undefined;
   opened = undefined;
-  return last.split;
+  return { ...last.split, parses: last.parses };
 }
 
 export class SessionMessageReader extends AbstractMessageReader implements MessageReader {
@@ -144,7 +145,11 @@ export class SessionMessageReader extends AbstractMessageReader implements Messa
   private deliver(body: PlainBody | StreamedBody): void {
     try {
       const decoded = body.finish();
-      if (decoded.documentText) opened = decoded.documentText;
+      if (decoded.documentText) {
+        // Parses nobody took are given up with their worker.
+        opened?.parses?.dispose();
+        opened = decoded.documentText;
+      }
       this.callback?.(decoded.message as Parameters<DataCallback>[0]);
     } catch (error) {
       this.fireError(error);

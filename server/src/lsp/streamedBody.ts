@@ -24,6 +24,9 @@
  */
 
 import type { SplitText } from "../core/lines";
+import type { LineParses } from "../core/packedLines";
+import { keepsValues } from "../core/values";
+import { LineParsePool } from "../node/parsePool";
 import { join, placeholder, placeholderIndex, putBack, record, splitOf } from "./longStrings";
 
 /** A string this long (in bytes of the message) or longer is taken out and split into lines. */
@@ -55,7 +58,7 @@ interface LongString {
 export interface DecodedBody {
   message: unknown;
   /** `params.textDocument.text` (a `didOpen`'s document) and its lines, when it was a long string. */
-  documentText?: { text: string; split: SplitText };
+  documentText?: { text: string; split: SplitText; parses?: LineParses };
 }
 
 export class StreamedBody {
@@ -88,11 +91,21 @@ export class StreamedBody {
   private readonly long: LongString[] = [];
   /** Set when the body is not what the scanner reads; it is then decoded the plain way. */
   private broken = false;
+  /**
+   * The lines of the first string too large for the value cache are parsed on a worker while they
+   * arrive (`node/parsePool.ts`): the pool, and the index in `long` that string will have.
+   */
+  private parses: LineParsePool | undefined;
+  private parsesFor = -1;
 
-  /** `longString`: the length from which a string is taken out (a smaller one lets tests cut often). */
+  /**
+   * `longString`: the length from which a string is taken out (a smaller one lets tests cut often);
+   * `startParses`: the pool that parses a large string's lines meanwhile (none, to parse them later).
+   */
   constructor(
     readonly length: number,
     private readonly longString = LONG_STRING_BYTES,
+    private readonly startParses: () => LineParsePool | undefined = () => LineParsePool.start(),
   ) {}
 
   /** Bytes of the body still to come. */
@@ -126,6 +139,7 @@ export class StreamedBody {
       }
       if (decoded) return decoded;
     }
+    this.parses?.dispose();
     return { message: JSON.parse(Buffer.concat(this.chunks, this.received).toString("utf8")) };
   }
 
@@ -139,6 +153,19 @@ export class StreamedBody {
       const chunk = this.chunks[k]!;
       this.cursor = this.fast ? this.scanFast(chunk, base, this.cursor - base, k) : this.scan(chunk, base, this.cursor - base);
     }
+    if (this.longLines && !this.broken) this.offerLines(this.longLines, false);
+  }
+
+  /** Sends the current long string's new lines to the parse pool, started once the message is too large for the value cache. */
+  private offerLines(lines: string[], last: boolean): void {
+    if (this.parsesFor < 0) {
+      // Characters are at most bytes: a message of fewer bytes than the cache holds characters
+      // keeps its values. A larger one may still not need the pool; the document decides.
+      if (keepsValues(this.length)) return;
+      this.parsesFor = this.long.length;
+      this.parses = this.startParses();
+    }
+    if (this.parsesFor === this.long.length) this.parses?.offer(lines, last);
   }
 
   /** The index of the chunk that holds body offset `at` (a binary search: chunks may be many and small). */
@@ -307,6 +334,7 @@ export class StreamedBody {
     const lines = this.longLines;
     if (!lines) return;
     lines.push(this.decode(this.lineStart, end, this.lineEscaped));
+    if (this.parsesFor === this.long.length) this.parses?.offer(lines, true);
     if (!this.broken) this.long.push({ start: this.stringStart, end, lines });
     this.longLines = undefined;
   }
@@ -360,8 +388,10 @@ export class StreamedBody {
     const texts = this.long.map((s) => join(s.lines));
     const placed = putBack(message, texts);
     if (placed === undefined) return undefined;
+    const parses = documentIndex === this.parsesFor ? this.parses : undefined;
+    if (!parses) this.parses?.dispose();
     if (documentIndex < 0 || documentIndex >= texts.length) return { message: placed };
-    return { message: placed, documentText: { text: texts[documentIndex]!, split: splitOf(this.long[documentIndex]!.lines) } };
+    return { message: placed, documentText: { text: texts[documentIndex]!, split: splitOf(this.long[documentIndex]!.lines), parses } };
   }
 
   /** Body bytes `start`..`end` in one buffer (a view of a chunk when they lie in one). */
