@@ -18,7 +18,7 @@
 
 import * as nodeFs from "node:fs";
 import { SessionDocument } from "../core/document";
-import { CachedValueLine, type LineFacts, type MalformedLine, type ParsedLine, parseLine } from "../core/parse";
+import { CachedValueLine, type LineFacts, type MalformedLine, type ParsedLine, parseLine, parseLineWith } from "../core/parse";
 import { PositionMap } from "../core/positions";
 import { parseWithoutKeeping, setValueBudget } from "../core/values";
 import { DEFAULT_MAX_LINE_BYTES, readLinesSync } from "./lineReader";
@@ -268,14 +268,14 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
       current = line;
       let p: ParsedLine;
       if (tailStart === 0) {
-        p = parseLine(json, streamedLine);
+        p = parseLineWith(json, streamedLine);
       } else if (meta.bytes >= LONG_LINE_BYTES && longChars + meta.bytes <= LONG_LINES_CHARS) {
         longChars += meta.bytes;
         setValueBudget(longChars);
-        p = parseLine(json, streamedLine);
+        p = parseLineWith(json, streamedLine);
       } else {
         // Before the tail the budget keeps no other value: none is filed in the cache only to be let go.
-        p = parseWithoutKeeping(Number.POSITIVE_INFINITY, () => parseLine(json, streamedLine));
+        p = parseWithoutKeeping(Number.POSITIVE_INFINITY, () => parseLineWith(json, streamedLine));
       }
       if (p.kind === "malformed") {
         // A message made already is kept; one made lazily would need the text, which is read back instead.
