@@ -151,3 +151,33 @@ describe("what the streamed read keeps", () => {
     }
   });
 });
+
+describe("reading lines back", () => {
+  it("reads every line back as it is in the file, in any order, short, long or longer than a window", () => {
+    const random = seededRandom(SEED + 1);
+    // Lengths around the read-back sizes: 64 KiB elsewhere, 1 MiB after the last window, more alone.
+    const lengths = [10, 200, 5_000, 65_000, 66_000, 70_000, 300_000, 1_100_000, 1_600_000];
+    const lines = Array.from({ length: 120 }, (_, i) => {
+      const n = lengths[Math.floor(random() * lengths.length)]!;
+      return `{"type":"custom","id":"r${i}","parentId":null,"data":"${String.fromCharCode(97 + (i % 26)).repeat(n)}"}`;
+    });
+    const path = join(folder, "readback.jsonl");
+    writeFileSync(path, `${lines.join("\n")}\n`);
+    forgetValues();
+    setValueBudget(0);
+    const fd = openSync(path, "r");
+    try {
+      const { doc } = readStreamedDocument(fd, URI, {});
+      expect(doc.lines.length).toBe(lines.length + 1);
+      // In file order (the window serves the next lines), backwards, and at random, with repeats.
+      const order = [...lines.keys(), ...[...lines.keys()].reverse(), ...Array.from({ length: 400 }, () => Math.floor(random() * lines.length))];
+      for (const i of order) expect(doc.lines[i]).toBe(lines[i]);
+      // A value read back (the cache keeps none) is the line's.
+      for (const i of order.slice(-50)) expect((doc.parsed[i] as { value: { id: string } }).value.id).toBe(`r${i}`);
+    } finally {
+      closeSync(fd);
+      setValueBudget(undefined);
+      forgetValues();
+    }
+  });
+});

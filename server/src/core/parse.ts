@@ -125,7 +125,12 @@ class UnparsableLine implements MalformedLine {
  */
 export type ValueLineMaker = (text: string, facts: LineFacts) => CachedValueLine;
 
-export function parseLine(text: string, make?: ValueLineMaker): ParsedLine {
+export function parseLine(text: string): ParsedLine {
+  return parseLineWith(text, undefined);
+}
+
+/** `parseLine`, the record of a line that parses made by `make` (see `ValueLineMaker`); a function apart, so that `lines.map(parseLine)` passes no index for it. */
+export function parseLineWith(text: string, make: ValueLineMaker | undefined): ParsedLine {
   if (isBlank(text)) return BLANK;
   let first = 0;
   for (let c = text.charCodeAt(0); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++first));
