@@ -4,6 +4,8 @@
  * after the release equals the one before it, and after an edit the one of a fresh document.
  */
 
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { activeContext, activeContext074 } from "../../server/src/core/context";
 import { SessionDocument } from "../../server/src/core/document";
@@ -13,6 +15,7 @@ import { computeCodeLenses, resolveCodeLens } from "../../server/src/features/co
 import { computeContextRequest } from "../../server/src/features/contextRequest";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { computeHover } from "../../server/src/features/hover";
+import { forgetValues } from "../../server/src/core/values";
 import { computeInlayHints } from "../../server/src/features/inlayHints";
 
 const T = (s: number) => `2026-03-02T10:00:${String(s).padStart(2, "0")}.000Z`;
@@ -86,5 +89,42 @@ describe("releaseKept", () => {
     const edited = answers(doc);
     expect(edited).toContain("slow tests");
     expect(edited).toBe(answers(open(doc.getText())));
+  });
+});
+
+describe("a closed document", () => {
+  /** V8's full collection, as `lsp/memory.ts` asks for it; WeakRefs are cleared once the current job has ended. */
+  async function collectFully(): Promise<void> {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    gc();
+  }
+
+  /** Weak references to a document that answered every request, and to its parses and kept context, the document itself dropped. */
+  function answeredAndDropped(): WeakRef<object>[] {
+    const doc = open();
+    answers(doc);
+    return [new WeakRef(doc), new WeakRef(doc.parsed[2]!), new WeakRef(doc.parsed[6]!), new WeakRef(activeContext(doc.analysis))];
+  }
+
+  it("leaves nothing of itself in the module caches once the server lets them go", async () => {
+    const refs = answeredAndDropped();
+    // What the server does when the last document is closed and it is idle (`lsp/memory.ts`).
+    forgetValues();
+    releaseKept();
+    await collectFully();
+    expect(refs.map((r) => r.deref() === undefined)).toEqual([true, true, true, true]);
+  });
+
+  it("is kept by the value cache until then (the check above can see a cache entry)", async () => {
+    const refs = answeredAndDropped();
+    await collectFully();
+    expect(refs.some((r) => r.deref() !== undefined)).toBe(true);
+    forgetValues();
+    releaseKept();
+    await collectFully();
+    expect(refs.every((r) => r.deref() === undefined)).toBe(true);
   });
 });

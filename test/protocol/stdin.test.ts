@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { BURST_READ_BYTES, ReadCopies, SLAB_BYTES } from "../../server/src/lsp/stdin";
+import { BURST_READ_BYTES, encodeMessage, MAPPED_MESSAGE_CHARS, ReadCopies, SLAB_BYTES } from "../../server/src/lsp/stdin";
 import { ensureBuilt, REPO_ROOT } from "../helpers/lspClient";
 
 describe("ReadCopies", () => {
@@ -69,6 +69,21 @@ describe("ReadCopies", () => {
 
   it("makes slabs larger than the largest request glibc serves from its heap", () => {
     expect(SLAB_BYTES).toBeGreaterThan(32 * 1024 * 1024);
+  });
+});
+
+describe("encodeMessage", () => {
+  it("gives the bytes the library gives, a large message in a mapped buffer", () => {
+    const small = { jsonrpc: "2.0", id: 1, result: { text: "“quoted” — ✓ 😀" } };
+    expect(encodeMessage(small).equals(Buffer.from(JSON.stringify(small), "utf8"))).toBe(true);
+    const large = {
+      jsonrpc: "2.0",
+      id: 2,
+      result: { lines: Array.from({ length: MAPPED_MESSAGE_CHARS / 32 }, (_, i) => `line ${i} — “${"é".repeat(40)}” 😀`) },
+    };
+    const encoded = encodeMessage(large);
+    expect(encoded.buffer.byteLength).toBeGreaterThanOrEqual(SLAB_BYTES);
+    expect(encoded.equals(Buffer.from(JSON.stringify(large), "utf8"))).toBe(true);
   });
 });
 

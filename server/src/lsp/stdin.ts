@@ -1,5 +1,6 @@
 /**
- * Standard input read into memory that the C library gives back to the system once it is free.
+ * Standard input read into memory that the C library gives back to the system once it is free
+ * (and large answers to the client encoded into such memory too, `encodeMessage`).
  *
  * Node reads a pipe 64 KiB at a time, each read into a buffer of its own that `malloc` places in the
  * process's main heap. Small messages come and go, and their buffers are reused; but a large
@@ -52,7 +53,7 @@ export class ReadCopies {
   copy(bytes: Uint8Array): Buffer {
     if (!this.slab && bytes.length < BURST_READ_BYTES) return Buffer.from(bytes);
     if (!this.slab || this.used + bytes.length > this.slab.length) {
-      this.slab = Buffer.allocUnsafeSlow(Math.max(this.slabBytes, bytes.length));
+      this.slab = mappedBuffer(bytes.length, this.slabBytes);
       this.used = 0;
       this.slabsMade++;
     }
@@ -85,6 +86,33 @@ export class ReadCopies {
     }, this.idleMs);
     this.timer.unref?.();
   }
+}
+
+/**
+ * A buffer of at least `bytes` bytes that glibc maps on its own (at least `SLAB_BYTES`, above its
+ * largest `mmap` threshold) and unmaps when it is freed; only the pages written become resident.
+ */
+export function mappedBuffer(bytes: number, slabBytes = SLAB_BYTES): Buffer {
+  return Buffer.allocUnsafeSlow(Math.max(slabBytes, bytes));
+}
+
+/** A message at least this long (in characters of JSON) is encoded into a mapped buffer (`encodeMessage`). */
+export const MAPPED_MESSAGE_CHARS = 1 << 20;
+
+/**
+ * The UTF-8 bytes of a message to the client, as the library encodes them (`JSON.stringify`), a
+ * large one in a buffer of `mappedBuffer`'s: the library's `Buffer.from` of a 12 MB answer
+ * (`piSession/buildContext` at stage provider) is served from glibc's heap once a first one was
+ * freed (glibc then raises its threshold to that size), and a few of them left the heap 11 MB
+ * larger after the close.
+ */
+export function encodeMessage(message: unknown): Buffer {
+  const json = JSON.stringify(message, undefined, 0);
+  if (json.length < MAPPED_MESSAGE_CHARS) return Buffer.from(json, "utf8");
+  const bytes = Buffer.byteLength(json, "utf8");
+  const buffer = mappedBuffer(bytes);
+  buffer.write(json, 0, bytes, "utf8");
+  return buffer.subarray(0, bytes);
 }
 
 /**
