@@ -400,6 +400,8 @@ function baselineRows(t, r, dir) {
   compare("open.push", "open → first diagnostics, pushed", b.openPush, r.openPush);
   compare("edit.pull", "one-character edit → fresh diagnostics, pulled", median(b.editPull), median(r.editPull));
   compare("edit.push", "the same, pushed", median(b.editPush), median(r.editPush));
+  compare("contextEdit.pull", "the same inside the resumed context, pulled", median(b.contextPull), median(r.contextPull));
+  compare("contextEdit.push", "the same inside the resumed context, pushed", median(b.contextPush), median(r.contextPush));
   for (const name of REQUEST_NAMES) {
     const what = `first ${REQUEST_WHAT[name] ?? name} after an edit`;
     if (b.shapes[name] === r.shapes[name]) compare(`request.${name}`, what, median(b.requests[name]), median(r.requests[name]));

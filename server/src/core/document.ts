@@ -142,10 +142,15 @@ export class SessionDocument {
 
   /** The length of the text in UTF-16 code units, line endings left out. */
   textLength(): number {
+    if (this.knownLength !== undefined) return this.knownLength;
     let chars = 0;
     for (const line of this.lines) chars += line.length;
+    this.knownLength = chars;
     return chars;
   }
+
+  /** `textLength()` of this version, once asked (the server's memory accounting and the request-size check both ask after an edit). */
+  private knownLength: number | undefined;
 
   getText(): string {
     let text = "";
@@ -252,6 +257,7 @@ export class SessionDocument {
 
   /** Applies LSP content changes in order (incremental or full) and sets the new version. */
   update(changes: readonly TextDocumentContentChangeEvent[], version: number): void {
+    this.knownLength = undefined;
     for (const change of changes) {
       if ("range" in change) this.applyRangeChange(change.range, change.text);
       else this.replaceAll(change.text);

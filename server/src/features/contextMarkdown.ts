@@ -12,7 +12,7 @@
  * The number of messages is not bounded unless `maxMessages` is given (the CLI prints them all).
  */
 
-import type { SessionAnalysis } from "../core/analysis";
+import type { Entry, SessionAnalysis } from "../core/analysis";
 import type { ContextBuild, PiFlavor } from "../core/buildContext";
 import { currentSystem } from "../core/systemPrompt";
 import { estimateContextTokens } from "../core/tokens";
@@ -81,12 +81,7 @@ export function renderContextMarkdown(build: ContextBuild, options: ContextMarkd
     out.push("", `*… ${groupDigits(first)} earlier ${plural(first, "message")} not shown*`);
   }
   if (messages.length === 0) out.push("", "*The context is empty: the model sees no messages.*");
-  for (let i = first; i < messages.length; i++) {
-    const source = build.sources[i];
-    const from =
-      source === undefined ? "" : source.id !== undefined ? ` · ${code(singleLine(source.id, NAME_CODE_POINTS) || '""')}` : ` · line ${source.line + 1}`;
-    out.push("", ...renderedMessage(messages[i], i + 1, from, limits, source?.type === "compaction"));
-  }
+  for (let i = first; i < messages.length; i++) out.push(renderedMessage(messages[i], i + 1, build.sources[i], limits));
 
   out.push("", "---", "", ...renderFooter(build), ...(options.notes ?? []));
   return `${out.join("\n")}\n`;
@@ -100,20 +95,33 @@ interface Limits {
 }
 
 /**
- * The last rendering of each message object, with what it was rendered with: a context built
- * again after an edit (`core/contextUpdate.ts`) shares every message the edit left alone, so its
- * Markdown renders only the messages that changed (or moved).
+ * The last rendering of each message object (the lines joined, after the blank line before it),
+ * with what it was rendered with: a context built again after an edit (`core/contextUpdate.ts`)
+ * shares every message the edit left alone, so its Markdown renders only the messages that
+ * changed or moved. The source's id and line are compared, not just the entry, which an edit
+ * inside its line keeps.
  */
-const rendered = new WeakMap<object, { n: number; from: string; lines: number; chars: number; fromCompaction: boolean; text: string[] }>();
+const rendered = new WeakMap<object, { n: number; source: Entry | undefined; id: unknown; line: number; type: unknown; limits: string; text: string }>();
 
-function renderedMessage(message: unknown, n: number, from: string, limits: Limits, fromCompaction: boolean): string[] {
-  if (message === null || typeof message !== "object") return renderMessage(message, n, from, limits, fromCompaction);
-  const last = rendered.get(message);
-  if (last && last.n === n && last.from === from && last.lines === limits.lines && last.chars === limits.chars && last.fromCompaction === fromCompaction) {
+function renderedMessage(message: unknown, n: number, source: Entry | undefined, limits: Limits): string {
+  const key = `${limits.lines}:${limits.chars}`;
+  const last = message !== null && typeof message === "object" ? rendered.get(message) : undefined;
+  const line = source?.line ?? -1;
+  if (
+    last &&
+    last.n === n &&
+    last.source === source &&
+    Object.is(last.id, source?.id) &&
+    last.line === line &&
+    last.type === source?.type &&
+    last.limits === key
+  ) {
     return last.text;
   }
-  const text = renderMessage(message, n, from, limits, fromCompaction);
-  rendered.set(message, { n, from, lines: limits.lines, chars: limits.chars, fromCompaction, text });
+  const from =
+    source === undefined ? "" : source.id !== undefined ? ` · ${code(singleLine(source.id, NAME_CODE_POINTS) || '""')}` : ` · line ${source.line + 1}`;
+  const text = ["", ...renderMessage(message, n, from, limits, source?.type === "compaction")].join("\n");
+  if (message !== null && typeof message === "object") rendered.set(message, { n, source, id: source?.id, line, type: source?.type, limits: key, text });
   return text;
 }
 
