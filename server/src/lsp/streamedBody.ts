@@ -26,7 +26,7 @@
 import type { SplitText } from "../core/lines";
 import type { LineParses } from "../core/packedLines";
 import { keepsValues } from "../core/values";
-import { LineParsePool } from "../node/parsePool";
+import { type LineParsePool, startParsePool } from "../node/parsePool";
 import { join, placeholder, placeholderIndex, putBack, record, splitOf } from "./longStrings";
 
 /** A string this long (in bytes of the message) or longer is taken out and split into lines. */
@@ -106,7 +106,7 @@ export class StreamedBody {
   constructor(
     readonly length: number,
     private readonly longString = LONG_STRING_BYTES,
-    private readonly startParses: () => LineParsePool | undefined = () => LineParsePool.start(),
+    private readonly startParses: () => LineParsePool | undefined = startParsePool,
   ) {}
 
   /** Bytes of the body still to come. */
