@@ -110,6 +110,32 @@ function editSites(lines, count) {
   return sites;
 }
 
+/**
+ * Lines of the resumed context to type into: the message entries with a `"text":"` value on the
+ * leaf's path after the last compaction (every one of them is in the context Pi resumes with, so an
+ * edit there changes it), the newest first, found by walking up from the last entry (bounded).
+ */
+export function contextSites(lines, count) {
+  const byId = new Map();
+  let last = -1;
+  for (let i = 0; i < lines.length; i++) {
+    const match = /^\{"type":"([a-z_]+)","id":"([^"]+)","parentId":(?:"([^"]+)"|null)/.exec(lines[i]);
+    if (!match) continue;
+    byId.set(match[2], { line: i, type: match[1], parent: match[3] });
+    last = i;
+  }
+  const sites = [];
+  let at = last >= 0 ? byId.get(/"id":"([^"]+)"/.exec(lines[last])[1]) : undefined;
+  for (let steps = 0; at && at.type !== "compaction" && sites.length < count && steps < 10_000; steps++) {
+    const text = lines[at.line];
+    const where = text.indexOf('"text":"');
+    if (at.type === "message" && where >= 0 && text.length < 20_000) sites.push({ line: at.line, character: where + 8 });
+    at = at.parent === undefined ? undefined : byId.get(at.parent);
+  }
+  if (sites.length === 0) throw new Error("bench: no line of the resumed context to type into");
+  return sites;
+}
+
 // ---- A server over stdio ------------------------------------------------------------------------
 
 function startServer(command, commandArgs) {
@@ -198,6 +224,10 @@ const REQUESTS = {
   lensResolve: ({ uri }) => ["codeLens/resolve", { range: HEADER_RANGE, data: { uri, entryId: null, line: 0, kind: "context" } }],
   context: ({ uri }) => ["piSession/buildContext", { uri }],
   contextProvider: ({ uri }) => ["piSession/buildContext", { uri, stage: "provider" }],
+  // Bounded answers: as the editor samples ask (the Markdown only, without the JSON context), and
+  // the last 50 provider messages without the context.
+  contextMarkdown: ({ uri }) => ["piSession/buildContext", { uri, format: "markdown", context: false }],
+  contextTail: ({ uri }) => ["piSession/buildContext", { uri, stage: "provider", context: false, messages: { start: -50 } }],
 };
 export const REQUEST_NAMES = Object.keys(REQUESTS);
 
@@ -207,7 +237,7 @@ export const REQUEST_NAMES = Object.keys(REQUESTS);
  * followed by a pull, then `requestRounds` rounds per request of an edit and the request, memory
  * after the edits, and memory `closeWaitMs` after the close.
  */
-export async function serverPull(s, { edits, requestRounds, closeWaitMs, steadyWaitMs = closeWaitMs, serverFlags = [], bin = BIN }) {
+export async function serverPull(s, { edits, contextEdits = edits, requestRounds, closeWaitMs, steadyWaitMs = closeWaitMs, serverFlags = [], bin = BIN }) {
   const server = startServer(process.execPath, [...serverFlags, bin, "--stdio"]);
   await initialize(server, PULL);
   await sleep(200);
@@ -237,6 +267,19 @@ export async function serverPull(s, { edits, requestRounds, closeWaitMs, steadyW
     report = await server.conn.sendRequest("textDocument/diagnostic", { textDocument: { uri }, previousResultId: report.resultId });
     editTimes.push(performance.now() - start);
   }
+  // The same edits inside the resumed context (the newest messages), where Pi's context and its
+  // provider pipeline are built again.
+  const contextTimes = [];
+  const inContext = contextSites(s.lines, contextEdits);
+  for (let k = 0; k < contextEdits; k++) {
+    const base = inContext[k % inContext.length];
+    const n = shift.get(base.line) ?? 0;
+    shift.set(base.line, n + 1);
+    const start = performance.now();
+    await server.conn.sendNotification("textDocument/didChange", insert(uri, ++version, { line: base.line, character: base.character + n }));
+    report = await server.conn.sendRequest("textDocument/diagnostic", { textDocument: { uri }, previousResultId: report.resultId });
+    contextTimes.push(performance.now() - start);
+  }
   const requests = {};
   // The top-level keys of each request's first answer: a comparison with another build (--baseline)
   // is only fair between answers of the same shape (an older server may ignore a newer parameter).
@@ -258,7 +301,7 @@ export async function serverPull(s, { edits, requestRounds, closeWaitMs, steadyW
   await sleep(closeWaitMs);
   const afterClose = memory(server.pid);
   await stop(server);
-  return { open, edits: editTimes, requests, shapes, memory: { idle, afterOpen, steady, afterEdits, afterClose } };
+  return { open, edits: editTimes, contextEdits: contextTimes, requests, shapes, memory: { idle, afterOpen, steady, afterEdits, afterClose } };
 }
 
 /** What kind of answer a request got: "null", "array", or an object's sorted top-level keys. */
@@ -269,7 +312,7 @@ function answerShape(answer) {
 }
 
 /** Our server with a pushing client: open → first publish, and edits that change a diagnostic → their publish. */
-export async function serverPush(s, { edits, serverFlags = [], bin = BIN }) {
+export async function serverPush(s, { edits, contextEdits = edits, serverFlags = [], bin = BIN }) {
   const server = startServer(process.execPath, [...serverFlags, bin, "--stdio"]);
   await initialize(server, PUSH);
   const uri = "file:///bench/session-push.jsonl";
@@ -288,8 +331,28 @@ export async function serverPush(s, { edits, serverFlags = [], bin = BIN }) {
     await server.waitPublish(uri, (p) => p.version === v);
     editTimes.push(performance.now() - start);
   }
+  // Inside the resumed context: the newest message's timestamp made unreadable (untimed), then
+  // typed into, each keystroke changing that diagnostic's message.
+  const contextTimes = [];
+  const line = contextSites(s.lines, 1)[0].line;
+  const stamp = /"timestamp":"([^"]*)"/.exec(s.lines[line]);
+  const from = stamp.index + 13;
+  await server.conn.sendNotification("textDocument/didChange", {
+    textDocument: { uri, version: ++version },
+    contentChanges: [{ range: { start: { line, character: from }, end: { line, character: from + stamp[1].length } }, text: "not a time" }],
+  });
+  const bad = version;
+  await server.waitPublish(uri, (p) => p.version === bad);
+  for (let k = 0; k < contextEdits; k++) {
+    const site = { line, character: from + 10 + k };
+    const start = performance.now();
+    await server.conn.sendNotification("textDocument/didChange", insert(uri, ++version, site, String(k % 10)));
+    const v = version;
+    await server.waitPublish(uri, (p) => p.version === v);
+    contextTimes.push(performance.now() - start);
+  }
   await stop(server);
-  return { open, edits: editTimes };
+  return { open, edits: editTimes, contextEdits: contextTimes };
 }
 
 // ---- Peers ---------------------------------------------------------------------------------------

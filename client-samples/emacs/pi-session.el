@@ -98,14 +98,16 @@
 (defun pi-session-build-context (&optional leaf-id)
   "Ask the server for the context built from LEAF-ID (nil: the active one).
 Sends `piSession/buildContext' with format markdown and returns the answer,
-a plist (:context :stats :markdown, and :error when Pi cannot build it)."
+a plist (:stats :markdown, and :error when Pi cannot build it)."
   (require 'eglot)
   (let ((server (or (eglot-current-server)
                     (user-error "No pi-session-lsp server here: M-x eglot first"))))
     (jsonrpc-request server :piSession/buildContext
                      `(,@(eglot--TextDocumentIdentifier)
                        ,@(and leaf-id (list :leafId leaf-id))
-                       :format "markdown")
+                       :format "markdown"
+                       ;; Only the Markdown is shown: leave the JSON context out.
+                       :context :json-false)
                      ;; Deferred: Eglot first sends the edits not yet sent.
                      :deferred 'piSession/buildContext)))
 

@@ -150,7 +150,8 @@ local function show_context(bufnr, leaf_id)
     vim.notify('pi-session: no pi-session-lsp attached to this buffer', vim.log.levels.ERROR)
     return
   end
-  local params = { uri = vim.uri_from_bufnr(bufnr), leafId = leaf_id, format = 'markdown' }
+  -- Only the Markdown is shown: `context = false` leaves the JSON context out of the answer.
+  local params = { uri = vim.uri_from_bufnr(bufnr), leafId = leaf_id, format = 'markdown', context = false }
   request(client, 'piSession/buildContext', params, function(err, result)
     if err then
       vim.notify('pi-session: ' .. (err.message or tostring(err)), vim.log.levels.ERROR)

@@ -199,7 +199,8 @@ command! PiSessionFixAll call s:FixAll()
 function! s:ShowContext(leaf) abort
   let l:buffer = bufnr('')
   let l:leaf = a:leaf is# '.' ? matchstr(getline('.'), '"id"\s*:\s*"\zs[^"]*') : a:leaf
-  let l:params = {'uri': ale#util#ToURI(expand('#' . l:buffer . ':p')), 'format': 'markdown'}
+  " Only the Markdown is shown: `context: v:false` leaves the JSON context out of the answer.
+  let l:params = {'uri': ale#util#ToURI(expand('#' . l:buffer . ':p')), 'format': 'markdown', 'context': v:false}
   if !empty(l:leaf)
     let l:params.leafId = l:leaf
   endif

@@ -76,8 +76,32 @@ afterAll(() => {
   if (out) rmSync(out, { recursive: true, force: true });
 });
 
-const REQUESTS = ["hover", "definition", "references", "outline", "folding", "lenses", "inlay", "completion", "lensResolve", "context", "contextProvider"];
-const SERVER = ["open.pull", "edit.pull", "memory.open", "memory.steady", "memory.edits", "memory.peak", "memory.close"];
+const REQUESTS = [
+  "hover",
+  "definition",
+  "references",
+  "outline",
+  "folding",
+  "lenses",
+  "inlay",
+  "completion",
+  "lensResolve",
+  "context",
+  "contextProvider",
+  "contextMarkdown",
+  "contextTail",
+];
+const SERVER = [
+  "open.pull",
+  "edit.pull",
+  "contextEdit.pull",
+  "contextEdit.push",
+  "memory.open",
+  "memory.steady",
+  "memory.edits",
+  "memory.peak",
+  "memory.close",
+];
 const CLI = ["floor", "check.time", "check.memory"];
 const EXPECTED = [
   ...SERVER.map((id) => `server.${id}`),
@@ -106,6 +130,10 @@ describe("bench/run.mjs --quick", () => {
     expect(row("server.edit.pull").goal).toBe("≤ 20 ms");
     expect(row("scale.server.edit.pull").goal).toBe("≤ 40 ms");
     expect(row("server.edit.push").goal).toBe("≤ 30 ms");
+    expect(row("server.contextEdit.pull").goal).toBe("≤ 20 ms");
+    expect(row("server.contextEdit.push").goal).toBe("≤ 30 ms");
+    expect(row("scale.server.contextEdit.pull").goal).toBe("≤ 40 ms");
+    expect(row("scale.server.contextEdit.push").goal).toBe("≤ 40 ms");
     expect(row("server.request.hover").goal).toBe("≤ 10 ms");
     expect(row("server.request.outline").goal).toBe("≤ 20 ms");
     expect(row("server.request.contextProvider").goal).toBe("≤ 50 ms");

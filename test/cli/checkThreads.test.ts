@@ -1,8 +1,9 @@
 /**
  * `check DIR` on several threads (issue 12): the built command, on a folder large enough for the
  * worker pool (16 MiB and more), prints the same bytes on stdout and stderr, in the same order, and
- * exits with the same status on 2 threads as on 1, in both formats; it does start the threads; and
- * a piped stderr never gets a progress line.
+ * exits with the same status on 2 and 3 threads as on 1, in both formats; it does start the threads
+ * (the command's own thread is one of them: N threads start N - 1 workers); and a piped stderr
+ * never gets a progress line.
  */
 
 import { spawnSync } from "node:child_process";
@@ -51,14 +52,18 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("check DIR --threads", () => {
-  it.each([[[]], [["--format", "json"]], [["--min-severity", "error"]]])("prints the same on 2 threads as on 1 (%j)", (extra: string[]) => {
+  it.each([[[]], [["--format", "json"]], [["--min-severity", "error"]]])("prints the same on 2 and 3 threads as on 1 (%j)", (extra: string[]) => {
     const one = run("check", ...extra, "--threads", "1", dir);
     const two = run("check", ...extra, "--threads", "2", dir);
+    const three = run("check", ...extra, "--threads", "3", dir);
     expect(one.workers).toBe(0);
-    expect(two.workers).toBe(2);
-    expect(two.stdout).toBe(one.stdout);
-    expect(two.stderr).toBe(one.stderr);
-    expect(two.status).toBe(one.status);
+    expect(two.workers).toBe(1);
+    expect(three.workers).toBe(2);
+    for (const many of [two, three]) {
+      expect(many.stdout).toBe(one.stdout);
+      expect(many.stderr).toBe(one.stderr);
+      expect(many.status).toBe(one.status);
+    }
     expect(one.status).toBe(1);
     // Every file is there, in the walk's order.
     expect(one.stdout).toContain("big/s1.jsonl");

@@ -6,7 +6,9 @@
  * document built from the whole text (code, range, message, severity, related locations, and the
  * counts past the cap), the same safe fixes, and the same verdict on whether the text is lossless.
  * Each file is checked with the value cache's usual budget, with none (so that every value a check
- * reads is read back from disk), and with values kept for the file's last bytes only, as `check` does.
+ * reads is read back from disk), and with values kept for the file's last bytes only, as `check` does
+ * (and for the long lines before them, which the random sessions hold some of). Besides, what the
+ * streamed read keeps: the values of the tail and of long lines, and of no other line.
  */
 
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -15,7 +17,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { decodeSession } from "../../server/src/cli/files";
 import { SessionDocument } from "../../server/src/core/document";
-import { forgetValues, setValueBudget } from "../../server/src/core/values";
+import { cachedChars, forgetValues, setValueBudget } from "../../server/src/core/values";
 import { MAX_PER_CODE } from "../../server/src/features/diagnosticCap";
 import { collectDiagnostics } from "../../server/src/features/diagnostics";
 import { quickFixes } from "../../server/src/features/fixes";
@@ -88,6 +90,11 @@ describe("the streamed check equals the in-memory check", () => {
 
   /** Whole lines of the corpus (their ids link to one another) and pieces that break a line. */
   const lines = [...new Set(corpus.flatMap(([, bytes]) => bytes.toString("utf8").split(/\r?\n/)).filter((l) => l.length > 0 && l.length < 2000))];
+  // Long lines (a tool's output) keep their values before the tail too: a few of them, linked to the corpus's ids.
+  for (const parent of ["null", '"a1"', '"00000003"'])
+    lines.push(
+      `{"type":"message","id":"long${lines.length}","parentId":${parent},"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"toolResult","toolCallId":"t1","toolName":"read","content":[{"type":"text","text":"${"y".repeat(9000)}"}],"isError":false,"timestamp":1772445601000}}`,
+    );
   const breakers = ["\r", "\ufeff", "{", '"', "😀", "\\", "null", "[]", " "];
   const rawBytes = [Buffer.from([0xff]), Buffer.from([0xe2, 0x82]), Buffer.from([0xc3, 0xa9]), Buffer.from([0xef, 0xbb, 0xbf])];
 
@@ -116,4 +123,61 @@ describe("the streamed check equals the in-memory check", () => {
     }
     // Four reads of each of 300 sessions: about 15 s on a quiet machine, several times that on a busy one.
   }, 180_000);
+});
+
+describe("what the streamed read keeps", () => {
+  const header = '{"type":"session","version":3,"id":"0197a0b0-0000-7000-8000-000000000001","timestamp":"2026-03-02T10:00:00.002Z","cwd":"/p"}';
+  const entry = (i: number, content: string) =>
+    `{"type":"message","id":"e${i}","parentId":${i === 0 ? "null" : `"e${i - 1}"`},"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"${content}","timestamp":1772445601000}}`;
+
+  it("keeps the values of the tail and of the long lines before it, and of no other line", () => {
+    const short = Array.from({ length: 40 }, (_, i) => entry(i, `short ${i}`));
+    const long = [entry(40, "z".repeat(9000)), entry(41, "w".repeat(20000))];
+    const tail = Array.from({ length: 3 }, (_, i) => entry(42 + i, `tail ${i}`));
+    const all = [header, ...short, ...long, ...tail];
+    const path = join(folder, "kept.jsonl");
+    writeFileSync(path, `${all.join("\n")}\n`);
+    const tailChars = tail.reduce((n, l) => n + l.length + 1, 0);
+    forgetValues();
+    const fd = openSync(path, "r");
+    try {
+      readStreamedDocument(fd, URI, { keepTailChars: tailChars });
+      // The tail's lines and the long ones (ASCII: their bytes are their characters), no short line before the tail.
+      expect(cachedChars()).toBe(long.reduce((n, l) => n + l.length, 0) + tail.reduce((n, l) => n + l.length, 0));
+    } finally {
+      closeSync(fd);
+      setValueBudget(undefined);
+      forgetValues();
+    }
+  });
+});
+
+describe("reading lines back", () => {
+  it("reads every line back as it is in the file, in any order, short, long or longer than a window", () => {
+    const random = seededRandom(SEED + 1);
+    // Lengths around the read-back sizes: 64 KiB elsewhere, 1 MiB after the last window, more alone.
+    const lengths = [10, 200, 5_000, 65_000, 66_000, 70_000, 300_000, 1_100_000, 1_600_000];
+    const lines = Array.from({ length: 120 }, (_, i) => {
+      const n = lengths[Math.floor(random() * lengths.length)]!;
+      return `{"type":"custom","id":"r${i}","parentId":null,"data":"${String.fromCharCode(97 + (i % 26)).repeat(n)}"}`;
+    });
+    const path = join(folder, "readback.jsonl");
+    writeFileSync(path, `${lines.join("\n")}\n`);
+    forgetValues();
+    setValueBudget(0);
+    const fd = openSync(path, "r");
+    try {
+      const { doc } = readStreamedDocument(fd, URI, {});
+      expect(doc.lines.length).toBe(lines.length + 1);
+      // In file order (the window serves the next lines), backwards, and at random, with repeats.
+      const order = [...lines.keys(), ...[...lines.keys()].reverse(), ...Array.from({ length: 400 }, () => Math.floor(random() * lines.length))];
+      for (const i of order) expect(doc.lines[i]).toBe(lines[i]);
+      // A value read back (the cache keeps none) is the line's.
+      for (const i of order.slice(-50)) expect((doc.parsed[i] as { value: { id: string } }).value.id).toBe(`r${i}`);
+    } finally {
+      closeSync(fd);
+      setValueBudget(undefined);
+      forgetValues();
+    }
+  });
 });

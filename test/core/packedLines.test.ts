@@ -124,7 +124,7 @@ describe("packed parses", () => {
   it("equal parseLine for hostile lines: odd ids, lone surrogates, deep nesting, huge and malformed lines", () => {
     const texts = hostileLines();
     const unpacked = roundTrip(texts);
-    const parsed = texts.map(parseLine);
+    const parsed = texts.map((text) => parseLine(text));
     expect(new Set(parsed.map((p) => p.kind))).toEqual(new Set(["blank", "malformed", "value"]));
     expect(parsed.some((p) => p.kind === "value" && p.findings.length > 0)).toBe(true);
     expect(unpacked.map(described)).toStrictEqual(parsed.map(described));

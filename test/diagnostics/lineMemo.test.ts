@@ -9,6 +9,8 @@
  * runs ending on an edited line located again), the capped collection the server sends, the
  * outline (kept per structure, the symbols that read an edited line computed again), the
  * folding ranges and code lenses (kept per structure) and Pi's labels are compared the same way.
+ * Edits inside the resumed context's lines (where the context, its provider request and the
+ * request findings are updated in place, core/contextUpdate.ts) are compared on their own too.
  */
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -21,6 +23,7 @@ import { collectDiagnostics, computeDiagnostics } from "../../server/src/feature
 import { computeFadingHints } from "../../server/src/features/fading";
 import { computeFoldingRanges } from "../../server/src/features/folding";
 import { computeDocumentSymbols } from "../../server/src/features/symbols";
+import { editInContext } from "../helpers/contextEdits";
 import { parseFixture } from "../helpers/fixture";
 import { seededRandom } from "../helpers/lspClient";
 
@@ -96,6 +99,29 @@ describe("replayed line findings, kept hints and the kept outline equal a fresh 
     expect(compared).toBeGreaterThan(files.length * 2);
     // An answer given is never changed by a later edit: the kept outline is copied out.
     for (const [where, outline, json] of outlines) expect(JSON.stringify(outline), where).toBe(json);
+  });
+
+  it(`after random edits inside the resumed context of ${files.length} fixtures (the request findings updated in place)`, () => {
+    const random = seededRandom(21);
+    let compared = 0;
+    for (const name of files) {
+      const doc = new SessionDocument(`file:///${name}`, "jsonl", 1, readFileSync(join(FIXTURES, name), "utf8"));
+      computeDiagnostics(doc);
+      computeCodeLenses(doc);
+      for (let step = 0; step < 24; step++) {
+        const line = editInContext(doc, random);
+        if (line === undefined) break;
+        if (line < 0 || random() < 0.3) continue;
+        const fresh = new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText());
+        const where = `${name}, edit ${step} on line ${line + 1}`;
+        expect(computeDiagnostics(doc), where).toEqual(computeDiagnostics(fresh));
+        expect(collectDiagnostics(doc, 2), where).toEqual(collectDiagnostics(fresh, 2));
+        expect(computeCodeLenses(doc), where).toEqual(computeCodeLenses(fresh));
+        expect(computeDocumentSymbols(doc, { maxSymbols: 2000 }), where).toEqual(computeDocumentSymbols(fresh, { maxSymbols: 2000 }));
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(files.length * 2);
   });
 
   it("brings the kept outline, hints and findings up to date after an edit of each line in turn", () => {

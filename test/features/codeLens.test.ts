@@ -134,8 +134,12 @@ describe("listing is cheap", () => {
     resolveCodeLens(d, lenses[1]!);
     resolveCodeLens(d, lenses[1]!);
     expect(builder.buildContext).toHaveBeenCalledTimes(2);
-    // A new version builds again.
+    // An edit inside a line the active context reads updates it in place (core/contextUpdate.ts);
+    // one that changes the tree builds it again.
     d.update([{ range: { start: { line: 2, character: 1 }, end: { line: 2, character: 1 } }, text: " " }], 2);
+    resolveCodeLens(d, computeCodeLenses(d)[0]!);
+    expect(builder.buildContext).toHaveBeenCalledTimes(2);
+    d.update([{ range: { start: { line: 2, character: 0 }, end: { line: 2, character: 0 } }, text: "x" }], 3);
     resolveCodeLens(d, computeCodeLenses(d)[0]!);
     expect(builder.buildContext).toHaveBeenCalledTimes(3);
   });

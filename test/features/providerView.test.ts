@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { MAX_ANSWER_DEPTH, nestedDeeperThan } from "../../server/src/core/depth";
 import { SessionDocument } from "../../server/src/core/document";
 import { computeCodeLenses, resolveCodeLens } from "../../server/src/features/codeLens";
 import { computeContextRequest, computeShowContext } from "../../server/src/features/contextRequest";
@@ -149,6 +150,71 @@ describe("old files, read as Pi reads them", () => {
     const doc = docOf("written-16-conversation");
     const answer = computeContextRequest(doc, { uri: doc.uri });
     expect(answer.ok && answer.result.stats.migration).toBeUndefined();
+  });
+});
+
+describe("piSession/buildContext bounded by messages and context", () => {
+  it("sends only the messages asked for, of the context and of the provider, with statistics of them all", () => {
+    const doc = docOf("fault-tool-result-after-aborted-call");
+    const full = computeContextRequest(doc, { uri: doc.uri, stage: "provider" });
+    const part = computeContextRequest(doc, { uri: doc.uri, stage: "provider", messages: { start: 1, end: 3 } });
+    expect(full.ok && part.ok).toBe(true);
+    if (!full.ok || !part.ok) return;
+    expect(part.result.context?.messages).toEqual(full.result.context?.messages.slice(1, 3));
+    expect(part.result.context?.model).toEqual(full.result.context?.model);
+    expect(part.result.provider?.messages).toEqual(full.result.provider?.messages.slice(1, 3));
+    expect(part.result.stats).toEqual(full.result.stats);
+    expect(part.result.providerStats).toEqual(full.result.providerStats);
+    const tail = computeContextRequest(doc, { uri: doc.uri, messages: { start: 2 } });
+    expect(tail.ok && tail.result.context?.messages).toEqual(full.result.context?.messages.slice(2));
+    const last = computeContextRequest(doc, { uri: doc.uri, stage: "provider", messages: { start: -2 } });
+    expect(last.ok && last.result.provider?.messages).toEqual(full.result.provider?.messages.slice(-2));
+  });
+
+  it("leaves the context out with context: false, also from the lens command", () => {
+    const doc = docOf("written-16-conversation");
+    const answer = computeShowContext(doc, [doc.uri, null, { stage: "provider", format: "markdown", context: false }]);
+    expect(answer.ok).toBe(true);
+    if (!answer.ok) return;
+    expect("context" in answer.result).toBe(false);
+    expect(answer.result.markdown).toContain("# What the provider receives");
+    expect(answer.result.provider?.messages.length).toBe(answer.result.providerStats?.messages);
+    expect(answer.result.stats.messages).toBeGreaterThan(0);
+  });
+
+  it("refuses bounds that are not whole numbers, and a context that is not a boolean", () => {
+    const doc = docOf("written-16-conversation");
+    for (const messages of [{ start: 0.5 }, { end: 1.5 }, { start: "1" }, { end: Number.POSITIVE_INFINITY }, null, 3]) {
+      expect(computeContextRequest(doc, { uri: doc.uri, messages: messages as { start?: number } })).toEqual({
+        ok: false,
+        message: "messages must be {start, end}, each a whole number (counted from the end when negative) or left out",
+      });
+    }
+    expect(computeContextRequest(doc, { uri: doc.uri, context: "no" as unknown as boolean })).toEqual({ ok: false, message: "context must be true or false" });
+  });
+
+  it("refuses exactly the answers too deep to send, message by message, at every depth near the limit", () => {
+    const H = '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}';
+    for (let depth = 990; depth <= 1000; depth++) {
+      const nested = `${"[".repeat(depth)}${"]".repeat(depth)}`;
+      const doc = new SessionDocument(
+        "file:///deep.jsonl",
+        "jsonl",
+        1,
+        `${H}\n{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"x","n":${nested}}],"timestamp":1}}\n`,
+      );
+      for (const stage of ["context", "provider"] as const) {
+        const answer = computeContextRequest(doc, { uri: doc.uri, stage });
+        const whole = computeContextRequest(doc, { uri: doc.uri, stage, messages: { end: 0 } });
+        expect(whole.ok, `${depth}, ${stage}`).toBe(true);
+        if (!whole.ok) continue;
+        // The answer as a whole, with the message the bounded answer left out put back.
+        const context = whole.result.context!;
+        const sent = { ...whole.result, context: { ...context, messages: [JSON.parse(doc.lines[1]!).message] } };
+        if (stage === "provider") sent.provider = { ...whole.result.provider!, messages: sent.context.messages };
+        expect(answer.ok, `${depth}, ${stage}`).toBe(!nestedDeeperThan(sent, MAX_ANSWER_DEPTH));
+      }
+    }
   });
 });
 

@@ -1,12 +1,26 @@
 /**
  * The server gives memory back once idle: after a close (or a large open) and a quiet moment it
  * runs two full collections and a follow-up one later, drops the line values it keeps when no
- * document is left open, and keeps only the last used while documents stay open.
+ * document is left open, and keeps only the last used while documents stay open; at the follow-up
+ * it lets the semantic layer's kept contexts go too.
  */
 
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { activeContext } from "../../server/src/core/context";
+import { SessionDocument } from "../../server/src/core/document";
 import { cachedChars, forgetValues, rememberValue, trimValues } from "../../server/src/core/values";
 import { FOLLOW_UP_MS, IDLE_MS, IDLE_VALUE_CHARS, LARGE_DOCUMENT_CHARS, MemoryReclaimer } from "../../server/src/lsp/memory";
+
+const SESSION = [
+  JSON.stringify({ type: "session", version: 3, id: "019b0000-0000-7000-8000-0000000000ff", timestamp: "2026-03-02T10:00:00.000Z", cwd: "/p" }),
+  JSON.stringify({
+    type: "message",
+    id: "u1",
+    parentId: null,
+    timestamp: "2026-03-02T10:00:01.000Z",
+    message: { role: "user", content: "Hello", timestamp: 1 },
+  }),
+];
 
 describe("MemoryReclaimer", () => {
   let collections = 0;
@@ -46,9 +60,24 @@ describe("MemoryReclaimer", () => {
     vi.advanceTimersByTime(FOLLOW_UP_MS - 1);
     expect(collections).toBe(2);
     vi.advanceTimersByTime(1);
-    expect(collections).toBe(3);
+    // The follow-up collects twice too: the second moves every object together (the kept contexts went).
+    expect(collections).toBe(4);
     vi.advanceTimersByTime(60_000);
-    expect(collections).toBe(3);
+    expect(collections).toBe(4);
+  });
+
+  it("lets the semantic layer's kept contexts go at the follow-up, not before", () => {
+    const doc = new SessionDocument("file:///idle.jsonl", "jsonl", 1, `${SESSION.join("\n")}\n`);
+    const context = activeContext(doc.analysis);
+    const reclaimer = new MemoryReclaimer(() => 1, collect);
+    reclaimer.changed(LARGE_DOCUMENT_CHARS);
+    vi.advanceTimersByTime(IDLE_MS);
+    expect(activeContext(doc.analysis)).toBe(context);
+    vi.advanceTimersByTime(FOLLOW_UP_MS);
+    const again = activeContext(doc.analysis);
+    expect(again).not.toBe(context);
+    expect(again).toEqual(context);
+    reclaimer.dispose();
   });
 
   it("puts the follow-up off while typing goes on", () => {
@@ -60,7 +89,7 @@ describe("MemoryReclaimer", () => {
     vi.advanceTimersByTime(1000);
     expect(collections).toBe(2);
     vi.advanceTimersByTime(IDLE_MS);
-    expect(collections).toBe(3);
+    expect(collections).toBe(4);
     reclaimer.dispose();
   });
 

@@ -183,7 +183,7 @@ async function showActiveContext(contexts: ContextDocuments): Promise<void> {
   }
   const uri = running.code2ProtocolConverter.asUri(document.uri);
   try {
-    const answer = await running.sendRequest<BuildContextAnswer | null>(BUILD_CONTEXT_REQUEST, { uri, leafId: null, format: "markdown" });
+    const answer = await running.sendRequest<BuildContextAnswer | null>(BUILD_CONTEXT_REQUEST, { uri, leafId: null, format: "markdown", context: false });
     if (typeof answer?.markdown === "string") await contexts.show(uri, null, answer.markdown);
   } catch (error) {
     void vscode.window.showErrorMessage(`Pi Session: ${message(error)}`);
@@ -222,7 +222,12 @@ class ContextDocuments implements vscode.TextDocumentContentProvider, vscode.Dis
     try {
       // Opening the session sends it to the server, which answers only for open documents.
       await vscode.workspace.openTextDocument(vscode.Uri.parse(session));
-      const answer = await client.sendRequest<BuildContextAnswer | null>(BUILD_CONTEXT_REQUEST, { uri: session, leafId: leaf, format: "markdown" });
+      const answer = await client.sendRequest<BuildContextAnswer | null>(BUILD_CONTEXT_REQUEST, {
+        uri: session,
+        leafId: leaf,
+        format: "markdown",
+        context: false,
+      });
       const markdown = answer?.markdown ?? "# No context\n";
       this.texts.set(uri.toString(), markdown);
       return markdown;

@@ -1,10 +1,11 @@
 /**
  * `check` over many files: in this thread one after the other, or, for a folder worth it (several
  * files, 16 MiB or more in all), on the worker pool of `node/scanPool.ts`, one file per task, the
- * largest first. Each worker's file is checked by the same code into a `FileReport` (what it printed
- * and counted), and reports are absorbed in the files' order as soon as every file before them is
- * done, so the output is the same, byte for byte, whatever the number of threads. A progress line
- * goes to stderr only when stderr is a terminal, and is erased before anything else is printed.
+ * largest first, this thread being one of the pool's (`--threads 2` starts one worker). Each
+ * thread's file is checked by the same code into a `FileReport` (what it printed and counted),
+ * and reports are absorbed in the files' order as soon as every file before them is done, so the
+ * output is the same, byte for byte, whatever the number of threads. A progress line goes to stderr
+ * only when stderr is a terminal, and is erased before anything else is printed.
  */
 
 import { statSync } from "node:fs";
@@ -83,7 +84,7 @@ export function checkTargets<O>(targets: readonly Target[], hooks: CheckHooks<O>
       flush();
     },
   };
-  return runPool(tasks, job, { threads: hooks.threads, sizes, onProgress: (p) => hooks.progress?.update(p) }).then(() => {
+  return runPool(tasks, job, { threads: hooks.threads, sizes, withThisThread: true, onProgress: (p) => hooks.progress?.update(p) }).then(() => {
     hooks.progress?.done();
   });
 }

@@ -23,6 +23,7 @@
  * selected `context_edit` without a replacement, makes it throw a TypeError.
  */
 
+import { releasedTable } from "./semantics/memo";
 import { dateTime } from "./semantics/siblings";
 import { pathTo } from "./semantics/walk";
 import type { Entry, SessionAnalysis } from "./analysis";
@@ -93,30 +94,7 @@ export function contextOfPath(path: Entry[], flavor: PiFlavor): ContextResult {
     if (entry.type === "message" && entry.parsed.noMessage)
       return { ok: false, failure: { kind: "type-error", entry, reason: "a message entry without a message" } };
   }
-  // Pi's settings are those of the last entries on the path that set them: walked from the leaf,
-  // the first thinking_level_change, and the first model_change or assistant message.
-  let thinkingLevel: unknown = "off";
-  for (let i = path.length - 1; i >= 0; i--) {
-    const entry = path[i]!;
-    if (entry.type === "thinking_level_change") {
-      thinkingLevel = entry.parsed.thinkingLevel;
-      break;
-    }
-  }
-  let model: SessionContext["model"] = null;
-  for (let i = path.length - 1; i >= 0; i--) {
-    const entry = path[i]!;
-    if (entry.type === "model_change") {
-      const p = entry.parsed;
-      model = { provider: p.model?.provider, modelId: p.model?.modelId };
-      break;
-    }
-    if (entry.type === "message" && entry.parsed.role === "assistant") {
-      const p = entry.parsed;
-      model = { provider: p.model!.provider, modelId: p.model!.modelId };
-      break;
-    }
-  }
+  const { thinkingLevel, model } = settingsOf(path);
 
   const { selected, compaction } = selectEntries(path, flavor);
   const messages: unknown[] = [];
@@ -144,6 +122,36 @@ export function contextOfPath(path: Entry[], flavor: PiFlavor): ContextResult {
     }
   }
   return { ok: true, build: { context: { messages, thinkingLevel, model }, path, selected, compaction, sources } };
+}
+
+/**
+ * Pi's settings: those of the last entries on the path that set them, walked from the leaf: the
+ * first thinking_level_change, and the first model_change or assistant message.
+ */
+export function settingsOf(path: readonly Entry[]): Pick<SessionContext, "thinkingLevel" | "model"> {
+  let thinkingLevel: unknown = "off";
+  for (let i = path.length - 1; i >= 0; i--) {
+    const entry = path[i]!;
+    if (entry.type === "thinking_level_change") {
+      thinkingLevel = entry.parsed.thinkingLevel;
+      break;
+    }
+  }
+  let model: SessionContext["model"] = null;
+  for (let i = path.length - 1; i >= 0; i--) {
+    const entry = path[i]!;
+    if (entry.type === "model_change") {
+      const p = entry.parsed;
+      model = { provider: p.model?.provider, modelId: p.model?.modelId };
+      break;
+    }
+    if (entry.type === "message" && entry.parsed.role === "assistant") {
+      const p = entry.parsed;
+      model = { provider: p.model!.provider, modelId: p.model!.modelId };
+      break;
+    }
+  }
+  return { thinkingLevel, model };
 }
 
 /**
@@ -194,11 +202,11 @@ function retainedTail(compaction: Entry): unknown[] | undefined {
  * message objects themselves, and nothing changes them, so sharing them between builds is safe.
  * Both versions' messages are made from one fetch of the line's value: the diagnostics build the
  * context for 1.x and for 0.74 on every open, and a 50 MB path does not fit the value cache, so a
- * value fetched twice would be parsed twice.
+ * value fetched twice would be parsed twice. An idle server lets them go (`releaseKept`).
  */
-const producedByLine = new WeakMap<object, { modern: unknown[]; classic: unknown[] }>();
+const producedByLine = releasedTable<object, { modern: unknown[]; classic: unknown[] }>();
 
-function messagesOfLine(entry: Entry, classic: boolean): unknown[] {
+export function messagesOfLine(entry: Entry, classic: boolean): unknown[] {
   let produced = producedByLine.get(entry.parsed);
   if (!produced) {
     const o = record(entry.parsed.value);

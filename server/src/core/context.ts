@@ -14,6 +14,7 @@
 
 import type { Entry, SessionAnalysis } from "./analysis";
 import { buildContext, selectEntries, type ContextResult } from "./buildContext";
+import { updateContext } from "./contextUpdate";
 import { perStructure, perStructureAndLines } from "./semantics/memo";
 
 /** The context state of one entry. */
@@ -96,9 +97,18 @@ export const contextInputLines = perStructure((a: SessionAnalysis): Uint8Array =
 /**
  * The context Pi 1.x builds when it resumes the file (from its last entry), built once per analysis:
  * the header lens, the request for the active leaf and the inlay hints all read this one. Kept
- * while the edits touch none of its input lines.
+ * while the edits touch none of its input lines, and updated in proportion to the edit when they
+ * do (`contextUpdate.ts`).
  */
-export const activeContext = perStructureAndLines(contextInputLines, (a: SessionAnalysis): ContextResult => buildContext(a, { flavor: "1.x" }));
+export const activeContext = perStructureAndLines(
+  contextInputLines,
+  (a: SessionAnalysis): ContextResult => buildContext(a, { flavor: "1.x" }),
+  (a, last, edited) => updateContext(a, last, edited, "1.x"),
+);
 
 /** The context Pi 0.73/0.74 builds when it resumes the file, kept the same way (the request diagnostics compare its pipeline). */
-export const activeContext074 = perStructureAndLines(contextInputLines, (a: SessionAnalysis): ContextResult => buildContext(a, { flavor: "0.74" }));
+export const activeContext074 = perStructureAndLines(
+  contextInputLines,
+  (a: SessionAnalysis): ContextResult => buildContext(a, { flavor: "0.74" }),
+  (a, last, edited) => updateContext(a, last, edited, "0.74"),
+);

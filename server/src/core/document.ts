@@ -81,6 +81,25 @@ export class SessionDocument {
     return copy;
   }
 
+  /**
+   * Puts `text`, the characters of line `line` stored another way (`lsp/lineStorage.ts` keeps an
+   * idle server's two-byte lines as ropes of one-byte pieces), in place of its text, in the line
+   * and in its parse, so that the old string is let go; the caller guarantees the characters are the
+   * same (comparing them would undo the rope). False, and nothing changed, when the parse does not
+   * hold the line's text as it is (line 0 after a byte order mark, a line that is not a value).
+   */
+  storeLineAs(line: number, text: string): boolean {
+    const old = this.lines[line];
+    const parsed = this.parsed[line];
+    if (old === undefined || old.length !== text.length || parsed?.kind !== "value") return false;
+    // A line of this document keeps its text in a field of its parse (`ParsedValueLine`).
+    const field = Object.getOwnPropertyDescriptor(parsed, "text");
+    if (!field?.writable || field.value !== old) return false;
+    this.lines[line] = text;
+    (parsed as unknown as { text: string }).text = text;
+    return true;
+  }
+
   /** Whether the document starts with a UTF-8 byte order mark. */
   get hasBom(): boolean {
     return this.lines[0]!.charCodeAt(0) === 0xfeff;

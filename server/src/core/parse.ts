@@ -118,7 +118,19 @@ class UnparsableLine implements MalformedLine {
   }
 }
 
+/**
+ * Makes the record of a line that parses from its text and facts, for a document that keeps its
+ * lines its own way (the streamed check keeps the text on disk): made once, instead of a record
+ * holding the text and then a copy of its facts.
+ */
+export type ValueLineMaker = (text: string, facts: LineFacts) => CachedValueLine;
+
 export function parseLine(text: string): ParsedLine {
+  return parseLineWith(text, undefined);
+}
+
+/** `parseLine`, the record of a line that parses made by `make` (see `ValueLineMaker`); a function apart, so that `lines.map(parseLine)` passes no index for it. */
+export function parseLineWith(text: string, make: ValueLineMaker | undefined): ParsedLine {
   if (isBlank(text)) return BLANK;
   let first = 0;
   for (let c = text.charCodeAt(0); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++first));
@@ -167,7 +179,7 @@ export function parseLine(text: string): ParsedLine {
         ? { provider: m!.provider, modelId: m!.model }
         : undefined;
   const thinkingLevel = type === "thinking_level_change" ? object!.thinkingLevel : undefined;
-  const line = new ParsedValueLine(text, {
+  const facts: LineFacts = {
     type,
     id,
     parentId,
@@ -185,7 +197,8 @@ export function parseLine(text: string): ParsedLine {
     model,
     thinkingLevel,
     noMessage: type === "message" && (message === undefined || message === null),
-  });
+  };
+  const line = make === undefined ? new ParsedValueLine(text, facts) : make(text, facts);
   rememberValue(line, value);
   return line;
 }

@@ -85,7 +85,7 @@ export function renderContextMarkdown(build: ContextBuild, options: ContextMarkd
     const source = build.sources[i];
     const from =
       source === undefined ? "" : source.id !== undefined ? ` · ${code(singleLine(source.id, NAME_CODE_POINTS) || '""')}` : ` · line ${source.line + 1}`;
-    out.push("", ...renderMessage(messages[i], i + 1, from, limits, source?.type === "compaction"));
+    out.push("", ...renderedMessage(messages[i], i + 1, from, limits, source?.type === "compaction"));
   }
 
   out.push("", "---", "", ...renderFooter(build), ...(options.notes ?? []));
@@ -97,6 +97,24 @@ export function renderContextMarkdown(build: ContextBuild, options: ContextMarkd
 interface Limits {
   lines: number;
   chars: number;
+}
+
+/**
+ * The last rendering of each message object, with what it was rendered with: a context built
+ * again after an edit (`core/contextUpdate.ts`) shares every message the edit left alone, so its
+ * Markdown renders only the messages that changed (or moved).
+ */
+const rendered = new WeakMap<object, { n: number; from: string; lines: number; chars: number; fromCompaction: boolean; text: string[] }>();
+
+function renderedMessage(message: unknown, n: number, from: string, limits: Limits, fromCompaction: boolean): string[] {
+  if (message === null || typeof message !== "object") return renderMessage(message, n, from, limits, fromCompaction);
+  const last = rendered.get(message);
+  if (last && last.n === n && last.from === from && last.lines === limits.lines && last.chars === limits.chars && last.fromCompaction === fromCompaction) {
+    return last.text;
+  }
+  const text = renderMessage(message, n, from, limits, fromCompaction);
+  rendered.set(message, { n, from, lines: limits.lines, chars: limits.chars, fromCompaction, text });
+  return text;
 }
 
 function renderMessage(message: unknown, n: number, from: string, limits: Limits, fromCompaction: boolean): string[] {

@@ -17,7 +17,7 @@
 import type { Entry, SessionAnalysis } from "../core/analysis";
 import { cycleReachedFrom } from "../core/semantics/walk";
 import { buildContext, type ContextBuild, type ContextFailure, type ContextResult, type PiFlavor, type SessionContext } from "../core/buildContext";
-import { MAX_ANSWER_DEPTH, nestedDeeperThan } from "../core/depth";
+import { MAX_ANSWER_DEPTH, messagesDeeperThan, nestedDeeperThan } from "../core/depth";
 import type { SessionDocument } from "../core/document";
 import { shortValue } from "../core/text";
 import { currentSystem } from "../core/systemPrompt";
@@ -40,6 +40,15 @@ export interface BuildContextParams {
   format?: "json" | "markdown";
   /** "context" (the default), or "provider", which adds what the provider receives (`provider`, `providerStats`). */
   stage?: ContextStage;
+  /**
+   * Bounds the answer to the messages from index `start` (default 0) up to `end` (exclusive;
+   * default: to the last) of the context, and of the provider's messages with `stage: "provider"`,
+   * as `Array.prototype.slice` takes them (a negative index counts from the end: `{start: -50}` is
+   * the last 50); `stats` and `providerStats` still describe them all.
+   */
+  messages?: { start?: number; end?: number };
+  /** false leaves `context` out of the answer (for a client that shows the Markdown, or the provider's messages, only). */
+  context?: boolean;
 }
 
 export interface ContextStats {
@@ -70,8 +79,8 @@ export interface ContextStats {
 }
 
 export interface BuildContextResult {
-  /** Pi's `buildSessionContext()` result, or null when Pi would fail (see `error`). */
-  context: SessionContext | null;
+  /** Pi's `buildSessionContext()` result (its messages bounded by `messages`), or null when Pi would fail (see `error`); absent with `context: false`. */
+  context?: SessionContext | null;
   stats: ContextStats;
   /** Why Pi builds no context from this leaf: "cycle" (Pi hangs) or "type-error" (Pi throws). */
   error?: { kind: ContextFailure["kind"]; message: string; line: number };
@@ -96,13 +105,16 @@ export function leafFor(a: SessionAnalysis, leafId: string | null | undefined): 
  * error) a leaf id that no entry has, or parameters of the wrong type.
  */
 export function computeContextRequest(doc: SessionDocument, params: Partial<BuildContextParams>): ContextAnswer {
-  const { leafId, flavor = "1.x", format = "json", stage = "context" } = params;
+  const { leafId, flavor = "1.x", format = "json", stage = "context", messages: window, context: withContext = true } = params;
   if (leafId !== undefined && leafId !== null && typeof leafId !== "string") return { ok: false, message: "leafId must be a string" };
   if (flavor !== "1.x" && flavor !== "0.74" && flavor !== "retained-tail") {
     return { ok: false, message: `flavor must be "1.x", "0.74" or "retained-tail", not ${JSON.stringify(flavor)}` };
   }
   if (format !== "json" && format !== "markdown") return { ok: false, message: `format must be "json" or "markdown", not ${JSON.stringify(format)}` };
   if (stage !== "context" && stage !== "provider") return { ok: false, message: `stage must be "context" or "provider", not ${JSON.stringify(stage)}` };
+  if (typeof withContext !== "boolean") return { ok: false, message: "context must be true or false" };
+  const bounds = messageBounds(window);
+  if (typeof bounds === "string") return { ok: false, message: bounds };
   // A v1/v2 file: Pi builds from the entries it migrates in memory (and rewrites the file).
   const a = contextDocument(doc).analysis;
   const migration = migrationNote(doc);
@@ -111,20 +123,36 @@ export function computeContextRequest(doc: SessionDocument, params: Partial<Buil
   const built = lastBuild(a, leaf, flavor);
   const summary = contextSummary(a, leaf, flavor).stats;
   const stats = migration ? { ...summary, migration } : summary;
-  const result: BuildContextResult = built.ok ? { context: built.build.context, stats } : { context: null, stats, error: errorOf(a, built.failure) };
+  const sent = built.ok ? bounds(built.build.context.messages) : [];
+  const context = built.ok ? (sent === built.build.context.messages ? built.build.context : { ...built.build.context, messages: sent }) : null;
+  const result: BuildContextResult = built.ok ? { context, stats } : { context: null, stats, error: errorOf(a, built.failure) };
+  if (!withContext) delete result.context;
   if (format === "markdown") {
     result.markdown = built.ok ? renderContextMarkdown(built.build, contextMarkdownOptions(a, flavor)) : `# No context\n\n${result.error!.message}.\n`;
   }
-  // The answer is sent as JSON, which a value thousands of levels deep would make throw; the
-  // provider stage checks its own part, once per request built.
-  let tooDeep = nestedDeeperThan(result, MAX_ANSWER_DEPTH);
-  if (stage === "provider" && built.ok) tooDeep = addProviderStage(a, result, built.build, flavor, format, MAX_ANSWER_DEPTH) || tooDeep;
+  // The answer is sent as JSON, which a value thousands of levels deep would make throw: the
+  // messages are checked one by one, each once per message object (\`messagesDeeperThan\`), the
+  // rest of the answer as a whole; the provider stage checks its own part.
+  const rest = result.context ? { ...result, context: { ...result.context, messages: [] } } : result;
+  let tooDeep = nestedDeeperThan(rest, MAX_ANSWER_DEPTH) || (withContext && messagesDeeperThan(sent, 3, MAX_ANSWER_DEPTH));
+  if (stage === "provider" && built.ok) tooDeep = addProviderStage(a, result, built.build, flavor, format, MAX_ANSWER_DEPTH, bounds) || tooDeep;
   if (tooDeep)
     return {
       ok: false,
       message: `the context holds a value nested more than ${MAX_ANSWER_DEPTH} levels deep, too deep to send as JSON (pi-session-lsp context --format markdown shows it)`,
     };
   return { ok: true, result, build: built.ok ? built.build : undefined };
+}
+
+/** The `messages` parameter as a function that bounds a message list, or why it is refused. */
+function messageBounds(window: BuildContextParams["messages"] | undefined): ((messages: unknown[]) => unknown[]) | string {
+  if (window === undefined) return (messages) => messages;
+  const index = (v: unknown) => v === undefined || (typeof v === "number" && Number.isSafeInteger(v));
+  if (window === null || typeof window !== "object" || !index(window.start) || !index(window.end)) {
+    return "messages must be {start, end}, each a whole number (counted from the end when negative) or left out";
+  }
+  const { start = 0, end } = window;
+  return (messages) => messages.slice(start, end);
 }
 
 /**
@@ -135,7 +163,15 @@ export function computeShowContext(doc: SessionDocument, args: readonly unknown[
   const leafId = args[1];
   if (leafId !== undefined && leafId !== null && typeof leafId !== "string") return { ok: false, message: "the second argument must be an entry id or null" };
   const extra = args[2] !== null && typeof args[2] === "object" ? (args[2] as Partial<BuildContextParams>) : {};
-  return computeContextRequest(doc, { flavor: extra.flavor, format: extra.format, stage: extra.stage, uri: doc.uri, leafId });
+  return computeContextRequest(doc, {
+    flavor: extra.flavor,
+    format: extra.format,
+    stage: extra.stage,
+    messages: extra.messages,
+    context: extra.context,
+    uri: doc.uri,
+    leafId,
+  });
 }
 
 /** What the lenses show of a context: its statistics, or why Pi fails to build it. */

@@ -41,11 +41,20 @@ interface Image {
 }
 
 export function imageDiagnostics(doc: SessionDocument, request: ProviderRequest): Diagnostic[] {
-  const out: Diagnostic[] = [];
+  return [...imageFindings(doc, request), ...requestSizeFindings(doc, request).diagnostics];
+}
+
+/** The model the request goes to, when pi-ai's catalogue has it, and its limits (pi-ai 1.6's catalogue carries them; a model only 0.74's lists has none). */
+function limitsOf(request: ProviderRequest): { model: ModelInfo | undefined; limits: ModelInfo | undefined } {
   const model = request.model && request.model.inCatalog !== false ? request.model : undefined;
+  return { model, limits: model ? (findModel("1.6", model.provider, model.id) ?? model) : undefined };
+}
+
+/** Every finding but the request's size: they read only the image blocks of the messages. */
+export function imageFindings(doc: SessionDocument, request: ProviderRequest): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const { model, limits } = limitsOf(request);
   if (model && !model.input.includes("image")) return notSent(doc, request, model);
-  // pi-ai 1.6's catalogue carries the limits; a model only 0.74's lists has none.
-  const limits: ModelInfo | undefined = model ? (findModel("1.6", model.provider, model.id) ?? model) : undefined;
   const images: Image[] = [];
   const perMessage: Image[][] = [];
   for (let k = 0; k < request.messages.length; k++) {
@@ -104,8 +113,46 @@ export function imageDiagnostics(doc: SessionDocument, request: ProviderRequest)
       );
     }
   }
-  if (limits?.maxRequestBytes !== undefined) out.push(...requestSize(doc, request, limits.maxRequestBytes, name, ruleFor(model?.api)));
   return out;
+}
+
+/**
+ * The request's size finding, with what an update needs to tell it again after messages are
+ * replaced (`updatedSize`): the request's bytes when they were counted and stay under the limit,
+ * or the margin by which the file is too small to reach it, or neither when there is no limit.
+ */
+export interface SizeFindings {
+  diagnostics: Diagnostic[];
+  bytes?: number;
+  margin?: number;
+  max?: number;
+}
+
+export function requestSizeFindings(doc: SessionDocument, request: ProviderRequest): SizeFindings {
+  const { model, limits } = limitsOf(request);
+  if ((model && !model.input.includes("image")) || limits?.maxRequestBytes === undefined) return { diagnostics: [] };
+  return requestSize(doc, request, limits.maxRequestBytes, modelName(request.model) ?? "the model", ruleFor(model?.api));
+}
+
+/**
+ * The size finding of `request`, made from `last` by replacing messages whose UTF-8 JSON grew by
+ * `delta` bytes in all (the same model, so the same limit), when it is still no finding; undefined
+ * when it must be counted again. A file too small to reach the limit is measured again (it is small).
+ */
+export function updatedSize(doc: SessionDocument, request: ProviderRequest, last: SizeFindings, delta: () => number): SizeFindings | undefined {
+  if (last.diagnostics.length > 0) return undefined;
+  if (last.max === undefined) return last;
+  if (last.margin !== undefined) {
+    const bound = doc.textLength() + 1024 * request.messages.length;
+    return bound < last.max ? { diagnostics: [], margin: last.max - bound, max: last.max } : undefined;
+  }
+  const bytes = last.bytes === undefined ? undefined : last.bytes + delta();
+  return bytes !== undefined && bytes <= last.max ? { diagnostics: [], bytes, max: last.max } : undefined;
+}
+
+/** The UTF-8 bytes of a provider message's JSON, as the size check counts them. */
+export function messageBytes(message: unknown): number {
+  return Buffer.byteLength(JSON.stringify(message) ?? "", "utf8");
 }
 
 /** The image block's `type` value: a short token, where the block itself may be megabytes. */
@@ -113,26 +160,30 @@ function blockPath(image: Image): (string | number)[] {
   return image.entry.type === "custom_message" ? ["content", image.block, "type"] : ["message", "content", image.block, "type"];
 }
 
-function requestSize(doc: SessionDocument, request: ProviderRequest, max: number, name: string, rule: ProviderRule): Diagnostic[] {
+function requestSize(doc: SessionDocument, request: ProviderRequest, max: number, name: string, rule: ProviderRule): SizeFindings {
   // The messages come from the file's lines, plus a few hundred characters per converted message:
   // a file well below the limit cannot exceed it, and nothing is serialised.
   const fileChars = doc.textLength();
-  if (fileChars + 1024 * request.messages.length < max) return [];
+  const bound = fileChars + 1024 * request.messages.length;
+  if (bound < max) return { diagnostics: [], margin: max - bound, max };
   let bytes = 0;
   for (let k = 0; k < request.messages.length; k++) {
-    bytes += Buffer.byteLength(JSON.stringify(request.messages[k]) ?? "", "utf8");
+    bytes += messageBytes(request.messages[k]);
     if (bytes <= max) continue;
     const entry = request.sources[k];
-    if (!entry) return [];
-    return [
-      makeDiagnostic(
-        "request-too-large",
-        `The request Pi builds passes ${groupDigits(max)} bytes, the largest body pi-ai's catalogue gives for ${name}, at this message: ${rule.requestSize ?? `${rule.provider} refuses larger requests`}. Pi sends the whole context every time, so every request fails until the context shrinks (a compaction, or fewer images).`,
-        doc.lineRange(entry.line),
-      ),
-    ];
+    if (!entry) return { diagnostics: [], max };
+    return {
+      diagnostics: [
+        makeDiagnostic(
+          "request-too-large",
+          `The request Pi builds passes ${groupDigits(max)} bytes, the largest body pi-ai's catalogue gives for ${name}, at this message: ${rule.requestSize ?? `${rule.provider} refuses larger requests`}. Pi sends the whole context every time, so every request fails until the context shrinks (a compaction, or fewer images).`,
+          doc.lineRange(entry.line),
+        ),
+      ],
+      max,
+    };
   }
-  return [];
+  return { diagnostics: [], bytes, max };
 }
 
 function notSent(doc: SessionDocument, request: ProviderRequest, model: ModelInfo): Diagnostic[] {

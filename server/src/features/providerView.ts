@@ -17,7 +17,7 @@ import type { Entry, SessionAnalysis } from "../core/analysis";
 import type { ContextBuild, PiFlavor } from "../core/buildContext";
 import { type ProviderRequest, type ProviderResult, sharedProviderRequest } from "../core/provider/request";
 import type { ResumedModel } from "../core/provider/resumedModel";
-import { nestedDeeperThan } from "../core/depth";
+import { messagesDeeperThan, nestedDeeperThan } from "../core/depth";
 import { contextMarkdownOptions, renderContextMarkdown } from "./contextMarkdown";
 import { groupDigits, shortValue, singleLine } from "../core/text";
 
@@ -153,19 +153,12 @@ export interface ProviderView {
   messages: unknown[];
 }
 
-/** Whether a request's `{model, messages}` nests deeper than `limit`, found once per request (the walk costs as much as the build). */
-const depthChecked = new WeakMap<ProviderRequest, boolean>();
-
-function nestsDeeperThan(request: ProviderRequest, limit: number): boolean {
-  let deep = depthChecked.get(request);
-  if (deep === undefined) depthChecked.set(request, (deep = nestedDeeperThan({ model: request.model, messages: request.messages }, limit)));
-  return deep;
-}
-
 /**
- * Adds the provider stage to a `piSession/buildContext` answer built from `build`. Returns whether
- * the provider view nests deeper than `limit` once in the answer (one level below its top), which
- * JSON cannot carry: the caller checks the rest of the answer itself.
+ * Adds the provider stage to a `piSession/buildContext` answer built from `build`, its messages
+ * bounded by `bounds` (the request's `messages`). Returns whether the provider view nests deeper
+ * than `limit` once in the answer (one level below its top), which JSON cannot carry: the caller
+ * checks the rest of the answer itself. Each message is checked once per message object
+ * (`messagesDeeperThan`): a request updated after an edit shares its unchanged messages.
  */
 export function addProviderStage(
   a: SessionAnalysis,
@@ -174,14 +167,16 @@ export function addProviderStage(
   flavor: PiFlavor,
   format: "json" | "markdown",
   limit: number,
+  bounds: (messages: unknown[]) => unknown[] = (messages) => messages,
 ): boolean {
   const provider = providerRequestOf(build, flavor);
-  result.provider = provider.ok ? { model: provider.request.model, messages: provider.request.messages } : null;
+  const messages = provider.ok ? bounds(provider.request.messages) : [];
+  result.provider = provider.ok ? { model: provider.request.model, messages } : null;
   result.providerStats = statsOf(provider);
   if (format === "markdown") {
     result.markdown = provider.ok
       ? renderProviderMarkdown(a, build, provider.request, flavor)
       : `# No provider request\n\n${result.providerStats.error!.message}: every request fails before it reaches the provider.\n`;
   }
-  return provider.ok && nestsDeeperThan(provider.request, limit - 1);
+  return provider.ok && (nestedDeeperThan(provider.request.model, limit - 2) || messagesDeeperThan(messages, 3, limit));
 }

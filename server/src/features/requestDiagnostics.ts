@@ -28,11 +28,12 @@ import { activeContext, activeContext074 } from "../core/context";
 import type { SessionDocument } from "../core/document";
 import type { JsonPath } from "../core/locate";
 import type { ProviderRequest, ProviderResult } from "../core/provider/request";
-import { type KeptForInputs, keptForSameInputs, perStructure } from "../core/semantics/memo";
+import { type KeptForInputs, keptForSameInputs, perStructure, releasedTable } from "../core/semantics/memo";
 import { versionRules } from "../core/semantics/version";
 import { estimateContextTokens, estimateTokens, usableUsage } from "../core/tokens";
 import { groupDigits, singleLine } from "../core/text";
-import { imageDiagnostics } from "./imageDiagnostics";
+import { imageFindings, requestSizeFindings, type SizeFindings } from "./imageDiagnostics";
+import { updateRequestFindings } from "./requestFindingsUpdate";
 import { makeDiagnostic, ruleFor } from "./providerRules";
 import { modelName, providerRequestOf } from "./providerView";
 
@@ -44,24 +45,62 @@ type Message = Record<string, unknown>;
  * as long as what it reads is unchanged (`activeContext`, `sharedProviderRequest`, which chooses
  * the resumed model again on every call), so the same objects mean the same findings. Their
  * ranges are on the lines of the entries those contexts are built from and the header, which such
- * an edit leaves as they were.
+ * an edit leaves as they were. When an edit inside those lines updated the context and the
+ * request in place (`core/contextUpdate.ts`), the findings are updated from the last ones in
+ * proportion to the edit (`requestFindingsUpdate.ts`).
  */
-const memo: KeptForInputs<Diagnostic[]> = new WeakMap();
+const memo: KeptForInputs<RequestFindings> = releasedTable();
 
 export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
   const a = doc.analysis;
   if (a.headerState !== "ok" || !versionRules(a).current) return [];
   const compactions = keptForSameInputs(compactionMemo, a.structure, compactionParses(a), () => compactionKeepsToolResult(doc));
   const inputs = requestsOf(a);
-  const value = keptForSameInputs(memo, a.structure, inputs, () => computeRequestDiagnostics(doc, inputs));
+  const value = keptForSameInputs(
+    memo,
+    a.structure,
+    inputs,
+    () => computeRequestFindings(doc, inputs),
+    (lastInputs, last) => updateRequestFindings(doc, lastInputs, last, inputs),
+  ).all;
   return compactions.length === 0 ? value : [...compactions, ...value];
+}
+
+/** A finding with where its range comes from, so that an edit of its line can place it again. */
+export interface Located {
+  diagnostic: Diagnostic;
+  line: number;
+  /** The value the range covers, or undefined for the whole line. */
+  path: JsonPath | undefined;
+}
+
+function located(doc: SessionDocument, code: Parameters<typeof makeDiagnostic>[0], message: string, line: number, path: JsonPath | undefined): Located {
+  return { diagnostic: makeDiagnostic(code, message, path ? doc.valueRange(line, path) : doc.lineRange(line)), line, path };
+}
+
+/** The request findings by the parts an update redoes separately, and all of them in order. */
+export interface RequestFindings {
+  /** Pi 0.73/0.74's pipeline throws, or Pi 1.x's (then the only finding). */
+  head: Diagnostic[];
+  pairing: Located[];
+  /** Empty user messages, by index among the provider messages. */
+  empty: { at: number; found: Located }[];
+  window: Diagnostic[];
+  images: Diagnostic[];
+  size: SizeFindings;
+  all: Diagnostic[];
+}
+
+export function withAll(f: Omit<RequestFindings, "all">): RequestFindings {
+  const all = [...f.head, ...f.pairing.map((x) => x.diagnostic), ...f.empty.map((x) => x.found.diagnostic), ...f.window, ...f.images, ...f.size.diagnostics];
+  return { ...f, all };
 }
 
 /**
  * The compaction checks read compactions anywhere in the file, not only on the path Pi resumes,
  * and their ranges are on the compactions' own lines: kept for the structure and those lines' parses.
  */
-const compactionMemo: KeptForInputs<Diagnostic[]> = new WeakMap();
+const compactionMemo: KeptForInputs<Diagnostic[]> = releasedTable();
 
 /** The compaction entries, found once per structure (an edit inside a line keeps the entry objects). */
 const compactionsOf = perStructure((a: SessionAnalysis): Entry[] => a.entries.filter((e) => e.type === "compaction"));
@@ -80,18 +119,24 @@ function requestsOf(a: SessionAnalysis): readonly unknown[] {
   return [built, result, older, older.ok ? providerRequestOf(older.build, "0.74") : undefined];
 }
 
-function computeRequestDiagnostics(doc: SessionDocument, inputs: readonly unknown[]): Diagnostic[] {
-  const [built, result, older, old] = inputs as [ContextResult, ProviderResult?, ContextResult?, ProviderResult?];
-  const out: Diagnostic[] = [];
-  if (!built.ok || !result) return out;
-  if (!result.ok) {
-    out.push(throwsDiagnostic(doc, result, "Pi 1.x", ""));
-    return out;
-  }
-  if (older?.ok && old && !old.ok) out.push(throwsDiagnostic(doc, old, "Pi 0.73/0.74", " (Pi 1.x's does not)"));
+/** What the findings are made from, in the order `requestsOf` gives them. */
+export type RequestInputs = [ContextResult, ProviderResult?, ContextResult?, ProviderResult?];
+
+function computeRequestFindings(doc: SessionDocument, inputs: readonly unknown[]): RequestFindings {
+  const [built, result, older, old] = inputs as RequestInputs;
+  const none = { head: [], pairing: [], empty: [], window: [], images: [], size: { diagnostics: [] } };
+  if (!built.ok || !result) return withAll(none);
+  if (!result.ok) return withAll({ ...none, head: [throwsDiagnostic(doc, result, "Pi 1.x", "")] });
+  const head = older?.ok && old && !old.ok ? [throwsDiagnostic(doc, old, "Pi 0.73/0.74", " (Pi 1.x's does not)")] : [];
   const request = result.request;
-  out.push(...toolPairing(doc, built.build, request), ...emptyUsers(doc, request), ...overWindow(doc, built.build, request), ...imageDiagnostics(doc, request));
-  return out;
+  return withAll({
+    head,
+    pairing: toolPairing(doc, built.build, request),
+    empty: emptyUsers(doc, request),
+    window: overWindow(doc, built.build, request),
+    images: imageFindings(doc, request),
+    size: requestSizeFindings(doc, request),
+  });
 }
 
 /** Where in an entry's line its message content (or block `index` of it) is. */
@@ -125,8 +170,8 @@ function callIdsOf(message: unknown): unknown[] {
   return ids;
 }
 
-function toolPairing(doc: SessionDocument, build: ContextBuild, request: ProviderRequest): Diagnostic[] {
-  const out: Diagnostic[] = [];
+function toolPairing(doc: SessionDocument, build: ContextBuild, request: ProviderRequest): Located[] {
+  const out: Located[] = [];
   const rule = ruleFor(request.model?.inCatalog === false ? undefined : request.model?.api);
   const messages = request.messages as Message[];
   // The call ids of the assistant message the current run of tool results follows, and of every earlier one.
@@ -156,7 +201,7 @@ function toolPairing(doc: SessionDocument, build: ContextBuild, request: Provide
       `Pi sends this tool result for "${singleLine(String(id), 60)}" to ${modelOf(request)} without its call: ${cause}. ` +
       `${capital(rule.provider)} documents that ${rule.toolResultRule}, and answers "${rule.toolResultError}", ` +
       "so every request of this session fails (every prompt, and /compact) until this entry or its call is fixed.";
-    out.push(makeDiagnostic("orphaned-tool-result", message, doc.valueRange(entry.line, ["message", "toolCallId"])));
+    out.push(located(doc, "orphaned-tool-result", message, entry.line, ["message", "toolCallId"]));
   }
   if (request.placeholders.length === 0) return out;
   // Built once, so that a session of a thousand interrupted calls stays linear.
@@ -174,14 +219,14 @@ function toolPairing(doc: SessionDocument, build: ContextBuild, request: Provide
       : "before the end of the context";
     // The placeholder answers a call of an assistant entry, whose block the tool pairs find.
     const index = toolCallBlock(p.call, p.toolCallId);
-    const range = index < 0 ? doc.lineRange(p.call.line) : doc.valueRange(p.call.line, [...contentPath(p.call, index), "id"]);
+    const path = index < 0 ? undefined : [...contentPath(p.call, index), "id"];
     const result = resultOnPath.get(p.toolCallId);
     const edited =
       result && result.line > p.call.line && selected.has(result) && !sent.has(result)
         ? ` (its result, line ${result.line + 1}, is removed by a context edit)`
         : "";
     const message = `No result follows this tool call ${before}${edited}: Pi sends a synthetic error result, "No result provided", in its place. ${capital(rule.provider)} accepts it; the model sees the call as failed.`;
-    out.push(makeDiagnostic("tool-call-without-result", message, range));
+    out.push(located(doc, "tool-call-without-result", message, p.call.line, path));
   }
   return out;
 }
@@ -271,20 +316,26 @@ function isEmptyContent(content: unknown): boolean {
   );
 }
 
-function emptyUsers(doc: SessionDocument, request: ProviderRequest): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  const rule = ruleFor(request.model?.inCatalog === false ? undefined : request.model?.api);
+function emptyUsers(doc: SessionDocument, request: ProviderRequest): { at: number; found: Located }[] {
+  const out: { at: number; found: Located }[] = [];
   for (let k = 0; k < request.messages.length; k++) {
-    const m = request.messages[k] as Message;
-    const entry = request.sources[k];
-    if (m.role !== "user" || !entry || !isEmptyContent(m.content)) continue;
-    const message = `Pi sends this user message to ${modelOf(request)} without any text: ${rule.emptyUser}.`;
-    out.push(makeDiagnostic("empty-user-message", message, doc.valueRange(entry.line, contentPath(entry))));
+    const found = emptyUserAt(doc, request, k);
+    if (found) out.push({ at: k, found });
   }
   return out;
 }
 
-function overWindow(doc: SessionDocument, build: ContextBuild, request: ProviderRequest): Diagnostic[] {
+/** The finding on provider message `k`, when it is a user message without text. */
+export function emptyUserAt(doc: SessionDocument, request: ProviderRequest, k: number): Located | undefined {
+  const m = request.messages[k] as Message;
+  const entry = request.sources[k];
+  if (m.role !== "user" || !entry || !isEmptyContent(m.content)) return undefined;
+  const rule = ruleFor(request.model?.inCatalog === false ? undefined : request.model?.api);
+  const message = `Pi sends this user message to ${modelOf(request)} without any text: ${rule.emptyUser}.`;
+  return located(doc, "empty-user-message", message, entry.line, contentPath(entry));
+}
+
+export function overWindow(doc: SessionDocument, build: ContextBuild, request: ProviderRequest): Diagnostic[] {
   const model = request.model;
   if (!model || model.inCatalog === false || !(model.contextWindow > 0)) return [];
   const messages = build.context.messages;

@@ -53,6 +53,7 @@ import { computeRename, isRenameRefusal, prepareRename } from "../features/renam
 import { computeDocumentSymbols } from "../features/symbols";
 import { VERSION } from "../version";
 import { DiagnosticsService } from "./diagnostics";
+import { compactLines } from "./lineStorage";
 import { MemoryReclaimer } from "./memory";
 import { takeSplitText } from "./messageReader";
 import { Guard } from "./guard";
@@ -206,7 +207,13 @@ export function startServer(connection: Connection): ServerHandle {
     }, LENS_REFRESH_DELAY_MS);
   }
 
-  const memory = new MemoryReclaimer(() => documents.keys().length);
+  const memory = new MemoryReclaimer(
+    () => documents.keys().length,
+    undefined,
+    () => {
+      for (const document of documents.all()) compactLines(document);
+    },
+  );
   documents.onDidOpen((event) => {
     diagnostics?.changed(event.document);
     memory.changed(event.document.textLength());

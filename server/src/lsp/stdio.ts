@@ -9,11 +9,15 @@
 import { createConnection, LSPErrorCodes, type Message, ProposedFeatures, type ResponseMessage, StreamMessageWriter } from "vscode-languageserver/node";
 import { SessionMessageReader } from "./messageReader";
 import { startServer } from "./server";
+import { encodeMessage, standardInput } from "./stdin";
 
 export function startStdioServer(): void {
   const log = (text: string) => process.stderr.write(`pi-session-lsp: ${text}\n`);
-  const reader = new SessionMessageReader(process.stdin);
-  const writer = new StreamMessageWriter(process.stdout);
+  const input = standardInput();
+  const reader = new SessionMessageReader(input);
+  // Encoded as the library does, a large answer into memory that is given back (`encodeMessage`).
+  const contentTypeEncoder = { name: "application/json", encode: (message: Message) => Promise.resolve(encodeMessage(message)) };
+  const writer = new StreamMessageWriter(process.stdout, { charset: "utf-8", contentTypeEncoder });
   reader.onError((error) => log(`could not read a message from the client: ${error.message}`));
   reader.onPartialMessage((info) => log(`still waiting, after ${info.waitingTime} ms, for the rest of a message (is its Content-Length right?)`));
   writer.onError(([error]) => log(`could not write a message to the client: ${error.message}`));
@@ -25,6 +29,6 @@ export function startStdioServer(): void {
   const server = startServer(createConnection(ProposedFeatures.all, reader, writer, { cancelUndispatched }));
   // The client closing its end of stdin ends the server, cleanly only after a `shutdown`.
   const end = () => process.exit(server.shutDown ? 0 : 1);
-  process.stdin.on("end", end);
-  process.stdin.on("close", end);
+  input.on("end", end);
+  input.on("close", end);
 }

@@ -1,32 +1,38 @@
 /**
- * The worker side of the pool (`scanPool.ts`): takes tasks one at a time, runs them, and reports
- * the bytes read meanwhile so the pool can show progress. A worker script is one call of `serve`.
+ * The worker side of the pool (`scanPool.ts`): claims tasks one at a time from the counter the
+ * pool's threads share, runs them, and reports the bytes read meanwhile so the pool can show
+ * progress. A worker script is one call of `serve`.
  */
 
 import { parentPort } from "node:worker_threads";
 
+/** The pool's one message to a worker: every task, largest first, and the counter the threads claim them with. */
 export interface WorkerRequest<T> {
-  id: number;
-  task: T;
+  tasks: readonly T[];
+  /** Holds the position in `tasks` of the next task to claim (`Atomics.add`), shared by every thread. */
+  next: Int32Array;
 }
 
-export type WorkerReply<R> = { kind: "bytes"; bytes: number } | { kind: "done"; id: number; outcome: R };
+export type WorkerReply<R> = { kind: "bytes"; bytes: number } | { kind: "done"; position: number; outcome: R } | { kind: "idle" };
 
-/** Answers the pool's tasks with `run`, in this worker thread. */
+/** Answers the pool's tasks with `run`, in this worker thread, claiming them until none is left. */
 export function serve<T, R>(run: (task: T, onBytes: (bytes: number) => void) => R): void {
   const port = parentPort;
   if (!port) return;
-  port.on("message", ({ id, task }: WorkerRequest<T>) => {
-    let pending = 0;
-    const outcome = run(task, (bytes) => {
-      // Progress in steps of at least 8 MiB, so a folder of small files does not flood the port.
-      pending += bytes;
-      if (pending >= 8 * 1024 * 1024) {
-        port.postMessage({ kind: "bytes", bytes: pending } satisfies WorkerReply<R>);
-        pending = 0;
-      }
-    });
-    if (pending > 0) port.postMessage({ kind: "bytes", bytes: pending } satisfies WorkerReply<R>);
-    port.postMessage({ kind: "done", id, outcome } satisfies WorkerReply<R>);
+  port.on("message", ({ tasks, next }: WorkerRequest<T>) => {
+    for (let position = Atomics.add(next, 0, 1); position < tasks.length; position = Atomics.add(next, 0, 1)) {
+      let pending = 0;
+      const outcome = run(tasks[position]!, (bytes) => {
+        // Progress in steps of at least 8 MiB, so a folder of small files does not flood the port.
+        pending += bytes;
+        if (pending >= 8 * 1024 * 1024) {
+          port.postMessage({ kind: "bytes", bytes: pending } satisfies WorkerReply<R>);
+          pending = 0;
+        }
+      });
+      if (pending > 0) port.postMessage({ kind: "bytes", bytes: pending } satisfies WorkerReply<R>);
+      port.postMessage({ kind: "done", position, outcome } satisfies WorkerReply<R>);
+    }
+    port.postMessage({ kind: "idle" } satisfies WorkerReply<R>);
   });
 }

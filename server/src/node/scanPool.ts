@@ -7,6 +7,12 @@
  * Without the compiled worker (the TypeScript sources run under a test runner) or for a small job,
  * the same scan runs in this thread, yielding to the event loop between files. `runPool` is the
  * pool itself, for any job a worker script serves through `poolWorker.ts` (`check DIR` uses it).
+ *
+ * Every thread claims its next task from one shared counter (`Atomics.add` on a
+ * `SharedArrayBuffer`), so that no thread waits for another to hand it work. A command-line job
+ * (`withThisThread`) works in this thread too, as one of the threads: a worker costs a start and a
+ * load of the modules (about 0.1 s of CPU each), and its isolate compiles the hot code again,
+ * while this thread, which has all of that done already, would only wait.
  */
 
 import { existsSync } from "node:fs";
@@ -24,12 +30,18 @@ export interface ScanProgress {
 }
 
 export interface PoolOptions {
-  /** Worker threads to use; default: one per core. 0 scans in this thread. */
+  /** Threads to use (with `withThisThread`, this one among them); default: one per core. 0 or 1 scans in this thread. */
   threads?: number;
   /** Sizes of the files, when known, to order the work and report progress in bytes. */
   sizes?: readonly number[];
   onProgress?: (progress: ScanProgress) => void;
   signal?: AbortSignal;
+  /**
+   * Whether this thread checks files too, as one of the `threads` (one worker fewer): for the
+   * command line, where nothing else waits for this thread. A server's thread must stay free for
+   * its requests, so by default it only waits.
+   */
+  withThisThread?: boolean;
 }
 
 /** One kind of work for the pool: the worker script that does it, and the same work in this thread. */
@@ -73,23 +85,33 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
   if (!usesThreads(wanted, tasks.length, sizes, job.script)) return runHere(tasks, job, progress, report, options.signal);
 
   const order = tasks.map((_, i) => i).sort((a, b) => (sizes[b] ?? 0) - (sizes[a] ?? 0));
+  const ordered = order.map((id) => tasks[id]!);
+  // The index in `ordered` of the next task to claim, shared by every thread.
+  const next = new Int32Array(new SharedArrayBuffer(4));
   const results = new Array<R>(tasks.length);
-  let next = 0;
+  const take = (position: number, outcome: R) => {
+    const id = order[position]!;
+    results[id] = outcome;
+    progress.files++;
+    job.onResult?.(id, outcome);
+    report();
+  };
+  const here = options.withThisThread === true;
   const workers: Worker[] = [];
   try {
     await new Promise<void>((resolveAll, rejectAll) => {
       let running = 0;
-      const abort = () => rejectAll(options.signal?.reason ?? new Error("aborted"));
-      options.signal?.addEventListener("abort", abort, { once: true });
-      const feed = (worker: Worker) => {
-        if (next >= order.length) {
-          if (--running === 0) resolveAll();
-          return;
-        }
-        const id = order[next++]!;
-        worker.postMessage({ id, task: tasks[id]! } satisfies WorkerRequest<T>);
+      let failed = false;
+      const fail = (error: unknown) => {
+        failed = true;
+        rejectAll(error);
       };
-      for (let t = 0; t < threads; t++) {
+      const finished = () => {
+        if (--running === 0) resolveAll();
+      };
+      const abort = () => fail(options.signal?.reason ?? new Error("aborted"));
+      options.signal?.addEventListener("abort", abort, { once: true });
+      for (let t = here ? 1 : 0; t < threads; t++) {
         const worker = new Worker(job.script);
         workers.push(worker);
         running++;
@@ -97,16 +119,29 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
           if (reply.kind === "bytes") {
             progress.bytes += reply.bytes;
             report();
-            return;
+          } else if (reply.kind === "done") {
+            take(reply.position, reply.outcome);
+          } else {
+            finished();
           }
-          results[reply.id] = reply.outcome;
-          progress.files++;
-          job.onResult?.(reply.id, reply.outcome);
-          report();
-          feed(worker);
         });
-        worker.on("error", rejectAll);
-        feed(worker);
+        worker.on("error", fail);
+        worker.postMessage({ tasks: ordered, next } satisfies WorkerRequest<T>);
+      }
+      if (here) {
+        running++;
+        void (async () => {
+          for (let position = Atomics.add(next, 0, 1); position < ordered.length && !failed; position = Atomics.add(next, 0, 1)) {
+            const outcome = job.here(ordered[position]!, (bytes) => {
+              progress.bytes += bytes;
+              report();
+            });
+            take(position, outcome);
+            // The workers' replies (and a progress line) are taken between files.
+            await new Promise((r) => setImmediate(r));
+          }
+          finished();
+        })().catch(fail);
       }
     });
   } finally {

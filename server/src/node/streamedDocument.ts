@@ -18,13 +18,15 @@
 
 import * as nodeFs from "node:fs";
 import { SessionDocument } from "../core/document";
-import { CachedValueLine, type MalformedLine, type ParsedLine, parseLine, type ValueLine } from "../core/parse";
+import { CachedValueLine, type LineFacts, type MalformedLine, type ParsedLine, parseLine, parseLineWith } from "../core/parse";
 import { PositionMap } from "../core/positions";
-import { setValueBudget, transferValue } from "../core/values";
+import { parseWithoutKeeping, setValueBudget } from "../core/values";
 import { DEFAULT_MAX_LINE_BYTES, readLinesSync } from "./lineReader";
 
-/** How much the read back of one line reads from there on (lines read back come mostly in file order). */
+/** How much the read back of one line reads from there on when it follows the bytes read last (lines read back come mostly in file order). */
 const READ_AHEAD_BYTES = 1024 * 1024;
+/** How much a read back elsewhere reads: a check that wants one line (the first, the one a diagnostic is on) reads little more. */
+const FIRST_READ_BYTES = 64 * 1024;
 
 const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024).toLocaleString("en-US")} MiB`;
 
@@ -66,22 +68,30 @@ class DiskLines {
   private window: Buffer = Buffer.alloc(0);
   private windowStart = 0;
 
-  /** The raw bytes of line `i`, its "\r\n"'s "\r" included. */
+  /** The buffer the read backs up to a window's size read into: one, reused, so that no read allocates (see `bytes`). */
+  private scratch: Buffer | undefined;
+
+  /**
+   * The raw bytes of line `i`, its "\r\n"'s "\r" included, valid until the next call (the buffer
+   * is reused: 64 KiB buffers allocated per read fragmented the C heap, 80 MB more RSS on a folder).
+   */
   bytes(i: number): Buffer {
     const length = this.lengths[i]!;
     const start = this.starts[i]!;
     const offset = start - this.windowStart;
     if (offset >= 0 && offset + length <= this.window.length) return this.window.subarray(offset, offset + length);
-    // A long line is read alone; a short one with what follows it, up to a window's size.
-    const size = Math.max(length, READ_AHEAD_BYTES);
-    const buffer = Buffer.allocUnsafe(size);
+    // A short line is read with what follows it, up to a window's size, the larger when the checks
+    // read on from the window before (a context walked in file order); a long one alone.
+    const window = offset >= 0 && offset <= this.window.length + FIRST_READ_BYTES ? READ_AHEAD_BYTES : FIRST_READ_BYTES;
+    const size = Math.max(length, window);
+    const buffer = size > READ_AHEAD_BYTES ? Buffer.allocUnsafe(size) : (this.scratch ??= Buffer.allocUnsafe(READ_AHEAD_BYTES));
     let done = 0;
     while (done < size) {
       const n = nodeFs.readSync(this.fd, buffer, done, size - done, start + done);
       if (n === 0) break;
       done += n;
     }
-    if (size === READ_AHEAD_BYTES) {
+    if (buffer === this.scratch) {
       this.window = buffer.subarray(0, done);
       this.windowStart = start;
     }
@@ -119,11 +129,11 @@ function linesView(disk: DiskLines): string[] {
 /** A line that parsed, its facts kept and its text left on disk. */
 class StreamedValueLine extends CachedValueLine {
   constructor(
-    p: ValueLine,
+    facts: LineFacts,
     private readonly disk: DiskLines,
     private readonly line: number,
   ) {
-    super(p);
+    super(facts);
   }
 
   /**
@@ -165,9 +175,15 @@ class StreamedMalformedLine implements MalformedLine {
 class StreamedSessionDocument extends SessionDocument {
   /** The sum of the lines' lengths, counted while they streamed past. */
   private readonly chars = 0;
+  /** Whether line 0 starts with a byte order mark, seen as it streamed past (not read back: the first check asks). */
+  private readonly bom = false;
 
   override textLength(): number {
     return this.chars;
+  }
+
+  override get hasBom(): boolean {
+    return this.bom;
   }
 }
 
@@ -190,9 +206,21 @@ export interface StreamOptions {
    * survive into the old generation, and a 50 MB file churned 16 MB of them through it: a fifth
    * of the check's time), and a value the checks want from earlier in the file is parsed again.
    * Without it, the cache's budget in force is used for every line.
+   *
+   * A long line (`LONG_LINE_BYTES` or more: an image, a tool's output) keeps its value wherever it
+   * is, up to `LONG_LINES_CHARS` of them, beyond the tail's budget: its value is a few long strings,
+   * which cost the collector little to keep, while parsing it again (reading it back, decoding it)
+   * costs as much as the first time. A session of images had its whole 85 MB parsed twice, the
+   * checks wanting every line (the context Pi resumes); kept, its check takes a fifth less time,
+   * and less memory (the value was made twice, the text decoded twice).
    */
   keepTailChars?: number;
 }
+
+/** A line at least this long keeps its value before the tail too (see `keepTailChars`). */
+const LONG_LINE_BYTES = 8 * 1024;
+/** The most characters of long lines that keep their values before the tail, so that memory stays bounded. */
+const LONG_LINES_CHARS = 128_000_000;
 
 /**
  * Reads the session open at `fd` (UTF-8, as Pi reads it) into a document that keeps no line text.
@@ -206,11 +234,17 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
   const crLines: string[] = [];
   let lossless = true;
   let chars = 0;
+  let bom = false;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const keep = options.keepTailChars;
   // Bytes are at least as many as the characters they decode to: the tail's values fit the budget.
   let tailStart = keep === undefined ? 0 : Math.max(0, nodeFs.fstatSync(fd).size - keep);
+  // The characters of the long lines kept before the tail, which the budget holds besides the tail's.
+  let longChars = 0;
   if (keep !== undefined) setValueBudget(tailStart > 0 ? 0 : keep);
+  // The record of a line that parses is made by the parse itself, for the line being read.
+  let current = 0;
+  const streamedLine = (_text: string, facts: LineFacts) => new StreamedValueLine(facts, disk, current);
   const result = readLinesSync(
     fd,
     (raw, meta) => {
@@ -220,7 +254,7 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
       const text = crlf ? raw.slice(0, -1) : raw;
       const line = meta.line;
       if (tailStart > 0 && meta.start >= tailStart) {
-        setValueBudget(keep);
+        setValueBudget(keep! + longChars);
         tailStart = 0;
       }
       chars += text.length;
@@ -229,13 +263,21 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
       crLines.push(text.includes("\r") ? text : "");
       // Decoding replaced invalid UTF-8 with U+FFFD only if the bytes differ from the text's.
       if (lossless && raw.includes("\uFFFD")) lossless = Buffer.from(raw, "utf8").equals(disk.bytes(line));
-      const json = line === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-      const p = parseLine(json);
-      if (p.kind === "value") {
-        const kept = new StreamedValueLine(p, disk, line);
-        transferValue(p as ValueLine & { text: string }, kept);
-        parsed.push(kept);
-      } else if (p.kind === "malformed") {
+      if (line === 0) bom = text.charCodeAt(0) === 0xfeff;
+      const json = bom && line === 0 ? text.slice(1) : text;
+      current = line;
+      let p: ParsedLine;
+      if (tailStart === 0) {
+        p = parseLineWith(json, streamedLine);
+      } else if (meta.bytes >= LONG_LINE_BYTES && longChars + meta.bytes <= LONG_LINES_CHARS) {
+        longChars += meta.bytes;
+        setValueBudget(longChars);
+        p = parseLineWith(json, streamedLine);
+      } else {
+        // Before the tail the budget keeps no other value: none is filed in the cache only to be let go.
+        p = parseWithoutKeeping(Number.POSITIVE_INFINITY, () => parseLineWith(json, streamedLine));
+      }
+      if (p.kind === "malformed") {
         // A message made already is kept; one made lazily would need the text, which is read back instead.
         parsed.push(Object.hasOwn(p, "error") ? p : new StreamedMalformedLine(disk, line));
       } else {
@@ -265,6 +307,7 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
     previousAnalysis: undefined,
     editedLines: new Map(),
     chars,
+    bom,
   });
   return { doc, lossless };
 }

@@ -44,23 +44,34 @@ export function convertToLlm(messages: readonly unknown[], version: PipelineVers
   const from: number[] = [];
   const leftOut: { index: number; why: LeftOut }[] = [];
   for (let i = 0; i < messages.length; i++) {
-    const m = messages[i] as Record<string, unknown> | null | undefined;
-    // Pi reads `m.role` first: only null and undefined make that throw.
-    if (m === null || m === undefined) return { ok: false, index: i, reason: `message ${i + 1} is ${String(m)}` };
-    let converted: unknown;
-    try {
-      converted = convertOne(m, version);
-    } catch (error) {
-      return { ok: false, index: i, reason: `converting message ${i + 1} throws ${describeError(error)}` };
-    }
-    if (typeof converted === "string") {
-      leftOut.push({ index: i, why: converted as LeftOut });
+    const converted = convertMessage(messages[i], i, version);
+    if (converted.ok === false) return converted;
+    if (converted.leftOut !== undefined) {
+      leftOut.push({ index: i, why: converted.leftOut });
       continue;
     }
-    out.push(converted);
+    out.push(converted.message);
     from.push(i);
   }
   return { ok: true, messages: out, from, leftOut };
+}
+
+/** Context message `i` converted, or why it is left out, or why Pi throws on it: it reads that message alone. */
+export function convertMessage(
+  message: unknown,
+  i: number,
+  version: PipelineVersion,
+): { ok: true; message: unknown; leftOut?: undefined } | { ok: true; leftOut: LeftOut } | { ok: false; index: number; reason: string } {
+  const m = message as Record<string, unknown> | null | undefined;
+  // Pi reads `m.role` first: only null and undefined make that throw.
+  if (m === null || m === undefined) return { ok: false, index: i, reason: `message ${i + 1} is ${String(m)}` };
+  let converted: unknown;
+  try {
+    converted = convertOne(m, version);
+  } catch (error) {
+    return { ok: false, index: i, reason: `converting message ${i + 1} throws ${describeError(error)}` };
+  }
+  return typeof converted === "string" ? { ok: true, leftOut: converted as LeftOut } : { ok: true, message: converted };
 }
 
 /** One message converted, or why it is left out. */

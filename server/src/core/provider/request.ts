@@ -19,8 +19,10 @@
 
 import type { Entry } from "../analysis";
 import type { ContextBuild, PiFlavor } from "../buildContext";
+import { contextSplice } from "../contextUpdate";
 import { convertToLlm, type LeftOut, type PipelineVersion } from "./convertToLlm";
 import { chooseModel, type ModelChoice, type ResumedModel } from "./resumedModel";
+import { updateRequest } from "./requestUpdate";
 import { transformMessages } from "./transformMessages";
 
 export interface ProviderPlaceholder {
@@ -101,9 +103,23 @@ export function sharedProviderRequest(build: ContextBuild, options: ProviderOpti
   if (!memo) requests.set(build, (memo = {}));
   const last = memo[version];
   if (last && sameChoice(last.choice, choice)) return last.result;
-  const result = requestFor(build, choice, version, options.now);
+  const result = updatedRequest(build, choice, version) ?? requestFor(build, choice, version, options.now);
   memo[version] = { choice, result };
   return result;
+}
+
+/**
+ * The request of a build updated from another (`contextSplice`), made from the other's request for
+ * the same model by redoing only the replaced messages (`updateRequest`), or undefined.
+ */
+function updatedRequest(build: ContextBuild, choice: ModelChoice, version: PipelineVersion): ProviderResult | undefined {
+  const splice = contextSplice(build);
+  if (!splice) return undefined;
+  const last = requests.get(splice.from)?.[version];
+  if (!last?.result.ok || !sameChoice(last.choice, choice)) return undefined;
+  const request = updateRequest(last.result.request, splice, build.context.messages, choice.transformModel, version);
+  if (!request) return undefined;
+  return request === last.result.request ? last.result : { ok: true, request };
 }
 
 /** Whether two model choices make the same request: the transform reads only the model, the view also what was selected. */

@@ -64,67 +64,86 @@ export type TransformResult = ({ ok: true } & TransformOutput) | { ok: false; in
 type Message = Record<string, unknown>;
 
 export function transformMessages(input: readonly unknown[], model: TransformModel, version: PipelineVersion, now: () => number): TransformResult {
-  const v16 = version === "1.x";
-  let messages = input as Message[];
-  // Null or missing content becomes [] for every role (1.6).
-  if (v16) messages = messages.map((msg) => (msg.content == null ? { ...msg, content: [] } : msg));
-
+  // Steps 1 to 3 read one message each; Pi runs each over every message before the next, so the
+  // first image failure is reported before any assistant failure.
+  const prepared = input.map((msg) => prepareMessage(msg as Message, model, version));
+  let failure: Extract<Prepared, { ok: false }> | undefined;
+  let at = -1;
+  for (let i = 0; i < prepared.length; i++) {
+    const p = prepared[i]!;
+    if (!p.ok && (failure === undefined || (p.step === "images" && failure.step === "assistant"))) {
+      failure = p;
+      at = i;
+      if (p.step === "images") break;
+    }
+  }
+  if (failure) return { ok: false, index: at, reason: failure.reason };
   let imagesOmitted = 0;
-  if (!model.input.includes("image")) {
-    const downgraded: Message[] = [];
-    for (let i = 0; i < messages.length; i++) {
-      const msg = messages[i]!;
-      if ((msg.role === "user" && Array.isArray(msg.content)) || msg.role === "toolResult") {
-        const placeholder = msg.role === "user" ? NON_VISION_USER_IMAGE_PLACEHOLDER : NON_VISION_TOOL_IMAGE_PLACEHOLDER;
-        const replaced = replaceImagesWithPlaceholder(msg.content, placeholder);
-        if (typeof replaced === "string") return { ok: false, index: i, reason: replaced };
-        imagesOmitted += replaced.images;
-        downgraded.push({ ...msg, content: replaced.content });
-      } else {
-        downgraded.push(msg);
-      }
-    }
-    messages = downgraded;
-  }
-
-  // First pass: assistant content for the target model.
   const transformed: Message[] = [];
-  for (let i = 0; i < messages.length; i++) {
-    const msg = messages[i]!;
-    if (msg.role !== "assistant") {
-      transformed.push(msg);
-      continue;
-    }
-    const content = msg.content as unknown;
-    if (content === null || content === undefined) return { ok: false, index: i, reason: `an assistant message whose content is ${String(content)}` };
-    if (typeof (content as { flatMap?: unknown }).flatMap !== "function")
-      return { ok: false, index: i, reason: "an assistant message whose content is not an array" };
-    const isSameModel = msg.provider === model.provider && msg.api === model.api && msg.model === model.id;
-    let failure: string | undefined;
-    const transformedContent = (content as unknown[]).flatMap((block): unknown => {
-      if (failure !== undefined) return [];
-      if (block === null || block === undefined) {
-        failure = `an assistant content block that is ${String(block)}`;
-        return [];
-      }
-      const b = block as Message;
-      if (b.type === "thinking") return v16 ? thinking16(b, isSameModel, (f) => (failure = f)) : thinking074(b, isSameModel, (f) => (failure = f));
-      if (b.type === "text") return isSameModel ? b : { type: "text", text: b.text };
-      if (b.type === "toolCall") {
-        let normalized = b;
-        if (!isSameModel && b.thoughtSignature) {
-          normalized = { ...b };
-          delete normalized.thoughtSignature;
-        }
-        return normalized;
-      }
-      return b;
-    });
-    if (failure !== undefined) return { ok: false, index: i, reason: failure };
-    transformed.push({ ...msg, content: transformedContent });
+  for (const p of prepared as Extract<Prepared, { ok: true }>[]) {
+    imagesOmitted += p.images;
+    transformed.push(p.message);
+  }
+  return closeToolCalls(transformed, version, now, imagesOmitted);
+}
+
+/** One message after steps 1 to 3, with the images it lost, or why Pi throws on it and in which step. */
+export type Prepared = { ok: true; message: Message; images: number } | { ok: false; step: "images" | "assistant"; reason: string };
+
+/**
+ * Steps 1 to 3 for one message: each reads that message and the model alone, so a message's
+ * result stays the same whatever the others are (the provider request is updated by redoing only
+ * the messages an edit changed, `core/provider/request.ts`).
+ */
+export function prepareMessage(input: Message, model: TransformModel, version: PipelineVersion): Prepared {
+  const v16 = version === "1.x";
+  let msg = input;
+  // Null or missing content becomes [] for every role (1.6).
+  if (v16 && msg.content == null) msg = { ...msg, content: [] };
+
+  let images = 0;
+  if (!model.input.includes("image") && ((msg.role === "user" && Array.isArray(msg.content)) || msg.role === "toolResult")) {
+    const placeholder = msg.role === "user" ? NON_VISION_USER_IMAGE_PLACEHOLDER : NON_VISION_TOOL_IMAGE_PLACEHOLDER;
+    const replaced = replaceImagesWithPlaceholder(msg.content, placeholder);
+    if (typeof replaced === "string") return { ok: false, step: "images", reason: replaced };
+    images = replaced.images;
+    msg = { ...msg, content: replaced.content };
   }
 
-  // Second pass: drop failed turns, close open tool calls.
+  // Assistant content for the target model.
+  if (msg.role !== "assistant") return { ok: true, message: msg, images };
+  const content = msg.content as unknown;
+  if (content === null || content === undefined) return { ok: false, step: "assistant", reason: `an assistant message whose content is ${String(content)}` };
+  if (typeof (content as { flatMap?: unknown }).flatMap !== "function")
+    return { ok: false, step: "assistant", reason: "an assistant message whose content is not an array" };
+  const isSameModel = msg.provider === model.provider && msg.api === model.api && msg.model === model.id;
+  let failure: string | undefined;
+  const transformedContent = (content as unknown[]).flatMap((block): unknown => {
+    if (failure !== undefined) return [];
+    if (block === null || block === undefined) {
+      failure = `an assistant content block that is ${String(block)}`;
+      return [];
+    }
+    const b = block as Message;
+    if (b.type === "thinking") return v16 ? thinking16(b, isSameModel, (f) => (failure = f)) : thinking074(b, isSameModel, (f) => (failure = f));
+    if (b.type === "text") return isSameModel ? b : { type: "text", text: b.text };
+    if (b.type === "toolCall") {
+      let normalized = b;
+      if (!isSameModel && b.thoughtSignature) {
+        normalized = { ...b };
+        delete normalized.thoughtSignature;
+      }
+      return normalized;
+    }
+    return b;
+  });
+  if (failure !== undefined) return { ok: false, step: "assistant", reason: failure };
+  return { ok: true, message: { ...msg, content: transformedContent }, images };
+}
+
+/** Step 4, the one that reads across messages: drops failed turns and closes open tool calls. */
+function closeToolCalls(transformed: readonly Message[], version: PipelineVersion, now: () => number, imagesOmitted: number): TransformResult {
+  const v16 = version === "1.x";
   const result: unknown[] = [];
   const origin: number[] = [];
   const placeholders: Placeholder[] = [];

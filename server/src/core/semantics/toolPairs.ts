@@ -22,21 +22,28 @@ export interface ToolIndex {
   results: Map<string, Entry[]>;
 }
 
-export const toolIndex = perStructure((a): ToolIndex => {
-  const calls = new Map<string, Entry[]>();
-  const results = new Map<string, Entry[]>();
-  const add = (map: Map<string, Entry[]>, id: string, entry: Entry) => {
-    const list = map.get(id);
-    if (list) list.push(entry);
-    else map.set(id, [entry]);
-  };
-  for (const entry of a.entries) {
-    const p = entry.parsed;
-    if (p.toolCallIds) for (const id of p.toolCallIds) add(calls, id, entry);
-    if (p.toolResultId !== undefined) add(results, p.toolResultId, entry);
-  }
-  return { calls, results };
-});
+/**
+ * Released when idle (`releaseKept`): 4 MB for the 45 MB session's 52,000 call and result ids, and
+ * built again in one pass over the entries by the first answer that needs it.
+ */
+export const toolIndex = perStructure(
+  (a): ToolIndex => {
+    const calls = new Map<string, Entry[]>();
+    const results = new Map<string, Entry[]>();
+    const add = (map: Map<string, Entry[]>, id: string, entry: Entry) => {
+      const list = map.get(id);
+      if (list) list.push(entry);
+      else map.set(id, [entry]);
+    };
+    for (const entry of a.entries) {
+      const p = entry.parsed;
+      if (p.toolCallIds) for (const id of p.toolCallIds) add(calls, id, entry);
+      if (p.toolResultId !== undefined) add(results, p.toolResultId, entry);
+    }
+    return { calls, results };
+  },
+  { releasedWhenIdle: true },
+);
 
 /** The assistant entry holding the tool call that a result on `entry` with `id` answers: the nearest ancestor with it. */
 export function callFor(a: SessionAnalysis, entry: Entry, id: string): Entry | undefined {

@@ -1,0 +1,104 @@
+/**
+ * The context and provider request kept across edits and updated in place (core/contextUpdate.ts,
+ * core/provider/requestUpdate.ts) equal those built from scratch: after random edits inside the
+ * lines of the resumed context of every parity fixture (typing, emptying a text, a stop reason
+ * that drops the turn or stops dropping it, a tool call renamed, an image added, a content made
+ * null, another model named, a usage over the window, a summary or command edited, a `!!` run),
+ * for both Pi versions, the kept build and request equal a fresh document's, and so do the
+ * diagnostics. The edits are applied several at a time between comparisons, and the test checks
+ * that the updates, not only the fresh builds, were exercised.
+ */
+
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Entry } from "../../server/src/core/analysis";
+import { buildContext, type ContextResult, type PiFlavor } from "../../server/src/core/buildContext";
+import { activeContext, activeContext074 } from "../../server/src/core/context";
+import { contextSplice } from "../../server/src/core/contextUpdate";
+import { SessionDocument } from "../../server/src/core/document";
+import { buildProviderRequest, type ProviderResult } from "../../server/src/core/provider/request";
+import { requestSplice } from "../../server/src/core/provider/requestUpdate";
+import { computeDiagnostics } from "../../server/src/features/diagnostics";
+import { providerRequestOf } from "../../server/src/features/providerView";
+import { editInContext } from "../helpers/contextEdits";
+import { seededRandom } from "../helpers/lspClient";
+
+const FIXTURES = join(__dirname, "../parity/fixtures");
+const files = readdirSync(FIXTURES)
+  .filter((f) => f.endsWith(".jsonl"))
+  .sort();
+
+const lines = (entries: readonly (Entry | undefined)[]) => entries.map((e) => (e ? e.line : null));
+
+/** A build as data: what Pi's context holds and which lines it comes from. */
+function contextData(result: ContextResult) {
+  if (!result.ok) return { failure: result.failure.kind, line: result.failure.entry.line };
+  const b = result.build;
+  return {
+    context: JSON.stringify(b.context),
+    path: lines(b.path),
+    selected: lines(b.selected),
+    compaction: b.compaction?.line,
+    sources: lines(b.sources),
+  };
+}
+
+/** A request as data, the synthetic results' times left out (Pi dates them when it sends). */
+function requestData(result: ProviderResult) {
+  if (!result.ok) return { reason: result.reason, line: result.entry?.line, index: result.contextIndex, model: result.model };
+  const r = result.request;
+  const messages = r.messages.map((m, k) => (r.contextIndex[k]! < 0 ? { ...(m as object), timestamp: 0 } : m));
+  return {
+    model: r.model,
+    selected: r.selected,
+    messages: JSON.stringify(messages),
+    sources: lines(r.sources),
+    contextIndex: r.contextIndex,
+    leftOut: r.leftOut.map((x) => [x.entry?.line, x.contextIndex, x.why]),
+    dropped: r.dropped.map((x) => [x.entry?.line, x.contextIndex, x.stopReason]),
+    placeholders: r.placeholders.map((p) => [p.at, p.call?.line, p.toolCallId, p.toolName]),
+    held: r.held.map((x) => [x.entry?.line, x.contextIndex]),
+    imagesOmitted: r.imagesOmitted,
+  };
+}
+
+describe("the context and provider request updated after edits in the resumed context", () => {
+  it(`equal those built from scratch, for both Pi versions, in ${files.length} fixtures`, () => {
+    const random = seededRandom(12);
+    let compared = 0;
+    let builds = 0;
+    let requests = 0;
+    for (const name of files) {
+      const doc = new SessionDocument(`file:///${name}`, "jsonl", 1, readFileSync(join(FIXTURES, name), "utf8"));
+      if (doc.analysis.headerState !== "ok") continue;
+      computeDiagnostics(doc);
+      for (let step = 0; step < 60; step++) {
+        const line = editInContext(doc, random);
+        if (line === undefined) break;
+        if (line < 0 || random() < 0.3) continue;
+        const fresh = new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText());
+        const where = `${name}, edit ${step} on line ${line + 1}`;
+        for (const [flavor, kept] of [
+          ["1.x", activeContext],
+          ["0.74", activeContext074],
+        ] as const) {
+          const built = kept(doc.analysis);
+          const scratch = buildContext(fresh.analysis, { flavor: flavor as PiFlavor });
+          expect(contextData(built), `${where}, ${flavor}`).toEqual(contextData(scratch));
+          if (!built.ok || !scratch.ok) continue;
+          if (contextSplice(built.build)) builds++;
+          const request = providerRequestOf(built.build, flavor);
+          if (request.ok && requestSplice(request.request)) requests++;
+          expect(requestData(request), `${where}, ${flavor}`).toEqual(requestData(buildProviderRequest(scratch.build, { flavor, now: () => 0 })));
+        }
+        expect(computeDiagnostics(doc), where).toEqual(computeDiagnostics(fresh));
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(files.length * 5);
+    // The updates ran, not only fresh builds.
+    expect(builds).toBeGreaterThan(compared);
+    expect(requests).toBeGreaterThan(compared / 2);
+  });
+});

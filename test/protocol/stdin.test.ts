@@ -1,0 +1,130 @@
+/**
+ * Standard input read into memory that is given back: small reads are copied into buffers of their
+ * own, a burst into slabs that `malloc` maps on their own (`lsp/stdin.ts`), and every byte arrives
+ * as it was sent, over a real pipe too.
+ */
+
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { BURST_READ_BYTES, encodeMessage, MAPPED_MESSAGE_CHARS, ReadCopies, SLAB_BYTES } from "../../server/src/lsp/stdin";
+import { ensureBuilt, REPO_ROOT } from "../helpers/lspClient";
+
+describe("ReadCopies", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const bytes = (length: number, seed: number) => Uint8Array.from({ length }, (_, i) => (i * 31 + seed) & 0xff);
+
+  it("copies a small read into a buffer of its own, which the next read does not overwrite", () => {
+    const copies = new ReadCopies(1 << 20, 100);
+    const read = bytes(100, 1);
+    const copy = copies.copy(read);
+    read.fill(0);
+    expect([...copy]).toEqual([...bytes(100, 1)]);
+    expect(copy.buffer.byteLength).toBeLessThan(1 << 20);
+    expect(copies.inBurst).toBe(false);
+    expect(copies.slabsMade).toBe(0);
+    copies.dispose();
+  });
+
+  it("copies a burst into one slab, until input pauses", () => {
+    vi.useFakeTimers();
+    const copies = new ReadCopies(1 << 20, 100);
+    const big = copies.copy(bytes(BURST_READ_BYTES, 2));
+    const small = copies.copy(bytes(10, 3));
+    expect(copies.inBurst).toBe(true);
+    expect(big.buffer).toBe(small.buffer);
+    expect(big.buffer.byteLength).toBe(1 << 20);
+    expect([...big]).toEqual([...bytes(BURST_READ_BYTES, 2)]);
+    expect([...small]).toEqual([...bytes(10, 3)]);
+    vi.advanceTimersByTime(99);
+    expect(copies.inBurst).toBe(true);
+    vi.advanceTimersByTime(1);
+    expect(copies.inBurst).toBe(false);
+    // After the pause a small read is on its own again, and the next burst takes a new slab.
+    expect(copies.copy(bytes(10, 4)).buffer).not.toBe(big.buffer);
+    const next = copies.copy(bytes(BURST_READ_BYTES, 5));
+    expect(next.buffer).not.toBe(big.buffer);
+    expect(copies.slabsMade).toBe(2);
+    copies.dispose();
+  });
+
+  it("starts a new slab when a read does not fit, and keeps every byte of the old one", () => {
+    vi.useFakeTimers();
+    const slab = 3 * BURST_READ_BYTES;
+    const copies = new ReadCopies(slab, 100);
+    const chunks = [0, 1, 2, 3, 4].map((k) => bytes(BURST_READ_BYTES + k, k));
+    const copied = chunks.map((c) => copies.copy(c));
+    expect(copies.slabsMade).toBe(3);
+    for (const [k, c] of copied.entries()) expect(Buffer.compare(c, Buffer.from(chunks[k]!))).toBe(0);
+    // A read larger than a slab gets a slab of its size.
+    const huge = copies.copy(bytes(slab + 1, 9));
+    expect(huge.length).toBe(slab + 1);
+    expect(copies.slabsMade).toBe(4);
+    copies.dispose();
+  });
+
+  it("makes slabs larger than the largest request glibc serves from its heap", () => {
+    expect(SLAB_BYTES).toBeGreaterThan(32 * 1024 * 1024);
+  });
+});
+
+describe("encodeMessage", () => {
+  it("gives the bytes the library gives, a large message in a mapped buffer", () => {
+    const small = { jsonrpc: "2.0", id: 1, result: { text: "“quoted” — ✓ 😀" } };
+    expect(encodeMessage(small).equals(Buffer.from(JSON.stringify(small), "utf8"))).toBe(true);
+    const large = {
+      jsonrpc: "2.0",
+      id: 2,
+      result: { lines: Array.from({ length: MAPPED_MESSAGE_CHARS / 32 }, (_, i) => `line ${i} — “${"é".repeat(40)}” 😀`) },
+    };
+    const encoded = encodeMessage(large);
+    expect(encoded.buffer.byteLength).toBeGreaterThanOrEqual(SLAB_BYTES);
+    expect(encoded.equals(Buffer.from(JSON.stringify(large), "utf8"))).toBe(true);
+  });
+});
+
+describe("standardInput over a pipe", () => {
+  beforeAll(ensureBuilt, 120_000);
+
+  /** A child that reads its standard input through `standardInput()` and reports its length, hash and end. */
+  function readThroughChild(payload: Buffer, pieces: number): Promise<string> {
+    const script = `
+      const { standardInput } = require(${JSON.stringify(join(REPO_ROOT, "out", "lsp", "stdin.js"))});
+      const hash = require("node:crypto").createHash("sha256");
+      let length = 0;
+      const input = standardInput();
+      input.on("data", (chunk) => { length += chunk.length; hash.update(chunk); });
+      input.on("end", () => process.stdout.write(length + " " + hash.digest("hex") + " " + (input === process.stdin ? "stdin" : "own")));
+    `;
+    const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => (out += chunk));
+    const step = Math.ceil(payload.length / pieces);
+    (async () => {
+      for (let at = 0; at < payload.length; at += step) {
+        if (!child.stdin.write(payload.subarray(at, at + step))) await new Promise((resolve) => child.stdin.once("drain", resolve));
+        if (pieces > 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      child.stdin.end();
+    })();
+    return new Promise((resolve) => child.on("close", () => resolve(out)));
+  }
+
+  it("delivers every byte of a large message written at once, and its end", async () => {
+    const payload = Buffer.alloc(5 * 1024 * 1024 + 17);
+    for (let i = 0; i < payload.length; i++) payload[i] = (i * 7919) & 0xff;
+    const expected = `${payload.length} ${createHash("sha256").update(payload).digest("hex")} own`;
+    expect(await readThroughChild(payload, 1)).toBe(expected);
+  });
+
+  it("delivers every byte of input written in small pieces with pauses", async () => {
+    const payload = Buffer.from("Content-Length: 2\r\n\r\n{}".repeat(2000), "latin1");
+    const expected = `${payload.length} ${createHash("sha256").update(payload).digest("hex")} own`;
+    expect(await readThroughChild(payload, 40)).toBe(expected);
+  });
+});
