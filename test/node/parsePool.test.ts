@@ -118,6 +118,23 @@ describe("a large didOpen's lines parsed on the worker", () => {
   });
 });
 
+describe("no worker is started", () => {
+  it("for a full-text change, however large", () => {
+    setValueBudget(100_000);
+    const text = hostileText();
+    const change = { jsonrpc: "2.0", method: "textDocument/didChange", params: { textDocument: { uri: URI, version: 2 }, contentChanges: [{ text }] } };
+    const body = Buffer.from(JSON.stringify(change));
+    let started = 0;
+    const streamed = new StreamedBody(body.length, undefined, () => {
+      started++;
+      return undefined;
+    });
+    streamed.push(body);
+    expect(streamed.finish().message).toEqual(change);
+    expect(started).toBe(0);
+  });
+});
+
 describe("without a worker that answers, the document parses its lines itself", () => {
   const scripts = mkdtempSync(join(tmpdir(), "parse-pool-"));
   const script = (name: string, source: string) => {

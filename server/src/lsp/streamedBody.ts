@@ -26,7 +26,7 @@
 import type { SplitText } from "../core/lines";
 import type { LineParses } from "../core/packedLines";
 import { keepsValues } from "../core/values";
-import { LineParsePool } from "../node/parsePool";
+import { type LineParsePool, startParsePool } from "../node/parsePool";
 import { join, placeholder, placeholderIndex, putBack, record, splitOf } from "./longStrings";
 
 /** A string this long (in bytes of the message) or longer is taken out and split into lines. */
@@ -35,6 +35,7 @@ export const LONG_STRING_BYTES = 1 << 16;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const ESCAPED_NEWLINE = Buffer.from("\\n", "latin1");
+const DID_OPEN = Buffer.from('"textDocument/didOpen"', "latin1");
 
 enum State {
   /** Outside strings. */
@@ -105,7 +106,7 @@ export class StreamedBody {
   constructor(
     readonly length: number,
     private readonly longString = LONG_STRING_BYTES,
-    private readonly startParses: () => LineParsePool | undefined = () => LineParsePool.start(),
+    private readonly startParses: () => LineParsePool | undefined = startParsePool,
   ) {}
 
   /** Bytes of the body still to come. */
@@ -163,7 +164,10 @@ export class StreamedBody {
       // keeps its values. A larger one may still not need the pool; the document decides.
       if (keepsValues(this.length)) return;
       this.parsesFor = this.long.length;
-      this.parses = this.startParses();
+      // Only a `didOpen`'s text becomes a document's lines at once (a full-text change is parsed
+      // against the lines the document has): a message that does not name the method before the
+      // string (the library writes it first) is not worth a worker.
+      if (this.slice(0, Math.min(this.stringStart, 1 << 16)).includes(DID_OPEN)) this.parses = this.startParses();
     }
     if (this.parsesFor === this.long.length) this.parses?.offer(lines, last);
   }
