@@ -14,7 +14,7 @@ import { OpaqueId } from "../../server/src/core/ids";
 import type { ParsedLine } from "../../server/src/core/parse";
 import { setValueBudget } from "../../server/src/core/values";
 import { StreamedBody } from "../../server/src/lsp/streamedBody";
-import { LineParsePool } from "../../server/src/node/parsePool";
+import { LineParsePool, startParsePool } from "../../server/src/node/parsePool";
 import { ensureBuilt, REPO_ROOT, sleep } from "../helpers/lspClient";
 
 const WORKER = join(REPO_ROOT, "out", "node", "parseWorker.js");
@@ -119,6 +119,10 @@ describe("a large didOpen's lines parsed on the worker", () => {
 });
 
 describe("no worker is started", () => {
+  it("unless PI_SESSION_LSP_THREADS asks for 2 threads or more", () => {
+    for (const value of [undefined, "", "0", "1", "1.5", "two", "-3"]) expect(startParsePool({ PI_SESSION_LSP_THREADS: value })).toBeUndefined();
+  });
+
   it("for a full-text change, however large", () => {
     setValueBudget(100_000);
     const text = hostileText();
