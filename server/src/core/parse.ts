@@ -216,7 +216,8 @@ export interface RareFacts {
   parentKey?: IdKey;
   model?: { provider: unknown; modelId: unknown };
   thinkingLevel?: unknown;
-  toolCallIds?: string[];
+  /** One id as the string itself (most assistant messages call one tool), several as an array. */
+  toolCallIds?: string | string[];
   toolResultId?: string;
   reference?: IdKey;
   findings?: readonly LineFinding[];
@@ -333,7 +334,7 @@ export abstract class CachedValueLine implements ValueLine {
     }
     if (facts.model !== undefined) more().model = sharedModel(facts.model);
     if (facts.thinkingLevel !== undefined) more().thinkingLevel = facts.thinkingLevel;
-    if (facts.toolCallIds !== undefined) more().toolCallIds = facts.toolCallIds;
+    if (facts.toolCallIds !== undefined) more().toolCallIds = facts.toolCallIds.length === 1 ? facts.toolCallIds[0]! : facts.toolCallIds;
     if (facts.toolResultId !== undefined) more().toolResultId = facts.toolResultId;
     if (facts.reference !== undefined) more().reference = facts.reference;
     if (facts.findings.length > 0) more().findings = facts.findings;
@@ -389,7 +390,9 @@ export abstract class CachedValueLine implements ValueLine {
   }
 
   get toolCallIds(): string[] | undefined {
-    return this.rare?.toolCallIds;
+    const ids = this.rare?.toolCallIds;
+    // A one-element array costs 32 bytes more than its string, on thousands of lines.
+    return typeof ids === "string" ? [ids] : ids;
   }
 
   get toolResultId(): string | undefined {
