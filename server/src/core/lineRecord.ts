@@ -1,0 +1,259 @@
+/**
+ * The record of a line that parses: `parseLine`'s facts (`LineFacts`), packed, because there is one
+ * such record per line (50,000 in a 45 MB session, millions in a streamed check), and its value
+ * fetched through the cache (`values.ts`). `parse.ts` makes the facts; this module only stores them
+ * and gives them back, and packs them as plain data for another thread (`packedLines.ts`).
+ */
+
+import type { IdKey } from "./ids";
+import type { LineFinding } from "./lineFindings";
+import type { LineFacts, ValueLine } from "./parse";
+import { ENTRY_TYPE_BY_NAME, ROLE_BY_NAME } from "./schema";
+import { lineValue } from "./values";
+
+/** The findings of most lines: none, one shared empty array instead of 50,000. */
+export const NO_FINDINGS: readonly LineFinding[] = Object.freeze([]);
+
+/**
+ * The facts that most lines do not have, held apart so that the common line carries one pointer
+ * (undefined) for all of them. `type` and `role` are here only when they are not among the names
+ * `TYPE_NAMES` and `ROLE_NAMES` number; `idKey` and `parentKey` only when they differ from `id` and
+ * `parentId` (a number id, say).
+ */
+export interface RareFacts {
+  type?: string;
+  role?: string;
+  idKey?: IdKey;
+  parentKey?: IdKey;
+  model?: { provider: unknown; modelId: unknown };
+  thinkingLevel?: unknown;
+  /** One id as the string itself (most assistant messages call one tool), several as an array. */
+  toolCallIds?: string | string[];
+  toolResultId?: string;
+  reference?: IdKey;
+  findings?: readonly LineFinding[];
+}
+
+/** The entry types and roles a line's facts number in a few bits (0 stands for "absent"). */
+const TYPE_NAMES: readonly (string | undefined)[] = [undefined, "session", ...ENTRY_TYPE_BY_NAME.keys()];
+const ROLE_NAMES: readonly (string | undefined)[] = [undefined, ...ROLE_BY_NAME.keys()];
+const TYPE_CODE = new Map(TYPE_NAMES.map((name, code) => [name, code]));
+const ROLE_CODE = new Map(ROLE_NAMES.map((name, code) => [name, code]));
+/** The code of a type or role held in `RareFacts` instead. */
+const OTHER = 31;
+
+// The bits of `CachedValueLine.bits`.
+const FALSY = 1;
+const IS_OBJECT = 2;
+const LOOKS_LIKE_PI = 4;
+const NO_MESSAGE = 8;
+/** Whether `idKey` is in `RareFacts` (else it is `id`). */
+const RARE_ID_KEY = 16;
+/** Whether `parentKey` is in `RareFacts` (else it is `parentId`). */
+const RARE_PARENT_KEY = 32;
+const TYPE_SHIFT = 6;
+const ROLE_SHIFT = 11;
+
+/**
+ * Every line naming the same provider and model as strings (most assistant messages of a session)
+ * shares one object: the facts are read, never changed. Bounded, so that a file of a million
+ * distinct models keeps its own objects instead of growing the table.
+ */
+const models = new Map<string, { provider: unknown; modelId: unknown }>();
+const MAX_MODELS = 1000;
+
+function sharedModel(model: { provider: unknown; modelId: unknown }): { provider: unknown; modelId: unknown } {
+  const { provider, modelId } = model;
+  if (typeof provider !== "string" || typeof modelId !== "string" || provider.length + modelId.length > 200) return model;
+  const key = `${provider}\u0000${modelId}`;
+  const shared = models.get(key);
+  if (shared) return shared;
+  if (models.size < MAX_MODELS) models.set(key, model);
+  return model;
+}
+
+/**
+ * A line that parses, with the facts every feature reads (ids, links, types, roles, findings) and
+ * its value fetched through the cache (`values.ts`), which parses its text again when the value was
+ * let go. Each kind of line keeps the text its own way: in memory for a document being edited, on
+ * disk for a streamed check (`node/streamedDocument.ts`).
+ *
+ * The facts are packed, because there is one such object per line (50,000 in a 45 MB session,
+ * millions in a streamed check): the ids and the time as fields, the flags, the type and the role
+ * as numbers in one small integer, and the facts most lines lack in one optional object. The
+ * getters give every `LineFacts` member back as it was parsed.
+ */
+export abstract class CachedValueLine implements ValueLine {
+  readonly kind = "value";
+  readonly id: string | undefined;
+  readonly parentId: string | null | undefined;
+  readonly time: number | undefined;
+  private readonly bits: number;
+  private readonly rare: RareFacts | undefined;
+
+  /** The JSON text the value was parsed from (line 0 without its byte order mark). */
+  abstract readonly text: string;
+
+  /** Packs `facts`, keeping nothing else of it (another line's text, say). */
+  constructor(facts: LineFacts | Packed) {
+    if (facts instanceof Packed) {
+      const { id, parentId, time, bits, rare } = facts.facts;
+      this.id = id;
+      this.parentId = parentId;
+      this.time = time;
+      this.bits = bits;
+      // Lines parsed by another thread share this thread's model objects, as if parsed here.
+      if (rare?.model) rare.model = sharedModel(rare.model);
+      this.rare = rare;
+      return;
+    }
+    if (facts instanceof CachedValueLine) {
+      this.id = facts.id;
+      this.parentId = facts.parentId;
+      this.time = facts.time;
+      this.bits = facts.bits;
+      this.rare = facts.rare;
+      return;
+    }
+    this.id = facts.id;
+    this.parentId = facts.parentId;
+    this.time = facts.time;
+    let rare: RareFacts | undefined;
+    const more = (): RareFacts => {
+      rare ??= {};
+      return rare;
+    };
+    let bits = (facts.falsy ? FALSY : 0) | (facts.isObject ? IS_OBJECT : 0) | (facts.looksLikePi ? LOOKS_LIKE_PI : 0) | (facts.noMessage ? NO_MESSAGE : 0);
+    let typeCode = TYPE_CODE.get(facts.type);
+    if (typeCode === undefined) {
+      typeCode = OTHER;
+      more().type = facts.type;
+    }
+    let roleCode = ROLE_CODE.get(facts.role);
+    if (roleCode === undefined) {
+      roleCode = OTHER;
+      more().role = facts.role;
+    }
+    bits |= (typeCode << TYPE_SHIFT) | (roleCode << ROLE_SHIFT);
+    if (facts.idKey !== facts.id) {
+      bits |= RARE_ID_KEY;
+      more().idKey = facts.idKey;
+    }
+    if (facts.parentKey !== facts.parentId) {
+      bits |= RARE_PARENT_KEY;
+      more().parentKey = facts.parentKey;
+    }
+    if (facts.model !== undefined) more().model = sharedModel(facts.model);
+    if (facts.thinkingLevel !== undefined) more().thinkingLevel = facts.thinkingLevel;
+    if (facts.toolCallIds !== undefined) more().toolCallIds = facts.toolCallIds.length === 1 ? facts.toolCallIds[0]! : facts.toolCallIds;
+    if (facts.toolResultId !== undefined) more().toolResultId = facts.toolResultId;
+    if (facts.reference !== undefined) more().reference = facts.reference;
+    if (facts.findings.length > 0) more().findings = facts.findings;
+    this.bits = bits;
+    this.rare = rare;
+  }
+
+  /** The facts as this line holds them, in a form that crosses threads (`unpackedLine` makes the line again). */
+  static packed(line: CachedValueLine): PackedFacts {
+    return { id: line.id, parentId: line.parentId, time: line.time, bits: line.bits, rare: line.rare };
+  }
+
+  get falsy(): boolean {
+    return (this.bits & FALSY) !== 0;
+  }
+
+  get isObject(): boolean {
+    return (this.bits & IS_OBJECT) !== 0;
+  }
+
+  get looksLikePi(): boolean {
+    return (this.bits & LOOKS_LIKE_PI) !== 0;
+  }
+
+  get noMessage(): boolean {
+    return (this.bits & NO_MESSAGE) !== 0;
+  }
+
+  get type(): string | undefined {
+    const code = (this.bits >> TYPE_SHIFT) & 31;
+    return code === OTHER ? this.rare!.type : TYPE_NAMES[code];
+  }
+
+  get role(): string | undefined {
+    const code = (this.bits >> ROLE_SHIFT) & 31;
+    return code === OTHER ? this.rare!.role : ROLE_NAMES[code];
+  }
+
+  get idKey(): IdKey {
+    return this.bits & RARE_ID_KEY ? this.rare!.idKey : this.id;
+  }
+
+  get parentKey(): IdKey {
+    return this.bits & RARE_PARENT_KEY ? this.rare!.parentKey : this.parentId;
+  }
+
+  get model(): { provider: unknown; modelId: unknown } | undefined {
+    return this.rare?.model;
+  }
+
+  get thinkingLevel(): unknown {
+    return this.rare?.thinkingLevel;
+  }
+
+  get toolCallIds(): string[] | undefined {
+    const ids = this.rare?.toolCallIds;
+    // A one-element array costs 32 bytes more than its string, on thousands of lines.
+    return typeof ids === "string" ? [ids] : ids;
+  }
+
+  get toolResultId(): string | undefined {
+    return this.rare?.toolResultId;
+  }
+
+  get reference(): IdKey {
+    return this.rare?.reference;
+  }
+
+  get findings(): readonly LineFinding[] {
+    return this.rare?.findings ?? NO_FINDINGS;
+  }
+
+  get value(): unknown {
+    return lineValue(this);
+  }
+
+  get object(): Record<string, unknown> | undefined {
+    if (!this.isObject) return undefined;
+    const value = lineValue(this);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  }
+}
+
+/** The packed facts of a `CachedValueLine`: plain data, which a worker thread sends (see `core/packedLines.ts`). */
+export interface PackedFacts {
+  id: string | undefined;
+  parentId: string | null | undefined;
+  time: number | undefined;
+  bits: number;
+  rare: RareFacts | undefined;
+}
+
+/** Packed facts to be taken as they are by the constructor. */
+class Packed {
+  constructor(readonly facts: PackedFacts) {}
+}
+
+/** The line of text `text` (its JSON text, as `parseLine` was given it) whose parse packed to `facts`: equal to `parseLine(text)`. */
+export function unpackedLine(text: string, facts: PackedFacts): ValueLine {
+  return new ParsedValueLine(text, new Packed(facts));
+}
+
+/** A line of a document being edited: its text is held, by the document anyway. A primitive value (a number, `null`…) is small and kept. */
+export class ParsedValueLine extends CachedValueLine {
+  constructor(
+    readonly text: string,
+    facts: LineFacts | Packed,
+  ) {
+    super(facts);
+  }
+}
