@@ -138,7 +138,7 @@ export function contextSites(lines, count) {
 
 // ---- A server over stdio ------------------------------------------------------------------------
 
-function startServer(command, commandArgs) {
+export function startServer(command, commandArgs) {
   const home = mkdtempSync(join(tmpdir(), "pi-bench-home-"));
   const child = spawn(command, commandArgs, { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, HOME: home } });
   child.stderr.resume();
@@ -178,15 +178,15 @@ function memory(pid) {
   }
 }
 
-const PULL = { textDocument: { diagnostic: { dynamicRegistration: false }, publishDiagnostics: {} }, workspace: {} };
-const PUSH = { textDocument: { publishDiagnostics: { versionSupport: true } }, workspace: {} };
+export const PULL = { textDocument: { diagnostic: { dynamicRegistration: false }, publishDiagnostics: {} }, workspace: {} };
+export const PUSH = { textDocument: { publishDiagnostics: { versionSupport: true } }, workspace: {} };
 
-async function initialize(server, capabilities, initializationOptions = {}) {
+export async function initialize(server, capabilities, initializationOptions = {}) {
   await server.conn.sendRequest("initialize", { processId: process.pid, rootUri: null, capabilities, initializationOptions });
   await server.conn.sendNotification("initialized", {});
 }
 
-async function stop(server) {
+export async function stop(server) {
   try {
     await Promise.race([server.conn.sendRequest("shutdown"), sleep(2000)]);
     await server.conn.sendNotification("exit");

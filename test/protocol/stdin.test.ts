@@ -1,6 +1,7 @@
 /**
  * Standard input read into memory that is given back: small reads are copied into buffers of their
- * own, a burst into slabs that `malloc` maps on their own (`lsp/stdin.ts`), and every byte arrives
+ * own, a burst into slabs that `malloc` maps on their own, read straight into them after its first
+ * read (`lsp/stdin.ts`), and every byte arrives
  * as it was sent, over a real pipe too.
  */
 
@@ -64,6 +65,65 @@ describe("ReadCopies", () => {
     const huge = copies.copy(bytes(slab + 1, 9));
     expect(huge.length).toBe(slab + 1);
     expect(copies.slabsMade).toBe(4);
+    copies.dispose();
+  });
+
+  it("reads a burst straight into the slab, after the read that started it, and into the reused buffer once input pauses", () => {
+    vi.useFakeTimers();
+    const reused = Buffer.alloc(BURST_READ_BYTES * 2);
+    const copies = new ReadCopies(1 << 20, 100, reused);
+    // Outside a burst a read goes into the reused buffer and is copied out.
+    const read = (data: Uint8Array) => {
+      const target = copies.readTarget();
+      target.set(data);
+      return { target, chunk: copies.take(target, data.length) };
+    };
+    const small = read(bytes(10, 1));
+    expect(small.target.buffer).toBe(reused.buffer);
+    expect(small.chunk.buffer).not.toBe(reused.buffer);
+    const first = read(bytes(BURST_READ_BYTES, 2));
+    expect(first.target.buffer).toBe(reused.buffer);
+    expect(copies.inBurst).toBe(true);
+    // In the burst the next reads land in the slab, one after the other, and are not copied.
+    const second = read(bytes(100, 3));
+    const third = read(bytes(BURST_READ_BYTES + 5, 4));
+    expect(second.target.buffer).toBe(first.chunk.buffer);
+    expect(second.chunk.buffer).toBe(first.chunk.buffer);
+    expect(second.chunk.byteOffset).toBe(first.chunk.byteOffset + BURST_READ_BYTES);
+    expect(third.chunk.byteOffset).toBe(second.chunk.byteOffset + 100);
+    reused.fill(0);
+    expect([...first.chunk]).toEqual([...bytes(BURST_READ_BYTES, 2)]);
+    expect([...second.chunk]).toEqual([...bytes(100, 3)]);
+    expect([...third.chunk]).toEqual([...bytes(BURST_READ_BYTES + 5, 4)]);
+    // A read that is pending when the burst ends keeps the memory it was given, and what follows
+    // goes to the reused buffer again.
+    const pending = copies.readTarget();
+    vi.advanceTimersByTime(100);
+    expect(copies.inBurst).toBe(false);
+    pending.set(bytes(7, 5));
+    const late = copies.take(pending, 7);
+    expect([...late]).toEqual([...bytes(7, 5)]);
+    expect(late.buffer).toBe(first.chunk.buffer);
+    expect(copies.readTarget().buffer).toBe(reused.buffer);
+    copies.dispose();
+  });
+
+  it("starts a new slab when less than a read is left in it", () => {
+    vi.useFakeTimers();
+    const reused = Buffer.alloc(BURST_READ_BYTES);
+    const copies = new ReadCopies(3 * BURST_READ_BYTES, 100, reused);
+    const chunks = [0, 1, 2, 3, 4, 5].map((k) => bytes(BURST_READ_BYTES - k, k));
+    const taken = chunks.map((c) => {
+      const target = copies.readTarget();
+      target.set(c);
+      return copies.take(target, c.length);
+    });
+    for (const [k, c] of taken.entries()) expect(Buffer.compare(c, Buffer.from(chunks[k]!))).toBe(0);
+    // The first read is copied into slab 1 with two more after it; the fourth does not fit in
+    // what is left (3 bytes short of a read) and takes slab 2.
+    expect(copies.slabsMade).toBe(2);
+    expect(taken[3]!.buffer).not.toBe(taken[2]!.buffer);
+    expect(taken[5]!.buffer).toBe(taken[3]!.buffer);
     copies.dispose();
   });
 
