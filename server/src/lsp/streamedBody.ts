@@ -210,7 +210,7 @@ export class StreamedBody {
     if (backslashes % 2 === 1) return true;
     let text: string;
     try {
-      text = JSON.parse(`"${this.bytes(this.lineStart, at)}"`) as string;
+      text = JSON.parse(this.quoted(this.lineStart, at)) as string;
     } catch {
       this.fast = false;
       this.state = State.In;
@@ -365,6 +365,31 @@ export class StreamedBody {
   }
 
   /** Body bytes `start`..`end`, decoded as UTF-8. */
+  /**
+   * The characters between `start` and `end` of a string of the body, decoded, with a quote before
+   * and after: a JSON string literal of them. A line of a long string has a byte before it (the
+   * string's opening quote or the `n` of the escaped line break that ended the line before) and the
+   * backslash of its own line break after it; within one chunk those two bytes are set to quotes
+   * for the one decoding and put back, which saves copying every line once more to add the quotes.
+   */
+  private quoted(start: number, end: number): string {
+    const k = this.chunkAt(start);
+    const chunk = this.chunks[k]!;
+    const from = start - this.chunkStarts[k]! - 1;
+    const to = end - this.chunkStarts[k]!;
+    if (from < 0 || to >= chunk.length) return `"${this.bytes(start, end)}"`;
+    const before = chunk[from]!;
+    const after = chunk[to]!;
+    chunk[from] = QUOTE;
+    chunk[to] = QUOTE;
+    try {
+      return chunk.toString("utf8", from, to + 1);
+    } finally {
+      chunk[from] = before;
+      chunk[to] = after;
+    }
+  }
+
   private bytes(start: number, end: number): string {
     const k = this.chunkAt(start);
     const first = this.chunks[k]!;
