@@ -27,6 +27,7 @@ import type { SplitText } from "../core/lines";
 import type { LineParses } from "../core/packedLines";
 import { keepsValues } from "../core/values";
 import { type LineParsePool, startParsePool } from "../node/parsePool";
+import { BodyChunks } from "./bodyChunks";
 import { join, placeholder, placeholderIndex, putBack, record, splitOf } from "./longStrings";
 
 /** A string this long (in bytes of the message) or longer is taken out and split into lines. */
@@ -63,10 +64,7 @@ export interface DecodedBody {
 }
 
 export class StreamedBody {
-  private readonly chunks: Buffer[] = [];
-  /** The body offset of each chunk's first byte. */
-  private readonly chunkStarts: number[] = [];
-  private received = 0;
+  private readonly body = new BodyChunks();
   /** Where scanning goes on: bytes before it are read. */
   private cursor = 0;
   /**
@@ -111,14 +109,12 @@ export class StreamedBody {
 
   /** Bytes of the body still to come. */
   get missing(): number {
-    return this.length - this.received;
+    return this.length - this.body.received;
   }
 
   /** Takes the next bytes of the body (at most `missing`). */
   push(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.chunkStarts.push(this.received);
-    this.received += chunk.length;
+    this.body.push(chunk);
     this.pump();
   }
 
@@ -141,17 +137,18 @@ export class StreamedBody {
       if (decoded) return decoded;
     }
     this.parses?.dispose();
-    return { message: JSON.parse(Buffer.concat(this.chunks, this.received).toString("utf8")) };
+    return { message: JSON.parse(this.body.whole().toString("utf8")) };
   }
 
   /** Scans from the cursor to the last byte received. */
   private pump(): void {
-    let k = this.chunkAt(this.cursor);
-    while (!this.broken && this.cursor < this.received) {
-      while (this.chunkStarts[k]! + this.chunks[k]!.length <= this.cursor) k++;
-      while (this.chunkStarts[k]! > this.cursor) k--;
-      const base = this.chunkStarts[k]!;
-      const chunk = this.chunks[k]!;
+    const { chunks, starts } = this.body;
+    let k = this.body.chunkAt(this.cursor);
+    while (!this.broken && this.cursor < this.body.received) {
+      while (starts[k]! + chunks[k]!.length <= this.cursor) k++;
+      while (starts[k]! > this.cursor) k--;
+      const base = starts[k]!;
+      const chunk = chunks[k]!;
       this.cursor = this.fast ? this.scanFast(chunk, base, this.cursor - base, k) : this.scan(chunk, base, this.cursor - base);
     }
     if (this.longLines && !this.broken) this.offerLines(this.longLines, false);
@@ -167,28 +164,16 @@ export class StreamedBody {
       // Only a `didOpen`'s text becomes a document's lines at once (a full-text change is parsed
       // against the lines the document has): a message that does not name the method before the
       // string (the library writes it first) is not worth a worker.
-      if (this.slice(0, Math.min(this.stringStart, 1 << 16)).includes(DID_OPEN)) this.parses = this.startParses();
+      if (this.body.slice(0, Math.min(this.stringStart, 1 << 16)).includes(DID_OPEN)) this.parses = this.startParses();
     }
     if (this.parsesFor === this.long.length) this.parses?.offer(lines, last);
-  }
-
-  /** The index of the chunk that holds body offset `at` (a binary search: chunks may be many and small). */
-  private chunkAt(at: number): number {
-    let lo = 0;
-    let hi = this.chunkStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (this.chunkStarts[mid]! <= at) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
   }
 
   /** Scans a long string's bytes from `i` of `chunk`; returns where scanning goes on. */
   private scanFast(chunk: Buffer, base: number, i: number, k: number): number {
     // An escaped line break whose backslash ended the chunk before.
     if (i === 0 && k > 0 && chunk[0] === 0x6e) {
-      const previous = this.chunks[k - 1]!;
+      const previous = this.body.chunks[k - 1]!;
       if (previous[previous.length - 1] === BACKSLASH && !this.fastBreak(base - 1, base + 1)) return this.lineStart;
     }
     for (let q = chunk.indexOf(ESCAPED_NEWLINE, i); q >= 0; q = chunk.indexOf(ESCAPED_NEWLINE, q + 2)) {
@@ -206,11 +191,11 @@ export class StreamedBody {
   private fastBreak(at: number, next: number): boolean {
     if (at < this.lineStart) return true;
     let backslashes = 0;
-    while (at - backslashes - 1 >= this.lineStart && this.byteAt(at - backslashes - 1) === BACKSLASH) backslashes++;
+    while (at - backslashes - 1 >= this.lineStart && this.body.byteAt(at - backslashes - 1) === BACKSLASH) backslashes++;
     if (backslashes % 2 === 1) return true;
     let text: string;
     try {
-      text = JSON.parse(this.quoted(this.lineStart, at)) as string;
+      text = JSON.parse(this.body.quoted(this.lineStart, at)) as string;
     } catch {
       this.fast = false;
       this.state = State.In;
@@ -227,11 +212,6 @@ export class StreamedBody {
     lines.push(from === 0 ? text : text.slice(from));
     this.lineStart = next;
     return true;
-  }
-
-  private byteAt(at: number): number {
-    const k = this.chunkAt(at);
-    return this.chunks[k]![at - this.chunkStarts[k]!]!;
   }
 
   /** Scans bytes from `i` of `chunk` byte by byte; returns where scanning goes on. */
@@ -354,7 +334,7 @@ export class StreamedBody {
 
   /** The characters of body bytes `start`..`end` inside a string, escapes read by JSON.parse. */
   private decode(start: number, end: number, escaped: boolean): string {
-    const raw = this.bytes(start, end);
+    const raw = this.body.bytes(start, end);
     if (!escaped) return raw;
     try {
       return JSON.parse(`"${raw}"`) as string;
@@ -365,51 +345,16 @@ export class StreamedBody {
   }
 
   /** Body bytes `start`..`end`, decoded as UTF-8. */
-  /**
-   * The characters between `start` and `end` of a string of the body, decoded, with a quote before
-   * and after: a JSON string literal of them. A line of a long string has a byte before it (the
-   * string's opening quote or the `n` of the escaped line break that ended the line before) and the
-   * backslash of its own line break after it; within one chunk those two bytes are set to quotes
-   * for the one decoding and put back, which saves copying every line once more to add the quotes.
-   */
-  private quoted(start: number, end: number): string {
-    const k = this.chunkAt(start);
-    const chunk = this.chunks[k]!;
-    const from = start - this.chunkStarts[k]! - 1;
-    const to = end - this.chunkStarts[k]!;
-    if (from < 0 || to >= chunk.length) return `"${this.bytes(start, end)}"`;
-    const before = chunk[from]!;
-    const after = chunk[to]!;
-    chunk[from] = QUOTE;
-    chunk[to] = QUOTE;
-    try {
-      return chunk.toString("utf8", from, to + 1);
-    } finally {
-      chunk[from] = before;
-      chunk[to] = after;
-    }
-  }
-
-  private bytes(start: number, end: number): string {
-    const k = this.chunkAt(start);
-    const first = this.chunks[k]!;
-    const from = start - this.chunkStarts[k]!;
-    if (end - this.chunkStarts[k]! <= first.length) return first.toString("utf8", from, end - this.chunkStarts[k]!);
-    const parts = [first.subarray(from)];
-    for (let j = k + 1; this.chunkStarts[j]! < end; j++) parts.push(this.chunks[j]!.subarray(0, Math.min(this.chunks[j]!.length, end - this.chunkStarts[j]!)));
-    return Buffer.concat(parts).toString("utf8");
-  }
-
   /** The message with its long strings put back, or undefined when they do not come back exactly where they were. */
   private assemble(): DecodedBody | undefined {
     const parts: Buffer[] = [];
     let at = 0;
     for (let k = 0; k < this.long.length; k++) {
       const s = this.long[k]!;
-      parts.push(this.slice(at, s.start), Buffer.from(placeholder(k), "utf8"));
+      parts.push(this.body.slice(at, s.start), Buffer.from(placeholder(k), "utf8"));
       at = s.end;
     }
-    parts.push(this.slice(at, this.received));
+    parts.push(this.body.slice(at, this.body.received));
     const message: unknown = JSON.parse(Buffer.concat(parts).toString("utf8"));
     // Which long string is the document's text, read while it is still a placeholder (comparing
     // the rope itself with another string of its length would flatten both).
@@ -424,15 +369,6 @@ export class StreamedBody {
   }
 
   /** Body bytes `start`..`end` in one buffer (a view of a chunk when they lie in one). */
-  private slice(start: number, end: number): Buffer {
-    const parts: Buffer[] = [];
-    for (let k = this.chunkAt(start); k < this.chunks.length && this.chunkStarts[k]! < end; k++) {
-      const c0 = this.chunkStarts[k]!;
-      const chunk = this.chunks[k]!;
-      parts.push(chunk.subarray(Math.max(start, c0) - c0, Math.min(end, c0 + chunk.length) - c0));
-    }
-    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  }
 }
 
 function hexDigit(c: number): number {
