@@ -71,7 +71,7 @@ describe("ReadCopies", () => {
   it("reads a burst straight into the slab, after the read that started it, and into the reused buffer once input pauses", () => {
     vi.useFakeTimers();
     const reused = Buffer.alloc(BURST_READ_BYTES * 2);
-    const copies = new ReadCopies(1 << 20, 100, reused);
+    const copies = new ReadCopies(1 << 20, 100, reused, () => 1 << 30);
     // Outside a burst a read goes into the reused buffer and is copied out.
     const read = (data: Uint8Array) => {
       const target = copies.readTarget();
@@ -108,10 +108,36 @@ describe("ReadCopies", () => {
     copies.dispose();
   });
 
+  it("reads into the reused buffer once the message misses less than a read, so that no slab waits for the client's next message", () => {
+    vi.useFakeTimers();
+    const reused = Buffer.alloc(BURST_READ_BYTES);
+    let missing = 3 * BURST_READ_BYTES;
+    const copies = new ReadCopies(1 << 20, 100, reused, () => missing);
+    const read = (length: number, seed: number) => {
+      const target = copies.readTarget();
+      const data = bytes(length, seed);
+      target.set(data);
+      const chunk = copies.take(target, length);
+      missing -= length;
+      expect([...chunk]).toEqual([...data]);
+      return target;
+    };
+    expect(read(BURST_READ_BYTES, 1).buffer).toBe(reused.buffer);
+    // 2 reads' worth missing: straight into the slab.
+    expect(read(BURST_READ_BYTES, 2).buffer).not.toBe(reused.buffer);
+    expect(missing).toBe(BURST_READ_BYTES);
+    expect(read(BURST_READ_BYTES - 1, 3).buffer).not.toBe(reused.buffer);
+    // One byte left: the reused buffer again (and the read copied), though the burst goes on.
+    expect(copies.inBurst).toBe(true);
+    expect(read(1, 4).buffer).toBe(reused.buffer);
+    expect(copies.readTarget().buffer).toBe(reused.buffer);
+    copies.dispose();
+  });
+
   it("starts a new slab when less than a read is left in it", () => {
     vi.useFakeTimers();
     const reused = Buffer.alloc(BURST_READ_BYTES);
-    const copies = new ReadCopies(3 * BURST_READ_BYTES, 100, reused);
+    const copies = new ReadCopies(3 * BURST_READ_BYTES, 100, reused, () => 1 << 30);
     const chunks = [0, 1, 2, 3, 4, 5].map((k) => bytes(BURST_READ_BYTES - k, k));
     const taken = chunks.map((c) => {
       const target = copies.readTarget();
@@ -154,11 +180,18 @@ describe("standardInput over a pipe", () => {
   function readThroughChild(payload: Buffer, pieces: number): Promise<string> {
     const script = `
       const { standardInput } = require(${JSON.stringify(join(REPO_ROOT, "out", "lsp", "stdin.js"))});
+      const { Readable } = require("node:stream");
       const hash = require("node:crypto").createHash("sha256");
       let length = 0;
-      const input = standardInput();
+      // Every chunk pushed must have reached the listener when the next read's memory is chosen
+      // (the server's reader says then what the message still misses): counted, as "stale".
+      let pushed = 0;
+      let stale = 0;
+      const push = Readable.prototype.push;
+      Readable.prototype.push = function (chunk) { if (chunk) pushed += chunk.length; return push.call(this, chunk); };
+      const input = standardInput(() => { if (pushed !== length) stale++; return ${payload.length} - length; });
       input.on("data", (chunk) => { length += chunk.length; hash.update(chunk); });
-      input.on("end", () => process.stdout.write(length + " " + hash.digest("hex") + " " + (input === process.stdin ? "stdin" : "own")));
+      input.on("end", () => process.stdout.write(length + " " + hash.digest("hex") + " " + (input === process.stdin ? "stdin" : "own") + " stale " + stale));
     `;
     const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
     let out = "";
@@ -178,13 +211,13 @@ describe("standardInput over a pipe", () => {
   it("delivers every byte of a large message written at once, and its end", async () => {
     const payload = Buffer.alloc(5 * 1024 * 1024 + 17);
     for (let i = 0; i < payload.length; i++) payload[i] = (i * 7919) & 0xff;
-    const expected = `${payload.length} ${createHash("sha256").update(payload).digest("hex")} own`;
+    const expected = `${payload.length} ${createHash("sha256").update(payload).digest("hex")} own stale 0`;
     expect(await readThroughChild(payload, 1)).toBe(expected);
   });
 
   it("delivers every byte of input written in small pieces with pauses", async () => {
     const payload = Buffer.from("Content-Length: 2\r\n\r\n{}".repeat(2000), "latin1");
-    const expected = `${payload.length} ${createHash("sha256").update(payload).digest("hex")} own`;
+    const expected = `${payload.length} ${createHash("sha256").update(payload).digest("hex")} own stale 0`;
     expect(await readThroughChild(payload, 40)).toBe(expected);
   });
 });

@@ -75,6 +75,11 @@ export class SessionMessageReader extends AbstractMessageReader implements Messa
     super();
   }
 
+  /** How many bytes of the message being read are still to come (0 between messages). */
+  get missing(): number {
+    return this.body?.missing ?? 0;
+  }
+
   listen(callback: DataCallback): Disposable {
     this.callback = callback;
     const onData = (chunk: Buffer | string) => this.onData(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk);

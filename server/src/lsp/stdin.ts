@@ -46,19 +46,26 @@ export class ReadCopies {
   /** How many slabs were made (for tests). */
   slabsMade = 0;
 
-  /** `slabBytes` and `idleMs` are smaller in tests. */
+  /**
+   * `missing`: how many bytes of the message being read are still to come (the message reader
+   * knows). `slabBytes`, `idleMs` and `reused` are smaller in tests.
+   */
   constructor(
     private readonly slabBytes = SLAB_BYTES,
     private readonly idleMs = BURST_IDLE_MS,
     private readonly reused: Buffer = Buffer.allocUnsafeSlow(READ_BYTES),
+    private readonly missing: () => number = () => 0,
   ) {}
 
   /**
-   * The memory the next read goes into: the slab's free part during a burst (a new slab when less
-   * than a read is left), else the reused buffer.
+   * The memory the next read goes into: the slab's free part during a burst while the message
+   * still misses a whole read's worth (a new slab when less than a read is left), else the reused
+   * buffer. Node holds the memory it was given until that read arrives, which may be long after
+   * the burst: memory from a slab would keep the slab, and every page written into it, until the
+   * client sends again; a read that only the message's own bytes can fill is over when it is.
    */
   readTarget(): Buffer {
-    if (!this.slab) return this.reused;
+    if (!this.slab || this.missing() < this.reused.length) return this.reused;
     if (this.slab.length - this.used < this.reused.length) this.newSlab(this.reused.length);
     const slab = this.slab as Buffer;
     return slab.subarray(this.used, this.used + this.reused.length);
@@ -152,8 +159,10 @@ export function encodeMessage(message: unknown): Buffer {
 /**
  * Standard input as a stream of chunks that own their memory: read through `ReadCopies` when it is
  * a pipe or a socket (as editors start servers), else `process.stdin` itself (a file, a terminal).
+ * `missing` says how many bytes of the message being read are still to come (the reader of the
+ * stream, which gets each chunk before the next read is asked for).
  */
-export function standardInput(): Readable {
+export function standardInput(missing: () => number = () => 0): Readable {
   let stream = false;
   try {
     const stat = fstatSync(0);
@@ -162,7 +171,7 @@ export function standardInput(): Readable {
     // An unreadable descriptor is left to process.stdin, which reports it as it always did.
   }
   if (!stream) return process.stdin;
-  const copies = new ReadCopies();
+  const copies = new ReadCopies(SLAB_BYTES, BURST_IDLE_MS, Buffer.allocUnsafeSlow(READ_BYTES), missing);
   const input = new Readable({ read() {} });
   // `onread` (Node reads into the caller's buffer) is missing from @types/node's constructor
   // options. Its `buffer`, given as a function, is asked for the memory of every read.

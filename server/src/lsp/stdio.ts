@@ -13,8 +13,10 @@ import { encodeMessage, standardInput } from "./stdin";
 
 export function startStdioServer(): void {
   const log = (text: string) => process.stderr.write(`pi-session-lsp: ${text}\n`);
-  const input = standardInput();
-  const reader = new SessionMessageReader(input);
+  // The reader gets each chunk as it is read (a flowing stream), so it knows what the next read can hold.
+  let reader: SessionMessageReader | undefined;
+  const input = standardInput(() => reader?.missing ?? 0);
+  reader = new SessionMessageReader(input);
   // Encoded as the library does, a large answer into memory that is given back (`encodeMessage`).
   const contentTypeEncoder = { name: "application/json", encode: (message: Message) => Promise.resolve(encodeMessage(message)) };
   const writer = new StreamMessageWriter(process.stdout, { charset: "utf-8", contentTypeEncoder });
