@@ -145,8 +145,8 @@ describe("ReadCopies", () => {
       return copies.take(target, c.length);
     });
     for (const [k, c] of taken.entries()) expect(Buffer.compare(c, Buffer.from(chunks[k]!))).toBe(0);
-    // The first read is copied into slab 1 with two more after it; the fourth does not fit in
-    // what is left (3 bytes short of a read) and takes slab 2.
+    // The first read is copied into slab 1 and the next two are read straight into it; then 3
+    // bytes are left there, less than a read, and the fourth takes slab 2.
     expect(copies.slabsMade).toBe(2);
     expect(taken[3]!.buffer).not.toBe(taken[2]!.buffer);
     expect(taken[5]!.buffer).toBe(taken[3]!.buffer);
@@ -176,8 +176,12 @@ describe("encodeMessage", () => {
 describe("standardInput over a pipe", () => {
   beforeAll(ensureBuilt, 120_000);
 
-  /** A child that reads its standard input through `standardInput()` and reports its length, hash and end. */
-  function readThroughChild(payload: Buffer, pieces: number): Promise<string> {
+  /**
+   * A child that reads its standard input through `standardInput()` and reports its length, the
+   * hash of the chunks it kept (taken at the end, so a chunk overwritten later shows), and its end;
+   * with `throwAt`, its listener throws once, at that chunk (as a reader that fails would).
+   */
+  function readThroughChild(payload: Buffer, pieces: number, throwAt = -1): Promise<string> {
     const script = `
       const { standardInput } = require(${JSON.stringify(join(REPO_ROOT, "out", "lsp", "stdin.js"))});
       const { Readable } = require("node:stream");
@@ -190,8 +194,14 @@ describe("standardInput over a pipe", () => {
       const push = Readable.prototype.push;
       Readable.prototype.push = function (chunk) { if (chunk) pushed += chunk.length; return push.call(this, chunk); };
       const input = standardInput(() => { if (pushed !== length) stale++; return ${payload.length} - length; });
-      input.on("data", (chunk) => { length += chunk.length; hash.update(chunk); });
-      input.on("end", () => process.stdout.write(length + " " + hash.digest("hex") + " " + (input === process.stdin ? "stdin" : "own") + " stale " + stale));
+      const kept = [];
+      let errors = 0;
+      process.on("uncaughtException", () => errors++);
+      input.on("data", (chunk) => { length += chunk.length; kept.push(chunk); if (kept.length === ${throwAt}) throw new Error("the reader failed"); });
+      input.on("end", () => {
+        for (const chunk of kept) hash.update(chunk);
+        process.stdout.write(length + " " + hash.digest("hex") + " " + (input === process.stdin ? "stdin" : "own") + " stale " + stale + (errors ? " errors " + errors : ""));
+      });
     `;
     const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
     let out = "";
@@ -213,6 +223,18 @@ describe("standardInput over a pipe", () => {
     for (let i = 0; i < payload.length; i++) payload[i] = (i * 7919) & 0xff;
     const expected = `${payload.length} ${createHash("sha256").update(payload).digest("hex")} own stale 0`;
     expect(await readThroughChild(payload, 1)).toBe(expected);
+  });
+
+  it("keeps every byte of a chunk handed on when the reader throws on it (the next read goes elsewhere)", async () => {
+    // Bytes that do not repeat with any period a read could align with (a chunk read into the
+    // memory of another must not look the same).
+    const payload = Buffer.alloc(5 * 1024 * 1024 + 3);
+    for (let i = 0, x = 12345; i < payload.length; i++) {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      payload[i] = x >>> 24;
+    }
+    const expected = `${payload.length} ${createHash("sha256").update(payload).digest("hex")} own stale 0 errors 1`;
+    expect(await readThroughChild(payload, 1, 5)).toBe(expected);
   });
 
   it("delivers every byte of input written in small pieces with pauses", async () => {
