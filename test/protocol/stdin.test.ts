@@ -173,6 +173,19 @@ describe("encodeMessage", () => {
   });
 });
 
+/**
+ * Bytes that do not repeat with any period a read could align with, so that a chunk read into the
+ * memory of another does not look the same.
+ */
+function unrepeating(length: number): Buffer {
+  const bytes = Buffer.alloc(length);
+  for (let i = 0, x = 12345; i < length; i++) {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    bytes[i] = x >>> 24;
+  }
+  return bytes;
+}
+
 describe("standardInput over a pipe", () => {
   beforeAll(ensureBuilt, 120_000);
 
@@ -219,20 +232,13 @@ describe("standardInput over a pipe", () => {
   }
 
   it("delivers every byte of a large message written at once, and its end", async () => {
-    const payload = Buffer.alloc(5 * 1024 * 1024 + 17);
-    for (let i = 0; i < payload.length; i++) payload[i] = (i * 7919) & 0xff;
+    const payload = unrepeating(5 * 1024 * 1024 + 17);
     const expected = `${payload.length} ${createHash("sha256").update(payload).digest("hex")} own stale 0`;
     expect(await readThroughChild(payload, 1)).toBe(expected);
   });
 
   it("keeps every byte of a chunk handed on when the reader throws on it (the next read goes elsewhere)", async () => {
-    // Bytes that do not repeat with any period a read could align with (a chunk read into the
-    // memory of another must not look the same).
-    const payload = Buffer.alloc(5 * 1024 * 1024 + 3);
-    for (let i = 0, x = 12345; i < payload.length; i++) {
-      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-      payload[i] = x >>> 24;
-    }
+    const payload = unrepeating(5 * 1024 * 1024 + 3);
     const expected = `${payload.length} ${createHash("sha256").update(payload).digest("hex")} own stale 0 errors 1`;
     expect(await readThroughChild(payload, 1, 5)).toBe(expected);
   });
