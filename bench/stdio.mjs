@@ -138,7 +138,7 @@ export function contextSites(lines, count) {
 
 // ---- A server over stdio ------------------------------------------------------------------------
 
-export function startServer(command, commandArgs) {
+function startServer(command, commandArgs) {
   const home = mkdtempSync(join(tmpdir(), "pi-bench-home-"));
   const child = spawn(command, commandArgs, { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, HOME: home } });
   child.stderr.resume();
@@ -178,15 +178,15 @@ function memory(pid) {
   }
 }
 
-export const PULL = { textDocument: { diagnostic: { dynamicRegistration: false }, publishDiagnostics: {} }, workspace: {} };
-export const PUSH = { textDocument: { publishDiagnostics: { versionSupport: true } }, workspace: {} };
+const PULL = { textDocument: { diagnostic: { dynamicRegistration: false }, publishDiagnostics: {} }, workspace: {} };
+const PUSH = { textDocument: { publishDiagnostics: { versionSupport: true } }, workspace: {} };
 
-export async function initialize(server, capabilities, initializationOptions = {}) {
+async function initialize(server, capabilities, initializationOptions = {}) {
   await server.conn.sendRequest("initialize", { processId: process.pid, rootUri: null, capabilities, initializationOptions });
   await server.conn.sendNotification("initialized", {});
 }
 
-export async function stop(server) {
+async function stop(server) {
   try {
     await Promise.race([server.conn.sendRequest("shutdown"), sleep(2000)]);
     await server.conn.sendNotification("exit");

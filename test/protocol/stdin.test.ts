@@ -20,7 +20,7 @@ describe("ReadCopies", () => {
   const bytes = (length: number, seed: number) => Uint8Array.from({ length }, (_, i) => (i * 31 + seed) & 0xff);
 
   it("copies a small read into a buffer of its own, which the next read does not overwrite", () => {
-    const copies = new ReadCopies(1 << 20, 100);
+    const copies = new ReadCopies({ slabBytes: 1 << 20, idleMs: 100 });
     const read = bytes(100, 1);
     const copy = copies.copy(read);
     read.fill(0);
@@ -33,7 +33,7 @@ describe("ReadCopies", () => {
 
   it("copies a burst into one slab, until input pauses", () => {
     vi.useFakeTimers();
-    const copies = new ReadCopies(1 << 20, 100);
+    const copies = new ReadCopies({ slabBytes: 1 << 20, idleMs: 100 });
     const big = copies.copy(bytes(BURST_READ_BYTES, 2));
     const small = copies.copy(bytes(10, 3));
     expect(copies.inBurst).toBe(true);
@@ -56,7 +56,7 @@ describe("ReadCopies", () => {
   it("starts a new slab when a read does not fit, and keeps every byte of the old one", () => {
     vi.useFakeTimers();
     const slab = 3 * BURST_READ_BYTES;
-    const copies = new ReadCopies(slab, 100);
+    const copies = new ReadCopies({ slabBytes: slab, idleMs: 100 });
     const chunks = [0, 1, 2, 3, 4].map((k) => bytes(BURST_READ_BYTES + k, k));
     const copied = chunks.map((c) => copies.copy(c));
     expect(copies.slabsMade).toBe(3);
@@ -71,7 +71,7 @@ describe("ReadCopies", () => {
   it("reads a burst straight into the slab, after the read that started it, and into the reused buffer once input pauses", () => {
     vi.useFakeTimers();
     const reused = Buffer.alloc(BURST_READ_BYTES * 2);
-    const copies = new ReadCopies(1 << 20, 100, reused, () => 1 << 30);
+    const copies = new ReadCopies({ slabBytes: 1 << 20, idleMs: 100, reused, missing: () => 1 << 30 });
     // Outside a burst a read goes into the reused buffer and is copied out.
     const read = (data: Uint8Array) => {
       const target = copies.readTarget();
@@ -112,7 +112,7 @@ describe("ReadCopies", () => {
     vi.useFakeTimers();
     const reused = Buffer.alloc(BURST_READ_BYTES);
     let missing = 3 * BURST_READ_BYTES;
-    const copies = new ReadCopies(1 << 20, 100, reused, () => missing);
+    const copies = new ReadCopies({ slabBytes: 1 << 20, idleMs: 100, reused, missing: () => missing });
     const read = (length: number, seed: number) => {
       const target = copies.readTarget();
       const data = bytes(length, seed);
@@ -137,7 +137,7 @@ describe("ReadCopies", () => {
   it("starts a new slab when less than a read is left in it", () => {
     vi.useFakeTimers();
     const reused = Buffer.alloc(BURST_READ_BYTES);
-    const copies = new ReadCopies(3 * BURST_READ_BYTES, 100, reused, () => 1 << 30);
+    const copies = new ReadCopies({ slabBytes: 3 * BURST_READ_BYTES, idleMs: 100, reused, missing: () => 1 << 30 });
     const chunks = [0, 1, 2, 3, 4, 5].map((k) => bytes(BURST_READ_BYTES - k, k));
     const taken = chunks.map((c) => {
       const target = copies.readTarget();

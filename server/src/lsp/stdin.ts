@@ -49,20 +49,20 @@ export class ReadCopies {
   /** How many slabs were made (for tests). */
   slabsMade = 0;
 
+  private readonly slabBytes: number;
+  private readonly idleMs: number;
+  private readonly reused: Buffer;
+  private readonly missing: () => number;
+
   /**
    * `missing`: how many bytes of the message being read are still to come (the message reader
-   * knows). `slabBytes`, `idleMs` and `reused` are smaller in tests.
+   * knows; without it every read is copied). `slabBytes`, `idleMs` and `reused` are smaller in tests.
    */
-  constructor(
-    private readonly slabBytes = SLAB_BYTES,
-    private readonly idleMs = BURST_IDLE_MS,
-    private readonly reused: Buffer = Buffer.allocUnsafeSlow(READ_BYTES),
-    private readonly missing: () => number = () => 0,
-  ) {}
-
-  /** The buffer that every read outside a burst goes into. */
-  get reusedBuffer(): Buffer {
-    return this.reused;
+  constructor(options: { slabBytes?: number; idleMs?: number; reused?: Buffer; missing?: () => number } = {}) {
+    this.slabBytes = options.slabBytes ?? SLAB_BYTES;
+    this.idleMs = options.idleMs ?? BURST_IDLE_MS;
+    this.reused = options.reused ?? Buffer.allocUnsafeSlow(READ_BYTES);
+    this.missing = options.missing ?? (() => 0);
   }
 
   /**
@@ -71,10 +71,18 @@ export class ReadCopies {
    * buffer. Node holds the memory it was given until that read arrives, which may be long after
    * the burst: memory from a slab would keep the slab, and every page written into it, until the
    * client sends again; a read that only the message's own bytes can fill is over when it is.
+   * It never throws (Node would then keep reading into the memory of the last chunk): a slab that
+   * cannot be had leaves the read to the reused buffer.
    */
   readTarget(): Buffer {
     if (!this.slab || this.missing() < this.reused.length) return this.reused;
-    if (this.slab.length - this.used < this.reused.length) this.newSlab(this.reused.length);
+    if (this.slab.length - this.used < this.reused.length) {
+      try {
+        this.newSlab(this.reused.length);
+      } catch {
+        return this.reused;
+      }
+    }
     const slab = this.slab as Buffer;
     return slab.subarray(this.used, this.used + this.reused.length);
   }
@@ -179,7 +187,7 @@ export function standardInput(missing: () => number = () => 0): Readable {
     // An unreadable descriptor is left to process.stdin, which reports it as it always did.
   }
   if (!stream) return process.stdin;
-  const copies = new ReadCopies(SLAB_BYTES, BURST_IDLE_MS, Buffer.allocUnsafeSlow(READ_BYTES), missing);
+  const copies = new ReadCopies({ missing });
   const input = new Readable({ read() {} });
   // `onread` (Node reads into the caller's buffer) is missing from @types/node's constructor
   // options. Its `buffer`, given as a function, is asked for the memory of every read.
@@ -191,15 +199,8 @@ export function standardInput(missing: () => number = () => 0): Readable {
       // Node asks for the next read's memory only when the callback returns, and uses it only when
       // nothing threw meanwhile (not even a `process.nextTick` callback, which runs before Node's
       // call returns): otherwise the next read lands in the memory of the chunk just handed on. So
-      // a reader that throws has its error thrown again later, from `setImmediate`, and an error in
-      // choosing the memory falls back to the reused buffer.
-      buffer: () => {
-        try {
-          return copies.readTarget();
-        } catch {
-          return copies.reusedBuffer;
-        }
-      },
+      // a reader that throws has its error thrown again later, from `setImmediate`.
+      buffer: () => copies.readTarget(),
       callback: (length: number, buffer: Uint8Array) => {
         try {
           input.push(copies.take(buffer, length));

@@ -344,7 +344,6 @@ export class StreamedBody {
     }
   }
 
-  /** Body bytes `start`..`end`, decoded as UTF-8. */
   /** The message with its long strings put back, or undefined when they do not come back exactly where they were. */
   private assemble(): DecodedBody | undefined {
     const parts: Buffer[] = [];
@@ -367,8 +366,6 @@ export class StreamedBody {
     if (documentIndex < 0 || documentIndex >= texts.length) return { message: placed };
     return { message: placed, documentText: { text: texts[documentIndex]!, split: splitOf(this.long[documentIndex]!.lines), parses } };
   }
-
-  /** Body bytes `start`..`end` in one buffer (a view of a chunk when they lie in one). */
 }
 
 function hexDigit(c: number): number {
