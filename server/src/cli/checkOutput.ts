@@ -12,6 +12,7 @@ import { needsMigration } from "../features/migration";
 import type { FixOutcome } from "./fix";
 import { displayPath } from "./report";
 import { escapeControls } from "./terminal";
+import { groupDigits } from "../core/text";
 
 /** The unsafe fixes applied, with 1-based lines of the file as it was read (null for a line a fix added). */
 export function unsafeList(applied: readonly UnsafeFixApplied[]): { line: number | null; code: string; summary: string }[] {
@@ -25,7 +26,7 @@ export function fixedLine(shownPath: string, outcome: FixOutcome, cwd: string): 
   const linked = replaced.viaLink ? ` (in ${displayPath(replaced.target, cwd)}, the file it links to)` : "";
   let line = `${shownPath}: fixed ${escapeControls(summary)}${linked}; the original is saved as ${displayPath(replaced.backup, cwd)}`;
   if (replaced.recovered > 0) {
-    line += `; ${replaced.recovered.toLocaleString("en-US")} bytes appended to it during the replacement were kept at its end`;
+    line += `; ${groupDigits(replaced.recovered)} bytes appended to it during the replacement were kept at its end`;
     if (replaced.reordered) line += " (after an entry appended later: check the order of the last lines)";
   }
   return line;

@@ -9,6 +9,7 @@ import type { Diagnostic } from "vscode-languageserver";
 import { CODES } from "../core/codes";
 import { DIAGNOSTIC_SOURCE } from "../features/diagnostics/report";
 import { kindOf } from "../node/lineReader";
+import { groupDigits } from "../core/text";
 
 export { kindOf };
 
@@ -75,7 +76,7 @@ export function openRegularFile(path: string, fs: typeof nodeFs = nodeFs): { fd:
 }
 
 function tooLarge(size: number | undefined): string {
-  const mib = (n: number) => `${Math.round(n / 1024 / 1024).toLocaleString("en-US")} MiB`;
+  const mib = (n: number) => `${groupDigits(Math.round(n / 1024 / 1024))} MiB`;
   return `it is ${size === undefined ? "larger than" : `${mib(size)}, more than`} the ${mib(MAX_FILE_BYTES)} this tool reads`;
 }
 

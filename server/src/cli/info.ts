@@ -10,7 +10,7 @@
  * `usageBreakdown` equals its `getUsageCostBreakdown`.
  */
 
-import { looseText } from "../core/text";
+import { looseText, groupDigits } from "../core/text";
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, resolve } from "node:path";
@@ -167,7 +167,7 @@ export function runInfo(args: readonly string[], io: CliIo): number {
 }
 
 const money = (n: number) => (Number.isFinite(n) ? `$${n.toFixed(n > 0 && n < 0.01 ? 4 : 3)}` : String(n));
-const count = (n: unknown) => (typeof n === "number" ? n.toLocaleString("en-US") : String(n));
+const count = (n: unknown) => (typeof n === "number" ? groupDigits(n) : String(n));
 
 function duration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return "?";

@@ -30,6 +30,7 @@
 import * as nodeFs from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { readAll, type OpenedFile } from "./files";
+import { groupDigits } from "../core/text";
 
 /** The file system calls the writer makes; tests inject failures and concurrent writers. */
 export type FixFs = Pick<
@@ -180,7 +181,7 @@ function assertUnchanged(fs: FixFs, file: OpenedFile, target: string): void {
 }
 
 function describeChange(now: nodeFs.Stats, read: nodeFs.Stats): string {
-  if (now.size > read.size) return `it grew by ${(now.size - read.size).toLocaleString("en-US")} bytes since it was read (Pi appending to it?)`;
+  if (now.size > read.size) return `it grew by ${groupDigits(now.size - read.size)} bytes since it was read (Pi appending to it?)`;
   if (now.size < read.size) return "it shrank since it was read";
   return "it was modified since it was read";
 }

@@ -14,6 +14,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 import type { Diagnostic } from "vscode-languageserver";
 import { MAX_PER_CODE, MAX_PER_FILE } from "../features/diagnosticCap";
 import { escapeControls, escapeControlsKeepingLines, escapeJsonControls, type Style } from "./terminal";
+import { groupDigits } from "../core/text";
 
 export const SEVERITY_NAMES = ["", "error", "warning", "information", "hint"] as const;
 
@@ -130,7 +131,7 @@ const COUNT_NAMES: [string, string][] = [
 ];
 
 function count(n: number, singular: string, plural: string): string {
-  return `${n.toLocaleString("en-US")} ${n === 1 ? singular : plural}`;
+  return `${groupDigits(n)} ${n === 1 ? singular : plural}`;
 }
 
 /** The closing line: "3 errors, 1 warning in 2 of 27 files; 2 fixable with --fix (1 more with --fix --unsafe-fixes)". */
@@ -138,19 +139,17 @@ export function formatSummary(t: Totals, style: Style): string {
   const colours = [style.bold, style.red, style.yellow, style.blue, style.dim];
   const parts: string[] = [];
   for (let s = 1; s <= 4; s++) if (t.bySeverity[s]! > 0) parts.push(colours[s]!(count(t.bySeverity[s]!, ...COUNT_NAMES[s]!)));
-  const files =
-    t.filesWithProblems === t.files ? count(t.files, "file", "files") : `${t.filesWithProblems.toLocaleString("en-US")} of ${count(t.files, "file", "files")}`;
+  const files = t.filesWithProblems === t.files ? count(t.files, "file", "files") : `${groupDigits(t.filesWithProblems)} of ${count(t.files, "file", "files")}`;
   if (t.files === 0 && t.failed > 0) return `${count(t.failed, "path", "paths")} could not be read, checked or fixed (see above); no file was checked`;
   let line = parts.length === 0 ? `No problems in ${count(t.files, "file", "files")}` : `${parts.join(", ")} in ${files}`;
-  if (t.omitted > 0)
-    line += ` (${t.omitted.toLocaleString("en-US")} not shown: at most ${MAX_PER_CODE} per code and ${MAX_PER_FILE.toLocaleString("en-US")} per file are listed)`;
-  if (t.fixable > 0) line += `; ${t.fixable.toLocaleString("en-US")} fixable with ${style.cyan("--fix")}`;
+  if (t.omitted > 0) line += ` (${groupDigits(t.omitted)} not shown: at most ${MAX_PER_CODE} per code and ${groupDigits(MAX_PER_FILE)} per file are listed)`;
+  if (t.fixable > 0) line += `; ${groupDigits(t.fixable)} fixable with ${style.cyan("--fix")}`;
   // As ruff words it: the fixes that guess are not counted as fixable, but said to be there.
   if (t.unsafeFixable > 0)
     line +=
       t.fixable > 0
-        ? ` (${t.unsafeFixable.toLocaleString("en-US")} more with ${style.cyan("--fix --unsafe-fixes")})`
-        : `; ${t.unsafeFixable.toLocaleString("en-US")} fixable with ${style.cyan("--fix --unsafe-fixes")}`;
+        ? ` (${groupDigits(t.unsafeFixable)} more with ${style.cyan("--fix --unsafe-fixes")})`
+        : `; ${groupDigits(t.unsafeFixable)} fixable with ${style.cyan("--fix --unsafe-fixes")}`;
   if (t.fixedFiles > 0) line += `; fixed ${count(t.fixedProblems, "problem", "problems")} in ${count(t.fixedFiles, "file", "files")}`;
   if (t.wouldFix > 0) line += `; --fix would change ${count(t.wouldFix, "file", "files")}`;
   if (t.failed > 0) line += `; ${count(t.failed, "path", "paths")} could not be read, checked or fixed (see above)`;

@@ -13,6 +13,7 @@
 import * as nodeFs from "node:fs";
 import { join } from "node:path";
 import { kindOf } from "./files";
+import { groupDigits } from "../core/text";
 
 export interface Target {
   path: string;
@@ -74,7 +75,7 @@ function walk(root: string, rootStat: nodeFs.Stats, report: WalkReport, fs: type
   while (stack.length > 0) {
     const dir = stack.pop()!;
     if (++entered > MAX_FOLDERS) {
-      report.unreadable(`stopped searching ${root} after ${MAX_FOLDERS.toLocaleString("en-US")} folders`);
+      report.unreadable(`stopped searching ${root} after ${groupDigits(MAX_FOLDERS)} folders`);
       break;
     }
     let entries: nodeFs.Dirent[];

@@ -14,6 +14,7 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
+import { groupDigits } from "../core/text";
 
 export interface DiagnosticCapOptions {
   /** Per code, diagnostics found but not built (`collectDiagnostics`), counted as if they followed the list. */
@@ -74,7 +75,7 @@ export function capDiagnostics(diagnostics: Diagnostic[], options: DiagnosticCap
       const more = c.count - c.shown;
       omitted.set(c.code, more);
       const text = typeof d.message === "string" ? d.message : d.message.value;
-      out.push({ ...d, message: `${text} (… and ${more.toLocaleString("en-US")} more like this in this file, not shown: ${capNote(perCode, perFile)})` });
+      out.push({ ...d, message: `${text} (… and ${groupDigits(more)} more like this in this file, not shown: ${capNote(perCode, perFile)})` });
     }
   }
   return { diagnostics: out, omitted };
@@ -91,7 +92,7 @@ interface CodeCount {
 }
 
 function capNote(perCode: number, perFile: number): string {
-  return `at most ${perCode.toLocaleString("en-US")} per code and ${perFile.toLocaleString("en-US")} per file are reported`;
+  return `at most ${groupDigits(perCode)} per code and ${groupDigits(perFile)} per file are reported`;
 }
 
 /**

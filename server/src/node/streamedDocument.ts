@@ -22,13 +22,14 @@ import { CachedValueLine, type LineFacts, type MalformedLine, type ParsedLine, p
 import { PositionMap } from "../core/positions";
 import { parseWithoutKeeping, setValueBudget } from "../core/values";
 import { DEFAULT_MAX_LINE_BYTES, readLinesSync } from "./lineReader";
+import { groupDigits } from "../core/text";
 
 /** How much the read back of one line reads from there on when it follows the bytes read last (lines read back come mostly in file order). */
 const READ_AHEAD_BYTES = 1024 * 1024;
 /** How much a read back elsewhere reads: a check that wants one line (the first, the one a diagnostic is on) reads little more. */
 const FIRST_READ_BYTES = 64 * 1024;
 
-const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024).toLocaleString("en-US")} MiB`;
+const mib = (bytes: number) => `${groupDigits(Math.round(bytes / 1024 / 1024))} MiB`;
 
 /** The lines of a file, located and read back one at a time (the last few kept). */
 class DiskLines {
