@@ -6,8 +6,8 @@
 
 import { describe, expect, it } from "vitest";
 import { SessionDocument } from "../../server/src/core/document";
-import type { CachedValueLine } from "../../server/src/core/lineRecord";
-import type { ParsedLine } from "../../server/src/core/parse";
+import { CachedValueLine, unpackedLine } from "../../server/src/core/lineRecord";
+import { type ParsedLine, parseLine, type ValueLine } from "../../server/src/core/parse";
 
 const T = "2026-03-02T10:00:00.000Z";
 const line = (value: unknown) => JSON.stringify(value);
@@ -25,6 +25,91 @@ const result = line({
   parentId: "a1",
   timestamp: T,
   message: { role: "toolResult", toolCallId: "toolu_01", toolName: "read", content: [{ type: "text", text: "ok" }], isError: false, timestamp: 1 },
+});
+
+function value(text: string): CachedValueLine {
+  const parsed = parseLine(text);
+  if (!(parsed instanceof CachedValueLine)) throw new Error("not a value line");
+  return parsed;
+}
+
+/** Every fact a feature reads of a value line, as plain data. */
+function facts(p: ValueLine) {
+  return {
+    kind: p.kind,
+    type: p.type,
+    role: p.role,
+    id: p.id,
+    parentId: p.parentId,
+    idKey: p.idKey,
+    parentKey: p.parentKey,
+    time: p.time,
+    model: p.model,
+    thinkingLevel: p.thinkingLevel,
+    toolCallIds: p.toolCallIds,
+    toolResultId: p.toolResultId,
+    reference: p.reference,
+    findings: p.findings,
+    falsy: p.falsy,
+    isObject: p.isObject,
+    looksLikePi: p.looksLikePi,
+    noMessage: p.noMessage,
+  };
+}
+
+describe("a line's rare facts", () => {
+  it("give a tool result's call id back when it is the only one, and pack it as an object for another thread", () => {
+    const parsed = value(result);
+    expect(parsed.kind).toBe("value");
+    expect(parsed.toolResultId).toBe("toolu_01");
+    expect(parsed.toolCallIds).toBeUndefined();
+    expect(parsed.model).toBeUndefined();
+    expect(parsed.reference).toBeUndefined();
+    expect(parsed.findings).toEqual([]);
+    expect(parsed.role).toBe("toolResult");
+    const packed = CachedValueLine.packed(parsed);
+    expect(packed.rare).toEqual({ toolResultId: "toolu_01" });
+    // What crosses threads is a structured clone; the line made of it reads the same.
+    expect(facts(unpackedLine(result, structuredClone(packed)))).toEqual(facts(parsed));
+  });
+
+  it("keep every fact of a tool result that has others too", () => {
+    // A number id is held apart (`idKey`), and an entry type not in the schema names its type there too.
+    const odd = line({ type: "custom_thing", id: 7, parentId: "a1", timestamp: T, message: { role: "toolResult", toolCallId: "toolu_01" } });
+    const parsed = value(odd);
+    expect(parsed.toolResultId).toBeUndefined();
+    const other = value(line({ type: "message", id: 7, parentId: "a1", timestamp: T, message: { role: "toolResult", toolCallId: "toolu_02" } }));
+    expect(other.toolResultId).toBe("toolu_02");
+    expect(other.idKey).toBe(7);
+    expect(other.id).toBeUndefined();
+    expect(other.findings.length).toBeGreaterThan(0);
+    expect(CachedValueLine.packed(other).rare).toEqual({ idKey: 7, toolResultId: "toolu_02", findings: other.findings });
+    expect(facts(unpackedLine(odd, structuredClone(CachedValueLine.packed(parsed))))).toEqual(facts(parsed));
+  });
+
+  it("read the same for a call and its result parsed one after the other", () => {
+    const a = value(call);
+    const r = value(result);
+    expect(a.toolCallIds).toEqual(["toolu_01"]);
+    expect(r.toolResultId).toBe(a.toolCallIds![0]);
+    // Unpacked lines (another thread's parses) read the same too.
+    const ua = unpackedLine(call, structuredClone(CachedValueLine.packed(a)));
+    const ur = unpackedLine(result, structuredClone(CachedValueLine.packed(r)));
+    expect(facts(ua)).toEqual(facts(a));
+    expect(facts(ur)).toEqual(facts(r));
+  });
+
+  it("mark a text stored another way on the line only, not in what it packs", () => {
+    const doc = new SessionDocument("file:///stored.jsonl", "jsonl", 1, `${header}\n${result}\n`);
+    const parsed = doc.parsed[1] as CachedValueLine;
+    expect(parsed.textStored).toBe(false);
+    expect(doc.storeLineAs(1, `${doc.lines[1]}`)).toBe(true);
+    expect(parsed.textStored).toBe(true);
+    const again = unpackedLine(result, CachedValueLine.packed(parsed)) as CachedValueLine;
+    expect(again.textStored).toBe(false);
+    expect(facts(again)).toEqual(facts(parsed));
+    expect(CachedValueLine.packed(parsed).bits).toBe(CachedValueLine.packed(value(result)).bits);
+  });
 });
 
 describe("the analysis' entries", () => {

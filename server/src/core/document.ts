@@ -19,6 +19,7 @@ import type { Position, Range } from "vscode-languageserver";
 import { analyze, type SessionAnalysis } from "./analysis";
 import { reanalyze } from "./reanalyze";
 import { detachLines, type SplitText, splitLines } from "./lines";
+import { CachedValueLine } from "./lineRecord";
 import { locate, locateIdFast, type JsonPath } from "./locate";
 import type { LineParses } from "./packedLines";
 import { parseLine, type ParsedLine } from "./parse";
@@ -86,7 +87,8 @@ export class SessionDocument {
    * idle server's two-byte lines as ropes of one-byte pieces), in place of its text, in the line
    * and in its parse, so that the old string is let go; the caller guarantees the characters are the
    * same (comparing them would undo the rope). False, and nothing changed, when the parse does not
-   * hold the line's text as it is (line 0 after a byte order mark, a line that is not a value).
+   * hold the line's text as it is (line 0 after a byte order mark, a line that is not a value). The
+   * parse is marked (`textStored`), so that the line is not looked at again.
    */
   storeLineAs(line: number, text: string): boolean {
     const old = this.lines[line];
@@ -97,6 +99,7 @@ export class SessionDocument {
     if (!field?.writable || field.value !== old) return false;
     this.lines[line] = text;
     (parsed as unknown as { text: string }).text = text;
+    if (parsed instanceof CachedValueLine) parsed.markTextStored();
     return true;
   }
 

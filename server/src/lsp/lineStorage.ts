@@ -17,6 +17,7 @@
  */
 
 import type { SessionDocument } from "../core/document";
+import { CachedValueLine } from "../core/lineRecord";
 
 /** A line shorter than this is left as it is: its rope would save less than its pieces cost. */
 export const MIN_ROPE_CHARS = 256;
@@ -65,12 +66,6 @@ export class Scratch {
   }
 }
 
-/**
- * The parses whose line text was made a rope: reading the text again to find out would flatten it.
- * Only those: a table of every line's parse took 2 MB, and a one-byte line is read again cheaply.
- */
-const roped = new WeakSet<object>();
-
 /** Stores the two-byte lines of `doc` that hold a value as ropes; returns how many it changed. */
 export function compactLines(doc: SessionDocument): number {
   const scratch = new Scratch();
@@ -78,10 +73,10 @@ export function compactLines(doc: SessionDocument): number {
   for (let line = 0; line < doc.lines.length; line++) {
     const text = doc.lines[line]!;
     const parsed = doc.parsed[line];
-    if (text.length < MIN_ROPE_CHARS || parsed?.kind !== "value" || roped.has(parsed)) continue;
+    // A line made a rope already is not read again (that would flatten it); a one-byte line is read again cheaply.
+    if (text.length < MIN_ROPE_CHARS || parsed?.kind !== "value" || (parsed instanceof CachedValueLine && parsed.textStored)) continue;
     const rope = oneByteRope(text, scratch);
     if (rope === undefined || !doc.storeLineAs(line, rope)) continue;
-    roped.add(parsed);
     changed++;
   }
   return changed;
