@@ -112,6 +112,35 @@ describe("a line's rare facts", () => {
   });
 });
 
+describe("a line's time", () => {
+  it("reads as parsed and crosses threads as it was, whether it packs or not", () => {
+    const stamps = [
+      "1970-01-01T00:00:00.000Z",
+      "1970-01-01T00:00:08.191Z",
+      "1970-01-01T00:00:08.192Z",
+      "1969-12-31T23:59:59.999Z",
+      "0000-01-01T00:00:00.000Z",
+      T,
+      "2026-12-31T23:59:59.999Z",
+      "2527-06-23T06:20:44.415Z",
+      "2527-06-23T06:20:44.416Z",
+      "9999-12-31T23:59:59.999Z",
+    ];
+    for (const timestamp of stamps) {
+      const text = line({ type: "message", id: "t1", parentId: null, timestamp, message: { role: "user", content: "hi", timestamp: 1 } });
+      const parsed = value(text);
+      expect(parsed.time).toBe(Date.parse(timestamp));
+      const packed = CachedValueLine.packed(parsed);
+      expect(packed.time).toBe(Date.parse(timestamp));
+      expect(facts(unpackedLine(text, structuredClone(packed)))).toEqual(facts(parsed));
+    }
+    // A line without a timestamp has no time, and keeps none across threads.
+    const untimed = line({ type: "custom", id: "u1", parentId: null, customType: "x" });
+    expect(value(untimed).time).toBeUndefined();
+    expect(unpackedLine(untimed, structuredClone(CachedValueLine.packed(value(untimed)))).time).toBeUndefined();
+  });
+});
+
 describe("the analysis' entries", () => {
   it("read their ids and type through their parse, and the edited parse after an edit in place", () => {
     const doc = new SessionDocument("file:///entries.jsonl", "jsonl", 1, `${header}\n${call}\n${result}\n`);

@@ -32,6 +32,8 @@ export interface RareFacts {
   toolResultId?: string;
   reference?: IdKey;
   findings?: readonly LineFinding[];
+  /** The time when it does not pack into the line's own fields (see `PACKED_TIME`). */
+  time?: number;
 }
 
 /** The entry types and roles a line's facts number in a few bits (0 stands for "absent"). */
@@ -55,6 +57,23 @@ const TYPE_SHIFT = 6;
 const ROLE_SHIFT = 11;
 /** Whether the text was stored another way (`textStored`); not a fact of the parse, so never packed or copied. */
 const TEXT_STORED = 1 << 16;
+/**
+ * Whether the time is packed: its quotient by `TIME_DIVISOR` in `storedTime` (a small integer,
+ * stored in the field itself) and the remainder in the bits from `TIME_SHIFT` on. A time as a number
+ * of its own is a 16-byte heap number, one per line. A time that does not fit (before 1970, after
+ * the year 2527, not whole milliseconds) is held in the rare facts instead, so that `storedTime`
+ * never holds a fraction (V8 would then box every line's).
+ */
+const PACKED_TIME = 1 << 17;
+const TIME_SHIFT = 18;
+const TIME_DIVISOR = 1 << 13;
+const TIME_BITS = PACKED_TIME | ((TIME_DIVISOR - 1) << TIME_SHIFT);
+/** The largest time that packs: its quotient fits a small integer (31 bits). */
+const MAX_PACKED_TIME = 2 ** 31 * TIME_DIVISOR - 1;
+
+function packs(time: number | undefined): time is number {
+  return time !== undefined && Number.isInteger(time) && time >= 0 && time <= MAX_PACKED_TIME;
+}
 
 /**
  * Every line naming the same provider and model as strings (most assistant messages of a session)
@@ -99,8 +118,9 @@ function sharedCallId(id: string): string {
  * disk for a streamed check (`node/streamedDocument.ts`).
  *
  * The facts are packed, because there is one such object per line (50,000 in a 45 MB session,
- * millions in a streamed check): the ids and the time as fields, the flags, the type and the role
- * as numbers in one small integer, and the facts most lines lack in one optional object. The
+ * millions in a streamed check): the ids as fields, the flags, the type, the role and part of the
+ * time as numbers in one small integer (the rest of the time in a field of its own), and the facts
+ * most lines lack in one optional object. The
  * getters give every `LineFacts` member back as it was parsed.
  */
 export abstract class CachedValueLine implements ValueLine {
@@ -108,7 +128,8 @@ export abstract class CachedValueLine implements ValueLine {
   declare readonly kind: "value";
   readonly id: string | undefined;
   readonly parentId: string | null | undefined;
-  readonly time: number | undefined;
+  /** The time divided by `TIME_DIVISOR` when the bits hold it (`PACKED_TIME`), else undefined. */
+  private readonly storedTime: number | undefined;
   private bits: number;
   /**
    * The rare facts; a string when the only one is `toolResultId` (a tool result's line, 40 % of a
@@ -122,11 +143,13 @@ export abstract class CachedValueLine implements ValueLine {
   /** Packs `facts`, keeping nothing else of it (another line's text, say). */
   constructor(facts: LineFacts | Packed) {
     if (facts instanceof Packed) {
-      const { id, parentId, time, bits, rare } = facts.facts;
+      const { id, parentId, time, bits } = facts.facts;
+      let { rare } = facts.facts;
       this.id = id;
       this.parentId = parentId;
-      this.time = time;
-      this.bits = bits;
+      this.storedTime = packs(time) ? Math.floor(time / TIME_DIVISOR) : undefined;
+      this.bits = (bits & ~TIME_BITS) | timeBits(time);
+      if (!packs(time) && time !== undefined) rare = { ...rare, time };
       // Lines parsed by another thread share this thread's model objects, as if parsed here.
       if (rare?.model) rare.model = sharedModel(rare.model);
       if (rare?.toolCallIds) rememberCallIds(rare.toolCallIds);
@@ -137,14 +160,15 @@ export abstract class CachedValueLine implements ValueLine {
     if (facts instanceof CachedValueLine) {
       this.id = facts.id;
       this.parentId = facts.parentId;
-      this.time = facts.time;
+      this.storedTime = facts.storedTime;
       this.bits = facts.bits & ~TEXT_STORED;
       this.rare = facts.rare;
       return;
     }
     this.id = facts.id;
     this.parentId = facts.parentId;
-    this.time = facts.time;
+    const { time } = facts;
+    this.storedTime = packs(time) ? Math.floor(time / TIME_DIVISOR) : undefined;
     let rare: RareFacts | undefined;
     const more = (): RareFacts => {
       rare ??= {};
@@ -179,7 +203,8 @@ export abstract class CachedValueLine implements ValueLine {
     if (facts.toolResultId !== undefined) more().toolResultId = sharedCallId(facts.toolResultId);
     if (facts.reference !== undefined) more().reference = facts.reference;
     if (facts.findings.length > 0) more().findings = facts.findings;
-    this.bits = bits;
+    if (!packs(time) && time !== undefined) more().time = time;
+    this.bits = bits | timeBits(time);
     this.rare = compactRare(rare);
   }
 
@@ -190,7 +215,7 @@ export abstract class CachedValueLine implements ValueLine {
       id: line.id,
       parentId: line.parentId,
       time: line.time,
-      bits: line.bits & ~TEXT_STORED,
+      bits: line.bits & ~(TEXT_STORED | TIME_BITS),
       rare: typeof rare === "string" ? { toolResultId: rare } : rare,
     };
   }
@@ -213,6 +238,12 @@ export abstract class CachedValueLine implements ValueLine {
   /** Records that the text was stored another way (`textStored`). */
   markTextStored(): void {
     this.bits |= TEXT_STORED;
+  }
+
+  get time(): number | undefined {
+    const bits = this.bits;
+    if (bits & PACKED_TIME) return this.storedTime! * TIME_DIVISOR + ((bits >>> TIME_SHIFT) & (TIME_DIVISOR - 1));
+    return this.rareFacts?.time;
   }
 
   get falsy(): boolean {
@@ -285,6 +316,11 @@ export abstract class CachedValueLine implements ValueLine {
     const value = lineValue(this);
     return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   }
+}
+
+/** The bits that hold the rest of `time` when it packs (`PACKED_TIME`), else 0. */
+function timeBits(time: number | undefined): number {
+  return packs(time) ? PACKED_TIME | ((time % TIME_DIVISOR) << TIME_SHIFT) : 0;
 }
 
 /** `rare` as a line holds it: its `toolResultId` alone when that is the only fact it has. */
