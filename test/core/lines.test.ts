@@ -1,7 +1,39 @@
 // Splitting text into Pi's lines, and giving the lines of a big text storage of their own: the
 // copies must be the same strings, character for character, whatever the characters are.
 import { describe, expect, it } from "vitest";
-import { detachLines, splitLines } from "../../server/src/core/lines";
+import { detachLines, LineEnds, splitLines } from "../../server/src/core/lines";
+
+describe("LineEnds", () => {
+  it("gives every line's ending back as the array of them would, through splices of every size", () => {
+    const endings = ["\n", "\r\n", ""];
+    let x = 7;
+    const next = (n: number) => {
+      x = (x * 1103515245 + 12345) >>> 0;
+      return x % n;
+    };
+    const eols = Array.from({ length: 200 }, () => endings[next(2)]!);
+    eols.push("");
+    const ends = LineEnds.of(eols);
+    for (let round = 0; round < 300; round++) {
+      const start = next(eols.length);
+      const count = next(Math.min(4, eols.length - start) + 1);
+      const items = Array.from({ length: round % 3 === 0 ? count : next(5) }, () => endings[next(3)]!);
+      const before = ends.clone();
+      const arrayBefore = eols.slice();
+      eols.splice(start, count, ...items);
+      ends.splice(start, count, items);
+      expect(ends.length).toBe(eols.length);
+      for (let i = 0; i < eols.length; i++) expect(ends.at(i)).toBe(eols[i]);
+      expect(ends.at(eols.length)).toBeUndefined();
+      expect(ends.firstBreak()).toBe(eols.find((e) => e !== ""));
+      // A clone taken before is not changed by the splice.
+      expect(before.length).toBe(arrayBefore.length);
+      for (let i = 0; i < arrayBefore.length; i++) expect(before.at(i)).toBe(arrayBefore[i]);
+    }
+    expect(LineEnds.of(["", ""]).firstBreak()).toBeUndefined();
+    expect(() => LineEnds.of(["\r"])).toThrow();
+  });
+});
 
 describe("splitLines", () => {
   it("splits on \\n only, keeping \\r\\n apart and a lone \\r inside its line", () => {

@@ -192,7 +192,7 @@ describe("computeRename", () => {
     const cursorLine = source.split("\r\n")[2]!;
     expect(cursorLine.indexOf("😀")).toBeLessThan(cursorLine.indexOf("$0"));
     const { doc, position } = documentWithCursor(source);
-    expect(doc.eols[2]).toBe("\r\n");
+    expect(doc.eols.at(2)).toBe("\r\n");
     const prepared = prepareRename(doc, position);
     if (isRenameRefusal(prepared)) throw new Error(prepared.error);
     expect(textOf(doc, prepared.range)).toBe("a1");

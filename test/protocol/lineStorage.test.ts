@@ -8,7 +8,7 @@ import { SessionDocument } from "../../server/src/core/document";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { computeDocumentSymbols } from "../../server/src/features/symbols";
 import { computeHover } from "../../server/src/features/hover";
-import { CHARS_PER_RUN, compactLines, MIN_ROPE_CHARS, oneByteRope } from "../../server/src/lsp/lineStorage";
+import { CHARS_PER_RUN, compactLines, MAX_SHARED_RUN, MIN_ROPE_CHARS, oneByteRope, Scratch } from "../../server/src/lsp/lineStorage";
 
 /** A seeded random string of `length` characters, mostly ASCII and Latin-1, with `high` characters above U+00FF (surrogate pairs among them). */
 function randomText(seed: number, length: number, high: number): string {
@@ -33,6 +33,18 @@ describe("oneByteRope", () => {
       expect(rope!.length).toBe(text.length);
       expect(rope).toBe(text);
     }
+  });
+
+  it("gives the same characters for texts made ropes through one scratch, which shares their short two-byte runs", () => {
+    const scratch = new Scratch();
+    const long = "中文".repeat(MAX_SHARED_RUN);
+    const texts: string[] = [];
+    for (let seed = 1; seed <= 100; seed++) {
+      const base = randomText(seed, 4 * CHARS_PER_RUN + seed, 1 + (seed % 3));
+      texts.push(seed % 4 === 0 ? `${base}${long}${base.slice(0, 50)}` : base);
+    }
+    const ropes = texts.map((text) => oneByteRope(text, scratch));
+    for (let i = 0; i < texts.length; i++) expect(ropes[i]).toBe(texts[i]);
   });
 
   it("leaves a text alone that has no character above U+00FF", () => {

@@ -12,7 +12,7 @@ import type { SessionDocument } from "./document";
 /** The document as lines with their endings; no empty piece after a final newline. */
 export function unitsOf(doc: SessionDocument): string[] {
   const units: string[] = [];
-  for (let i = 0; i < doc.lineCount; i++) units.push(doc.lines[i]! + doc.eols[i]!);
+  for (let i = 0; i < doc.lineCount; i++) units.push(doc.lines[i]! + doc.eols.at(i)!);
   if (units.length > 0 && units[units.length - 1] === "") units.pop();
   return units;
 }

@@ -18,7 +18,8 @@ import type { TextDocumentContentChangeEvent } from "vscode-languageserver-textd
 import type { Position, Range } from "vscode-languageserver";
 import { analyze, type SessionAnalysis } from "./analysis";
 import { reanalyze } from "./reanalyze";
-import { detachLines, type SplitText, splitLines } from "./lines";
+import { detachLines, LineEnds, type SplitText, splitLines } from "./lines";
+import { CachedValueLine } from "./lineRecord";
 import { locate, locateIdFast, type JsonPath } from "./locate";
 import type { LineParses } from "./packedLines";
 import { parseLine, type ParsedLine } from "./parse";
@@ -27,7 +28,7 @@ import { keepsValues, parseWithoutKeeping } from "./values";
 
 export class SessionDocument {
   lines: string[];
-  eols: string[];
+  eols: LineEnds;
   parsed: ParsedLine[];
   private positions: PositionMap;
   private analysisCache: SessionAnalysis | undefined;
@@ -50,7 +51,7 @@ export class SessionDocument {
     const split = lines ?? splitLines(text);
     if (!lines) detachLines(text, split.lines);
     this.lines = split.lines;
-    this.eols = split.eols;
+    this.eols = LineEnds.of(split.eols);
     // Parses made elsewhere keep no values: they are taken only for a text that would keep none.
     let parses = lines?.parses;
     if (parses && keepsValues(text.length)) {
@@ -71,7 +72,7 @@ export class SessionDocument {
     // The copy analyses itself from scratch: the entry objects of an analysis are this document's.
     Object.assign(copy, this, {
       lines: this.lines.slice(),
-      eols: this.eols.slice(),
+      eols: this.eols.clone(),
       parsed: this.parsed.slice(),
       analysisCache: undefined,
       previousAnalysis: undefined,
@@ -86,7 +87,8 @@ export class SessionDocument {
    * idle server's two-byte lines as ropes of one-byte pieces), in place of its text, in the line
    * and in its parse, so that the old string is let go; the caller guarantees the characters are the
    * same (comparing them would undo the rope). False, and nothing changed, when the parse does not
-   * hold the line's text as it is (line 0 after a byte order mark, a line that is not a value).
+   * hold the line's text as it is (line 0 after a byte order mark, a line that is not a value). The
+   * parse is marked (`textStored`), so that the line is not looked at again.
    */
   storeLineAs(line: number, text: string): boolean {
     const old = this.lines[line];
@@ -97,6 +99,7 @@ export class SessionDocument {
     if (!field?.writable || field.value !== old) return false;
     this.lines[line] = text;
     (parsed as unknown as { text: string }).text = text;
+    if (parsed instanceof CachedValueLine) parsed.markTextStored();
     return true;
   }
 
@@ -122,7 +125,7 @@ export class SessionDocument {
    */
   replaceableEnd(line: number): number {
     const text = this.lines[line] ?? "";
-    return this.eols[line] === "" && text.endsWith("\r") ? text.length - 1 : text.length;
+    return this.eols.at(line) === "" && text.endsWith("\r") ? text.length - 1 : text.length;
   }
 
   /** The range an edit that replaces the line's JSON text covers: after a byte order mark, up to `replaceableEnd`. */
@@ -154,7 +157,7 @@ export class SessionDocument {
 
   getText(): string {
     let text = "";
-    for (let i = 0; i < this.lines.length; i++) text += this.lines[i]! + this.eols[i]!;
+    for (let i = 0; i < this.lines.length; i++) text += this.lines[i]! + this.eols.at(i)!;
     return text;
   }
 
@@ -278,7 +281,7 @@ export class SessionDocument {
     for (let i = this.hasBom ? 1 : 0; i < this.lines.length; i++) previous.set(this.lines[i]!, this.parsed[i]!);
     const split = splitLines(text);
     this.lines = split.lines;
-    this.eols = split.eols;
+    this.eols = LineEnds.of(split.eols);
     this.parsed = this.lines.map((line, i) => (i > 0 && previous.get(line)) || parseDocumentLine(line, i));
     this.positions = PositionMap.of(this.lines);
     this.editedLines = undefined;
@@ -293,7 +296,7 @@ export class SessionDocument {
     const endLine = end.line;
     const prefix = this.lines[startLine]!.slice(0, start.character);
     const suffix = this.lines[endLine]!.slice(end.character);
-    const endEol = this.eols[endLine]!;
+    const endEol = this.eols.at(endLine)!;
     const split = splitLines(prefix + text + suffix);
     const newLines = split.lines;
     const newEols = split.eols;
@@ -319,7 +322,7 @@ export class SessionDocument {
       }
     }
     this.lines = splice(this.lines, startLine, count, newLines);
-    this.eols = splice(this.eols, startLine, count, newEols);
+    this.eols.splice(startLine, count, newEols);
     this.parsed = splice(this.parsed, startLine, count, newParsed);
     this.positions.splice(startLine, count, newLines);
   }

@@ -32,6 +32,8 @@ export interface RareFacts {
   toolResultId?: string;
   reference?: IdKey;
   findings?: readonly LineFinding[];
+  /** The time when it does not pack into the line's own fields (see `PACKED_TIME`). */
+  time?: number;
 }
 
 /** The entry types and roles a line's facts number in a few bits (0 stands for "absent"). */
@@ -53,6 +55,25 @@ const RARE_ID_KEY = 16;
 const RARE_PARENT_KEY = 32;
 const TYPE_SHIFT = 6;
 const ROLE_SHIFT = 11;
+/** Whether the text was stored another way (`textStored`); not a fact of the parse, so never packed or copied. */
+const TEXT_STORED = 1 << 16;
+/**
+ * Whether the time is packed: its quotient by `TIME_DIVISOR` in `storedTime` (a small integer,
+ * stored in the field itself) and the remainder in the bits from `TIME_SHIFT` on. A time as a number
+ * of its own is a 16-byte heap number, one per line. A time that does not fit (before 1970, after
+ * the year 2527, not whole milliseconds) is held in the rare facts instead, so that `storedTime`
+ * never holds a fraction (V8 would then box every line's).
+ */
+const PACKED_TIME = 1 << 17;
+const TIME_SHIFT = 18;
+const TIME_DIVISOR = 1 << 13;
+const TIME_BITS = PACKED_TIME | ((TIME_DIVISOR - 1) << TIME_SHIFT);
+/** The largest time that packs: its quotient fits a small integer (31 bits). */
+const MAX_PACKED_TIME = 2 ** 31 * TIME_DIVISOR - 1;
+
+function packs(time: number | undefined): time is number {
+  return time !== undefined && Number.isInteger(time) && time >= 0 && time <= MAX_PACKED_TIME;
+}
 
 /**
  * Every line naming the same provider and model as strings (most assistant messages of a session)
@@ -73,23 +94,48 @@ function sharedModel(model: { provider: unknown; modelId: unknown }): { provider
 }
 
 /**
+ * The tool call ids of the lines made last, each its own key, so that a tool result's `toolResultId`
+ * is the very string of the call it answers, a few lines above it, instead of a copy of it (48
+ * bytes for each of the 20,000 results of a 45 MB session). Bounded: emptied when full.
+ */
+const recentCallIds = new Map<string, string>();
+const MAX_RECENT_CALL_IDS = 256;
+
+function rememberCallIds(ids: string | readonly string[]): void {
+  const list = typeof ids === "string" ? [ids] : ids;
+  if (recentCallIds.size + list.length > MAX_RECENT_CALL_IDS) recentCallIds.clear();
+  for (const id of list) recentCallIds.set(id, id);
+}
+
+function sharedCallId(id: string): string {
+  return recentCallIds.get(id) ?? id;
+}
+
+/**
  * A line that parses, with the facts every feature reads (ids, links, types, roles, findings) and
  * its value fetched through the cache (`values.ts`), which parses its text again when the value was
  * let go. Each kind of line keeps the text its own way: in memory for a document being edited, on
  * disk for a streamed check (`node/streamedDocument.ts`).
  *
  * The facts are packed, because there is one such object per line (50,000 in a 45 MB session,
- * millions in a streamed check): the ids and the time as fields, the flags, the type and the role
- * as numbers in one small integer, and the facts most lines lack in one optional object. The
+ * millions in a streamed check): the ids as fields, the flags, the type, the role and part of the
+ * time as numbers in one small integer (the rest of the time in a field of its own), and the facts
+ * most lines lack in one optional object. The
  * getters give every `LineFacts` member back as it was parsed.
  */
 export abstract class CachedValueLine implements ValueLine {
-  readonly kind = "value";
+  /** On the prototype (below), the same for every line: a field of its own took 8 bytes a line. */
+  declare readonly kind: "value";
   readonly id: string | undefined;
   readonly parentId: string | null | undefined;
-  readonly time: number | undefined;
-  private readonly bits: number;
-  private readonly rare: RareFacts | undefined;
+  /** The time divided by `TIME_DIVISOR` when the bits hold it (`PACKED_TIME`), else undefined. */
+  private readonly storedTime: number | undefined;
+  private bits: number;
+  /**
+   * The rare facts; a string when the only one is `toolResultId` (a tool result's line, 40 % of a
+   * session's entries), which saves each such line the 56 bytes of an object holding it.
+   */
+  private readonly rare: RareFacts | string | undefined;
 
   /** The JSON text the value was parsed from (line 0 without its byte order mark). */
   abstract readonly text: string;
@@ -97,27 +143,32 @@ export abstract class CachedValueLine implements ValueLine {
   /** Packs `facts`, keeping nothing else of it (another line's text, say). */
   constructor(facts: LineFacts | Packed) {
     if (facts instanceof Packed) {
-      const { id, parentId, time, bits, rare } = facts.facts;
+      const { id, parentId, time, bits } = facts.facts;
+      let { rare } = facts.facts;
       this.id = id;
       this.parentId = parentId;
-      this.time = time;
-      this.bits = bits;
+      this.storedTime = packs(time) ? Math.floor(time / TIME_DIVISOR) : undefined;
+      this.bits = (bits & ~TIME_BITS) | timeBits(time);
+      if (!packs(time) && time !== undefined) rare = { ...rare, time };
       // Lines parsed by another thread share this thread's model objects, as if parsed here.
       if (rare?.model) rare.model = sharedModel(rare.model);
-      this.rare = rare;
+      if (rare?.toolCallIds) rememberCallIds(rare.toolCallIds);
+      if (rare?.toolResultId) rare.toolResultId = sharedCallId(rare.toolResultId);
+      this.rare = compactRare(rare);
       return;
     }
     if (facts instanceof CachedValueLine) {
       this.id = facts.id;
       this.parentId = facts.parentId;
-      this.time = facts.time;
-      this.bits = facts.bits;
+      this.storedTime = facts.storedTime;
+      this.bits = facts.bits & ~TEXT_STORED;
       this.rare = facts.rare;
       return;
     }
     this.id = facts.id;
     this.parentId = facts.parentId;
-    this.time = facts.time;
+    const { time } = facts;
+    this.storedTime = packs(time) ? Math.floor(time / TIME_DIVISOR) : undefined;
     let rare: RareFacts | undefined;
     const more = (): RareFacts => {
       rare ??= {};
@@ -145,17 +196,54 @@ export abstract class CachedValueLine implements ValueLine {
     }
     if (facts.model !== undefined) more().model = sharedModel(facts.model);
     if (facts.thinkingLevel !== undefined) more().thinkingLevel = facts.thinkingLevel;
-    if (facts.toolCallIds !== undefined) more().toolCallIds = facts.toolCallIds.length === 1 ? facts.toolCallIds[0]! : facts.toolCallIds;
-    if (facts.toolResultId !== undefined) more().toolResultId = facts.toolResultId;
+    if (facts.toolCallIds !== undefined) {
+      more().toolCallIds = facts.toolCallIds.length === 1 ? facts.toolCallIds[0]! : facts.toolCallIds;
+      rememberCallIds(facts.toolCallIds);
+    }
+    if (facts.toolResultId !== undefined) more().toolResultId = sharedCallId(facts.toolResultId);
     if (facts.reference !== undefined) more().reference = facts.reference;
     if (facts.findings.length > 0) more().findings = facts.findings;
-    this.bits = bits;
-    this.rare = rare;
+    if (!packs(time) && time !== undefined) more().time = time;
+    this.bits = bits | timeBits(time);
+    this.rare = compactRare(rare);
   }
 
   /** The facts as this line holds them, in a form that crosses threads (`unpackedLine` makes the line again). */
   static packed(line: CachedValueLine): PackedFacts {
-    return { id: line.id, parentId: line.parentId, time: line.time, bits: line.bits, rare: line.rare };
+    const rare = line.rare;
+    return {
+      id: line.id,
+      parentId: line.parentId,
+      time: line.time,
+      bits: line.bits & ~(TEXT_STORED | TIME_BITS),
+      rare: typeof rare === "string" ? { toolResultId: rare } : rare,
+    };
+  }
+
+  /** The rare facts held as an object (none when the only one is `toolResultId`, held as a string). */
+  private get rareFacts(): RareFacts | undefined {
+    const rare = this.rare;
+    return typeof rare === "string" ? undefined : rare;
+  }
+
+  /**
+   * Whether the line's text was put in place of itself stored another way (a rope of one-byte
+   * pieces, `SessionDocument.storeLineAs`): reading the text to find out would undo that. A bit of
+   * the line's own, where a table of the lines so stored took 0.5 MB for the 45 MB session.
+   */
+  get textStored(): boolean {
+    return (this.bits & TEXT_STORED) !== 0;
+  }
+
+  /** Records that the text was stored another way (`textStored`). */
+  markTextStored(): void {
+    this.bits |= TEXT_STORED;
+  }
+
+  get time(): number | undefined {
+    const bits = this.bits;
+    if (bits & PACKED_TIME) return this.storedTime! * TIME_DIVISOR + ((bits >>> TIME_SHIFT) & (TIME_DIVISOR - 1));
+    return this.rareFacts?.time;
   }
 
   get falsy(): boolean {
@@ -176,46 +264,47 @@ export abstract class CachedValueLine implements ValueLine {
 
   get type(): string | undefined {
     const code = (this.bits >> TYPE_SHIFT) & 31;
-    return code === OTHER ? this.rare!.type : TYPE_NAMES[code];
+    return code === OTHER ? this.rareFacts!.type : TYPE_NAMES[code];
   }
 
   get role(): string | undefined {
     const code = (this.bits >> ROLE_SHIFT) & 31;
-    return code === OTHER ? this.rare!.role : ROLE_NAMES[code];
+    return code === OTHER ? this.rareFacts!.role : ROLE_NAMES[code];
   }
 
   get idKey(): IdKey {
-    return this.bits & RARE_ID_KEY ? this.rare!.idKey : this.id;
+    return this.bits & RARE_ID_KEY ? this.rareFacts!.idKey : this.id;
   }
 
   get parentKey(): IdKey {
-    return this.bits & RARE_PARENT_KEY ? this.rare!.parentKey : this.parentId;
+    return this.bits & RARE_PARENT_KEY ? this.rareFacts!.parentKey : this.parentId;
   }
 
   get model(): { provider: unknown; modelId: unknown } | undefined {
-    return this.rare?.model;
+    return this.rareFacts?.model;
   }
 
   get thinkingLevel(): unknown {
-    return this.rare?.thinkingLevel;
+    return this.rareFacts?.thinkingLevel;
   }
 
   get toolCallIds(): string[] | undefined {
-    const ids = this.rare?.toolCallIds;
+    const ids = this.rareFacts?.toolCallIds;
     // A one-element array costs 32 bytes more than its string, on thousands of lines.
     return typeof ids === "string" ? [ids] : ids;
   }
 
   get toolResultId(): string | undefined {
-    return this.rare?.toolResultId;
+    const rare = this.rare;
+    return typeof rare === "string" ? rare : rare?.toolResultId;
   }
 
   get reference(): IdKey {
-    return this.rare?.reference;
+    return this.rareFacts?.reference;
   }
 
   get findings(): readonly LineFinding[] {
-    return this.rare?.findings ?? NO_FINDINGS;
+    return this.rareFacts?.findings ?? NO_FINDINGS;
   }
 
   get value(): unknown {
@@ -228,6 +317,20 @@ export abstract class CachedValueLine implements ValueLine {
     return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   }
 }
+
+/** The bits that hold the rest of `time` when it packs (`PACKED_TIME`), else 0. */
+function timeBits(time: number | undefined): number {
+  return packs(time) ? PACKED_TIME | ((time % TIME_DIVISOR) << TIME_SHIFT) : 0;
+}
+
+/** `rare` as a line holds it: its `toolResultId` alone when that is the only fact it has. */
+function compactRare(rare: RareFacts | undefined): RareFacts | string | undefined {
+  if (rare === undefined || rare.toolResultId === undefined) return rare;
+  for (const key in rare) if (key !== "toolResultId" && rare[key as keyof RareFacts] !== undefined) return rare;
+  return rare.toolResultId;
+}
+
+Object.defineProperty(CachedValueLine.prototype, "kind", { value: "value", enumerable: true });
 
 /** The packed facts of a `CachedValueLine`: plain data, which a worker thread sends (see `core/packedLines.ts`). */
 export interface PackedFacts {

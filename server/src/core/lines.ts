@@ -73,3 +73,60 @@ function flatCopy(line: string): string {
   copy.charCodeAt(0);
   return copy;
 }
+
+/** The endings `LineEnds` numbers, by code. */
+const ENDINGS = ["", "\n", "\r\n"] as const;
+
+/**
+ * The ending of each line of a document ("\n", "\r\n", or "" for the last line), one byte a line:
+ * an array of the strings took 8 bytes a line (0.4 MB for the 45 MB session's 50,000 lines).
+ */
+export class LineEnds {
+  private constructor(private codes: Uint8Array) {}
+
+  static of(eols: readonly string[]): LineEnds {
+    const codes = new Uint8Array(eols.length);
+    for (let i = 0; i < eols.length; i++) codes[i] = code(eols[i]!);
+    return new LineEnds(codes);
+  }
+
+  get length(): number {
+    return this.codes.length;
+  }
+
+  /** The ending of line `line`; undefined past the last line. */
+  at(line: number): string | undefined {
+    const c = this.codes[line];
+    return c === undefined ? undefined : ENDINGS[c];
+  }
+
+  /** The first ending that is a line break, if any line has one. */
+  firstBreak(): string | undefined {
+    for (const c of this.codes) if (c !== 0) return ENDINGS[c];
+    return undefined;
+  }
+
+  /** Replaces the endings of lines `start .. start + count - 1` with `eols`. */
+  splice(start: number, count: number, eols: readonly string[]): void {
+    const old = this.codes;
+    // The usual edit (typing in a line) replaces as many lines as it removes: in place.
+    const codes = eols.length === count ? old : new Uint8Array(old.length - count + eols.length);
+    if (codes !== old) {
+      codes.set(old.subarray(0, start));
+      codes.set(old.subarray(start + count), start + eols.length);
+    }
+    for (let i = 0; i < eols.length; i++) codes[start + i] = code(eols[i]!);
+    this.codes = codes;
+  }
+
+  clone(): LineEnds {
+    return new LineEnds(this.codes.slice());
+  }
+}
+
+function code(eol: string): number {
+  if (eol === "\n") return 1;
+  if (eol === "\r\n") return 2;
+  if (eol === "") return 0;
+  throw new Error(`not a line ending: ${JSON.stringify(eol)}`);
+}

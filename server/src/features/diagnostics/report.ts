@@ -142,7 +142,7 @@ export class Report {
   isTruncatedLine(line: number): boolean {
     const { doc } = this;
     const p = doc.parsed[line];
-    if (p?.kind !== "malformed" || doc.eols[line] !== "") return false;
+    if (p?.kind !== "malformed" || doc.eols.at(line) !== "") return false;
     const text = doc.jsonText(line).trimEnd();
     if (!text.trimStart().startsWith("{")) return false;
     // A prefix of valid JSON fails at its very end: "Unexpected end of JSON input", "Unterminated

@@ -52,7 +52,7 @@ export function makeContext(doc: SessionDocument, options: FixOptions): Context 
 }
 
 export function eolOf(doc: SessionDocument): string {
-  return doc.eols.find((e) => e !== "") ?? "\n";
+  return doc.eols.firstBreak() ?? "\n";
 }
 
 export function describeEntry(entry: Entry): string {

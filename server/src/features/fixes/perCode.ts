@@ -143,7 +143,7 @@ export function fixesIn(ctx: Context, d: Diagnostic): Fix[] {
     }
     case "truncated-line": {
       if (p.kind !== "malformed") break;
-      if (doc.eols[line] === "")
+      if (doc.eols.at(line) === "")
         out.push({
           title: "End the cut-off line with a newline (keeps its text; Pi skips it)",
           edits: [{ range: doc.spanRange(line, doc.lines[line]!.length, line, doc.lines[line]!.length), newText: eolOf(doc) }],

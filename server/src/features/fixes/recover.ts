@@ -136,7 +136,7 @@ export function recoverFix(ctx: Context, line: number): Fix | undefined {
     newText: text,
   }));
   // A cut-off last line also gets the newline Pi would add, so that the entry is whole in one step.
-  if (doc.eols[line] === "") {
+  if (doc.eols.at(line) === "") {
     const end = doc.lines[line]!.length;
     const last = recovered.insertions[recovered.insertions.length - 1]!;
     if (base + last.offset === end) edits[edits.length - 1]!.newText += eolOf(doc);
