@@ -19,6 +19,7 @@
 import * as nodeFs from "node:fs";
 import { SessionDocument } from "../core/document";
 import { CachedValueLine, type LineFacts, type MalformedLine, type ParsedLine, parseLine, parseLineWith } from "../core/parse";
+import { LineEnds } from "../core/lines";
 import { PositionMap } from "../core/positions";
 import { parseWithoutKeeping, setValueBudget } from "../core/values";
 import { DEFAULT_MAX_LINE_BYTES, readLinesSync } from "./lineReader";
@@ -301,7 +302,7 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
     languageId: "jsonl",
     version: 0,
     lines: linesView(disk),
-    eols,
+    eols: LineEnds.of(eols),
     parsed,
     positions: PositionMap.of(crLines),
     analysisCache: undefined,
