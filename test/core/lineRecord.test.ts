@@ -99,6 +99,32 @@ describe("a line's rare facts", () => {
     expect(facts(ur)).toEqual(facts(r));
   });
 
+  it("give an assistant message's model, with and without tool calls, and its other facts, packed as before", () => {
+    const answer = line({
+      type: "message",
+      id: "a2",
+      parentId: "r1",
+      timestamp: T,
+      message: { role: "assistant", provider: "anthropic", model: "claude", content: [{ type: "text", text: "done" }] },
+    });
+    const withCall = value(call);
+    const plain = value(answer);
+    expect(withCall.model).toEqual({ provider: "anthropic", modelId: "claude" });
+    expect(withCall.toolCallIds).toEqual(["toolu_01"]);
+    expect(plain.model).toEqual({ provider: "anthropic", modelId: "claude" });
+    expect(plain.toolCallIds).toBeUndefined();
+    expect(plain.toolResultId).toBeUndefined();
+    // Lines naming the same model share its object, whatever form their facts take.
+    expect(plain.model).toBe(withCall.model);
+    expect(CachedValueLine.packed(withCall).rare).toMatchObject({ model: withCall.model, toolCallIds: "toolu_01" });
+    for (const [text, parsed] of [
+      [call, withCall],
+      [answer, plain],
+    ] as const) {
+      expect(facts(unpackedLine(text, structuredClone(CachedValueLine.packed(parsed))))).toEqual(facts(parsed));
+    }
+  });
+
   it("mark a text stored another way on the line only, not in what it packs", () => {
     const doc = new SessionDocument("file:///stored.jsonl", "jsonl", 1, `${header}\n${result}\n`);
     const parsed = doc.parsed[1] as CachedValueLine;

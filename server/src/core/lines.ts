@@ -100,12 +100,6 @@ export class LineEnds {
     return c === undefined ? undefined : ENDINGS[c];
   }
 
-  /** The first ending that is a line break, if any line has one. */
-  firstBreak(): string | undefined {
-    for (const c of this.codes) if (c !== 0) return ENDINGS[c];
-    return undefined;
-  }
-
   /** Replaces the endings of lines `start .. start + count - 1` with `eols`. */
   splice(start: number, count: number, eols: readonly string[]): void {
     const old = this.codes;

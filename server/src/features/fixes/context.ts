@@ -52,7 +52,12 @@ export function makeContext(doc: SessionDocument, options: FixOptions): Context 
 }
 
 export function eolOf(doc: SessionDocument): string {
-  return doc.eols.firstBreak() ?? "\n";
+  // Read by position only: the streamed check's document keeps its endings as an array.
+  for (let line = 0; line < doc.eols.length; line++) {
+    const eol = doc.eols.at(line);
+    if (eol) return eol;
+  }
+  return "\n";
 }
 
 export function describeEntry(entry: Entry): string {
