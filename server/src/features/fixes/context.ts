@@ -51,8 +51,8 @@ export function makeContext(doc: SessionDocument, options: FixOptions): Context 
   return { doc, a, now: options.now ?? (() => new Date()), random: options.random ?? Math.random, taken, joins: undefined };
 }
 
+/** The line break a fix writes: the file's first, so that a fix keeps a "\r\n" file "\r\n". */
 export function eolOf(doc: SessionDocument): string {
-  // Read by position only: the streamed check's document keeps its endings as an array.
   for (let line = 0; line < doc.eols.length; line++) {
     const eol = doc.eols.at(line);
     if (eol) return eol;
