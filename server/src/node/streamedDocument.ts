@@ -39,10 +39,10 @@ class DiskLines {
   count = 0;
   private readonly recent = new Map<number, string>();
 
-  constructor(
-    private readonly fd: number,
-    private readonly eols: readonly string[],
-  ) {}
+  /** Each line's ending: the document's, set once every line is read (no line is read back as text before). */
+  eols = LineEnds.of([]);
+
+  constructor(private readonly fd: number) {}
 
   add(start: number, bytes: number): void {
     if (this.count === this.starts.length) {
@@ -106,7 +106,7 @@ class DiskLines {
     if (cached !== undefined) return cached;
     if (i >= this.count) return "";
     const raw = this.bytes(i);
-    const text = raw.toString("utf8", 0, this.eols[i] === "\r\n" ? raw.length - 1 : raw.length);
+    const text = raw.toString("utf8", 0, this.eols.at(i) === "\r\n" ? raw.length - 1 : raw.length);
     // A diagnostic reads its line a few times (the range, the located token): the last lines stay.
     if (this.recent.size >= 32) this.recent.delete(this.recent.keys().next().value!);
     this.recent.set(i, text);
@@ -231,7 +231,7 @@ const LONG_LINES_CHARS = 128_000_000;
 export function readStreamedDocument(fd: number, uri: string, options: StreamOptions = {}): StreamedDocument {
   const eols: string[] = [];
   const parsed: ParsedLine[] = [];
-  const disk = new DiskLines(fd, eols);
+  const disk = new DiskLines(fd);
   // Only lines holding a lone "\r" matter to the position map; every other line counts as "".
   const crLines: string[] = [];
   let lossless = true;
@@ -295,6 +295,8 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
     crLines.push("");
     parsed.push(parseLine(""));
   }
+  // One byte a line, shared by the document and its lines on disk; the strings read as they streamed go.
+  disk.eols = LineEnds.of(eols);
   const doc = Object.create(StreamedSessionDocument.prototype) as StreamedSessionDocument;
   // The fields `SessionDocument`'s constructor sets, from the stream instead of one text.
   Object.assign(doc, {
@@ -302,7 +304,7 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
     languageId: "jsonl",
     version: 0,
     lines: linesView(disk),
-    eols: LineEnds.of(eols),
+    eols: disk.eols,
     parsed,
     positions: PositionMap.of(crLines),
     analysisCache: undefined,
