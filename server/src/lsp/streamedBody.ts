@@ -36,6 +36,13 @@ export const LONG_STRING_BYTES = 1 << 16;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const ESCAPED_NEWLINE = Buffer.from("\\n", "latin1");
+const CLOSE_BRACE = 0x7d;
+const BRACE_NEWLINE = Buffer.from("}\\n", "latin1");
+/**
+ * Bytes of a long string left undecoded, with no "}" line break found, after which every escaped
+ * line break is looked for: this many times the long-string length (1 MiB by default).
+ */
+const PLAIN_SEARCH_FACTOR = 16;
 const DID_OPEN = Buffer.from('"textDocument/didOpen"', "latin1");
 
 enum State {
@@ -176,8 +183,27 @@ export class StreamedBody {
       const previous = this.body.chunks[k - 1]!;
       if (previous[previous.length - 1] === BACKSLASH && !this.fastBreak(base - 1, base + 1)) return this.lineStart;
     }
-    for (let q = chunk.indexOf(ESCAPED_NEWLINE, i); q >= 0; q = chunk.indexOf(ESCAPED_NEWLINE, q + 2)) {
-      if (!this.fastBreak(base + q, base + q + 2)) return this.lineStart;
+    if (i === 0 && k > 0 && chunk[0] === BACKSLASH && chunk[1] === 0x6e) {
+      // A "}" that ended the chunk before, then an escaped line break: the needle below spans chunks.
+      const previous = this.body.chunks[k - 1]!;
+      if (previous[previous.length - 1] === CLOSE_BRACE && !this.fastBreak(base, base + 2)) return this.lineStart;
+    }
+    // Nearly every line of a session ends with "}", and "}\n" in the message is always a line break
+    // of the text: the backslash comes after a byte that is not one, so it starts an escape. An
+    // escaped newline inside a line's own strings is "\\n" in the message and never matches, where
+    // the plain "\n" needle stops at every one of them (six times a line in a real session). A line
+    // break after any other character is found in the decoded text instead, which `fastBreak`
+    // splits on "\n"; only when such lines make the undecoded stretch long is the chunk searched for
+    // every escaped line break.
+    let found = false;
+    for (let q = chunk.indexOf(BRACE_NEWLINE, i); q >= 0; q = chunk.indexOf(BRACE_NEWLINE, q + 3)) {
+      found = true;
+      if (!this.decodeLine(base + q + 1, base + q + 3)) return this.lineStart;
+    }
+    if (!found && base + chunk.length - this.lineStart > this.longString * PLAIN_SEARCH_FACTOR) {
+      for (let q = chunk.indexOf(ESCAPED_NEWLINE, i); q >= 0; q = chunk.indexOf(ESCAPED_NEWLINE, q + 2)) {
+        if (!this.fastBreak(base + q, base + q + 2)) return this.lineStart;
+      }
     }
     return base + chunk.length;
   }
@@ -193,6 +219,12 @@ export class StreamedBody {
     let backslashes = 0;
     while (at - backslashes - 1 >= this.lineStart && this.body.byteAt(at - backslashes - 1) === BACKSLASH) backslashes++;
     if (backslashes % 2 === 1) return true;
+    return this.decodeLine(at, next);
+  }
+
+  /** Decodes the current line, which ends at `at` (the backslash of an escaped line break) and is followed by `next`. */
+  private decodeLine(at: number, next: number): boolean {
+    if (at < this.lineStart) return true;
     let text: string;
     try {
       text = JSON.parse(this.body.quoted(this.lineStart, at)) as string;
