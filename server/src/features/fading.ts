@@ -152,6 +152,14 @@ function fadedLines(a: SessionAnalysis, max: number): FadedLine[] {
   const compactionLine = selection.compaction ? selection.compaction.line + 1 : 0;
   const leafLine = a.leaf!.line + 1;
 
+  // Reasons are made once each, not once an entry: a run grows while the next entry's reason is the
+  // same string, which compares at once when it is the same object (40,000 entries off the path
+  // made as many strings, and compared them character by character).
+  const reasons = {
+    compacted: `summarised by the compaction on line ${compactionLine}`,
+    droppedSystem: `a system message Pi 1.x drops before the compaction on line ${compactionLine} (Pi 0.73/0.74 keeps it)`,
+    otherBranch: `on another branch (the active path ends on line ${leafLine})`,
+  };
   const runs: { first: number; last: number; why: string }[] = [];
   let left = 0;
   let firstLeft: Entry | undefined;
@@ -165,9 +173,9 @@ function fadedLines(a: SessionAnalysis, max: number): FadedLine[] {
     }
     let why: string;
     if (edit !== undefined) why = `removed by the context_edit on line ${edit.line + 1} (Pi 1.x)`;
-    else if (s === ContextState.Compacted) why = `summarised by the compaction on line ${compactionLine}`;
-    else if (s === ContextState.DroppedSystem) why = `a system message Pi 1.x drops before the compaction on line ${compactionLine} (Pi 0.73/0.74 keeps it)`;
-    else why = offPathReason(a, entry, leafLine);
+    else if (s === ContextState.Compacted) why = reasons.compacted;
+    else if (s === ContextState.DroppedSystem) why = reasons.droppedSystem;
+    else why = offPathReason(a, entry, reasons.otherBranch);
     const run = runs[runs.length - 1];
     if (run && run.last === entry.line - 1 && run.why === why) run.last = entry.line;
     else if (runs.length < max) runs.push({ first: entry.line, last: entry.line, why });
@@ -202,14 +210,14 @@ export function resumesAsIs(a: SessionAnalysis): boolean {
   return !versionRules(a).v1 && !versionRules(a).throws;
 }
 
-function offPathReason(a: SessionAnalysis, entry: Entry, leafLine: number): string {
+function offPathReason(a: SessionAnalysis, entry: Entry, otherBranch: string): string {
   if (entry.id !== undefined) {
     const holder = a.byId.get(entry.id);
     if (holder !== undefined && holder !== entry)
       return `a later entry with the same id (line ${holder.line + 1}) takes its place in Pi's index, which cuts it off from the tree`;
   }
   if (a.reachesCycle[entry.index]) return "in or below a parent cycle, which the active path does not reach";
-  return `on another branch (the active path ends on line ${leafLine})`;
+  return otherBranch;
 }
 
 /**
