@@ -41,6 +41,23 @@ describe("pi-ai's catalogue", () => {
     expect(findModel("1.6", null, ["x"])).toBeUndefined();
     expect(findModel("1.6", "deepseek", "deepseek-v4-pro")?.input).toEqual(["text"]);
   });
+
+  it('reads a provider\'s section only: ids that start with "@", names that could match across rows', () => {
+    // Cloudflare's model ids start with "@", as provider lines do in the table; the section goes on after them.
+    expect(findModel("1.6", "cloudflare-workers-ai", "@cf/deepseek-ai/deepseek-v4-pro-0813")).toMatchObject({
+      provider: "cloudflare-workers-ai",
+      reasoning: true,
+    });
+    // The first and the last provider of the table, the model of another provider, names that are not providers.
+    expect(findModel("0.74", "amazon-bedrock", "amazon.nova-lite-v1:0")?.maxTokens).toBe(8192);
+    expect(findModel("1.6", "amazon-bedrock", "amazon.nova-lite-v1:0")?.maxTokens).toBe(10000);
+    expect(findModel("1.6", "zai-coding-cn", "glm-5.3-highspeed")?.contextWindow).toBe(1000000);
+    expect(findModel("1.6", "amazon-bedrock", "claude-sonnet-4-5")).toBeUndefined();
+    expect(findModel("1.6", "anthropic\n@amazon-bedrock", "amazon.nova-lite-v1:0")).toBeUndefined();
+    expect(findModel("1.6", "amazon-bedrock", "amazon.nova-lite-v1:0\t2")).toBeUndefined();
+    expect(findModel("1.6", "", "claude-sonnet-4-5")).toBeUndefined();
+    expect(findModel("1.6", "no-such-provider", "x")).toBeUndefined();
+  });
 });
 
 describe("convertToLlm", () => {

@@ -32,35 +32,71 @@ export interface ModelInfo {
   maxImagesPerMessage?: number;
 }
 
-let parsed: Record<CatalogVersion, Map<string, ModelInfo>> | undefined;
+type ModelsByVersion = Record<CatalogVersion, Map<string, ModelInfo>>;
+
+/**
+ * Each provider's models, parsed the first time one of them is looked up: a session names one or
+ * two providers, and parsing all 2,400 rows cost every `check` run and every open 27 ms.
+ */
+const byProvider = new Map<string, ModelsByVersion | null>();
+/** Providers that are not in the catalogue are remembered up to this many (the names come from the file). */
+const MAX_UNKNOWN_PROVIDERS = 256;
+let unknownProviders = 0;
 
 /** The catalogue model Pi finds for `provider` and `id`, or undefined (including for values that are not strings). */
 export function findModel(version: CatalogVersion, provider: unknown, id: unknown): ModelInfo | undefined {
   if (typeof provider !== "string" || typeof id !== "string") return undefined;
-  parsed ??= parseCatalog();
-  return parsed[version].get(key(provider, id));
+  return modelsOf(provider)?.[version].get(id);
 }
 
 /** How many models each catalogue holds. */
 export function catalogSize(version: CatalogVersion): number {
-  parsed ??= parseCatalog();
-  return parsed[version].size;
+  let size = 0;
+  for (const provider of providers()) size += modelsOf(provider)![version].size;
+  return size;
 }
 
-function key(provider: string, id: string): string {
-  return `${provider}\u0000${id}`;
+/** The providers of the catalogue, in its order. */
+function providers(): string[] {
+  const names: string[] = [];
+  for (let at = nextProviderLine(0); at >= 0; at = nextProviderLine(at + 1))
+    names.push(CATALOG_ROWS.slice(at + PROVIDER_MARK.length, CATALOG_ROWS.indexOf("\n", at + 1)));
+  return names;
 }
 
-function parseCatalog(): Record<CatalogVersion, Map<string, ModelInfo>> {
-  const out: Record<CatalogVersion, Map<string, ModelInfo>> = { "0.74": new Map(), "1.6": new Map() };
-  let provider = "";
-  for (const line of CATALOG_ROWS.split("\n")) {
+/** A provider line is "@" and the provider's name on a line of its own; model ids may start with "@" too, but a row always holds a tab. */
+const PROVIDER_MARK = "\n@";
+
+/** Where the first provider line at or after `from` starts (its "\n"), or -1. */
+function nextProviderLine(from: number): number {
+  for (let at = CATALOG_ROWS.indexOf(PROVIDER_MARK, from); at >= 0; at = CATALOG_ROWS.indexOf(PROVIDER_MARK, at + 1)) {
+    const end = CATALOG_ROWS.indexOf("\n", at + 1);
+    const tab = CATALOG_ROWS.indexOf("\t", at + 1);
+    if (tab < 0 || (end >= 0 && end < tab)) return at;
+  }
+  return -1;
+}
+
+function modelsOf(provider: string): ModelsByVersion | undefined {
+  const known = byProvider.get(provider);
+  if (known !== undefined) return known ?? undefined;
+  const models = parseProvider(provider);
+  if (models || unknownProviders++ < MAX_UNKNOWN_PROVIDERS) byProvider.set(provider, models ?? null);
+  return models;
+}
+
+/** The rows of `provider`'s section, or undefined when the catalogue has none. */
+function parseProvider(provider: string): ModelsByVersion | undefined {
+  // A name with a line break or a tab could only match across rows.
+  if (provider.includes("\n") || provider.includes("\t")) return undefined;
+  const heading = `${PROVIDER_MARK}${provider}\n`;
+  const at = CATALOG_ROWS.indexOf(heading);
+  if (at < 0) return undefined;
+  const start = at + heading.length;
+  const end = nextProviderLine(start - 1);
+  const out: ModelsByVersion = { "0.74": new Map(), "1.6": new Map() };
+  for (const line of CATALOG_ROWS.slice(start, end < 0 ? undefined : end).split("\n")) {
     if (line === "") continue;
-    // A provider line has no tab (model ids may start with "@" too, as Cloudflare's "@cf/…" do).
-    if (!line.includes("\t")) {
-      provider = line.slice(1);
-      continue;
-    }
     const [id, api, image, contextWindow, maxTokens, reasoning, requestBytes, perRequest, perMessage, versions] = line.split("\t");
     const info: ModelInfo = {
       provider,
@@ -74,8 +110,8 @@ function parseCatalog(): Record<CatalogVersion, Map<string, ModelInfo>> {
     if (requestBytes !== "-") info.maxRequestBytes = Number(requestBytes);
     if (perRequest !== "-") info.maxImagesPerRequest = Number(perRequest);
     if (perMessage !== "-") info.maxImagesPerMessage = Number(perMessage);
-    if (versions === "0.74" || versions === "both") out["0.74"].set(key(provider, info.id), info);
-    if (versions === "1.6" || versions === "both") out["1.6"].set(key(provider, info.id), info);
+    if (versions === "0.74" || versions === "both") out["0.74"].set(info.id, info);
+    if (versions === "1.6" || versions === "both") out["1.6"].set(info.id, info);
   }
   return out;
 }
