@@ -180,7 +180,7 @@ describe("StreamedBody", () => {
     expect(got.documentText?.split).toEqual(splitLines(text));
   });
 
-  it("finds every line of a large didOpen whatever its lines end with, not only a \"}\"", () => {
+  it('finds every line of a large didOpen whatever its lines end with, not only a "}"', () => {
     const random = seededRandom(9);
     // 1.5 MB of lines: more than the stretch after which the scanner looks for every escaped line
     // break when no line ends with "}" (16 times the long-string length).
@@ -190,7 +190,9 @@ describe("StreamedBody", () => {
     for (const ending of ["\r\n", " \n", "\n\n", "}\\n"]) {
       // The first 8,000 lines (1.3 MB) end otherwise, then the "}" line breaks come back.
       const text = lines.map((line, i) => (i < 8000 ? line + ending : `${line}\n`)).join("");
-      const bytes = Buffer.from(JSON.stringify({ jsonrpc: "2.0", method: "textDocument/didOpen", params: { textDocument: { uri: "file:///s.jsonl", version: 1, text } } }));
+      const bytes = Buffer.from(
+        JSON.stringify({ jsonrpc: "2.0", method: "textDocument/didOpen", params: { textDocument: { uri: "file:///s.jsonl", version: 1, text } } }),
+      );
       const got = streamed(bytes, random, LONG_STRING_BYTES);
       expect(got.documentText?.text).toBe(text);
       expect(got.documentText?.split).toEqual(splitLines(text));
