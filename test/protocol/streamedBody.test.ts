@@ -182,8 +182,8 @@ describe("StreamedBody", () => {
 
   it('finds every line of a large didOpen whatever its lines end with, not only a "}"', () => {
     const random = seededRandom(9);
-    // 1.5 MB of lines: more than the stretch after which the scanner looks for every escaped line
-    // break when no line ends with "}" (16 times the long-string length).
+    // 1.5 MB of lines, most of them in chunks where no line ends with "}", which the scanner
+    // searches for every escaped line break, and chunks where some lines end with "}" and others not.
     const lines = Array.from({ length: 9000 }, (_, i) =>
       JSON.stringify({ type: "message", id: `e${i}`, parentId: i ? `e${i - 1}` : null, message: { role: "user", content: randomText(random, 60) } }),
     );

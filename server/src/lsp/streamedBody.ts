@@ -38,11 +38,6 @@ const BACKSLASH = 0x5c;
 const ESCAPED_NEWLINE = Buffer.from("\\n", "latin1");
 const CLOSE_BRACE = 0x7d;
 const BRACE_NEWLINE = Buffer.from("}\\n", "latin1");
-/**
- * Bytes of a long string left undecoded, with no "}" line break found, after which every escaped
- * line break is looked for: this many times the long-string length (1 MiB by default).
- */
-const PLAIN_SEARCH_FACTOR = 16;
 const DID_OPEN = Buffer.from('"textDocument/didOpen"', "latin1");
 
 enum State {
@@ -192,15 +187,15 @@ export class StreamedBody {
     // of the text: the backslash comes after a byte that is not one, so it starts an escape. An
     // escaped newline inside a line's own strings is "\\n" in the message and never matches, where
     // the plain "\n" needle stops at every one of them (six times a line in a real session). A line
-    // break after any other character is found in the decoded text instead, which `fastBreak`
-    // splits on "\n"; only when such lines make the undecoded stretch long is the chunk searched for
-    // every escaped line break.
+    // break after any other character is found in the decoded text instead, which `decodeLine`
+    // splits on "\n"; a chunk with no "}" line break at all (inside a long line, or lines that end
+    // otherwise, as with "\r\n") is searched for every escaped line break, as before.
     let found = false;
     for (let q = chunk.indexOf(BRACE_NEWLINE, i); q >= 0; q = chunk.indexOf(BRACE_NEWLINE, q + 3)) {
       found = true;
       if (!this.decodeLine(base + q + 1, base + q + 3)) return this.lineStart;
     }
-    if (!found && base + chunk.length - this.lineStart > this.longString * PLAIN_SEARCH_FACTOR) {
+    if (!found) {
       for (let q = chunk.indexOf(ESCAPED_NEWLINE, i); q >= 0; q = chunk.indexOf(ESCAPED_NEWLINE, q + 2)) {
         if (!this.fastBreak(base + q, base + q + 2)) return this.lineStart;
       }
