@@ -199,6 +199,28 @@ describe("StreamedBody", () => {
     }
   });
 
+  it("reads a line break cut between any two bytes of the message", () => {
+    // Lines that end with "}", with "}" inside a string, with "\r", a blank line, an escaped
+    // newline right after "}": each byte of the message in turn is where the second chunk starts.
+    const text = '{"a":"}"}\n{"b":"x}\\n"}\r\n\n{"c":1}\n}\n{"d":"\u2019"}';
+    const bytes = Buffer.from(JSON.stringify({ jsonrpc: "2.0", method: "textDocument/didOpen", params: { textDocument: { uri: "file:///s.jsonl", text } } }));
+    const start = bytes.indexOf('"text":"') + 8;
+    for (let cut = start - 2; cut <= bytes.length; cut++) {
+      for (const second of [cut, cut + 1]) {
+        const body = new StreamedBody(bytes.length, 16);
+        const cuts: [number, number][] = [
+          [0, cut],
+          [cut, second],
+          [second, bytes.length],
+        ];
+        for (const [from, to] of cuts) if (to > from) body.push(bytes.subarray(from, to));
+        const got = body.finish();
+        expect(got.documentText?.text).toBe(text);
+        expect(got.documentText?.split).toEqual(splitLines(text));
+      }
+    }
+  });
+
   it("keeps invalid UTF-8 as the plain decoding does (replacement characters)", () => {
     const random = seededRandom(3);
     for (let n = 0; n < 200; n++) {
