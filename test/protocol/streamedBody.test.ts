@@ -221,6 +221,29 @@ describe("StreamedBody", () => {
     }
   });
 
+  it('decodes each stretch a bounded number of times when many long strings end before a distant "}" line break', () => {
+    // In one chunk, every long string holds an escaped line break and ends long before the only
+    // "}" line break of the body; a stretch that failed to decode is not tried again by each string.
+    const long = `"${"x".repeat(20_000)}\\ny"`;
+    const bytes = Buffer.from(`{"jsonrpc":"2.0","method":"m","params":{"a":[${Array(60).fill(long).join(",")},"}\\n"]}}`);
+    const parse = JSON.parse;
+    let parsedChars = 0;
+    JSON.parse = ((text: string, reviver?: Parameters<typeof parse>[1]) => {
+      parsedChars += text.length;
+      return parse(text, reviver);
+    }) as typeof JSON.parse;
+    let got: unknown;
+    try {
+      const body = new StreamedBody(bytes.length, LONG_STRING_BYTES / 8, () => undefined);
+      body.push(bytes);
+      got = body.finish().message;
+    } finally {
+      JSON.parse = parse;
+    }
+    expect(got).toEqual(plain(bytes));
+    expect(parsedChars).toBeLessThan(4 * bytes.length);
+  });
+
   it("keeps invalid UTF-8 as the plain decoding does (replacement characters)", () => {
     const random = seededRandom(3);
     for (let n = 0; n < 200; n++) {

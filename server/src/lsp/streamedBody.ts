@@ -90,6 +90,8 @@ export class StreamedBody {
   /** The decoded lines of the current string once it is known to be long. */
   private longLines: string[] | undefined;
   private readonly long: LongString[] = [];
+  /** Where the "}" line break whose stretch last failed to decode ends (see `scanFast`). */
+  private plainUntil = 0;
   /** Set when the body is not what the scanner reads; it is then decoded the plain way. */
   private broken = false;
   /**
@@ -190,10 +192,17 @@ export class StreamedBody {
     // break after any other character is found in the decoded text instead, which `decodeLine`
     // splits on "\n"; a chunk with no "}" line break at all (inside a long line, or lines that end
     // otherwise, as with "\r\n") is searched for every escaped line break, as before.
+    // After a "}" line break whose stretch did not decode (a string ended in it), the chunk is
+    // searched the plain way up to that break: a later long string would otherwise decode the
+    // same far stretch again, for every string that ends before it.
+    const plainOnly = base + i < this.plainUntil;
     let found = false;
-    for (let q = chunk.indexOf(BRACE_NEWLINE, i); q >= 0; q = chunk.indexOf(BRACE_NEWLINE, q + 3)) {
+    for (let q = plainOnly ? -1 : chunk.indexOf(BRACE_NEWLINE, i); q >= 0; q = chunk.indexOf(BRACE_NEWLINE, q + 3)) {
       found = true;
-      if (!this.decodeLine(base + q + 1, base + q + 3)) return this.lineStart;
+      if (!this.decodeLine(base + q + 1, base + q + 3)) {
+        this.plainUntil = base + q + 3;
+        return this.lineStart;
+      }
     }
     if (!found) {
       for (let q = chunk.indexOf(ESCAPED_NEWLINE, i); q >= 0; q = chunk.indexOf(ESCAPED_NEWLINE, q + 2)) {

@@ -39,8 +39,12 @@ type ModelsByVersion = Record<CatalogVersion, Map<string, ModelInfo>>;
  * two providers, and parsing all 2,400 rows cost every `check` run and every open 27 ms.
  */
 const byProvider = new Map<string, ModelsByVersion | null>();
-/** Providers that are not in the catalogue are remembered up to this many (the names come from the file). */
+/**
+ * Providers that are not in the catalogue are remembered up to this many, and only names this
+ * short (the names come from the file: a 4 MB name would be kept for the life of the process).
+ */
 const MAX_UNKNOWN_PROVIDERS = 256;
+const MAX_UNKNOWN_NAME_CHARS = 64;
 let unknownProviders = 0;
 
 /** The catalogue model Pi finds for `provider` and `id`, or undefined (including for values that are not strings). */
@@ -81,7 +85,11 @@ function modelsOf(provider: string): ModelsByVersion | undefined {
   const known = byProvider.get(provider);
   if (known !== undefined) return known ?? undefined;
   const models = parseProvider(provider);
-  if (models || unknownProviders++ < MAX_UNKNOWN_PROVIDERS) byProvider.set(provider, models ?? null);
+  if (models) byProvider.set(provider, models);
+  else if (provider.length <= MAX_UNKNOWN_NAME_CHARS && unknownProviders < MAX_UNKNOWN_PROVIDERS) {
+    unknownProviders++;
+    byProvider.set(provider, null);
+  }
   return models;
 }
 
