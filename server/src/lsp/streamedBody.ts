@@ -9,7 +9,8 @@
  * escapes, cuts every long string at its escaped line breaks (`\n`, `\u000a`), and decodes each
  * line on its own (`toString` of its bytes, then `JSON.parse` of the quoted line for its escapes),
  * so the work is done while the client is still writing and each line gets storage of its own, one
- * byte per character unless it needs two. What is left of the message (the long strings replaced by
+ * byte per character unless it needs two (lines that do not end with "}", next to ones that do, are
+ * cut from the stretch decoded with them, at most a read or two, and share its storage). What is left of the message (the long strings replaced by
  * placeholders) is parsed at the end and the strings are put back, joined from their lines (`+`
  * makes a rope, not a copy); their lines are kept too (`SplitText`, what `splitLines` of the string
  * would return), for the document to take instead of splitting again.
