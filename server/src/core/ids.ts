@@ -12,7 +12,12 @@
  * session ids, and ids derived from content (for migrations that must be reproducible).
  */
 
-import { createHash, randomUUID } from "node:crypto";
+import type * as Crypto from "node:crypto";
+
+// Loaded when an id is first made: `node:crypto` took 6 ms of every `check` run and server start,
+// and most of them make no id.
+let cryptoModule: typeof Crypto | undefined;
+const nodeCrypto = (): typeof Crypto => (cryptoModule ??= require("node:crypto") as typeof Crypto);
 
 /** An id as Pi's `byId` map keys it: a JSON primitive, `undefined` (absent), or an opaque token for an object or array. */
 export type IdKey = string | number | boolean | null | undefined | OpaqueId;
@@ -59,7 +64,7 @@ function variantDigit(random: Random): string {
 
 /** A random UUID (version 4), from `random` when given, else from `crypto.randomUUID`. */
 export function uuidv4(random?: Random): string {
-  if (!random) return randomUUID();
+  if (!random) return nodeCrypto().randomUUID();
   // Drawn in the order the digits are written, so that a seeded source gives readable ids.
   const head = `${hexDigits(random, 8)}-${hexDigits(random, 4)}-4${hexDigits(random, 3)}`;
   return `${head}-${variantDigit(random)}${hexDigits(random, 3)}-${hexDigits(random, 12)}`;
@@ -80,7 +85,7 @@ export function uuidv7(now: Date, random: Random = Math.random): string {
  */
 export function freshEntryId(inUse: (id: string) => boolean, random?: Random): string {
   for (let attempt = 0; attempt < 100; attempt++) {
-    const id = random ? hexDigits(random, 8) : randomUUID().slice(0, 8);
+    const id = random ? hexDigits(random, 8) : nodeCrypto().randomUUID().slice(0, 8);
     if (!inUse(id)) return id;
   }
   let id = uuidv4(random);
@@ -95,7 +100,7 @@ export function freshEntryId(inUse: (id: string) => boolean, random?: Random): s
  */
 export function contentId(text: string, ordinal: number, used: Set<unknown>): string {
   for (let attempt = 0; ; attempt++) {
-    const hash = createHash("sha256").update(`${ordinal}\n${attempt}\n${text}`).digest("hex");
+    const hash = nodeCrypto().createHash("sha256").update(`${ordinal}\n${attempt}\n${text}`).digest("hex");
     const id = attempt < 100 ? hash.slice(0, 8) : hash;
     if (!used.has(id)) {
       used.add(id);
