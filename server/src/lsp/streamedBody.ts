@@ -10,10 +10,11 @@
  * line on its own (`toString` of its bytes, then `JSON.parse` of the quoted line for its escapes),
  * so the work is done while the client is still writing and each line gets storage of its own, one
  * byte per character unless it needs two (lines that do not end with "}", next to ones that do, are
- * cut from the stretch decoded with them, at most a read or two, and share its storage). What is left of the message (the long strings replaced by
- * placeholders) is parsed at the end and the strings are put back, joined from their lines (`+`
- * makes a rope, not a copy); their lines are kept too (`SplitText`, what `splitLines` of the string
- * would return), for the document to take instead of splitting again.
+ * cut from the stretch decoded with them, at most a read or two, and share its storage). What is
+ * left of the message (the long strings replaced by placeholders) is parsed at the end and the
+ * strings are put back, joined from their lines (`+` makes a rope, not a copy); their lines are
+ * kept too (`SplitText`, what `splitLines` of the string would return), for the document to take
+ * instead of splitting again.
  *
  * Exactness: the message is the one `JSON.parse` of the whole body gives, string for string. The
  * scanner only decides where strings and line breaks are; every byte is still decoded and
@@ -193,9 +194,9 @@ export class StreamedBody {
     // break after any other character is found in the decoded text instead, which `decodeLine`
     // splits on "\n"; a chunk with no "}" line break at all (inside a long line, or lines that end
     // otherwise, as with "\r\n") is searched for every escaped line break, as before.
-    // After a "}" line break whose stretch did not decode (a string ended in it), the chunk is
-    // searched the plain way up to that break: a later long string would otherwise decode the
-    // same far stretch again, for every string that ends before it.
+    // After a "}" line break whose stretch did not decode (a string ended in it), the chunk that
+    // holds the break is searched the plain way until the scan has passed it: a later long string
+    // would otherwise decode the same far stretch again, for every string that ends before it.
     const plainOnly = base + i < this.plainUntil;
     let found = false;
     for (let q = plainOnly ? -1 : chunk.indexOf(BRACE_NEWLINE, i); q >= 0; q = chunk.indexOf(BRACE_NEWLINE, q + 3)) {
