@@ -7,7 +7,7 @@
 
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { byMtimeThenName, byNameDescending } from "../core/sessionList";
 import { locateSessions, type PiProcess, type PiVersion, type SessionLocation, type SettingsText, settingsPaths } from "../core/sessionLocation";
 
@@ -63,7 +63,46 @@ export function locate(options: LocateOptions): { process: PiProcess; location: 
   const p = piProcess(options);
   const paths = settingsPaths(options.version, p);
   const location = locateSessions(options.version, p, { global: readSettingsText(paths.global), project: readSettingsText(paths.project) });
+  if (!location.problem && location.source === "default") {
+    const problem = defaultFolderProblem(location.projectDir);
+    if (problem) location.problem = problem;
+  }
   return { process: p, location };
+}
+
+/**
+ * Why Pi could not make the project's default folder, if it could not. With no folder of its own
+ * (flag, variable or setting), Pi calls `getDefaultSessionDir(cwd)` for every session command, and
+ * that function `mkdirSync`s the folder when it is missing (`core/session-manager.js` of Pi 1.6,
+ * lines 297-301; 0.74 the same) with nothing to catch an error, so Pi stops at startup. The usual
+ * cause is a long working directory: its whole path becomes one folder name, and a name longer
+ * than the file system allows (255 bytes on ext4, XFS and Btrfs) fails with ENAMETOOLONG.
+ * Looking the folder up fails the same way without creating anything, so the check only reads;
+ * a folder that is merely absent (ENOENT) is what Pi creates, and is no problem.
+ */
+function defaultFolderProblem(dir: string): string | undefined {
+  const name = basename(dir);
+  // On a first run even `<agent>/sessions` is missing, and the lookup stops there with ENOENT
+  // before it meets the long name; so the name is also looked up in the nearest folder that exists.
+  let existing = dirname(dir);
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  const probes = existsSync(dirname(dir)) ? [dir] : [dir, join(existing, name)];
+  for (const probe of probes) {
+    let code: string | undefined;
+    try {
+      statSync(probe);
+      return undefined;
+    } catch (error) {
+      code = (error as NodeJS.ErrnoException).code;
+    }
+    if (code === undefined || code === "ENOENT") continue;
+    const why =
+      code === "ENAMETOOLONG"
+        ? `the folder name Pi makes of this working directory is ${Buffer.byteLength(name)} bytes, longer than the file system allows`
+        : `looking it up fails with ${code}`;
+    return `Pi stops at startup: it cannot create its session folder ${dir} (${why}); give it a folder with --session-dir or PI_CODING_AGENT_SESSION_DIR (Error: ${code}, mkdir)`;
+  }
+  return undefined;
 }
 
 export interface SessionFile {
