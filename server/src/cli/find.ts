@@ -90,6 +90,7 @@ export function findJson(result: FindResult): Record<string, unknown> {
     })),
     ...(result.text ? { text: result.text.map((s) => ({ ...infoJson(s.info), match: s.search })) } : {}),
     read: result.read,
+    ...(result.missingCwd !== undefined ? { missingCwd: result.missingCwd } : {}),
   };
 }
 
@@ -140,7 +141,11 @@ export function renderFind(result: FindResult, width: number, home: string): str
     lines.push(`  because ${why(result)}.`);
     if (result.opens && r.kind !== "global") {
       const cwd = result.opens.info.cwd;
-      if (cwd && cwd !== result.process.cwd) lines.push(`  note: its header's cwd is ${escapeControls(tildePath(cwd, home))}, not this folder.`);
+      if (result.missingCwd !== undefined) {
+        lines.push(
+          `  note: its header's cwd ${escapeControls(tildePath(result.missingCwd, home))} does not exist, so Pi first asks "Session cwd does not exist" (continue here, fork here, or cancel); without a terminal (-p, --mode json or rpc) it stops with "Stored session working directory does not exist".`,
+        );
+      } else if (cwd && cwd !== result.process.cwd) lines.push(`  note: its header's cwd is ${escapeControls(tildePath(cwd, home))}, not this folder.`);
     }
   }
   const others = result.candidates.filter((c) => c.session.info.path !== result.opens?.info.path);

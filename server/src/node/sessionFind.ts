@@ -8,6 +8,7 @@
  * reads everything, on the worker pool.
  */
 
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { assembleList, type ListedSession } from "../core/sessionList";
 import { cwdMatches, type PiProcess, type PiVersion, type SessionLocation } from "../core/sessionLocation";
@@ -52,6 +53,8 @@ export interface FindResult {
   text?: ListedSession[];
   /** Files read in full / in all. */
   read: { full: number; files: number };
+  /** Pi 1.x: the header cwd of the session Pi opens, when that folder does not exist (Pi then asks before opening it). */
+  missingCwd?: string;
 }
 
 /** Whether an argument can be an id or id prefix (Pi 1.x ids: letters, digits, ".", "_", "-"). */
@@ -141,12 +144,24 @@ export async function findSessions(request: FindRequest): Promise<FindResult> {
       .next().value;
     if (outcome) opens = assembleList([outcome]).sessions[0];
   }
+  // Pi 1.6 opens a session in its header's cwd, and when that folder is gone it does not open it
+  // straight away: `getMissingSessionCwdIssue` (core/session-cwd.js:2-16, called at main.js:598)
+  // makes it ask "Session cwd does not exist" (continue here, fork here, or cancel), and without a
+  // terminal it exits 1. `SessionManager.open` takes that cwd from `readSessionHeader`, which wants
+  // a string id; an empty cwd is no issue, and a relative one is looked up from Pi's cwd. A fork of
+  // another project's session is made in this folder, so it has no such question.
+  let missingCwd: string | undefined;
+  if (version === "1.x" && opens && (resolution.kind === "local" || resolution.kind === "path") && typeof opens.info.id === "string") {
+    const headerCwd = opens.info.cwd;
+    if (headerCwd && !existsSync(resolve(p.cwd, headerCwd))) missingCwd = headerCwd;
+  }
   return {
     process: p,
     location,
     arg,
     resolution,
     ...(opens ? { opens } : {}),
+    ...(missingCwd !== undefined ? { missingCwd } : {}),
     candidates,
     ...(text ? { text } : {}),
     read: { full: full.length, files: files.length },
