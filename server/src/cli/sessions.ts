@@ -12,8 +12,8 @@
 import { looseText, shortValue } from "../core/text";
 import { existsSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename } from "node:path";
-import { formatAge, infoJson, type ListedSession, threadSessions } from "../core/sessionList";
+import { basename, resolve } from "node:path";
+import { formatAge, infoJson, type ListedSession, resumeKeyThrows, threadSessions } from "../core/sessionList";
 import { encodeCwd, type SessionLocation } from "../core/sessionLocation";
 import { probeHeader } from "../node/scanFile";
 import { type Listing, listSessions } from "../node/sessionQuery";
@@ -123,6 +123,7 @@ export function listingJson(listing: Listing): Record<string, unknown> {
       ...(s.unreadLines > 0 ? { unreadLines: s.unreadLines } : {}),
     })),
     omitted: listing.omitted,
+    ...(resumeThrows(listing) ? { resumeThrows: resumeThrows(listing)!.info.path } : {}),
     ...(listing.otherProjects > 0 ? { otherProjects: listing.otherProjects } : {}),
   };
 }
@@ -167,6 +168,15 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
       : `Pi ${location.version} lists ${count} for ${escapeControls(tildePath(listing.process.cwd, home))}`,
   );
   if (listing.scope === "current") lines.push(`from ${escapeControls(where)} (${describeSource(location)})`);
+  const throwing = resumeThrows(listing);
+  if (throwing) {
+    // The list is loaded with a progress callback that draws the threaded view; the callback's
+    // TypeError rejects the loading inside `listSessionsFromDir` (or `listAll`), whose `catch`
+    // returns [] (core/session-manager.js:604-627), so `/resume` shows none of these sessions.
+    lines.push(
+      `warning: Pi 1.6's /resume shows no sessions here (${listing.scope === "all" ? 'its All tab says "No sessions found"' : '"No sessions in current folder"'}): the header of ${escapeControls(tildePath(throwing.info.path, home))} has a parentSession that is not a path (${oneLine(shortValue(throwing.info.parentSessionPath), 40)}), on which its threaded view throws a TypeError while the list loads, and the loading then comes back empty. \`pi --session ID\` still opens each session.`,
+    );
+  }
   lines.push("");
 
   const rows = threadSessions(
@@ -213,6 +223,13 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
     if (listing.omitted.length > 50) lines.push(`  … ${listing.omitted.length - 50} more (--json lists all)`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** Pi 1.x only: the first listed session whose `parentSession` makes `/resume` throw (and so list nothing). */
+export function resumeThrows(listing: Listing): ListedSession | undefined {
+  if (listing.location.version !== "1.x") return undefined;
+  const exists = (path: string) => existsSync(resolve(listing.process.cwd, path));
+  return listing.sessions.find((s) => resumeKeyThrows(s.info.parentSessionPath, exists));
 }
 
 /** `forked from <id>` for a session with a `parentSession`, naming the parent file when it is not in the list. */

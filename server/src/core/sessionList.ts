@@ -110,6 +110,20 @@ export function threadSessions<T extends Pick<PiSessionInfo, "path" | "modified"
   return rows;
 }
 
+/**
+ * Whether Pi 1.6's `/resume` throws on this `parentSessionPath` while it builds its threaded view.
+ * `buildSessionTree` (modes/interactive/components/session-selector.js:166) keys every truthy
+ * `parentSessionPath` with `getPathComparisonKey(canonicalizePath(value))`: `realpathSync` takes an
+ * array as the string it joins to (so one that names an existing path, "" being the cwd, comes
+ * back a path) and refuses any other value that is not a string, which `canonicalizePath` then
+ * returns unchanged, and `path.resolve` throws a TypeError on it. `exists` says whether a path,
+ * relative to Pi's cwd, exists.
+ */
+export function resumeKeyThrows(parentSessionPath: unknown, exists: (path: string) => boolean): boolean {
+  if (!parentSessionPath || typeof parentSessionPath === "string") return false;
+  return !(Array.isArray(parentSessionPath) && exists(String(parentSessionPath)));
+}
+
 /** Pi's `formatSessionDate`: the age `/resume` shows ("now", "5m", "3h", "2d", "1w", "4mo", "1y"). */
 export function formatAge(time: number, now: number): string {
   const diffMs = now - time;
