@@ -64,7 +64,7 @@ export async function runFind(args: readonly string[], io: CliIo): Promise<numbe
     progress.done();
   }
   if (result.location.problem) io.err(`pi-session-lsp find: ${result.location.problem}\n`);
-  const opensSomething = result.resolution.kind !== "not-found" && result.resolution.kind !== "throws";
+  const opensSomething = result.resolution.kind !== "not-found" && result.resolution.kind !== "throws" && result.pathState?.kind !== "stops";
   if (values.json) {
     io.out(jsonLine(findJson(result)));
   } else {
@@ -91,6 +91,7 @@ export function findJson(result: FindResult): Record<string, unknown> {
     ...(result.text ? { text: result.text.map((s) => ({ ...infoJson(s.info), match: s.search })) } : {}),
     read: result.read,
     ...(result.missingCwd !== undefined ? { missingCwd: result.missingCwd } : {}),
+    ...(result.pathState ? { pathState: result.pathState } : {}),
   };
 }
 
@@ -135,7 +136,16 @@ export function renderFind(result: FindResult, width: number, home: string): str
   lines.push(`pi --session ${escapeControls(oneLine(result.arg, 60))} (Pi ${result.location.version}, in ${where}):`);
   if (r.kind === "not-found") lines.push(`  opens nothing: "No session found matching '${escapeControls(oneLine(result.arg, 60))}'"`);
   else if (r.kind === "throws") lines.push(`  stops with ${escapeControls(r.error)} (a listed session's id is not a string)`);
-  else {
+  else if (result.pathState?.kind === "stops") {
+    lines.push(`  opens nothing: Pi stops with "Error: ${escapeControls(tildePath(result.pathState.error, home))}" and exits 1`);
+  } else if (result.pathState) {
+    const path = escapeControls(tildePath(r.path, home));
+    lines.push(
+      result.pathState.kind === "missing"
+        ? `  opens a new session, to be written to ${path}: there is no such file`
+        : `  opens a new session in ${path}: the file is empty, and Pi writes a new header into it`,
+    );
+  } else {
     lines.push(`  opens ${escapeControls(tildePath(r.path, home))}`);
     if (result.opens) lines.push(`    ${describe(result.opens, width, home)}`);
     lines.push(`  because ${why(result)}.`);

@@ -8,7 +8,7 @@
  * reads everything, on the worker pool.
  */
 
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { assembleList, type ListedSession } from "../core/sessionList";
 import { cwdMatches, type PiProcess, type PiVersion, type SessionLocation } from "../core/sessionLocation";
@@ -55,6 +55,36 @@ export interface FindResult {
   read: { full: number; files: number };
   /** Pi 1.x: the header cwd of the session Pi opens, when that folder does not exist (Pi then asks before opening it). */
   missingCwd?: string;
+  /** Pi 1.x, ARG a path: what Pi makes of a file that is not a session it can open (see `pathStateOf`). */
+  pathState?: PathState;
+}
+
+/**
+ * What Pi 1.6 does with `--session PATH` when PATH is not a session file: `SessionManager.open`
+ * reads the header (`readSessionHeader`, which throws on a folder or an unreadable file), then
+ * `_setSessionFile` (core/session-manager.js:675-700) starts a new session when the file does not
+ * exist or is empty (written to that path), and throws "Session file is not a valid pi session"
+ * when the file has bytes but its first parsed entry is not a header with a string id (nothing
+ * parsed counts too). `openSessionOrExit` (main.js:304-312) prints that error and exits 1.
+ */
+export type PathState = { kind: "missing" } | { kind: "empty" } | { kind: "stops"; error: string };
+
+function pathStateOf(path: string): PathState | undefined {
+  let size: number;
+  try {
+    const stats = statSync(path);
+    if (stats.isDirectory()) return { kind: "stops", error: "EISDIR: illegal operation on a directory, read" };
+    size = stats.size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
+    return { kind: "stops", error: (error as Error).message };
+  }
+  if (size === 0) return { kind: "empty" };
+  const probe = probeHeader(path, size);
+  if (probe.missing === "none" || probe.missing === "no-string-id") return { kind: "stops", error: `Session file is not a valid pi session: ${path}` };
+  if (probe.missing === "unreadable") return { kind: "stops", error: `the file cannot be read: ${path}` };
+  // A header or a first MiB without a line end ("too-long", which Pi then reads whole): Pi opens it.
+  return undefined;
 }
 
 /** Whether an argument can be an id or id prefix (Pi 1.x ids: letters, digits, ".", "_", "-"). */
@@ -155,11 +185,13 @@ export async function findSessions(request: FindRequest): Promise<FindResult> {
     const headerCwd = opens.info.cwd;
     if (headerCwd && !existsSync(resolve(p.cwd, headerCwd))) missingCwd = headerCwd;
   }
+  const pathState = version === "1.x" && resolution.kind === "path" ? pathStateOf(resolve(p.cwd, resolution.path)) : undefined;
   return {
     process: p,
     location,
     arg,
     resolution,
+    ...(pathState ? { pathState } : {}),
     ...(opens ? { opens } : {}),
     ...(missingCwd !== undefined ? { missingCwd } : {}),
     candidates,
