@@ -74,7 +74,8 @@ export function locate(options: LocateOptions): { process: PiProcess; location: 
  * Why Pi could not make the project's default folder, if it could not. With no folder of its own
  * (flag, variable or setting), Pi calls `getDefaultSessionDir(cwd)` for every session command, and
  * that function `mkdirSync`s the folder when it is missing (`core/session-manager.js` of Pi 1.6,
- * lines 297-301; 0.74 the same) with nothing to catch an error, so Pi stops at startup. The usual
+ * lines 297-301; 0.74 too, as `defaultSessionDir` in core/sessionLocation.ts notes, though only 1.6
+ * was run to check) with nothing to catch an error, so Pi stops at startup. The usual
  * cause is a long working directory: its whole path becomes one folder name, and a name longer
  * than the file system allows (255 bytes on ext4, XFS and Btrfs) fails with ENAMETOOLONG.
  * Looking the folder up fails the same way without creating anything, so the check only reads;
