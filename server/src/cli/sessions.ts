@@ -197,10 +197,11 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
       const when = `${formatDateTime(info.modified)} ${padStart(formatAge(info.modified, options.now), 4)}`;
       const cwd = showCwd ? `${padEnd(oneLineTail(tildePath(info.cwd, home), 24), 24)}  ` : "";
       const origin = forkedFrom(s, byKey, home);
-      const room = Math.max(16, options.width - fixed - row.prefix.length - (origin ? origin.length + 2 : 0));
+      const prefix = boundedPrefix(row.prefix, row.depth);
+      const room = Math.max(16, options.width - fixed - prefix.length - (origin ? origin.length + 2 : 0));
       const title = oneLine(info.name ?? info.firstMessage, room);
       lines.push(
-        `${padEnd(id, 8)}  ${padEnd(when, 21)}  ${padStart(String(info.messageCount), 5)}  ${padStart(String(s.branches), 8)}  ${padStart(formatBytes(s.size), 8)}  ${cwd}${row.prefix}${title}${origin ? `  ${origin}` : ""}`,
+        `${padEnd(id, 8)}  ${padEnd(when, 21)}  ${padStart(String(info.messageCount), 5)}  ${padStart(String(s.branches), 8)}  ${padStart(formatBytes(s.size), 8)}  ${cwd}${prefix}${title}${origin ? `  ${origin}` : ""}`,
       );
     }
     if (shown.length < rows.length) lines.push(`… ${rows.length - shown.length} more (--limit 0 lists all)`);
@@ -223,6 +224,21 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
     if (listing.omitted.length > 50) lines.push(`  … ${listing.omitted.length - 50} more (--json lists all)`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** Widest tree prefix printed before a title, in columns (each level of forks takes 3). */
+const MAX_PREFIX = 24;
+
+/**
+ * The tree prefix of a row, kept to `MAX_PREFIX` columns. `/resume` draws three columns per level
+ * of forks and then cuts the whole line to the terminal's width (`truncateToWidth`), so in a deep
+ * chain of forks it shows prefix and no title; here the levels beyond the last few become
+ * "…(depth N) ", so that a line stays about a screen wide however deep the chain, and the title shows.
+ */
+export function boundedPrefix(prefix: string, depth: number): string {
+  if (prefix.length <= MAX_PREFIX) return prefix;
+  const marker = `…(depth ${depth}) `;
+  return `${marker}${prefix.slice(-(MAX_PREFIX - marker.length))}`;
 }
 
 /** Pi 1.x only: the first listed session whose `parentSession` makes `/resume` throw (and so list nothing). */
