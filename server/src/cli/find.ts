@@ -129,12 +129,25 @@ function why(result: FindResult): string {
   }
 }
 
+/**
+ * The argument as a shell word, so that the command line shown is the one to type: an argument
+ * with spaces (at its ends too, which Pi keeps: `" 019d"` matches no id) or shell characters is
+ * put in single quotes.
+ */
+function shellWord(arg: string): string {
+  return /^[A-Za-z0-9._/~:@%+=,-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`;
+}
+
 export function renderFind(result: FindResult, width: number, home: string): string {
   const lines: string[] = [];
   const r = result.resolution;
   const where = escapeControls(tildePath(result.process.cwd, home));
-  lines.push(`pi --session ${escapeControls(oneLine(result.arg, 60))} (Pi ${result.location.version}, in ${where}):`);
-  if (r.kind === "not-found") lines.push(`  opens nothing: "No session found matching '${escapeControls(oneLine(result.arg, 60))}'"`);
+  lines.push(`pi --session ${oneLine(shellWord(result.arg), 60)} (Pi ${result.location.version}, in ${where}):`);
+  // Pi quotes the argument as it got it, spaces at its ends included, so it is not flattened here.
+  if (r.kind === "not-found")
+    lines.push(
+      `  opens nothing: "No session found matching '${escapeControls([...result.arg].length > 60 ? `${[...result.arg].slice(0, 59).join("")}…` : result.arg)}'"`,
+    );
   else if (r.kind === "throws") lines.push(`  stops with ${escapeControls(r.error)} (a listed session's id is not a string)`);
   else if (result.pathState?.kind === "stops") {
     lines.push(`  opens nothing: Pi stops with "Error: ${escapeControls(tildePath(result.pathState.error, home))}" and exits 1`);
