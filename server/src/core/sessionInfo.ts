@@ -126,6 +126,8 @@ export class SessionInfoBuilder {
   private readonly idLines = new Map<string, LinePlace>();
   private readonly labels = new Map<unknown, { text: string; at: LinePlace }>();
   private readonly feed: PiLineFeed;
+  /** The file starts with a byte order mark (which 1.x's `JSON.parse` refuses, so the line is skipped). */
+  private bomFirst = false;
 
   constructor(
     readonly version: PiVersion,
@@ -144,6 +146,7 @@ export class SessionInfoBuilder {
   /** One line without its "\n"; `text` is undefined for a line too long to hold. */
   line(text: string | undefined, place: FilePlace): void {
     if (this.dropped !== undefined) return;
+    if (place.start === 0 && text?.charCodeAt(0) === 0xfeff) this.bomFirst = true;
     if (text === undefined) {
       this.unread++;
       return;
@@ -234,7 +237,15 @@ export class SessionInfoBuilder {
       unreadLines: this.unread,
     };
     if (header) scan.header = { id: header.id, cwd: header.cwd, parentSession: header.parentSession, timestamp: header.timestamp };
-    if (this.dropped === undefined && !header) this.dropped = this.headerSeen ? "its first entry is not a session header" : "it has no entries";
+    if (this.dropped === undefined && !header)
+      this.dropped = this.headerSeen ? "its first entry is not a session header" : file.size > 0 ? "no line of it parses as JSON" : "it has no entries";
+    // Pi 1.x reads lines with `readline` and `JSON.parse`s each one as it is, so a byte order mark
+    // (left by some Windows editors) makes the header line unparsable and it is skipped
+    // (`parseSessionEntryLine`, core/session-manager.js:314); the file then has no header first.
+    // Pi 0.74 trims the whole text first, which removes the mark.
+    if (this.dropped !== undefined && !header && this.bomFirst && this.version === "1.x") {
+      this.dropped += "; the file starts with a byte order mark (U+FEFF), which makes Pi skip the header line as unparsable";
+    }
     if (this.dropped !== undefined) {
       scan.dropped = this.dropped;
       return scan;
