@@ -318,3 +318,45 @@ describe("pull result ids", () => {
     expect(second, "after reopening with different text, the old result id must not match").toMatchObject({ kind: "full", items: [] });
   });
 });
+
+describe("a change that does not raise the version", () => {
+  // The spec asks for a higher version after each change, but a client may send the same one again
+  // or an earlier one. The diagnostics were cached by version, so the second text was answered with
+  // the first text's list (pulled) or not published at all (pushed).
+  const DANGLING = '"parentId":"gone0001"';
+
+  it("pulled: the list of the new text, not the cached one of the same version", async () => {
+    const c = await start();
+    const uri = "file:///version/pull.jsonl";
+    await c.open(uri, `${HEADER}\n${MODEL}\n${USER}\n`, "jsonl", 1);
+    expect(await c.pullItems(uri)).toEqual([]);
+    await c.replace(uri, '"parentId":"a0000001"', DANGLING, 1, 1);
+    expect(describeDiagnostics(await c.pullItems(uri)).map((d) => d.split(" ").pop())).toEqual(["dangling-parent"]);
+    // Back to a version seen before, with the text of another.
+    await c.replace(uri, DANGLING, '"parentId":"a0000001"', 1, 2);
+    expect(await c.pullItems(uri)).toEqual([]);
+    await c.replace(uri, '"parentId":"a0000001"', DANGLING, 1, 2);
+    expect(describeDiagnostics(await c.pullItems(uri)).map((d) => d.split(" ").pop())).toEqual(["dangling-parent"]);
+  });
+
+  it("pushed: the new list is published", async () => {
+    const c = await start(PUSH_CAPABILITIES);
+    const uri = "file:///version/push.jsonl";
+    await c.open(uri, `${HEADER}\n${MODEL}\n${USER}\n`, "jsonl", 1);
+    await c.waitForDiagnostics(uri, (p) => p.diagnostics.length === 0);
+    await c.replace(uri, '"parentId":"a0000001"', DANGLING, 1, 1);
+    const published = await c.waitForDiagnostics(uri, (p) => p.diagnostics.length === 1);
+    expect(describeDiagnostics(published.diagnostics).map((d) => d.split(" ").pop())).toEqual(["dangling-parent"]);
+  });
+
+  it("formatting: edits computed for the text before a same-version change are not sent", async () => {
+    const c = await start();
+    const uri = "file:///version/format.jsonl";
+    // Enough lines for formatting to take more than one slice, each of them not in Pi's form.
+    const spaced = USER.replace('"type":"message"', '"type": "message"');
+    await c.open(uri, `${HEADER}\n${MODEL}\n${Array.from({ length: 6000 }, () => spaced).join("\n")}\n`, "jsonl", 1);
+    const formatting = c.request("textDocument/formatting", { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } }, 20_000);
+    await c.change(uri, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: "\n" }], 1);
+    await expect(formatting).rejects.toMatchObject({ code: -32801 });
+  });
+});

@@ -258,8 +258,16 @@ export class SessionDocument {
 
   // ---- Edits -------------------------------------------------------------------------------------
 
+  /**
+   * How many updates this document object has taken. A result computed from the text is tied to
+   * this, not to `version`: a client may send a change without raising the version (or bring it
+   * back to an earlier number), and a result of the earlier text must not pass for one of this text.
+   */
+  revision = 0;
+
   /** Applies LSP content changes in order (incremental or full) and sets the new version. */
   update(changes: readonly TextDocumentContentChangeEvent[], version: number): void {
+    this.revision++;
     this.knownLength = undefined;
     for (const change of changes) {
       if ("range" in change) this.applyRangeChange(change.range, change.text);

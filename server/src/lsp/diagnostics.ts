@@ -4,8 +4,9 @@
  *
  * The edit loop has no fixed delay. After a change the work waits only for the messages already
  * queued: a check is deferred twice through `setImmediate`, which lets the JSON-RPC library handle
- * every change it has already read (it handles one message per tick); when the version is still
- * the one the check was scheduled for, the burst is over and the diagnostics are computed once. A
+ * every change it has already read (it handles one message per tick); when the document is still
+ * at the revision the check was scheduled for (`SessionDocument.revision`, which every change
+ * raises, whatever the version does), the burst is over and the diagnostics are computed once. A
  * single edit is therefore answered at once and fast typing computes once per pause.
  *
  * Nothing unchanged is sent again. Each document keeps the last list it computed: a push is skipped
@@ -29,9 +30,9 @@ export interface DiagnosticsSource {
 }
 
 interface Published {
-  /** The document object and version the list was computed from. */
+  /** The document object and revision (`SessionDocument.revision`) the list was computed from. */
   document: SessionDocument;
-  version: number;
+  revision: number;
   /** The settings generation it was computed with. */
   generation: number;
   items: Diagnostic[];
@@ -55,18 +56,19 @@ export class DiagnosticsService {
   changed(document: SessionDocument): void {
     if (this.pull) return;
     const uri = document.uri;
-    const version = document.version;
-    if (this.scheduled.get(uri) === version) return;
-    this.scheduled.set(uri, version);
+    // The revision, not the version: a change that keeps the version still changes the text.
+    const revision = document.revision;
+    if (this.scheduled.get(uri) === revision) return;
+    this.scheduled.set(uri, revision);
     // Twice deferred: the first `setImmediate` runs before the library's next queued message, the
     // second after it.
-    setImmediate(() => setImmediate(() => this.settle(uri, version)));
+    setImmediate(() => setImmediate(() => this.settle(uri, revision)));
   }
 
-  private settle(uri: string, version: number): void {
+  private settle(uri: string, revision: number): void {
     const document = this.source.get(uri);
-    if (!document || this.scheduled.get(uri) !== version) return;
-    if (document.version !== version) {
+    if (!document || this.scheduled.get(uri) !== revision) return;
+    if (document.revision !== revision) {
       // More changes came in meanwhile; wait for them to end.
       this.scheduled.delete(uri);
       this.changed(document);
@@ -85,7 +87,9 @@ export class DiagnosticsService {
   /** The document's diagnostics, and whether they differ from the last list sent or answered. */
   private current(document: SessionDocument): { items: Diagnostic[]; fresh: boolean; resultId: string } {
     const previous = this.last.get(document.uri);
-    if (previous && previous.document === document && previous.version === document.version && previous.generation === this.generation) {
+    // Keyed on the revision: a client that sends a change without raising the version (or with an
+    // earlier one) must not be answered with the list of the text before it.
+    if (previous && previous.document === document && previous.revision === document.revision && previous.generation === this.generation) {
       return { items: previous.items, fresh: false, resultId: previous.resultId };
     }
     let items: Diagnostic[];
@@ -97,7 +101,7 @@ export class DiagnosticsService {
     }
     const same = previous !== undefined && sameDiagnostics(previous.items, items);
     const resultId = same ? previous.resultId : String(this.nextResultId++);
-    this.last.set(document.uri, { document, version: document.version, generation: this.generation, items: same ? previous.items : items, resultId });
+    this.last.set(document.uri, { document, revision: document.revision, generation: this.generation, items: same ? previous.items : items, resultId });
     return { items, fresh: !same, resultId };
   }
 

@@ -300,8 +300,9 @@ export function startServer(connection: Connection): ServerHandle {
     guard.stepped("textDocument/formatting", [] as TextEdit[], (p: DocumentFormattingParams) => {
       const document = documents.get(p.textDocument.uri);
       if (!document) return undefined;
-      const version = document.version;
-      return { steps: formattingSteps(document), stillValid: () => documents.get(p.textDocument.uri) === document && document.version === version };
+      // The revision, not the version: a change that keeps the version still makes the edits stale.
+      const revision = document.revision;
+      return { steps: formattingSteps(document), stillValid: () => documents.get(p.textDocument.uri) === document && document.revision === revision };
     }),
   );
   connection.onCompletion(
