@@ -121,7 +121,22 @@ describe("fork into a new session", () => {
     expect(lazy?.edit).toBeUndefined();
     const resolved = resolveForkAction(doc, lazy!, creating);
     expect(resolved.edit?.documentChanges).toHaveLength(2);
-    doc.version = 7;
+    doc.update([{ range: at(0), text: "" }], 7);
     expect(resolveForkAction(doc, lazy!, creating).edit).toBeUndefined();
+  });
+
+  it("gives no edit to an action of an earlier text at the same version", () => {
+    // The action was checked against the version only: after a change that kept the version, or a
+    // close and a reopen at version 1 again, its line held another entry, and the fork stopped at
+    // an entry the user had not chosen.
+    const doc = docOf(branches);
+    const [lazy] = entryActions(doc, at(5), [FORK_KIND], { ...creating, lazyEdits: true });
+    const line5 = doc.lines[5]!;
+    doc.update([{ range: { start: { line: 5, character: 0 }, end: { line: 6, character: 0 } }, text: "" }], 1);
+    expect(doc.lines[5]).not.toBe(line5);
+    expect(resolveForkAction(doc, lazy!, creating).edit).toBeUndefined();
+    const reopened = docOf(branches.split("\n").slice(1).join("\n"));
+    expect(reopened.version).toBe(lazy!.data.version);
+    expect(resolveForkAction(reopened, lazy!, creating).edit).toBeUndefined();
   });
 });

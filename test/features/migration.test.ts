@@ -240,10 +240,14 @@ describe("migrationAction", () => {
     const old = computeDiagnostics(d).find((x) => x.code === "old-version")!;
     const lazy = migrationAction(d, old, { lazy: true })!;
     expect(lazy.edit).toBeUndefined();
-    expect(lazy.data).toEqual({ piSession: "migrate", uri: d.uri, version: 1 });
+    expect(lazy.data).toEqual({ piSession: "migrate", uri: d.uri, version: 1, revision: d.revision });
     expect(resolveMigrationAction(d, lazy).edit).toEqual(computeMigration(d));
     const later = new SessionDocument(d.uri, "jsonl", 2, d.getText());
     expect(resolveMigrationAction(later, lazy).edit).toBeUndefined();
+    // Reopened at the same version, or changed without raising it, the action is of another text.
+    expect(resolveMigrationAction(new SessionDocument(d.uri, "jsonl", 1, d.getText()), lazy).edit).toBeUndefined();
+    d.update([{ range: { start: { line: 1, character: 0 }, end: { line: 1, character: 0 } }, text: "\n" }], 1);
+    expect(resolveMigrationAction(d, lazy).edit).toBeUndefined();
   });
 
   it("is offered in the quick-fix table's shape as a safe fix", () => {

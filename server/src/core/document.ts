@@ -26,6 +26,9 @@ import { parseLine, type ParsedLine } from "./parse";
 import { type PiPosition, PositionMap } from "./positions";
 import { keepsValues, parseWithoutKeeping } from "./values";
 
+/** The next `SessionDocument.revision`, shared by every document so that no two texts share one. */
+let nextRevision = 1;
+
 export class SessionDocument {
   lines: string[];
   eols: LineEnds;
@@ -259,15 +262,17 @@ export class SessionDocument {
   // ---- Edits -------------------------------------------------------------------------------------
 
   /**
-   * How many updates this document object has taken. A result computed from the text is tied to
-   * this, not to `version`: a client may send a change without raising the version (or bring it
-   * back to an earlier number), and a result of the earlier text must not pass for one of this text.
+   * Which text this is: a number no other document or text of this process has had, drawn anew by
+   * every update. A result computed from the text is tied to this, not to `version`: a client may
+   * send a change without raising the version (or bring it back to an earlier number), and reopens
+   * a closed document at version 1 again, and a result of the earlier text must not pass for one of
+   * this text. (A `clone` keeps it: it holds the same text until it is edited.)
    */
-  revision = 0;
+  revision = nextRevision++;
 
   /** Applies LSP content changes in order (incremental or full) and sets the new version. */
   update(changes: readonly TextDocumentContentChangeEvent[], version: number): void {
-    this.revision++;
+    this.revision = nextRevision++;
     this.knownLength = undefined;
     for (const change of changes) {
       if ("range" in change) this.applyRangeChange(change.range, change.text);

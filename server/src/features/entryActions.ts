@@ -45,6 +45,8 @@ export interface ForkActionData {
   piSession: "fork";
   uri: string;
   version: number;
+  /** The document's `revision` when the action was made: the line is that text's. */
+  revision: number;
   line: number;
 }
 
@@ -119,7 +121,7 @@ function forkAction(doc: SessionDocument, entry: Entry, where: string, options: 
   if (options.lazyEdits) {
     // Only the cheap checks here; the text is built on resolve.
     if (forkBlocked(doc, entry, source)) return undefined;
-    const data: ForkActionData = { piSession: "fork", uri: doc.uri, version: doc.version, line: entry.line };
+    const data: ForkActionData = { piSession: "fork", uri: doc.uri, version: doc.version, revision: doc.revision, line: entry.line };
     return { title, kind: FORK_KIND, data };
   }
   const edit = forkEdit(doc, entry, source, options);
@@ -143,10 +145,15 @@ export function isForkActionData(data: unknown): data is ForkActionData {
   return data !== null && typeof data === "object" && (data as ForkActionData).piSession === "fork";
 }
 
-/** Fills in a lazy fork's edit; an action from another version of the document gets none. */
+/**
+ * Fills in a lazy fork's edit; an action from another text of the document gets none. The
+ * revision is compared, not the version: after a change that kept the version, or a close and a
+ * reopen at the same version, the action's line may hold another entry, and the fork would stop
+ * at an entry the user did not choose.
+ */
 export function resolveForkAction(doc: SessionDocument, action: CodeAction, options: EntryActionOptions = {}): CodeAction {
   const data = action.data;
-  if (!isForkActionData(data) || data.uri !== doc.uri || data.version !== doc.version) return action;
+  if (!isForkActionData(data) || data.uri !== doc.uri || data.revision !== doc.revision) return action;
   const entry = doc.analysis.entryAtLine[data.line];
   const source = sourcePath(doc);
   if (!entry || source === undefined) return action;

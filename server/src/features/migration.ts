@@ -159,6 +159,8 @@ export interface MigrationActionData {
   piSession: "migrate";
   uri: string;
   version: number;
+  /** The document's `revision` when the action was made. */
+  revision: number;
 }
 
 /**
@@ -170,7 +172,7 @@ export function migrationAction(doc: SessionDocument, diagnostic: Diagnostic, op
   if (!MIGRATION_CODES.has(String(diagnostic.code))) return undefined;
   if (options.lazy) {
     if (!needsMigration(doc)) return undefined;
-    const data: MigrationActionData = { piSession: "migrate", uri: doc.uri, version: doc.version };
+    const data: MigrationActionData = { piSession: "migrate", uri: doc.uri, version: doc.version, revision: doc.revision };
     return { title: MIGRATION_TITLE, kind: "quickfix", diagnostics: [diagnostic], isPreferred: true, data };
   }
   const edit = computeMigration(doc);
@@ -183,11 +185,12 @@ export function isMigrationActionData(data: unknown): data is MigrationActionDat
 }
 
 /**
- * Fills in the edit of a lazy migration action. An action from another version of the document
+ * Fills in the edit of a lazy migration action. An action from another text of the document (its
+ * `revision`, which a change that keeps the version or a reopen at the same version changes too)
  * gets no edit (the client then applies nothing), since its line numbers may no longer hold.
  */
 export function resolveMigrationAction(doc: SessionDocument, action: CodeAction): CodeAction {
-  if (!isMigrationActionData(action.data) || action.data.uri !== doc.uri || action.data.version !== doc.version) return action;
+  if (!isMigrationActionData(action.data) || action.data.uri !== doc.uri || action.data.revision !== doc.revision) return action;
   const edit = computeMigration(doc);
   return edit ? { ...action, edit } : action;
 }
