@@ -360,3 +360,27 @@ describe("a change that does not raise the version", () => {
     await expect(formatting).rejects.toMatchObject({ code: -32801 });
   });
 });
+
+describe("a didChange whose second change is malformed", () => {
+  it("leaves no answer of the old text over the new lines, and diagnostics follow the text", async () => {
+    // The first change was applied, the second threw, and the analysis of the text before the
+    // notification stayed cached: the outline listed entries on lines the document no longer had.
+    const c = await start(PUSH_CAPABILITIES);
+    const uri = "file:///malformed/change.jsonl";
+    await c.open(uri, `${HEADER}\n${MODEL}\n${USER}\n${CALL}\n${RESULT}\n`);
+    await c.waitForDiagnostics(uri, (p) => p.version === 1);
+    expect(await c.request<unknown[]>("textDocument/documentSymbol", { textDocument: { uri } })).toHaveLength(5);
+    await c.notifyServer("textDocument/didChange", {
+      textDocument: { uri, version: 2 },
+      contentChanges: [
+        // Deletes the model change: the user message's parent now dangles.
+        { range: { start: { line: 1, character: 0 }, end: { line: 2, character: 0 } }, text: "" },
+        { range: null, text: "x" },
+      ],
+    });
+    const published = await c.waitForDiagnostics(uri, (p) => p.version === 2);
+    expect(describeDiagnostics(published.diagnostics).map((d) => d.split(" ").pop())).toEqual(["dangling-parent"]);
+    const symbols = await c.request<{ range: { end: { line: number } } }[]>("textDocument/documentSymbol", { textDocument: { uri } });
+    expect(symbols.map((s) => s.range.end.line)).toEqual([0, 1, 2, 3]);
+  });
+});

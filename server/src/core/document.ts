@@ -274,14 +274,17 @@ export class SessionDocument {
   update(changes: readonly TextDocumentContentChangeEvent[], version: number): void {
     this.revision = nextRevision++;
     this.knownLength = undefined;
-    for (const change of changes) {
-      if ("range" in change) this.applyRangeChange(change.range, change.text);
-      else this.replaceAll(change.text);
-    }
+    // What is derived from the lines is let go before the first change, not after the last: a
+    // malformed change (a null range) throws after the changes before it were applied, and the
+    // analysis of the old text must not then be read over the new lines (an outline past the end).
     this.version = version;
     if (this.analysisCache) {
       this.previousAnalysis = this.analysisCache;
       this.analysisCache = undefined;
+    }
+    for (const change of changes) {
+      if ("range" in change) this.applyRangeChange(change.range, change.text);
+      else this.replaceAll(change.text);
     }
   }
 

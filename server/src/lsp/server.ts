@@ -76,7 +76,9 @@ export function startServer(connection: Connection): ServerHandle {
     // A large text the reader decoded line by line comes with its lines (`takeSplitText`).
     create: (uri, languageId, version, content) => new SessionDocument(uri, languageId, version, content, takeSplitText(content)),
     update: (document, changes, version) => {
-      document.update(changes, version);
+      // A malformed change throws after the changes before it were applied; the document is then
+      // still returned, so that the library reports the change and diagnostics follow the text.
+      guard.safe("textDocument/didChange", undefined, () => document.update(changes, version));
       return document;
     },
   });
