@@ -126,6 +126,21 @@ describe("workspace index", () => {
     expect(a3Forks.map((l) => l.uri)).toEqual([uri(home.written.a3.path), uri(home.written.b2.path)]);
   });
 
+  it("finds a session's forks from a header that a lone \\r splits into two of the client's lines", async () => {
+    // The position's LSP line was compared with the header's Pi line: on the part of the header
+    // after the "\r" (LSP line 1, Pi line 0) the forks were not looked for.
+    const c = await start();
+    await indexed(c);
+    const a1 = readFileSync(home.written.a1.path, "utf8").replace('{"type":"session",', '{"type":"session",\r');
+    await c.open(uri(home.written.a1.path), a1);
+    const forks = await c.request<Location[]>("textDocument/references", {
+      textDocument: { uri: uri(home.written.a1.path) },
+      position: { line: 1, character: 5 },
+      context: { includeDeclaration: false },
+    });
+    expect(forks.map((l) => l.uri)).toEqual([uri(home.written.a2.path)]);
+  });
+
   it("says that a moved project's folder is gone and where Pi looks instead", async () => {
     const c = await start();
     await indexed(c);

@@ -289,7 +289,9 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
     references(doc, position, includeDeclaration) {
       const target = targetAt(doc, position);
       const path = pathOf(doc.uri);
-      if (!path || position.line !== doc.analysis.headerLine || !target) return undefined;
+      // The header's line is a Pi line, the position an LSP one: the two differ after a lone "\r"
+      // (one inside the header's JSON whitespace, or on a line before it), so the position is mapped.
+      if (!path || doc.piPosition(position)?.line !== doc.analysis.headerLine || !target) return undefined;
       if (target.kind !== "parent-session") {
         // The sessions forked from this one.
         const self = headerLocation(path);
