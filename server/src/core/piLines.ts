@@ -22,6 +22,13 @@ export interface LinePlace {
   start: number;
   /** Length of the line in bytes. */
   bytes: number;
+  /**
+   * The line of an editor (which also ends a line at a lone "\r") on which this line starts, when
+   * it is not `line`; set by the reader of the editor's index (`sessionInfo.ts`).
+   */
+  lspLine?: number;
+  /** Which of the line's pieces split at "\r" the text is, for Pi 1.6's list (which reads a "\r" as a line break); absent for the first. */
+  piece?: number;
 }
 
 export type OnValue = (value: unknown, text: string, place: LinePlace) => void;
@@ -46,7 +53,8 @@ export class PiLineFeed {
       return;
     }
     if (this.mode === "list16" && text.indexOf("\r") >= 0) {
-      for (const piece of text.split("\r")) this.parse(piece, place, false);
+      const pieces = text.split("\r");
+      for (let k = 0; k < pieces.length; k++) this.parse(pieces[k]!, k === 0 ? place : { ...place, piece: k }, false);
       return;
     }
     this.parse(text, place, false);

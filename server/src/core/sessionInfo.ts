@@ -98,9 +98,28 @@ function clip(text: string): string {
   return flat.length > MAX_SYMBOL_TEXT ? `${flat.slice(0, MAX_SYMBOL_TEXT - 1)}…` : flat;
 }
 
+/**
+ * Where the value at `path` lies, in an editor's lines: `line` is the editor's line on which `text`
+ * starts, and a lone "\r" inside `text` before the value (JSON whitespace, which a Pi 0.74 read
+ * keeps in its text) moves it to a later line. The end stays on the start's line.
+ */
 function placeOf(text: string, line: number, path: JsonPath): LinePlace {
   const found = locate(text, path);
-  return found ? { line, start: found.value.start, end: found.value.end } : { line, start: 0, end: Math.min(text.length, 1) };
+  if (!found) return { line, start: 0, end: Math.min(text.length, 1) };
+  const { start, end } = found.value;
+  const cr = text.lastIndexOf("\r", start - 1);
+  if (start === 0 || cr < 0) return { line, start, end };
+  let crs = 0;
+  for (let at = text.indexOf("\r"); at >= 0 && at < start; at = text.indexOf("\r", at + 1)) crs++;
+  const next = text.indexOf("\r", start);
+  return { line: line + crs, start: start - cr - 1, end: (next >= 0 && next < end ? next : end) - cr - 1 };
+}
+
+/** How many of an editor's line breaks a Pi line holds inside: its "\r"s, but the one of a "\r\n" ending. */
+function loneCarriageReturns(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf("\r"); at >= 0; at = text.indexOf("\r", at + 1)) count++;
+  return text.endsWith("\r") ? count - 1 : count;
 }
 
 class Dropped extends Error {}
@@ -151,12 +170,19 @@ export class SessionInfoBuilder {
       this.unread++;
       return;
     }
-    this.feed.line(text, place);
+    // The editor's index answers in an editor's lines, which a lone "\r" also ends: each line is
+    // told on which of those it starts (a Pi 0.74 read parses a line only once the next has come).
+    this.feed.line(text, this.loneCrs === 0 ? place : { ...place, lspLine: place.line + this.loneCrs });
+    if (this.symbols) this.loneCrs += loneCarriageReturns(text);
   }
+
+  /** The lone "\r"s of the lines read so far, for the editor's index (`symbols`). */
+  private loneCrs = 0;
 
   private entry(value: unknown, text: string, place: FilePlace): void {
     if (this.dropped !== undefined) return;
-    const line = place.line;
+    // The editor's line the text starts on, for the places the index keeps; `place.line` in messages.
+    const line = (place.lspLine ?? place.line) + (place.piece ?? 0);
     try {
       if (!this.headerSeen) {
         this.headerSeen = true;
@@ -188,7 +214,7 @@ export class SessionInfoBuilder {
       }
     } catch (error) {
       this.dropped =
-        error instanceof Dropped ? error.message : `Pi's list throws on line ${line + 1} (${error instanceof Error ? error.message : String(error)})`;
+        error instanceof Dropped ? error.message : `Pi's list throws on line ${place.line + 1} (${error instanceof Error ? error.message : String(error)})`;
     }
   }
 
