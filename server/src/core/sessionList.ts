@@ -11,6 +11,7 @@
 
 import type { IndexSymbols, PiSessionInfo, SessionScan } from "./sessionInfo";
 import type { SearchMatch } from "./sessionSearch";
+import { joinedText } from "./semantics/version";
 
 /** Pi 1.x's order of a folder's file names before reading them: `b.localeCompare(a)`. */
 export function byNameDescending<T extends { name: string }>(files: T[]): T[] {
@@ -121,7 +122,11 @@ export function threadSessions<T extends Pick<PiSessionInfo, "path" | "modified"
  */
 export function resumeKeyThrows(parentSessionPath: unknown, exists: (path: string) => boolean): boolean {
   if (!parentSessionPath || typeof parentSessionPath === "string") return false;
-  return !(Array.isArray(parentSessionPath) && exists(String(parentSessionPath)));
+  if (!Array.isArray(parentSessionPath)) return true;
+  // The string `realpathSync` joins, made without coercing the array: `String()` of one nested
+  // thousands deep overflows the stack, as it does in Pi, whose key then throws as well.
+  const joined = joinedText(parentSessionPath);
+  return typeof joined !== "string" || !exists(joined);
 }
 
 /** Pi's `formatSessionDate`: the age `/resume` shows ("now", "5m", "3h", "2d", "1w", "4mo", "1y"). */
