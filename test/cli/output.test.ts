@@ -186,8 +186,11 @@ describe("control characters from sessions and file names never reach the termin
       ["context", "--format", "markdown", file],
       ["context", "--leaf", `${esc}[2Jnone`, file],
       ["context", `${file}.missing`],
+      ["tree", `${file}.missing`],
+      ["info", `${file}.missing`],
     ]) {
       const r = run(args);
+      if (args[1] === `${file}.missing`) expect(r.stderr, args[0]).toContain("cannot read");
       assertNoControls(r.stderr.replaceAll("\n", ""), args.join(" "));
       if (args.includes("markdown")) assertNoControls(r.stdout.replaceAll("\n", ""), "markdown");
     }

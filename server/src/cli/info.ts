@@ -128,7 +128,8 @@ export function runInfo(args: readonly string[], io: CliIo): number {
       },
     ]);
   } catch (error) {
-    io.err(`pi-session-lsp info: cannot read ${path}: ${(error as Error).message}\n`);
+    // The path and the error name the file as typed: a name can hold control characters.
+    io.err(`pi-session-lsp info: cannot read ${escapeControls(path)}: ${escapeControls((error as Error).message)}\n`);
     return 2;
   }
   const report = collector.finish(sk);

@@ -145,7 +145,8 @@ export function runTree(args: readonly string[], io: CliIo): number {
   try {
     report = treeReport(path, version, { filter, all: values.all === true, depth });
   } catch (error) {
-    io.err(`pi-session-lsp tree: cannot read ${path}: ${(error as Error).message}\n`);
+    // The path and the error name the file as typed: a name can hold control characters.
+    io.err(`pi-session-lsp tree: cannot read ${escapeControls(path)}: ${escapeControls((error as Error).message)}\n`);
     return 2;
   }
   const { sk, view, outline, printed, problems } = report;
