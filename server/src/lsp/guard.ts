@@ -3,7 +3,8 @@
  * promise that a failure costs one answer:
  *
  * - before `initialize` a request is refused with `ServerNotInitialized`, after `shutdown` with
- *   `InvalidRequest`, as the LSP specification asks;
+ *   `InvalidRequest`, as the LSP specification asks, and params that do not have the shape the
+ *   specification gives them (`params.ts`) with `InvalidParams`, before the handler runs;
  * - a request the client has cancelled is answered `RequestCancelled` without running (requests
  *   still queued behind a running one are answered the moment their `$/cancelRequest` arrives, by
  *   the connection strategy in `stdio.ts`); a long one written as steps (`core/steps.ts`) is run
@@ -16,6 +17,7 @@
 
 import { type CancellationToken, type Connection, ErrorCodes, LSPErrorCodes, ResponseError } from "vscode-languageserver";
 import type { Steps } from "../core/steps";
+import { invalidParams } from "./params";
 
 /** How long a request written as steps runs before it lets other messages in. */
 export const SLICE_MS = 15;
@@ -46,7 +48,7 @@ export class Guard {
   /** A request handler: lifecycle and cancellation checked first, then `work` behind `safe`. */
   request<P, R>(what: string, fallback: R, work: (params: P, token: CancellationToken) => R): (params: P, token: CancellationToken) => R {
     return (params, token) => {
-      this.admit(token);
+      this.admit(token, what, params);
       return this.safe(what, fallback, () => work(params, token));
     };
   }
@@ -63,7 +65,7 @@ export class Guard {
     work: (params: P) => { steps: Steps<R>; stillValid: () => boolean } | undefined,
   ): (params: P, token: CancellationToken) => Promise<R> {
     return async (params, token) => {
-      this.admit(token);
+      this.admit(token, what, params);
       try {
         const started = work(params);
         return started ? await this.drive(started.steps, token, started.stillValid) : fallback;
@@ -89,10 +91,15 @@ export class Guard {
     }
   }
 
-  /** Throws the protocol's error for a request that must not run now. */
-  admit(token?: CancellationToken): void {
+  /**
+   * Throws the protocol's error for a request that must not run now, or, given its method and
+   * params, for params that do not have the shape the specification gives them.
+   */
+  admit(token?: CancellationToken, method?: string, params?: unknown): void {
     if (this.state === "new") throw new ResponseError(ErrorCodes.ServerNotInitialized, "the server has not been initialized");
     if (this.state === "shut-down") throw new ResponseError(ErrorCodes.InvalidRequest, "the server is shutting down");
     if (token?.isCancellationRequested) throw new ResponseError(LSPErrorCodes.RequestCancelled, "the request was cancelled");
+    const invalid = method === undefined ? undefined : invalidParams(method, params);
+    if (invalid !== undefined) throw new ResponseError(ErrorCodes.InvalidParams, invalid);
   }
 }

@@ -286,7 +286,7 @@ export function startServer(connection: Connection): ServerHandle {
     ),
   );
   connection.onCodeActionResolve((action, token) => {
-    guard.admit(token);
+    guard.admit(token, "codeAction/resolve", action);
     return guard.safe("codeAction/resolve", action, () => {
       if (isForkActionData(action.data)) {
         const forked = documents.get(action.data.uri);
@@ -320,11 +320,11 @@ export function startServer(connection: Connection): ServerHandle {
   connection.onWorkspaceSymbol(guard.request("workspace/symbol", [], (p) => workspace.symbols(p.query)));
   connection.onCodeLens(onDocument("textDocument/codeLens", [], (d) => computeCodeLenses(d)));
   connection.onCodeLensResolve((lens, token) => {
-    guard.admit(token);
+    guard.admit(token, "codeLens/resolve", lens);
     return guard.safe("codeLens/resolve", lens, () => resolveCodeLens(documents.get((lens.data as { uri?: string } | undefined)?.uri ?? ""), lens));
   });
   connection.onExecuteCommand((p, token) => {
-    guard.admit(token);
+    guard.admit(token, "workspace/executeCommand", p);
     if (p.command !== SHOW_CONTEXT_COMMAND) throw new ResponseError(ErrorCodes.InvalidParams, `unknown command ${p.command}`);
     return answerContext("workspace/executeCommand", p.arguments?.[0], (d) => computeShowContext(d, p.arguments ?? []));
   });
