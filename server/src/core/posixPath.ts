@@ -150,3 +150,19 @@ export function fileUrlToPath(text: string): string {
   }
   return decodeURIComponent(pathname);
 }
+
+/**
+ * The file a document's URI names, or undefined when it names none: another scheme (`untitled:`),
+ * a host, or a `file:` URI without a "/" after the scheme (`file:x.jsonl`). RFC 8089 allows a file
+ * URI only an absolute path, and `new URL` would read `file:x.jsonl` as `/x.jsonl`: a client's
+ * relative name would have the server resolve links, forks and session folders against `/`. Such a
+ * document is one with no path, like an untitled one.
+ */
+export function documentPath(uri: string): string | undefined {
+  if (!/^file:\//i.test(uri)) return undefined;
+  try {
+    return fileUrlToPath(uri);
+  } catch {
+    return undefined;
+  }
+}

@@ -22,7 +22,7 @@
  * this module names.
  */
 
-import { fileUrlToPath, isAbsolute, join, resolveFrom } from "./posixPath";
+import { documentPath, fileUrlToPath, isAbsolute, join, resolveFrom } from "./posixPath";
 
 export type PiVersion = "1.x" | "0.74";
 
@@ -126,12 +126,8 @@ export function encodeCwd(version: PiVersion, cwd: string, p: Pick<PiProcess, "c
  * that is not a file. A new header's cwd is made from it.
  */
 export function cwdForDocument(uri: string): string {
-  let path: string;
-  try {
-    path = fileUrlToPath(uri);
-  } catch {
-    return "/";
-  }
+  const path = documentPath(uri);
+  if (path === undefined) return "/";
   const parts = path.split(/[\\/]/);
   parts.pop();
   const folder = parts[parts.length - 1] ?? "";

@@ -11,10 +11,11 @@
  * action's edit later it is built only when the fork is chosen.
  */
 
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import type { CodeAction, Range, WorkspaceEdit } from "vscode-languageserver";
 import type { Entry } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
+import { documentPath } from "../core/posixPath";
 import type { Random } from "../core/ids";
 import { appendedText, type EditClock } from "../core/sessionEdits/appendLine";
 import { dropFromContextLine, isEditableTarget, OLD_PI_NOTE } from "../core/sessionEdits/dropFromContext";
@@ -98,12 +99,7 @@ function appendEdit(doc: SessionDocument, line: string): WorkspaceEdit {
 }
 
 function sourcePath(doc: SessionDocument): string | undefined {
-  if (!doc.uri.startsWith("file:")) return undefined;
-  try {
-    return fileURLToPath(doc.uri);
-  } catch {
-    return undefined;
-  }
+  return documentPath(doc.uri);
 }
 
 function forkAction(doc: SessionDocument, entry: Entry, where: string, options: EntryActionOptions): CodeAction | undefined {

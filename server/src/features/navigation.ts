@@ -14,10 +14,11 @@
  */
 
 import { isAbsolute, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import type { DocumentHighlight, DocumentLink, Location, Position, Range } from "vscode-languageserver";
 import type { Entry } from "../core/analysis";
 import type { SessionDocument } from "../core/document";
+import { documentPath } from "../core/posixPath";
 import { referencesTo } from "../core/semantics/references";
 import { callFor, toolCallBlock, toolIndex } from "../core/semantics/toolPairs";
 import { targetAt } from "./target";
@@ -132,8 +133,8 @@ function idLocation(doc: SessionDocument, entry: Entry): Location {
 function fileUri(documentUri: string, path: string): string | undefined {
   try {
     if (isAbsolute(path)) return pathToFileURL(path).href;
-    if (!documentUri.startsWith("file:")) return undefined;
-    return pathToFileURL(resolve(fileURLToPath(documentUri), "..", path)).href;
+    const documentFile = documentPath(documentUri);
+    return documentFile === undefined ? undefined : pathToFileURL(resolve(documentFile, "..", path)).href;
   } catch {
     return undefined;
   }

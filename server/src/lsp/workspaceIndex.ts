@@ -18,7 +18,7 @@
 import { existsSync, type FSWatcher, watch } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import {
   type Connection,
   type Diagnostic,
@@ -35,6 +35,7 @@ import {
 } from "vscode-languageserver/node";
 import { CODES } from "../core/codes";
 import type { SessionDocument } from "../core/document";
+import { documentPath } from "../core/posixPath";
 import { defaultSessionDir, encodeCwd, type SessionLocation } from "../core/sessionLocation";
 import { DIAGNOSTIC_SOURCE } from "../features/diagnostics";
 import { targetAt } from "../features/target";
@@ -56,13 +57,8 @@ export interface WorkspaceIndexHooks {
 
 const UPDATE_DELAY_MS = 300;
 
-function pathOf(uri: string): string | undefined {
-  try {
-    return uri.startsWith("file:") ? fileURLToPath(uri) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+/** The file a URI names (`core/posixPath.ts`'s `documentPath`: none for a relative `file:` URI). */
+const pathOf = documentPath;
 
 const lineRange = (line: number, start: number, end: number): Range => ({ start: { line, character: start }, end: { line, character: end } });
 
