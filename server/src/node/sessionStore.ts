@@ -15,7 +15,7 @@ export interface LocateOptions {
   version: PiVersion;
   /** The project folder, as `cd DIR && pi` would see it; default: this process's cwd. */
   cwd?: string;
-  /** `--session-dir`, relative to this process's cwd. */
+  /** `--session-dir` as typed; a relative folder is Pi's, relative to `cwd`. */
   sessionDir?: string;
   env?: NodeJS.ProcessEnv;
   home?: string;
@@ -36,17 +36,11 @@ export function piProcess(options: Omit<LocateOptions, "version">): PiProcess {
     cwd,
     agentDirEnv: env.PI_CODING_AGENT_DIR,
     sessionDirEnv: env.PI_CODING_AGENT_SESSION_DIR,
-    sessionDirFlag: flagDir(options.sessionDir),
+    // As typed: `--cwd DIR` stands for `cd DIR && pi`, and Pi reads a relative `--session-dir`
+    // against its own cwd, DIR, which `core/sessionLocation.ts` resolves it against, as it does
+    // the environment variable and the settings.
+    sessionDirFlag: options.sessionDir,
   };
-}
-
-/**
- * `--session-dir` as Pi would get it: a relative folder is taken relative to this process's cwd
- * (which may differ from the project's with `--cwd`); `~` and `file:` forms are left to Pi's rules.
- */
-function flagDir(dir: string | undefined): string | undefined {
-  if (dir === undefined || dir === "" || dir.startsWith("~") || dir.startsWith("file:")) return dir;
-  return resolve(dir);
 }
 
 /** A settings file's text as Pi's `FileSettingsStorage` reads it. */
