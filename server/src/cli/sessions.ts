@@ -179,11 +179,12 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
   }
   lines.push("");
 
+  const keyOf = (path: string) => pathKey(path, listing.process.cwd);
   const rows = threadSessions(
     listing.sessions.map((s) => ({ ...s.info, listed: s })),
-    pathKey,
+    keyOf,
   );
-  const byKey = new Map(listing.sessions.map((s) => [pathKey(s.info.path), s] as const));
+  const byKey = new Map(listing.sessions.map((s) => [keyOf(s.info.path), s] as const));
   const shown = options.limit === 0 ? rows : rows.slice(0, options.limit);
   if (shown.length > 0) {
     const showCwd = listing.scope === "all";
@@ -196,7 +197,7 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
       const id = oneLine(typeof info.id === "string" ? info.id.slice(0, 8) : looseText(info.id), 8);
       const when = `${formatDateTime(info.modified)} ${padStart(formatAge(info.modified, options.now), 4)}`;
       const cwd = showCwd ? `${padEnd(oneLineTail(tildePath(info.cwd, home), 24), 24)}  ` : "";
-      const origin = forkedFrom(s, byKey, home);
+      const origin = forkedFrom(s, byKey, home, listing.process.cwd);
       const prefix = boundedPrefix(row.prefix, row.depth);
       const room = Math.max(16, options.width - fixed - prefix.length - (origin ? origin.length + 2 : 0));
       const title = oneLine(info.name ?? info.firstMessage, room);
@@ -248,15 +249,17 @@ export function resumeThrows(listing: Listing): ListedSession | undefined {
   return listing.sessions.find((s) => resumeKeyThrows(s.info.parentSessionPath, exists));
 }
 
-/** `forked from <id>` for a session with a `parentSession`, naming the parent file when it is not in the list. */
-function forkedFrom(s: ListedSession, byKey: Map<string, ListedSession>, home: string): string | undefined {
+/** `forked from <id>` for a session with a `parentSession` (relative to Pi's cwd, `piCwd`), naming the parent file when it is not in the list. */
+function forkedFrom(s: ListedSession, byKey: Map<string, ListedSession>, home: string, piCwd: string): string | undefined {
   const parent = s.info.parentSessionPath;
   if (parent === undefined || parent === null || parent === "") return undefined;
   if (typeof parent !== "string") return `(parentSession is not a path: ${oneLine(shortValue(parent), 40)})`;
-  const listed = byKey.get(pathKey(parent));
+  const listed = byKey.get(pathKey(parent, piCwd));
   if (listed) return `forked from ${oneLine(looseText(listed.info.id).slice(0, 8), 8)}`;
-  if (!existsSync(parent)) return `forked from ${oneLine(tildePath(parent, home), 60)} (missing)`;
-  const probe = probeHeader(parent, Number.POSITIVE_INFINITY);
+  // A relative path names the file from Pi's cwd, as `/resume` reads it.
+  const file = resolve(piCwd, parent);
+  if (!existsSync(file)) return `forked from ${oneLine(tildePath(parent, home), 60)} (missing)`;
+  const probe = probeHeader(file, Number.POSITIVE_INFINITY);
   const id = probe.header ? probe.header.id.slice(0, 8) : basename(parent);
   const cwd = typeof probe.header?.cwd === "string" ? ` in ${tildePath(probe.header.cwd, home)}` : "";
   return `forked from ${oneLine(id, 8)}${oneLine(cwd, 60)}`;

@@ -153,11 +153,16 @@ export function allFiles(version: PiVersion, location: SessionLocation): Session
   return version === "1.x" ? byMtimeThenName(files) : files;
 }
 
-/** The comparison key `/resume` uses for a session path: symbolic links followed. */
-export function pathKey(path: string): string {
+/**
+ * The comparison key `/resume` uses for a session path: symbolic links followed, and a relative
+ * path (a header's `parentSession`) read against Pi's cwd, `cwd`, as `realpathSync` in Pi's
+ * process reads it.
+ */
+export function pathKey(path: string, cwd: string): string {
+  const absolute = resolve(cwd, path);
   try {
-    return realpathSync(path);
+    return realpathSync(absolute);
   } catch {
-    return resolve(path);
+    return absolute;
   }
 }
