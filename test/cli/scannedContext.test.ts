@@ -32,6 +32,7 @@ interface Built {
   escapeControls: typeof import("../../server/src/cli/terminal").escapeControls;
   errorText: typeof import("../../server/src/cli/walk").errorText;
   forgetValues: typeof import("../../server/src/core/values").forgetValues;
+  parseLine: typeof import("../../server/src/core/parse").parseLine;
 }
 let built: Built;
 
@@ -46,6 +47,7 @@ beforeAll(async () => {
     ...load<Pick<Built, "escapeControls">>("cli/terminal.js"),
     ...load<Pick<Built, "errorText">>("cli/walk.js"),
     ...load<Pick<Built, "forgetValues">>("core/values.js"),
+    ...load<Pick<Built, "parseLine">>("core/parse.js"),
   };
 }, 120_000);
 
@@ -277,6 +279,25 @@ describe("context: the shortcut prints what the full path prints", () => {
       compare(join(dir, `hostile-${k}-${rewrite.replace(/\W+/g, "-")}.jsonl`), bytes, options);
     }
   }, 300_000);
+
+  it("a path entry's findings are those of the full parse, though the shortcut's parse leaves the checks out", () => {
+    let found = 0;
+    for (const name of corpus) {
+      const bytes = readFileSync(join(fixtures, name));
+      const lines = bytes.toString("utf8").split("\n");
+      const result = built.scannedContext(bytes, { flavor: "1.x", leafId: undefined });
+      if (!result?.ok) continue;
+      for (const entry of result.build.path) {
+        const full = built.parseLine(lines[entry.line]!.replace(/\r$/, ""));
+        expect(full.kind).toBe("value");
+        const findings = full.kind === "value" ? full.findings : [];
+        expect(entry.parsed.findings, `${name}:${entry.line + 1}`).toEqual(findings);
+        found += findings.length;
+      }
+    }
+    // The corpus has entries with findings on the path, so the comparison is not only of empty lists.
+    expect(found).toBeGreaterThan(0);
+  });
 
   it("answered through the shortcut often, and declined often", () => {
     // The comparisons above mean something only if both ways were taken many times.

@@ -122,6 +122,45 @@ describe("scanLine", () => {
     ]);
   });
 
+  it("reads ids and parents from a Buffer as from other bytes: ASCII, past ASCII, long, and not UTF-8", () => {
+    const long = "l".repeat(64);
+    const longer = "m".repeat(65);
+    const lines = [
+      '{"type":"session","id":"h"}',
+      '{"id":"ab12","parentId":null}',
+      '{"id":"é1","parentId":"ab12"}',
+      `{"id":"${long}","parentId":"é1"}`,
+      `{"id":"${longer}","parentId":"${long}"}`,
+      `{"id":"x\u00e9","parentId":"${longer}"}`,
+    ];
+    // A byte that is not UTF-8 in an id, and a parent naming it: both U+FFFD, as the whole text decodes.
+    const broken = Buffer.concat([
+      Buffer.from('{"id":"b'),
+      Buffer.from([0xff]),
+      Buffer.from('c","parentId":"x\u00e9"}\n{"id":"d","parentId":"b'),
+      Buffer.from([0xff]),
+      Buffer.from('c"}'),
+    ]);
+    const bytes = Buffer.concat([Buffer.from(`${lines.join("\n")}\n`), broken]);
+    const text = new TextDecoder().decode(bytes).split("\n");
+    const facts: ScannedFacts = { type: undefined, id: undefined, parentId: undefined, hasMessage: false, oddId: false, oddParent: false };
+    const seen: unknown[] = [];
+    for (let start = 0, line = 0; start < bytes.length; line++) {
+      let end = bytes.indexOf(0x0a, start);
+      if (end < 0) end = bytes.length;
+      expect(scanLine(bytes, start, end, facts)).toBe(LineKind.Object);
+      const o = JSON.parse(text[line]!) as { id: string; parentId?: string | null };
+      seen.push([facts.id, facts.parentId]);
+      expect([facts.id, facts.parentId], text[line]).toEqual([o.id, o.parentId]);
+      start = end + 1;
+    }
+    expect(seen.slice(2, 4)).toEqual([
+      ["é1", "ab12"],
+      [long, "é1"],
+    ]);
+    expect(seen.at(-1)).toEqual(["d", "b\ufffdc"]);
+  });
+
   it("agrees with JSON.parse wherever a quote, a backslash or a control byte falls in a long string, at every alignment", () => {
     let checked = 0;
     for (const special of ["\u0001", "\u001f", "\t", '"', "\\", "\\n", "\\u00e9", "\\x", "\u007f", "é", " "]) {

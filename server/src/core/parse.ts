@@ -130,8 +130,14 @@ export function parseLine(text: string): ParsedLine {
   return parseLineWith(text, undefined);
 }
 
-/** `parseLine`, the record of a line that parses made by `make` (see `ValueLineMaker`); a function apart, so that `lines.map(parseLine)` passes no index for it. */
-export function parseLineWith(text: string, make: ValueLineMaker | undefined): ParsedLine {
+/**
+ * `parseLine`, the record of a line that parses made by `make` (see `ValueLineMaker`); a function
+ * apart, so that `lines.map(parseLine)` passes no index for it. `withFindings: false` leaves the
+ * line's findings out (the record says it has none): for a reader that never reports them and
+ * asks `parseLine` again if it ever does (`scannedContext.ts`), since the checks are a tenth of
+ * the time of a parse.
+ */
+export function parseLineWith(text: string, make: ValueLineMaker | undefined, withFindings = true): ParsedLine {
   if (isBlank(text)) return BLANK;
   let first = 0;
   for (let c = text.charCodeAt(0); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++first));
@@ -154,7 +160,7 @@ export function parseLineWith(text: string, make: ValueLineMaker | undefined): P
   const timestamp = object?.timestamp;
   const time = typeof timestamp === "string" ? isoTime(timestamp) : undefined;
   let findings: readonly LineFinding[] = NO_FINDINGS;
-  if (object) {
+  if (object && withFindings) {
     const found = checkLine(text, object, type);
     // Most lines have no finding; they share one empty array instead of holding 50,000.
     if (found.length > 0) findings = found;

@@ -22,7 +22,7 @@ import type { Entry } from "./analysis";
 import { contextOfPath, type ContextResult, type PiFlavor } from "./buildContext";
 import { decodeRange, LineKind, type ScannedFacts, scanLine } from "./entryScan";
 import type { IdKey } from "./ids";
-import { type LineFacts, parseLine, type ValueLine } from "./parse";
+import { type LineFacts, parseLine, parseLineWith, type ValueLine } from "./parse";
 
 export interface ScannedContextOptions {
   flavor: PiFlavor;
@@ -168,7 +168,7 @@ class ScannedLine implements ValueLine {
 
   private parse(): ValueLine {
     if (this.full) return this.full;
-    const p = parseLine(decodeRange(this.bytes, this.start, this.end));
+    const p = parseLineWith(decodeRange(this.bytes, this.start, this.end), undefined, false);
     if (p.kind !== "value" || p.type !== this.type || p.idKey !== this.id || p.parentKey !== this.parentId || p.noMessage !== this.noMessage || !p.isObject) {
       throw new ScanMismatch("a line's parse disagrees with its scan");
     }
@@ -206,7 +206,10 @@ class ScannedLine implements ValueLine {
   get looksLikePi(): boolean {
     return this.parse().looksLikePi;
   }
+  /** Parsed again with the checks: the context never reads a line's findings, so its parse leaves them out. */
   get findings(): LineFacts["findings"] {
-    return this.parse().findings;
+    this.parse();
+    const checked = parseLine(decodeRange(this.bytes, this.start, this.end));
+    return checked.kind === "value" ? checked.findings : [];
   }
 }
