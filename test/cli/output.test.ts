@@ -201,6 +201,30 @@ describe("control characters from sessions and file names never reach the termin
     expect(r.stderr).toContain('unknown option "--\\x1b[2J"');
     assertNoControls(r.stderr.replaceAll("\n", ""), "usage error");
   });
+
+  it("in the argument errors of the session commands, which also stay short", () => {
+    // Linux takes no single argument over 128 KiB.
+    const long = `${esc}[2J${"x".repeat(100_000)}`;
+    for (const args of [
+      ["tree", `--${esc}[2J`, "x"],
+      ["info", `--${esc}[2J`, "x"],
+      ["find", `--${esc}[2J`],
+      ["sessions", `--${esc}[2J`],
+      ["resume-from", `--${esc}[2J`, "x", "y"],
+      ["fork", `--${esc}[2J`, "x"],
+      ["tree", "--pi", "\u009b2J", "x"],
+      ["sessions", long],
+      ["tree", `--${long}`, "x"],
+      ["sessions", `--limit=${long}`],
+    ]) {
+      const r = run(args);
+      expect(r.status, args[0]).toBe(2);
+      const first = r.stderr.split("\n")[0]!;
+      expect(first, args[0]).toMatch(/^pi-session-lsp [a-z-]+: /);
+      assertNoControls(first, `${args[0]} usage error`);
+      expect(first.length, args[0]).toBeLessThan(1000);
+    }
+  });
 });
 
 describe("millions of diagnostics", () => {
