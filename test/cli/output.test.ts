@@ -227,6 +227,30 @@ describe("control characters from sessions and file names never reach the termin
   });
 });
 
+describe("whole-number options", () => {
+  // Number("") is 0 and Number(" 2") is 2: an empty --limit printed every session instead of being
+  // refused, and an empty --depth folded the whole tree.
+  it("--limit, --depth and --threads refuse an empty value, spaces, hex and exponents", () => {
+    const folder = mkdtempSync(join(tmpdir(), "pi-numbers-"));
+    const file = join(folder, "s.jsonl");
+    writeFileSync(file, `${header}\n${user("u1", null)}\n`);
+    for (const value of ["", " 2", "0x2", "1e3", "2 "]) {
+      for (const args of [
+        ["sessions", "--session-dir", folder, `--limit=${value}`],
+        ["tree", `--depth=${value}`, file],
+        ["check", `--threads=${value}`, file],
+      ]) {
+        const r = run(args);
+        expect(r.status, `${args[0]} ${JSON.stringify(value)}`).toBe(2);
+        expect(r.stderr, args[0]).toMatch(/whole number/);
+      }
+    }
+    expect(run(["sessions", "--session-dir", folder, "--limit=0"]).status).toBe(0);
+    expect(run(["tree", "--depth=0", file]).status).toBe(0);
+    expect(run(["check", "--threads=2", file]).status).toBe(0);
+  });
+});
+
 describe("millions of diagnostics", () => {
   // Blank lines are what the core parses fastest; every one is a diagnostic (blank-line).
   const lines = 3_000_000;
