@@ -6,7 +6,7 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -248,6 +248,31 @@ describe("whole-number options", () => {
     expect(run(["sessions", "--session-dir", folder, "--limit=0"]).status).toBe(0);
     expect(run(["tree", "--depth=0", file]).status).toBe(0);
     expect(run(["check", "--threads=2", file]).status).toBe(0);
+  });
+});
+
+describe("output that cannot be written", () => {
+  // A full disk (ENOSPC) failed the first write, and stdout's error handler threw it again: a stack
+  // trace, where the reader should be told in one line, with the status of a failure.
+  it("to a full disk ends with one line on stderr and status 2 in every command", () => {
+    if (!existsSync("/dev/full")) throw new Error("this test needs /dev/full");
+    const folder = mkdtempSync(join(tmpdir(), "pi-full-"));
+    const file = join(folder, "s.jsonl");
+    writeFileSync(file, `${header}\n${user("u1", null)}\n${user("u2", "u1")}\n`);
+    for (const args of [
+      ["check", file],
+      ["context", file],
+      ["context", "--format", "markdown", file],
+      ["tree", file],
+      ["info", file],
+      ["resume-from", "--dry-run", file, "u1"],
+    ]) {
+      const full = openSync("/dev/full", "w");
+      const r = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", stdio: ["ignore", full, "pipe"] });
+      closeSync(full);
+      expect(r.status, args.join(" ")).toBe(2);
+      expect(r.stderr, args.join(" ")).toMatch(/^pi-session-lsp [a-z-]+: cannot write the output: ENOSPC: no space left on device[^\n]*\n$/);
+    }
   });
 });
 
