@@ -200,3 +200,19 @@ describe("ids too long to print", () => {
     expect(t.err.join("").length).toBeLessThan(1000);
   });
 });
+
+describe("an empty id", () => {
+  // "" is a prefix of every id: with one entry whose id is a string, it named that entry, so a
+  // forgotten value (`--leaf "$ID"` with ID unset) forked or resumed from whatever was there.
+  it("names no entry, even where one entry has a string id", () => {
+    const text = session(
+      HEADER,
+      user("u1", null, "one", 1),
+      `{"type":"custom","customType":"x","id":7,"parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z"}`,
+    );
+    const t = io();
+    expect(runResumeFrom([sessionFile(text), ""], t.io)).toBe(2);
+    expect(runFork(["--leaf", "", sessionFile(session(HEADER, user("u1", null, "one", 1)))], t.io)).toBe(2);
+    expect(t.err.join("")).toMatch(/^(pi-session-lsp (resume-from|fork): .*: no entry has the id ""\n){2}$/);
+  });
+});

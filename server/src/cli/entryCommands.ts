@@ -83,6 +83,9 @@ function findEntry(doc: SessionDocument, id: string): Entry | string {
   const a = doc.analysis;
   const exact = a.byId.get(id);
   if (exact) return exact;
+  // "" is a prefix of every id, so it would name the one entry of a file that has one: an empty
+  // word is a forgotten value, not a prefix.
+  if (id === "") return `no entry has the id ""`;
   const matches = a.entries.filter((e) => e.id?.startsWith(id) && a.byId.get(e.key) === e);
   if (matches.length === 1) return matches[0]!;
   return matches.length === 0
