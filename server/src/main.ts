@@ -67,6 +67,9 @@ export function main(args: readonly string[]): void {
       process.stderr.write(`pi-session-lsp ${command}: cannot write the output: ${escapeControls(error.message)}\n`);
       process.exit(2);
     });
+    // A message that cannot be written (stderr on a full disk) cannot be reported either; the
+    // command goes on, and its exit status still says what it found.
+    process.stderr.on("error", () => {});
     const io: CliIo = {
       out: (t: string) => process.stdout.write(t),
       err: (t: string) => process.stderr.write(t),

@@ -276,6 +276,28 @@ describe("output that cannot be written", () => {
   });
 });
 
+describe("messages that cannot be written", () => {
+  // A write to a full stderr threw from its error event, so every command ended with 1 ("errors
+  // found", "Pi would not show this tree") whatever it had found.
+  it("to a full disk leave the exit status the command's own", () => {
+    if (!existsSync("/dev/full")) throw new Error("this test needs /dev/full");
+    const folder = mkdtempSync(join(tmpdir(), "pi-full-err-"));
+    const file = join(folder, "s.jsonl");
+    writeFileSync(file, `${header}\n${user("u1", null)}\n`);
+    for (const [args, status] of [
+      [["tree", join(folder, "missing.jsonl")], 2],
+      [["context", "--leaf", "nope", file], 2],
+      [["check", join(folder, "missing.jsonl")], 2],
+      [["tree", file], 0],
+    ] as const) {
+      const full = openSync("/dev/full", "w");
+      const r = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", full] });
+      closeSync(full);
+      expect(r.status, args.join(" ")).toBe(status);
+    }
+  });
+});
+
 describe("millions of diagnostics", () => {
   // Blank lines are what the core parses fastest; every one is a diagnostic (blank-line).
   const lines = 3_000_000;
