@@ -216,3 +216,23 @@ describe("an empty id", () => {
     expect(t.err.join("")).toMatch(/^(pi-session-lsp (resume-from|fork): .*: no entry has the id ""\n){2}$/);
   });
 });
+
+describe("an empty --out", () => {
+  // resolve("") is the current folder, so `--out "$OUT"` with OUT unset wrote the fork wherever the
+  // command ran instead of saying that the path was missing.
+  it("is a usage error, and nothing is written", () => {
+    const file = sessionFile();
+    const cwd = mkdtempSync(join(dir, "cwd-"));
+    const before = process.cwd();
+    process.chdir(cwd);
+    try {
+      const t = io();
+      expect(runFork(["--out", "", file], t.io)).toBe(2);
+      expect(t.err.join("")).toMatch(/--out needs a path/);
+      expect(readdirSync(cwd)).toEqual([]);
+      expect(readdirSync(join(file, ".."))).toEqual(["s.jsonl"]);
+    } finally {
+      process.chdir(before);
+    }
+  });
+});

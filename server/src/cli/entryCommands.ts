@@ -159,7 +159,13 @@ export function runDropFromContext(args: readonly string[], io: CliIo, fs: FixFs
 }
 
 export function runFork(args: readonly string[], io: CliIo): number {
-  const parsed = readCommandLine(args, io, { name: "fork", usage: FORK_USAGE, options: FORK_OPTIONS, check: oneFile });
+  const parsed = readCommandLine(args, io, {
+    name: "fork",
+    usage: FORK_USAGE,
+    options: FORK_OPTIONS,
+    // resolve("") is the current folder: an empty --out is a forgotten value, not a place to write.
+    check: (values, words) => (values.out === "" ? "--out needs a path (given an empty one)" : oneFile(values, words)),
+  });
   if (typeof parsed === "number") return parsed;
   const { values, positionals } = parsed;
   const path = positionals[0]!;
