@@ -60,11 +60,16 @@ export function main(args: readonly string[]): void {
   const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command]!() : undefined;
   if (run) {
     // A reader that stops early (`check … | head`) closes the pipe; that ends the output, not the
-    // program with a stack trace.
+    // program with a stack trace. Any other failure to write (a full disk, an I/O error) loses
+    // output the reader expected, so it is said in one line, with the status of a failure.
     process.stdout.on("error", (error: NodeJS.ErrnoException) => {
       if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
-      throw error;
+      process.stderr.write(`pi-session-lsp ${command}: cannot write the output: ${escapeControls(error.message)}\n`);
+      process.exit(2);
     });
+    // A message that cannot be written (stderr on a full disk) cannot be reported either; the
+    // command goes on, and its exit status still says what it found.
+    process.stderr.on("error", () => {});
     const io: CliIo = {
       out: (t: string) => process.stdout.write(t),
       err: (t: string) => process.stderr.write(t),

@@ -166,3 +166,73 @@ describe("fork", () => {
     expect(readdirSync(folder)).toHaveLength(1);
   });
 });
+
+describe("ids too long to print", () => {
+  // An id of 2 MB in the file, or given on the command line, is echoed in every message: each must
+  // stay a short line, as context --leaf's does.
+  const long = `Z${"b".repeat(2_000_000)}`;
+  const text = session(HEADER, user("u1", null, "one", 1), assistant(long, "u1", "two", 2), user("u2", long, "three", 3), assistant("a2", "u2", "four", 4));
+
+  it("resume-from, drop-from-context and fork print a clipped id when they succeed", () => {
+    for (const run of [runResumeFrom, runDropFromContext]) {
+      const t = io();
+      expect(run([sessionFile(text), "Z"], t.io)).toBe(0);
+      expect(t.out.join("")).toMatch(/appended line 6 .*Zbbb/);
+      expect(t.out.join("").length).toBeLessThan(1000);
+    }
+    const t = io();
+    expect(runFork(["--leaf", "Z", sessionFile(text)], t.io)).toBe(0);
+    expect(t.out.join("")).toMatch(/from the root to line 3 \(Zbbb/);
+    expect(t.out.join("").length).toBeLessThan(1000);
+  });
+
+  it("an unknown id given on the command line is clipped in the error", () => {
+    const file = sessionFile();
+    for (const run of [runResumeFrom, runDropFromContext]) {
+      const t = io();
+      expect(run([file, long], t.io)).toBe(2);
+      expect(t.err.join("")).toMatch(/no entry has the id "Zbbb/);
+      expect(t.err.join("").length).toBeLessThan(1000);
+    }
+    const t = io();
+    expect(runFork(["--leaf", long, file], t.io)).toBe(2);
+    expect(t.err.join("")).toMatch(/no entry has the id "Zbbb/);
+    expect(t.err.join("").length).toBeLessThan(1000);
+  });
+});
+
+describe("an empty id", () => {
+  // "" is a prefix of every id: with one entry whose id is a string, it named that entry, so a
+  // forgotten value (`--leaf "$ID"` with ID unset) forked or resumed from whatever was there.
+  it("names no entry, even where one entry has a string id", () => {
+    const text = session(
+      HEADER,
+      user("u1", null, "one", 1),
+      `{"type":"custom","customType":"x","id":7,"parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z"}`,
+    );
+    const t = io();
+    expect(runResumeFrom([sessionFile(text), ""], t.io)).toBe(2);
+    expect(runFork(["--leaf", "", sessionFile(session(HEADER, user("u1", null, "one", 1)))], t.io)).toBe(2);
+    expect(t.err.join("")).toMatch(/^(pi-session-lsp (resume-from|fork): .*: no entry has the id ""\n){2}$/);
+  });
+});
+
+describe("an empty --out", () => {
+  // resolve("") is the current folder, so `--out "$OUT"` with OUT unset wrote the fork wherever the
+  // command ran instead of saying that the path was missing.
+  it("is a usage error, and nothing is written", () => {
+    const file = sessionFile();
+    const cwd = mkdtempSync(join(dir, "cwd-"));
+    const before = process.cwd();
+    process.chdir(cwd);
+    try {
+      const t = io();
+      expect(runFork(["--out", "", file], t.io)).toBe(2);
+      expect(t.err.join("")).toMatch(/--out needs a path/);
+      expect(readdirSync(cwd)).toEqual([]);
+      expect(readdirSync(join(file, ".."))).toEqual(["s.jsonl"]);
+    } finally {
+      process.chdir(before);
+    }
+  });
+});

@@ -6,7 +6,7 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -200,6 +200,101 @@ describe("control characters from sessions and file names never reach the termin
     const r = run(["check", `--${esc}[2J`, "x"]);
     expect(r.stderr).toContain('unknown option "--\\x1b[2J"');
     assertNoControls(r.stderr.replaceAll("\n", ""), "usage error");
+  });
+
+  it("in the argument errors of the session commands, which also stay short", () => {
+    // Linux takes no single argument over 128 KiB.
+    const long = `${esc}[2J${"x".repeat(100_000)}`;
+    for (const args of [
+      ["tree", `--${esc}[2J`, "x"],
+      ["info", `--${esc}[2J`, "x"],
+      ["find", `--${esc}[2J`],
+      ["sessions", `--${esc}[2J`],
+      ["resume-from", `--${esc}[2J`, "x", "y"],
+      ["fork", `--${esc}[2J`, "x"],
+      ["tree", "--pi", "\u009b2J", "x"],
+      ["sessions", long],
+      ["tree", `--${long}`, "x"],
+      ["sessions", `--limit=${long}`],
+    ]) {
+      const r = run(args);
+      expect(r.status, args[0]).toBe(2);
+      const first = r.stderr.split("\n")[0]!;
+      expect(first, args[0]).toMatch(/^pi-session-lsp [a-z-]+: /);
+      assertNoControls(first, `${args[0]} usage error`);
+      expect(first.length, args[0]).toBeLessThan(1000);
+    }
+  });
+});
+
+describe("whole-number options", () => {
+  // Number("") is 0 and Number(" 2") is 2: an empty --limit printed every session instead of being
+  // refused, and an empty --depth folded the whole tree.
+  it("--limit, --depth and --threads refuse an empty value, spaces, hex and exponents", () => {
+    const folder = mkdtempSync(join(tmpdir(), "pi-numbers-"));
+    const file = join(folder, "s.jsonl");
+    writeFileSync(file, `${header}\n${user("u1", null)}\n`);
+    for (const value of ["", " 2", "0x2", "1e3", "2 "]) {
+      for (const args of [
+        ["sessions", "--session-dir", folder, `--limit=${value}`],
+        ["tree", `--depth=${value}`, file],
+        ["check", `--threads=${value}`, file],
+      ]) {
+        const r = run(args);
+        expect(r.status, `${args[0]} ${JSON.stringify(value)}`).toBe(2);
+        expect(r.stderr, args[0]).toMatch(/whole number/);
+      }
+    }
+    expect(run(["sessions", "--session-dir", folder, "--limit=0"]).status).toBe(0);
+    expect(run(["tree", "--depth=0", file]).status).toBe(0);
+    expect(run(["check", "--threads=2", file]).status).toBe(0);
+  });
+});
+
+describe("output that cannot be written", () => {
+  // A full disk (ENOSPC) failed the first write, and stdout's error handler threw it again: a stack
+  // trace, where the reader should be told in one line, with the status of a failure.
+  it("to a full disk ends with one line on stderr and status 2 in every command", () => {
+    if (!existsSync("/dev/full")) throw new Error("this test needs /dev/full");
+    const folder = mkdtempSync(join(tmpdir(), "pi-full-"));
+    const file = join(folder, "s.jsonl");
+    writeFileSync(file, `${header}\n${user("u1", null)}\n${user("u2", "u1")}\n`);
+    for (const args of [
+      ["check", file],
+      ["context", file],
+      ["context", "--format", "markdown", file],
+      ["tree", file],
+      ["info", file],
+      ["resume-from", "--dry-run", file, "u1"],
+    ]) {
+      const full = openSync("/dev/full", "w");
+      const r = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", stdio: ["ignore", full, "pipe"] });
+      closeSync(full);
+      expect(r.status, args.join(" ")).toBe(2);
+      expect(r.stderr, args.join(" ")).toMatch(/^pi-session-lsp [a-z-]+: cannot write the output: ENOSPC: no space left on device[^\n]*\n$/);
+    }
+  });
+});
+
+describe("messages that cannot be written", () => {
+  // A write to a full stderr threw from its error event, so every command ended with 1 ("errors
+  // found", "Pi would not show this tree") whatever it had found.
+  it("to a full disk leave the exit status the command's own", () => {
+    if (!existsSync("/dev/full")) throw new Error("this test needs /dev/full");
+    const folder = mkdtempSync(join(tmpdir(), "pi-full-err-"));
+    const file = join(folder, "s.jsonl");
+    writeFileSync(file, `${header}\n${user("u1", null)}\n`);
+    for (const [args, status] of [
+      [["tree", join(folder, "missing.jsonl")], 2],
+      [["context", "--leaf", "nope", file], 2],
+      [["check", join(folder, "missing.jsonl")], 2],
+      [["tree", file], 0],
+    ] as const) {
+      const full = openSync("/dev/full", "w");
+      const r = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", full] });
+      closeSync(full);
+      expect(r.status, args.join(" ")).toBe(status);
+    }
   });
 });
 

@@ -62,6 +62,16 @@ export function parseCommandLine(args: readonly string[], specs: OptionSpecs): P
   return { values, positionals };
 }
 
+/**
+ * The value of a whole-number option (`--limit`, `--depth`, `--threads`), or undefined when it is
+ * not one: digits only, since `Number` reads "" as 0 and takes spaces, hex and exponents.
+ */
+export function wholeNumber(text: string): number | undefined {
+  if (!/^[0-9]+$/.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
 /** A word from the command line, quoted and with its control characters escaped. */
 export function quote(word: string): string {
   const shown = word.length > 80 ? `${word.slice(0, 80)}…` : word;

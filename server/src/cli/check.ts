@@ -22,7 +22,7 @@ import { LineTooLong, readStreamedDocument } from "../node/streamedDocument";
 import { capDiagnostics, MAX_PER_CODE } from "../features/diagnosticCap";
 import { collectDiagnostics } from "../features/diagnostics";
 import { defaultThreads } from "../node/scanPool";
-import { parseCommandLine, quote, UsageError, type OptionSpecs } from "./args";
+import { parseCommandLine, quote, UsageError, type OptionSpecs, wholeNumber } from "./args";
 import { type CheckTask, checkTargets, type FileReport } from "./checkPool";
 import { Progress } from "./sessionOutput";
 import {
@@ -146,8 +146,8 @@ export function runCheck(args: readonly string[], io: CliIo): number | Promise<n
     return 2;
   }
   const threadsText = values.get("threads") as string | undefined;
-  const threads = threadsText === undefined ? defaultThreads() : Number(threadsText);
-  if (!Number.isInteger(threads) || threads < 1) {
+  const threads = threadsText === undefined ? defaultThreads() : wholeNumber(threadsText);
+  if (threads === undefined || threads < 1) {
     io.err(`pi-session-lsp check: --threads takes a whole number of threads, 1 or more, not ${quote(threadsText ?? "")}\n`);
     return 2;
   }

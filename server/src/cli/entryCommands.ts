@@ -20,6 +20,7 @@ import { type AppendedLine, appendedText, type EditClock, type Refusal } from ".
 import { dropFromContextLine, OLD_PI_NOTE } from "../core/sessionEdits/dropFromContext";
 import { forkSession } from "../core/sessionEdits/fork";
 import { resumeFromLine } from "../core/sessionEdits/resumeFrom";
+import { clip } from "../core/text";
 import type { CliIo } from "./check";
 import { closeFile, decodeSession, encodingName, openSessionFile, type OpenedFile } from "./files";
 import { appendToFile, FileChanged, type FixFs } from "./replace";
@@ -82,11 +83,22 @@ function findEntry(doc: SessionDocument, id: string): Entry | string {
   const a = doc.analysis;
   const exact = a.byId.get(id);
   if (exact) return exact;
+  // "" is a prefix of every id, so it would name the one entry of a file that has one: an empty
+  // word is a forgotten value, not a prefix.
+  if (id === "") return `no entry has the id ""`;
   const matches = a.entries.filter((e) => e.id?.startsWith(id) && a.byId.get(e.key) === e);
   if (matches.length === 1) return matches[0]!;
   return matches.length === 0
-    ? `no entry has the id ${JSON.stringify(id)}`
-    : `${matches.length} entries have ids starting with ${JSON.stringify(id)}; give more of it`;
+    ? `no entry has the id ${JSON.stringify(shownId(id))}`
+    : `${matches.length} entries have ids starting with ${JSON.stringify(shownId(id))}; give more of it`;
+}
+
+/**
+ * An id as messages show it, clipped: an id in the file, or one given on the command line, can be
+ * megabytes long, and a message is one short line whatever it names.
+ */
+function shownId(id: string | undefined): string {
+  return clip(id ?? "");
 }
 
 const now = (): EditClock => ({ now: new Date() });
@@ -113,7 +125,7 @@ function runAppend(command: string, usage: string, make: LineMaker, args: readon
       const entry = findEntry(read.doc, id);
       if (typeof entry === "string") return fail(`${path}: ${entry}`);
       const line = make(read.doc, entry, now());
-      if (!line.ok) return fail(`${path}: line ${entry.line + 1} (${entry.id}): ${line.reason}`);
+      if (!line.ok) return fail(`${path}: line ${entry.line + 1} (${shownId(entry.id)}): ${line.reason}`);
       const text = appendedText(read.doc, line.line);
       if (parsed.values["dry-run"]) {
         io.out(`${escapeControls(line.line)}\n`);
@@ -123,7 +135,7 @@ function runAppend(command: string, usage: string, make: LineMaker, args: readon
         const done = appendToFile(read.file, text, fs);
         const at = read.doc.lineCount + (read.doc.analysis.endsWithNewline ? 0 : 1);
         io.out(
-          `${escapeControls(path)}: appended line ${at} (entry ${line.id}, after line ${entry.line + 1}, ${escapeControls(entry.id ?? "")}); the file as it was: ${escapeControls(done.backup)}\n`,
+          `${escapeControls(path)}: appended line ${at} (entry ${line.id}, after line ${entry.line + 1}, ${escapeControls(shownId(entry.id))}); the file as it was: ${escapeControls(done.backup)}\n`,
         );
         if (done.interleaved)
           io.err(`pi-session-lsp ${command}: another process appended to ${escapeControls(path)} at the same moment; check which line is last\n`);
@@ -147,7 +159,13 @@ export function runDropFromContext(args: readonly string[], io: CliIo, fs: FixFs
 }
 
 export function runFork(args: readonly string[], io: CliIo): number {
-  const parsed = readCommandLine(args, io, { name: "fork", usage: FORK_USAGE, options: FORK_OPTIONS, check: oneFile });
+  const parsed = readCommandLine(args, io, {
+    name: "fork",
+    usage: FORK_USAGE,
+    options: FORK_OPTIONS,
+    // resolve("") is the current folder: an empty --out is a forgotten value, not a place to write.
+    check: (values, words) => (values.out === "" ? "--out needs a path (given an empty one)" : oneFile(values, words)),
+  });
   if (typeof parsed === "number") return parsed;
   const { values, positionals } = parsed;
   const path = positionals[0]!;
@@ -178,7 +196,7 @@ export function runFork(args: readonly string[], io: CliIo): number {
     return fail(code === "EEXIST" ? `${out} exists; it is left as it is (give another --out)` : `cannot write ${out}: ${errorText(error)}`);
   }
   io.out(
-    `${escapeControls(out)}: a new session (${fork.sessionId}) with the ${fork.entries} entries from the root to line ${entry.line + 1} (${escapeControls(entry.id ?? "")}) of ${escapeControls(source)}` +
+    `${escapeControls(out)}: a new session (${fork.sessionId}) with the ${fork.entries} entries from the root to line ${entry.line + 1} (${escapeControls(shownId(entry.id))}) of ${escapeControls(source)}` +
       `${fork.relinked > 0 ? `, ${fork.relinked} parent link${fork.relinked === 1 ? "" : "s"} re-chained` : ""}\n`,
   );
   return 0;

@@ -7,7 +7,11 @@
 
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { CliIo } from "./check";
+import { clip } from "../core/text";
 import { escapeControls } from "./terminal";
+
+/** The longest usage error message shown, in UTF-16 code units: several times the longest one written. */
+const MAX_USAGE_MESSAGE = 400;
 
 /** Control characters made visible, as every command prints untrusted text (`terminal.ts`). */
 export { escapeControls };
@@ -157,9 +161,13 @@ export class Progress {
   }
 }
 
-/** A usage error for `command`: the message and the usage text on stderr, exit status 2. */
+/**
+ * A usage error for `command`: the message and the usage text on stderr, exit status 2. The message
+ * echoes words of the command line (Node's `parseArgs` quotes an unknown option raw), which can hold
+ * an ESC or be megabytes long, so it is escaped and clipped here, for every session command at once.
+ */
 export function usageError(io: CliIo, command: string, usage: string, message: string): number {
-  io.err(`pi-session-lsp ${command}: ${message}\n${usage}\n`);
+  io.err(`pi-session-lsp ${command}: ${escapeControls(clip(message, MAX_USAGE_MESSAGE))}\n${usage}\n`);
   return 2;
 }
 

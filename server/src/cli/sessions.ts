@@ -20,6 +20,7 @@ import { type Listing, listSessions } from "../node/sessionQuery";
 import { pathKey } from "../node/sessionStore";
 import type { CliIo } from "./check";
 import { jsonLine } from "./terminal";
+import { wholeNumber } from "./args";
 import {
   escapeControls,
   formatBytes,
@@ -70,9 +71,8 @@ export async function runSessions(args: readonly string[], io: CliIo): Promise<n
   });
   if (typeof line === "number") return line;
   const { values, version } = line;
-  const limit = values.limit === undefined ? 200 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 0)
-    return usageError(io, "sessions", SESSIONS_USAGE, `--limit must be a whole number, not ${JSON.stringify(values.limit)}`);
+  const limit = values.limit === undefined ? 200 : wholeNumber(String(values.limit));
+  if (limit === undefined) return usageError(io, "sessions", SESSIONS_USAGE, `--limit must be a whole number, not ${JSON.stringify(values.limit)}`);
 
   const progress = new Progress("reading sessions");
   let listing: Listing;

@@ -19,6 +19,7 @@ import type { PiVersion } from "../core/sessionLocation";
 import type { CliIo } from "./check";
 import { jsonLine } from "./terminal";
 import { clipColumns, escapeControls, oneLine, oneFile, readCommandLine, terminalWidth, usageError } from "./sessionOutput";
+import { wholeNumber } from "./args";
 
 export const TREE_USAGE = `Usage: pi-session-lsp tree [--filter MODE] [--depth N] [--all] [--pi 1.x|0.74] [--json] FILE
 
@@ -137,8 +138,8 @@ export function runTree(args: readonly string[], io: CliIo): number {
   const { values, positionals, version } = line;
   const filter = (values.filter ?? "default") as FilterMode;
   if (!FILTER_MODES.includes(filter)) return usageError(io, "tree", TREE_USAGE, `--filter must be one of ${FILTER_MODES.join(", ")}`);
-  const depth = values.depth === undefined ? undefined : Number(values.depth);
-  if (depth !== undefined && (!Number.isInteger(depth) || depth < 0))
+  const depth = values.depth === undefined ? undefined : wholeNumber(String(values.depth));
+  if (values.depth !== undefined && depth === undefined)
     return usageError(io, "tree", TREE_USAGE, `--depth must be a whole number, not ${JSON.stringify(values.depth)}`);
   const path = positionals[0]!;
   let report: TreeReport;

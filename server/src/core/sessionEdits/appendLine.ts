@@ -12,6 +12,7 @@ import type { Entry, SessionAnalysis } from "../analysis";
 import type { SessionDocument } from "../document";
 import { freshEntryId, type Random } from "../ids";
 import { versionRules } from "../semantics/version";
+import { clip } from "../text";
 
 /** The two Pi lines the edits are checked against: Pi 1.x (1.6.0) and Pi 0.73/0.74 (0.74.2). */
 export type PiReader = "1.x" | "0.74";
@@ -75,7 +76,7 @@ export function unreadable(doc: SessionDocument): Refusal | undefined {
  */
 export function nameable(a: SessionAnalysis, entry: Entry): Refusal | undefined {
   if (typeof entry.id !== "string" || entry.id === "") return refuse("this entry has no string id that a new line could name as its parent");
-  if (a.byId.get(entry.key) !== entry) return refuse(`a later entry has the same id ${JSON.stringify(entry.id)}, and Pi would find that one instead`);
+  if (a.byId.get(entry.key) !== entry) return refuse(`a later entry has the same id ${JSON.stringify(clip(entry.id))}, and Pi would find that one instead`);
   if (a.reachesCycle[entry.index]) return refuse("the path from this entry runs into a parent cycle, on which Pi hangs");
   return undefined;
 }
