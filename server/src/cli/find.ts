@@ -13,6 +13,7 @@ import { type FindResult, findSessions } from "../node/sessionFind";
 import type { CliIo } from "./check";
 import { jsonLine } from "./terminal";
 import { tildePath } from "./sessions";
+import { REGEX_TEST_TIMEOUT_MS } from "../node/boundedRegex";
 import { escapeControls, formatDateTime, oneLine, readCommandLine, Progress, terminalWidth, usageError } from "./sessionOutput";
 
 export const FIND_USAGE = `Usage: pi-session-lsp find [--cwd DIR] [--session-dir DIR] [--pi 1.x|0.74] [--text | --ids] [--json] ID|PREFIX|TEXT
@@ -64,6 +65,13 @@ export async function runFind(args: readonly string[], io: CliIo): Promise<numbe
     progress.done();
   }
   if (result.location.problem) io.err(`pi-session-lsp find: ${result.location.problem}\n`);
+  if (result.searchGaveUp) {
+    const [first] = result.searchGaveUp;
+    const more = result.searchGaveUp.length - 1;
+    io.err(
+      `pi-session-lsp find: the regular expression ran for more than ${REGEX_TEST_TIMEOUT_MS / 1000} s on ${escapeControls(first!)} and was given up (it backtracks without end: Pi's /resume search hangs on it)${more > 0 ? `; ${more} more session${more === 1 ? " was" : "s were"} not searched` : ""}\n`,
+    );
+  }
   const opensSomething = result.resolution.kind !== "not-found" && result.resolution.kind !== "throws" && result.pathState?.kind !== "stops";
   if (values.json) {
     io.out(jsonLine(findJson(result)));
@@ -92,6 +100,7 @@ export function findJson(result: FindResult): Record<string, unknown> {
     read: result.read,
     ...(result.missingCwd !== undefined ? { missingCwd: result.missingCwd } : {}),
     ...(result.pathState ? { pathState: result.pathState } : {}),
+    ...(result.searchGaveUp ? { searchGaveUp: result.searchGaveUp } : {}),
   };
 }
 

@@ -14,10 +14,19 @@
 
 import { looseString } from "./semantics/version";
 
+/**
+ * What the search asks of a regular expression. A `RegExp` is one; the command line gives one
+ * whose time is bounded (`node/boundedRegex.ts`), since a pattern can backtrack for hours on a
+ * few dozen characters and the core cannot stop it.
+ */
+export interface SearchRegex {
+  test(text: string): boolean;
+}
+
 export interface ParsedSearchQuery {
   mode: "tokens" | "regex";
   tokens: { kind: "fuzzy" | "phrase"; value: string }[];
-  regex: RegExp | null;
+  regex: SearchRegex | null;
   /** Set when the query cannot match anything (an empty or invalid regular expression). */
   error?: string;
 }

@@ -10,6 +10,7 @@ import { statSync } from "node:fs";
 import { HEADER_SCAN_BYTES, headerCandidate16, type SessionScan, SessionInfoBuilder } from "../core/sessionInfo";
 import type { PiVersion } from "../core/sessionLocation";
 import { parseSearchQuery } from "../core/sessionSearch";
+import { BoundedRegex } from "./boundedRegex";
 import { type ReadOptions, readLinesSync } from "./lineReader";
 
 export interface ScanTask {
@@ -38,6 +39,8 @@ export interface ScanOutcome {
   probe?: HeaderProbe;
   /** The file could not be read (Pi's list skips it). */
   error?: string;
+  /** The query's regular expression ran out of time on this file (or had on an earlier one): its search is incomplete. */
+  searchGaveUp?: boolean;
 }
 
 /** `readSessionHeader` of Pi 1.x: the first parsed line within the first MiB must be a header. */
@@ -79,12 +82,18 @@ export function scanFile(task: ScanTask, onChunk?: ReadOptions["onChunk"]): Scan
     return { path: task.path, size, mtimeMs, error: (error as Error).message };
   }
   if (task.read === "header") return { path: task.path, size, mtimeMs, probe: probeHeader(task.path, size) };
-  const builder = new SessionInfoBuilder(task.version, { search: task.query === undefined ? undefined : parseSearchQuery(task.query), symbols: task.symbols });
-  const finish = () => builder.finish({ mtimeMs: mtimeMs ?? Number.NaN, size, maxStringLength: constants.MAX_STRING_LENGTH });
+  const search = task.query === undefined ? undefined : parseSearchQuery(task.query);
+  // A `re:` pattern is tested with a time limit (see boundedRegex.ts).
+  const bounded = search?.regex instanceof RegExp ? new BoundedRegex(search.regex) : undefined;
+  const builder = new SessionInfoBuilder(task.version, { search: search && bounded ? { ...search, regex: bounded } : search, symbols: task.symbols });
+  const finish = () => {
+    const scan = builder.finish({ mtimeMs: mtimeMs ?? Number.NaN, size, maxStringLength: constants.MAX_STRING_LENGTH });
+    return bounded?.gaveUp ? { scan, searchGaveUp: true as const } : { scan };
+  };
   // Pi 0.74 reads the file into one string first; one too long for that is dropped unread.
   if (task.version === "0.74" && size > constants.MAX_STRING_LENGTH) {
     onChunk?.(size);
-    return { path: task.path, size, mtimeMs, scan: finish() };
+    return { path: task.path, size, mtimeMs, ...finish() };
   }
   try {
     let read = 0;
@@ -107,5 +116,5 @@ export function scanFile(task: ScanTask, onChunk?: ReadOptions["onChunk"]): Scan
   } catch (error) {
     return { path: task.path, size, mtimeMs, error: (error as Error).message };
   }
-  return { path: task.path, size, mtimeMs, scan: finish() };
+  return { path: task.path, size, mtimeMs, ...finish() };
 }
