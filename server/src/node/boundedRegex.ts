@@ -51,8 +51,3 @@ export class BoundedRegex implements SearchRegex {
     }
   }
 }
-
-/** Forgets that a test ran out of time (between tests of this module). */
-export function resetRegexBudget(): void {
-  exhausted = false;
-}
