@@ -63,6 +63,9 @@ describe("find re:PATTERN", () => {
     expect(json.searchGaveUp).toContain(join(dir, "2026-03-02T10-02-00-000Z_s-two.jsonl"));
     // A session it gave up on is not reported as a match.
     expect(json.text.map((s) => s.id)).not.toContain("s-two");
+    // The text output does not pass the sessions it could not search off as not matching.
+    const text = find(["re:(a+)+$"]);
+    expect(text.stdout).toMatch(/could not be searched/);
   }, 60_000);
 
   it("searches a pattern that does not backtrack as before, without a note", () => {

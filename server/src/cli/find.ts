@@ -198,7 +198,9 @@ export function renderFind(result: FindResult, width: number, home: string): str
   if (result.text) {
     lines.push(
       "",
-      result.text.length === 0 ? "No session's name or messages match it." : `Sessions whose name or messages match it (${result.text.length}, best first):`,
+      result.text.length === 0
+        ? `No session's name or messages match it${result.searchGaveUp ? ` of those searched; ${result.searchGaveUp.length} could not be searched (see the message above)` : ""}.`
+        : `Sessions whose name or messages match it (${result.text.length}, best first${result.searchGaveUp ? `; ${result.searchGaveUp.length} could not be searched` : ""}):`,
     );
     for (const s of result.text.slice(0, 30)) lines.push(`  ${describe(s, width, home)}  (${s.search!.fields.join(", ")})`);
     if (result.text.length > 30) lines.push(`  … ${result.text.length - 30} more (--json lists all)`);
