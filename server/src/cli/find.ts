@@ -66,10 +66,14 @@ export async function runFind(args: readonly string[], io: CliIo): Promise<numbe
   }
   if (result.location.problem) io.err(`pi-session-lsp find: ${result.location.problem}\n`);
   if (result.searchGaveUp) {
-    const [first] = result.searchGaveUp;
-    const more = result.searchGaveUp.length - 1;
+    const { timedOut, skipped } = result.searchGaveUp;
+    // The session a test ran out on is not listed when it matched anyway (a field tested earlier did).
+    const files =
+      timedOut.length === 0
+        ? "a session"
+        : timedOut.slice(0, 3).map(escapeControls).join(", ") + (timedOut.length > 3 ? `, and ${timedOut.length - 3} more` : "");
     io.err(
-      `pi-session-lsp find: the regular expression ran for more than ${REGEX_TEST_TIMEOUT_MS / 1000} s on ${escapeControls(first!)} and was given up (it backtracks without end: Pi's /resume search hangs on it)${more > 0 ? `; ${more} more session${more === 1 ? " was" : "s were"} not searched` : ""}\n`,
+      `pi-session-lsp find: the regular expression ran for more than ${REGEX_TEST_TIMEOUT_MS / 1000} s on ${files} and was given up (it backtracks without end: Pi's /resume search hangs on it)${skipped.length > 0 ? `; ${skipped.length} more session${skipped.length === 1 ? " was" : "s were"} not searched` : ""}\n`,
     );
   }
   const opensSomething = result.resolution.kind !== "not-found" && result.resolution.kind !== "throws" && result.pathState?.kind !== "stops";
@@ -196,11 +200,12 @@ export function renderFind(result: FindResult, width: number, home: string): str
     if (result.location.version === "1.x" && r.kind !== "not-found") lines.push("  A full id always opens exactly that session.");
   }
   if (result.text) {
+    const gaveUp = result.searchGaveUp ? result.searchGaveUp.timedOut.length + result.searchGaveUp.skipped.length : 0;
     lines.push(
       "",
       result.text.length === 0
-        ? `No session's name or messages match it${result.searchGaveUp ? ` of those searched; ${result.searchGaveUp.length} could not be searched (see the message above)` : ""}.`
-        : `Sessions whose name or messages match it (${result.text.length}, best first${result.searchGaveUp ? `; ${result.searchGaveUp.length} could not be searched` : ""}):`,
+        ? `No session's name or messages match it${gaveUp > 0 ? ` of those searched; ${gaveUp} could not be searched (see the message above)` : ""}.`
+        : `Sessions whose name or messages match it (${result.text.length}, best first${gaveUp > 0 ? `; ${gaveUp} could not be searched` : ""}):`,
     );
     for (const s of result.text.slice(0, 30)) lines.push(`  ${describe(s, width, home)}  (${s.search!.fields.join(", ")})`);
     if (result.text.length > 30) lines.push(`  … ${result.text.length - 30} more (--json lists all)`);

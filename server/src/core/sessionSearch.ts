@@ -21,7 +21,17 @@ import { looseString } from "./semantics/version";
  */
 export interface SearchRegex {
   test(text: string): boolean;
+  /** Whether any of `texts` matches: one call for many messages, where each call has a cost of its own. */
+  testAny?(texts: readonly string[]): boolean;
 }
+
+function anyMatches(regex: SearchRegex, texts: readonly string[]): boolean {
+  if (texts.length === 0) return false;
+  return regex.testAny ? regex.testAny(texts) : texts.some((t) => regex.test(t));
+}
+
+/** Messages past `MAX_REGEX_TEXT` are tested in batches of about this many characters. */
+const REGEX_BATCH = 1 << 20;
 
 export interface ParsedSearchQuery {
   mode: "tokens" | "regex";
@@ -209,6 +219,9 @@ export class SessionSearch {
   private regexText: string[] | undefined = [];
   private regexLength = 0;
   private regexMessageHit = false;
+  /** Messages past `MAX_REGEX_TEXT` not tested yet, each to be tested on its own. */
+  private regexPending: string[] = [];
+  private regexPendingLength = 0;
 
   constructor(readonly query: ParsedSearchQuery) {
     for (const token of query.tokens) {
@@ -256,11 +269,20 @@ export class SessionSearch {
       this.regexLength += text.length + (first ? 0 : 1);
       if (this.regexLength <= MAX_REGEX_TEXT) return;
       // Too long to hold: test what was kept, then each further message alone.
-      this.regexMessageHit = this.regexText.some((t) => regex.test(t));
+      this.regexMessageHit = anyMatches(regex, this.regexText);
       this.regexText = undefined;
       return;
     }
-    if (!this.regexMessageHit && regex.test(text)) this.regexMessageHit = true;
+    if (this.regexMessageHit) return;
+    this.regexPending.push(text);
+    this.regexPendingLength += text.length;
+    if (this.regexPendingLength >= REGEX_BATCH) this.testPending(regex);
+  }
+
+  private testPending(regex: SearchRegex): void {
+    if (!this.regexMessageHit) this.regexMessageHit = anyMatches(regex, this.regexPending);
+    this.regexPending = [];
+    this.regexPendingLength = 0;
   }
 
   /** The match as Pi's `matchSession` scores it, or undefined when the session does not match. */
@@ -278,6 +300,7 @@ export class SessionSearch {
       if (name && regex.test(name)) return { score: TIER_NAME * TIER_WEIGHT, tier: "name", fields: ["name"] };
       if (typeof idText !== "string") return undefined;
       const approximate = this.regexText === undefined;
+      this.testPending(regex);
       const messageHit = this.regexText ? regex.test(this.regexText.join(" ")) : this.regexMessageHit;
       const fields: SearchMatch["fields"] = regex.test(idText) ? ["id"] : messageHit ? ["messages"] : regex.test(subject.cwd) ? ["cwd"] : [];
       if (fields.length === 0) return undefined;

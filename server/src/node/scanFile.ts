@@ -39,8 +39,12 @@ export interface ScanOutcome {
   probe?: HeaderProbe;
   /** The file could not be read (Pi's list skips it). */
   error?: string;
-  /** The query's regular expression ran out of time on this file (or had on an earlier one): its search is incomplete. */
-  searchGaveUp?: boolean;
+  /**
+   * The query's regular expression did not finish on this file, which did not match as far as it
+   * was searched: "timeout", a test ran out of time here; "skipped", the pattern had run out of
+   * time on an earlier file of this thread (see boundedRegex.ts).
+   */
+  searchGaveUp?: "timeout" | "skipped";
 }
 
 /** `readSessionHeader` of Pi 1.x: the first parsed line within the first MiB must be a header. */
@@ -88,7 +92,9 @@ export function scanFile(task: ScanTask, onChunk?: ReadOptions["onChunk"]): Scan
   const builder = new SessionInfoBuilder(task.version, { search: search && bounded ? { ...search, regex: bounded } : search, symbols: task.symbols });
   const finish = () => {
     const scan = builder.finish({ mtimeMs: mtimeMs ?? Number.NaN, size, maxStringLength: constants.MAX_STRING_LENGTH });
-    return bounded?.gaveUp ? { scan, searchGaveUp: true as const } : { scan };
+    // A session that matched is answered, whatever a later test of it did.
+    if (!bounded || scan.search) return { scan };
+    return bounded.timedOut ? { scan, searchGaveUp: "timeout" as const } : bounded.skipped ? { scan, searchGaveUp: "skipped" as const } : { scan };
   };
   // Pi 0.74 reads the file into one string first; one too long for that is dropped unread.
   if (task.version === "0.74" && size > constants.MAX_STRING_LENGTH) {

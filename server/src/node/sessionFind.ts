@@ -57,8 +57,11 @@ export interface FindResult {
   missingCwd?: string;
   /** Pi 1.x, ARG a path: what Pi makes of a file that is not a session it can open (see `pathStateOf`). */
   pathState?: PathState;
-  /** The files a `re:` search gave up on (its pattern ran out of time, see `node/boundedRegex.ts`), in list order. */
-  searchGaveUp?: string[];
+  /**
+   * The files a `re:` search gave up on, in list order (see `node/boundedRegex.ts`): `timedOut`,
+   * where a test ran out of time (one per thread at most), and `skipped`, those not searched after.
+   */
+  searchGaveUp?: { timedOut: string[]; skipped: string[] };
 }
 
 /**
@@ -165,7 +168,8 @@ export async function findSessions(request: FindRequest): Promise<FindResult> {
     // `/resume`'s relevance order: best score, then newest.
     text = [...matched.values()].sort((a, b) => a.search!.score - b.search!.score || b.info.modified - a.info.modified);
   }
-  const searchGaveUp = text ? full.filter((f) => outcomes.get(f.path)?.searchGaveUp).map((f) => f.path) : [];
+  const gaveUp = (how: "timeout" | "skipped") => (text ? full.filter((f) => outcomes.get(f.path)?.searchGaveUp === how).map((f) => f.path) : []);
+  const searchGaveUp = { timedOut: gaveUp("timeout"), skipped: gaveUp("skipped") };
   const opensPath = resolution.kind === "local" || resolution.kind === "global" || resolution.kind === "path" ? resolution.path : undefined;
   let opens = opensPath ? [...lists.local, ...lists.all].find((s) => s.info.path === opensPath) : undefined;
   if (!opens && resolution.kind === "path") {
@@ -199,7 +203,7 @@ export async function findSessions(request: FindRequest): Promise<FindResult> {
     ...(missingCwd !== undefined ? { missingCwd } : {}),
     candidates,
     ...(text ? { text } : {}),
-    ...(searchGaveUp.length > 0 ? { searchGaveUp } : {}),
+    ...(searchGaveUp.timedOut.length + searchGaveUp.skipped.length > 0 ? { searchGaveUp } : {}),
     read: { full: full.length, files: files.length },
   };
 }
