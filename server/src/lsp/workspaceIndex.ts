@@ -57,9 +57,6 @@ export interface WorkspaceIndexHooks {
 
 const UPDATE_DELAY_MS = 300;
 
-/** The file a URI names (`core/posixPath.ts`'s `documentPath`: none for a relative `file:` URI). */
-const pathOf = documentPath;
-
 const lineRange = (line: number, start: number, end: number): Range => ({ start: { line, character: start }, end: { line, character: end } });
 
 /** Case-insensitive match rank, as `computeWorkspaceSymbols` ranks: 0 substring, 1 characters in order, -1 none. */
@@ -81,7 +78,7 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
   let markReady: () => void = () => undefined;
   const readyPromise = new Promise<void>((r) => (markReady = r));
 
-  const openPaths = () => new Set(documents.all().flatMap((d) => pathOf(d.uri) ?? []));
+  const openPaths = () => new Set(documents.all().flatMap((d) => documentPath(d.uri) ?? []));
 
   /** Re-reads changed files (a debounce per file, as Pi appends line by line). */
   function schedule(path: string): void {
@@ -187,7 +184,7 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
   /** The header of a session as a location: the open document's, else the index's. */
   function headerLocation(path: string): Location | undefined {
     const uri = pathToFileURL(path).href;
-    const open = documents.all().find((d) => pathOf(d.uri) === path);
+    const open = documents.all().find((d) => documentPath(d.uri) === path);
     if (open) {
       const line = open.analysis.headerLine;
       return line === undefined ? undefined : { uri: open.uri, range: open.valueRange(line, ["id"]) };
@@ -199,7 +196,7 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
   /** Where each session forked from `parent` names it: the `parentSession` value of its header. */
   function forksOf(parent: string): Location[] {
     const out: Location[] = [];
-    const open = new Map(documents.all().flatMap((d) => (pathOf(d.uri) ? [[pathOf(d.uri)!, d] as const] : [])));
+    const open = new Map(documents.all().flatMap((d) => (documentPath(d.uri) ? [[documentPath(d.uri)!, d] as const] : [])));
     for (const [path, d] of open) {
       const ps = d.analysis.header?.parentSession;
       const line = d.analysis.headerLine;
@@ -217,11 +214,11 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
   return {
     initialize(params) {
       for (const f of params.workspaceFolders ?? []) {
-        const path = pathOf(f.uri);
+        const path = documentPath(f.uri);
         if (path) folders.push(path);
       }
       if (folders.length === 0 && params.rootUri) {
-        const path = pathOf(params.rootUri);
+        const path = documentPath(params.rootUri);
         if (path) folders.push(path);
       }
       watchedFilesRegistration = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
@@ -242,7 +239,7 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
       }
       connection.onDidChangeWatchedFiles((params) => {
         for (const change of params.changes) {
-          const path = pathOf(change.uri);
+          const path = documentPath(change.uri);
           if (!path) continue;
           if (change.type === FileChangeType.Deleted) index.delete(path);
           else schedule(path);
@@ -276,7 +273,7 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
 
     definition(doc, position) {
       const target = targetAt(doc, position);
-      const path = pathOf(doc.uri);
+      const path = documentPath(doc.uri);
       if (target?.kind !== "parent-session" || !path) return undefined;
       const parent = headerLocation(resolve(dirname(path), target.path));
       return parent ? [parent] : undefined;
@@ -284,7 +281,7 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
 
     references(doc, position, includeDeclaration) {
       const target = targetAt(doc, position);
-      const path = pathOf(doc.uri);
+      const path = documentPath(doc.uri);
       // The header's line is a Pi line, the position an LSP one: the two differ after a lone "\r"
       // (one inside the header's JSON whitespace, or on a line before it), so the position is mapped.
       if (!path || doc.piPosition(position)?.line !== doc.analysis.headerLine || !target) return undefined;
@@ -300,7 +297,7 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
     },
 
     diagnostics(doc) {
-      const path = pathOf(doc.uri);
+      const path = documentPath(doc.uri);
       const a = doc.analysis;
       const cwd = a.header?.cwd;
       const line = a.headerLine;

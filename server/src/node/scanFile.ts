@@ -90,11 +90,11 @@ export function scanFile(task: ScanTask, onChunk?: ReadOptions["onChunk"]): Scan
   // A `re:` pattern is tested with a time limit (see boundedRegex.ts).
   const bounded = search?.regex instanceof RegExp ? new BoundedRegex(search.regex) : undefined;
   const builder = new SessionInfoBuilder(task.version, { search: search && bounded ? { ...search, regex: bounded } : search, symbols: task.symbols });
-  const finish = () => {
+  const finish = (): Pick<ScanOutcome, "scan" | "searchGaveUp"> => {
     const scan = builder.finish({ mtimeMs: mtimeMs ?? Number.NaN, size, maxStringLength: constants.MAX_STRING_LENGTH });
+    const gaveUp = bounded?.timedOut ? "timeout" : bounded?.skipped ? "skipped" : undefined;
     // A session that matched is answered, whatever a later test of it did.
-    if (!bounded || scan.search) return { scan };
-    return bounded.timedOut ? { scan, searchGaveUp: "timeout" as const } : bounded.skipped ? { scan, searchGaveUp: "skipped" as const } : { scan };
+    return gaveUp && !scan.search ? { scan, searchGaveUp: gaveUp } : { scan };
   };
   // Pi 0.74 reads the file into one string first; one too long for that is dropped unread.
   if (task.version === "0.74" && size > constants.MAX_STRING_LENGTH) {
