@@ -15,7 +15,9 @@ export default defineConfig({
     setupFiles: ["test/setup/hasAssertions.ts"],
     projects: [
       { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/clients/**"] } },
-      { extends: true, test: { name: "editors", include: ["test/clients/**/*.test.ts"] } },
+      { extends: true, test: { name: "editors", include: ["test/clients/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/clients/vscode/**"] } },
+      // The package test and the workbench test both write the extension's .vsix: one at a time.
+      { extends: true, test: { name: "vscode", include: ["test/clients/vscode/**/*.test.ts"], fileParallelism: false } },
     ],
   },
 });

@@ -3,9 +3,13 @@
  * settings, and shows the context a lens stands for in a read-only Markdown document beside the
  * session.
  *
- * - The server is `pi-session-lsp --stdio` from PATH, or what `piSession.server.path` names: a
- *   `.js` file (a checkout's `bin/pi-session-lsp.js`), run with the Node.js built into VS Code, or
- *   any other command. `--stdio` is added by the client.
+ * - The server is the one bundled in the extension (`server/out/pi-session-lsp.js`, made by
+ *   scripts/bundle.mjs), run on VS Code's own Node.js; `piSession.server.path` overrides it with a
+ *   `.js` file (a checkout's `bin/pi-session-lsp.js`), run the same way, or any other command.
+ *   `--stdio` is added by the client.
+ * - A server that stops is restarted once; one that stops again within three minutes, or within
+ *   ten seconds of its start (it would only stop again: a missing Node.js, an old one, a crash at
+ *   start), stays stopped, and the user is told once, with the output that says why.
  * - Session files are `.jsonl` files under `.pi/agent/sessions/`; with `piSession.allJsonl`, every
  *   `.jsonl` file. Changing either setting restarts the client with the new selector.
  * - `piSession.maxSymbols`, `piSession.fadeInactive` and `piSession.severity` reach the server three
@@ -19,7 +23,17 @@
 import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
+import {
+  CloseAction,
+  type CloseHandlerResult,
+  ErrorAction,
+  type ErrorHandler,
+  type ErrorHandlerResult,
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions,
+  TransportKind,
+} from "vscode-languageclient/node";
 
 const SECTION = "piSession";
 /** The server's command, which the context lenses run; the language client registers it. */
@@ -31,6 +45,19 @@ const RESULT_LIMIT_NOTIFICATION = "piSession/resultLimitReached";
 /** Where Pi keeps its sessions: `~/.pi/agent/sessions/<project>/<time>_<id>.jsonl`. */
 const SESSION_PATTERN = "**/.pi/agent/sessions/**/*.jsonl";
 const CONTEXT_SCHEME = "pi-context";
+/** The server inside the extension, relative to its folder (scripts/bundle.mjs writes it). */
+const BUNDLED_SERVER = "server/out/pi-session-lsp.js";
+/** The server's code actions that the extension's commands apply (server/src/features). */
+const FIX_ALL_KIND = "source.fixAll.piSession";
+const ENTRY_ACTIONS = {
+  "piSession.resumeFromHere": "refactor.piSession.resumeFrom",
+  "piSession.dropFromContext": "refactor.piSession.dropFromContext",
+  "piSession.forkHere": "refactor.extract.piSession.fork",
+} as const;
+/** A server that stops this soon after it started would stop again if restarted. */
+const EARLY_STOP_MS = 10_000;
+/** A second stop within this time after a restart leaves the server stopped. */
+const CRASH_WINDOW_MS = 3 * 60_000;
 
 /** The part of a document selector this extension uses; it fits both VS Code's and the client's types. */
 type Filter = { scheme: string; pattern?: string; language?: string };
@@ -42,11 +69,14 @@ interface BuildContextAnswer {
 let client: LanguageClient | undefined;
 let selector: Filter[] = [];
 let output: vscode.LogOutputChannel | undefined;
+/** The extension's folder, where the bundled server is. */
+let extensionPath = "";
 /** Starts and stops run one after the other, however fast the settings change. */
 let lifecycle: Promise<void> = Promise.resolve();
 
 export function activate(context: vscode.ExtensionContext): void {
   output = vscode.window.createOutputChannel("Pi Session", { log: true });
+  extensionPath = context.extensionPath;
   const contexts = new ContextDocuments();
   context.subscriptions.push(
     output,
@@ -57,6 +87,10 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     vscode.commands.registerCommand("piSession.showActiveContext", () => showActiveContext(contexts)),
     vscode.commands.registerCommand("piSession.restartServer", () => restart(contexts)),
+    vscode.commands.registerCommand("piSession.fixAll", () => applyServerAction(FIX_ALL_KIND, "whole")),
+    vscode.commands.registerCommand("piSession.resumeFromHere", () => applyServerAction(ENTRY_ACTIONS["piSession.resumeFromHere"], "cursor")),
+    vscode.commands.registerCommand("piSession.dropFromContext", () => applyServerAction(ENTRY_ACTIONS["piSession.dropFromContext"], "cursor")),
+    vscode.commands.registerCommand("piSession.forkHere", () => applyServerAction(ENTRY_ACTIONS["piSession.forkHere"], "cursor")),
     vscode.workspace.onDidChangeConfiguration((event) => {
       // The other settings are read by the running server; these two change how it is started.
       if (event.affectsConfiguration("piSession.allJsonl") || event.affectsConfiguration("piSession.server")) void restart(contexts);
@@ -87,7 +121,7 @@ async function stopClient(): Promise<void> {
 
 async function startClient(contexts: ContextDocuments): Promise<void> {
   const config = vscode.workspace.getConfiguration(SECTION);
-  selector = [{ scheme: "file", pattern: SESSION_PATTERN }];
+  selector = sessionSelector();
   if (config.get<boolean>("allJsonl", false)) {
     selector.push({ scheme: "file", pattern: "**/*.jsonl" }, { scheme: "untitled", language: "jsonl" });
   }
@@ -95,6 +129,7 @@ async function startClient(contexts: ContextDocuments): Promise<void> {
   const clientOptions: LanguageClientOptions = {
     documentSelector: selector,
     outputChannel: output,
+    errorHandler: new StopOnRepeatedCrash(),
     synchronize: { configurationSection: SECTION },
     // A function, so that every (re)start sends the settings as they are then.
     initializationOptions: () => ({ [SECTION]: serverSettings() }),
@@ -114,6 +149,8 @@ async function startClient(contexts: ContextDocuments): Promise<void> {
   };
 
   const started = new LanguageClient("piSession", "Pi Session", serverOptions(config), clientOptions);
+  startedAt = Date.now();
+  reportedFailure = false;
   started.onNotification(RESULT_LIMIT_NOTIFICATION, (params: { uri?: string; feature?: string; limit?: number }) => {
     output?.info(`${params.feature ?? "a list"} of ${params.uri ?? "a document"} was cut at ${String(params.limit)} (piSession.maxSymbols)`);
   });
@@ -122,18 +159,121 @@ async function startClient(contexts: ContextDocuments): Promise<void> {
     await started.start();
   } catch (error) {
     if (client === started) client = undefined;
-    // Not awaited: the next start or stop must not wait for someone to dismiss the message.
-    void vscode.window
-      .showErrorMessage(
-        `Pi Session: could not start the server (${message(error)}). Install it with \`npm install -g\` from a checkout of pi-session-lsp, or set piSession.server.path.`,
-        "Open Settings",
-        "Show Output",
-      )
-      .then((choice) => {
-        if (choice === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "piSession.server.path");
-        if (choice === "Show Output") output?.show();
-      });
+    reportFailure(`could not start the server (${message(error)})`);
   }
+}
+
+/** When the running client's server was started, and whether its failure was already reported. */
+let startedAt = 0;
+let reportedFailure = false;
+
+/**
+ * Says once per start, in a notification and in the output, that the server is not running and
+ * why; never awaited, so that nothing waits for someone to dismiss it.
+ */
+function reportFailure(what: string): void {
+  output?.error(what);
+  if (reportedFailure) return;
+  reportedFailure = true;
+  const configured = vscode.workspace.getConfiguration(SECTION).get<string>("server.path", "").trim();
+  const hint =
+    configured === ""
+      ? "The Pi Session output shows what it printed."
+      : `It was started from piSession.server.path (${configured}); clear that setting to use the server inside the extension.`;
+  void vscode.window.showErrorMessage(`Pi Session: ${what}. ${hint}`, "Show Output", "Open Settings", "Restart Server").then((choice) => {
+    if (choice === "Show Output") output?.show();
+    if (choice === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "piSession.server.path");
+    if (choice === "Restart Server") void vscode.commands.executeCommand("piSession.restartServer");
+  });
+}
+
+/**
+ * The language client's own handler restarts a crashed server four times in three minutes. A
+ * server that cannot start (a missing or old Node.js on PATH, a crash at start) would only crash
+ * again, so this one restarts a server once, and only one that ran for a while.
+ */
+class StopOnRepeatedCrash implements ErrorHandler {
+  private lastRestart = 0;
+
+  error(_error: Error, _message: unknown, count: number | undefined): ErrorHandlerResult {
+    // A few unreadable messages are survivable; a stream of them means the connection is broken.
+    return { action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true };
+  }
+
+  closed(): CloseHandlerResult {
+    const now = Date.now();
+    if (now - startedAt < EARLY_STOP_MS) {
+      reportFailure("the server stopped right after it started and was not restarted");
+      return { action: CloseAction.DoNotRestart, handled: true };
+    }
+    if (now - this.lastRestart < CRASH_WINDOW_MS) {
+      reportFailure("the server stopped twice in three minutes and was not restarted");
+      return { action: CloseAction.DoNotRestart, handled: true };
+    }
+    this.lastRestart = now;
+    startedAt = now;
+    output?.warn("the server stopped; restarting it once");
+    return { action: CloseAction.Restart, handled: true };
+  }
+}
+
+/**
+ * The files the server is started for: `.jsonl` files in Pi's sessions folders (under
+ * `.pi/agent/sessions/`, and under `PI_CODING_AGENT_DIR`'s or `PI_CODING_AGENT_SESSION_DIR`'s
+ * folder when VS Code was started with them), and every `.jsonl` with `piSession.allJsonl`.
+ */
+function sessionSelector(): Filter[] {
+  const filters: Filter[] = [{ scheme: "file", pattern: SESSION_PATTERN }];
+  const agentDir = process.env.PI_CODING_AGENT_DIR?.trim();
+  const sessionDir = process.env.PI_CODING_AGENT_SESSION_DIR?.trim();
+  for (const folder of [agentDir ? path.join(resolvePath(agentDir), "sessions") : "", sessionDir ? resolvePath(sessionDir) : ""]) {
+    if (folder !== "" && path.isAbsolute(folder))
+      filters.push({ scheme: "file", pattern: `${folder.replace(/\\/g, "/").replace(/[[\]{}*?]/g, "[$&]")}/**/*.jsonl` });
+  }
+  if (vscode.workspace.getConfiguration(SECTION).get<boolean>("allJsonl", false)) {
+    filters.push({ scheme: "file", pattern: "**/*.jsonl" }, { scheme: "untitled", language: "jsonl" });
+  }
+  return filters;
+}
+
+/**
+ * Applies the server's code action of `kind`: for the whole document (Fix all) or for the entry
+ * under the cursor (resume from here, drop from the context, fork). The edit goes into the
+ * editor's buffer, or creates the forked file; nothing is saved.
+ */
+async function applyServerAction(kind: string, where: "whole" | "cursor"): Promise<boolean> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || !client || vscode.languages.match(selector, editor.document) === 0) {
+    void vscode.window.showInformationMessage("Pi Session: open a session file the server checks first.");
+    return false;
+  }
+  const document = editor.document;
+  const range = where === "whole" ? new vscode.Range(0, 0, document.lineCount, 0) : editor.selection;
+  // The last argument asks VS Code to resolve the action's edit when the server left it for later.
+  const actions = await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[]>(
+    "vscode.executeCodeActionProvider",
+    document.uri,
+    range,
+    kind,
+    1,
+  );
+  const action = actions?.find((a): a is vscode.CodeAction => "kind" in a && a.kind?.value === kind);
+  if (!action) {
+    const none =
+      where === "whole" ? "there is nothing Fix all can mend safely" : "the line under the cursor offers no such action (put the cursor on an entry)";
+    void vscode.window.showInformationMessage(`Pi Session: ${none}.`);
+    return false;
+  }
+  if (action.disabled) {
+    void vscode.window.showInformationMessage(`Pi Session: ${action.disabled.reason}`);
+    return false;
+  }
+  if (action.edit && !(await vscode.workspace.applyEdit(action.edit))) {
+    void vscode.window.showErrorMessage(`Pi Session: VS Code did not apply "${action.title}".`);
+    return false;
+  }
+  if (action.command) await vscode.commands.executeCommand(action.command.command, ...(action.command.arguments ?? []));
+  return true;
 }
 
 /** The settings the server reads, as `initializationOptions` (it reads them again by `workspace/configuration`). */
@@ -148,10 +288,10 @@ function serverSettings(): Record<string, unknown> {
 
 /** How to start the server; the client appends `--stdio` (TransportKind.stdio). */
 function serverOptions(config: vscode.WorkspaceConfiguration): ServerOptions {
-  // On Windows, `pi-session-lsp` on PATH is an npm `.cmd` shim, which only a shell can run.
-  const shell = process.platform === "win32";
   const configured = config.get<string>("server.path", "").trim();
-  if (configured === "") return { command: "pi-session-lsp", transport: TransportKind.stdio, options: { shell } };
+  if (configured === "") return { module: path.join(extensionPath, BUNDLED_SERVER), transport: TransportKind.stdio };
+  // On Windows, a command on PATH is often an npm `.cmd` shim, which only a shell can run.
+  const shell = process.platform === "win32";
   const resolved = resolvePath(configured);
   output?.info(`starting the server from ${resolved}`);
   if (/\.[cm]?js$/i.test(resolved)) return { module: resolved, transport: TransportKind.stdio };
