@@ -31,6 +31,7 @@ import {
   type ErrorHandlerResult,
   LanguageClient,
   type LanguageClientOptions,
+  RevealOutputChannelOn,
   type ServerOptions,
   TransportKind,
 } from "vscode-languageclient/node";
@@ -56,6 +57,7 @@ const ENTRY_ACTIONS = {
 } as const;
 /** A server that stops this soon after it started would stop again if restarted. */
 const EARLY_STOP_MS = 10_000;
+const EARLY_STOP = "the server stopped right after it started and was not restarted";
 /** A second stop within this time after a restart leaves the server stopped. */
 const CRASH_WINDOW_MS = 3 * 60_000;
 
@@ -130,6 +132,13 @@ async function startClient(contexts: ContextDocuments): Promise<void> {
     documentSelector: selector,
     outputChannel: output,
     errorHandler: new StopOnRepeatedCrash(),
+    // The client's own notifications would say the same failure several ways; reportFailure says it once.
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
+    initializationFailedHandler: (error) => {
+      output?.error(`the server did not initialize: ${message(error)}`);
+      reportFailure(Date.now() - startedAt < EARLY_STOP_MS ? EARLY_STOP : `the server did not initialize (${message(error)})`);
+      return false;
+    },
     synchronize: { configurationSection: SECTION },
     // A function, so that every (re)start sends the settings as they are then.
     initializationOptions: () => ({ [SECTION]: serverSettings() }),
@@ -148,7 +157,7 @@ async function startClient(contexts: ContextDocuments): Promise<void> {
     },
   };
 
-  const started = new LanguageClient("piSession", "Pi Session", serverOptions(config), clientOptions);
+  const started = new PiSessionClient("piSession", "Pi Session", serverOptions(config), clientOptions);
   startedAt = Date.now();
   reportedFailure = false;
   started.onNotification(RESULT_LIMIT_NOTIFICATION, (params: { uri?: string; feature?: string; limit?: number }) => {
@@ -188,6 +197,27 @@ function reportFailure(what: string): void {
 }
 
 /**
+ * The language client notifies every failed start or restart itself ("couldn't create connection
+ * to server"), once per attempt; those go to the output, and the user is told once, by
+ * reportFailure, with what to do.
+ */
+class PiSessionClient extends LanguageClient {
+  override error(text: string, data?: unknown, showNotification: boolean | "force" = true): void {
+    if (showNotification !== "force") {
+      super.error(text, data, showNotification);
+      return;
+    }
+    // Logged with its detail (often only "write EPIPE": the server was gone before it could answer).
+    super.error(text, data, false);
+    reportFailure(
+      Date.now() - startedAt < EARLY_STOP_MS
+        ? EARLY_STOP
+        : `the server could not be restarted (${text.replace(/^Pi Session client: /, "").replace(/\.$/, "")})`,
+    );
+  }
+}
+
+/**
  * The language client's own handler restarts a crashed server four times in three minutes. A
  * server that cannot start (a missing or old Node.js on PATH, a crash at start) would only crash
  * again, so this one restarts a server once, and only one that ran for a while.
@@ -203,7 +233,7 @@ class StopOnRepeatedCrash implements ErrorHandler {
   closed(): CloseHandlerResult {
     const now = Date.now();
     if (now - startedAt < EARLY_STOP_MS) {
-      reportFailure("the server stopped right after it started and was not restarted");
+      reportFailure(EARLY_STOP);
       return { action: CloseAction.DoNotRestart, handled: true };
     }
     if (now - this.lastRestart < CRASH_WINDOW_MS) {

@@ -1,42 +1,27 @@
 /**
- * The VS Code extension in a real VS Code: code-server (the VS Code that runs in a browser) with
- * the extension's `.vsix` installed as a user installs it, opened in Debian's Chromium, on a
- * workspace that holds a Pi sessions folder. A test-only extension (probe/) drives the workbench
- * through the VS Code API, as the user's clicks would, and writes what VS Code saw; this file
- * compares that with the CLI on the same files.
+ * The VS Code extension in a real VS Code: code-server with the extension's `.vsix` installed as a
+ * user installs it, opened in Debian's Chromium (codeServer.ts), on a workspace that holds a Pi
+ * sessions folder, and 10,000 other sessions besides, as a real sessions folder has. A test-only
+ * extension (probe/) drives the workbench through the VS Code API, as the user's clicks would, and
+ * writes what VS Code saw; this file compares that with the CLI on the same files.
  *
- * What it needs (`.ci/run` installs all of it): code-server, Node.js 24 and playwright-core from
- * test/clients/vscode/get-code-server.sh (PI_CODE_SERVER names its folder; default
- * $TMPDIR/pi-session-code-server), Debian's `chromium`, and the extension's own dependencies
- * (`npm ci --prefix client-samples/vscode`). A missing piece fails every test here with the command
- * that installs it.
- *
- * code-server listens on 127.0.0.1 only, on a free port, with no authentication; it and the
- * browser are killed when the tests end, or when a hard limit passes. One screenshot of the
- * workbench (the broken session with its problems) is kept in PI_CI_LOGS (default .ci/logs/).
+ * One screenshot of the workbench (the broken session with its problems) is kept in PI_CI_LOGS
+ * (default .ci/logs/), for a person to look at.
  */
 
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { get } from "node:http";
-import { createServer } from "node:net";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { changedLines, fixedByCli, REPO, remainingProblems, requireEditor, SAMPLES, SESSIONS } from "../harness";
+import { changedLines, fixedByCli, REPO, remainingProblems, SESSIONS } from "../harness";
+import { keepScreenshot, openWorkbench, type Workbench } from "./codeServer";
 
-const EXTENSION = join(SAMPLES, "vscode");
-const PROBE = join(__dirname, "probe");
 const CLI = join(REPO, "bin", "pi-session-lsp.js");
-const TOOLS = process.env.PI_CODE_SERVER ?? join(tmpdir(), "pi-session-code-server");
-const INSTALL_TOOLS =
-  "test/clients/vscode/get-code-server.sh (and apt-get install -y chromium build-essential python3 pkg-config libsecret-1-dev libkrb5-dev first)";
-const LOGS = process.env.PI_CI_LOGS ?? join(REPO, ".ci", "logs");
-
-/** Hard limits: the whole setup (packaging, install, start, the probe's run) and each command. */
+/** The whole setup: packaging, installing, starting, the probe's run. */
 const SETUP_TIMEOUT_MS = 300_000;
-const COMMAND_TIMEOUT_MS = 120_000;
-const REPORT_TIMEOUT_MS = 180_000;
+/** Sessions in the workspace besides the two the probe opens. */
+const OTHER_SESSIONS = 10_000;
 
 interface SimpleDiagnostic {
   line: number;
@@ -83,52 +68,7 @@ const entryId = (JSON.parse(validText.split("\n")[ENTRY_LINE]!) as { id: string 
 let report: Report | undefined;
 let setupError: Error | undefined;
 let screenshot: string | undefined;
-const processes: ChildProcess[] = [];
-
-/** Runs a command to completion with a hard limit, and throws with its output when it fails. */
-function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): string {
-  const result = spawnSync(command, args, { cwd: options.cwd ?? REPO, env: options.env ?? process.env, encoding: "utf8", timeout: COMMAND_TIMEOUT_MS });
-  if (result.status !== 0) {
-    const why = result.error ? result.error.message : result.signal ? `killed (${result.signal})` : `exit ${String(result.status)}`;
-    throw new Error(`${command} ${args.join(" ")}: ${why}\n${result.stdout}${result.stderr}`.slice(0, 4000));
-  }
-  return result.stdout;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-function healthy(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const request = get({ host: "127.0.0.1", port, path: "/healthz", timeout: 2000 }, (response) => {
-      response.resume();
-      resolve(response.statusCode === 200);
-    });
-    request.on("error", () => resolve(false));
-    request.on("timeout", () => {
-      request.destroy();
-      resolve(false);
-    });
-  });
-}
-
-async function until<T>(what: string, limitMs: number, test: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const value = await test();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: nothing after ${limitMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+let workbench: Workbench | undefined;
 
 /** `check --format json` on one file, as the editor should show it. */
 function checkDiagnostics(file: string): SimpleDiagnostic[] {
@@ -148,145 +88,51 @@ function sorted(list: SimpleDiagnostic[]): SimpleDiagnostic[] {
   return [...list].sort((a, b) => a.line - b.line || a.character - b.character || String(a.code).localeCompare(String(b.code)));
 }
 
-async function setUp(): Promise<void> {
-  const codeServer = join(TOOLS, "code-server", "node_modules", ".bin", "code-server");
-  const node24 = readdirSync(join(TOOLS, "node24", "node_modules"), { withFileTypes: true }).find((d) => d.name.startsWith("node-linux-"));
-  const playwrightPath = join(TOOLS, "playwright", "node_modules", "playwright-core");
-  for (const [what, path] of [
-    ["code-server", codeServer],
-    ["playwright-core", playwrightPath],
-  ] as const) {
-    if (!existsSync(path)) throw new Error(`${what} is not installed in ${TOOLS}: run ${INSTALL_TOOLS}.`);
-  }
-  if (!node24) throw new Error(`Node.js 24 is not installed in ${TOOLS}: run ${INSTALL_TOOLS}.`);
-  requireEditor("chromium", "chromium");
-  if (!existsSync(join(EXTENSION, "node_modules", ".bin", "vsce"))) {
-    throw new Error("the extension's dependencies are not installed: run `npm ci --prefix client-samples/vscode` (.ci/run does this on CI).");
-  }
-
-  // The two packages, as a user gets them: the extension by its own script, the probe by vsce.
-  run("npm", ["run", "-s", "package"], { cwd: EXTENSION });
-  const version = (JSON.parse(readFileSync(join(EXTENSION, "package.json"), "utf8")) as { version: string }).version;
-  const vsix = join(EXTENSION, `pi-session-vscode-${version}.vsix`);
-  const probeVsix = join(work, "probe.vsix");
-  run(join(EXTENSION, "node_modules", ".bin", "vsce"), ["package", "--no-dependencies", "--allow-missing-repository", "--out", probeVsix], { cwd: PROBE });
-
-  // A Pi sessions folder inside the workspace; the extension claims it by default.
-  mkdirSync(sessions, { recursive: true });
-  copyFileSync(join(SESSIONS, "broken.jsonl"), broken);
-  copyFileSync(join(SESSIONS, "valid-branches.jsonl"), valid);
-  // Fading off: the editor then shows exactly what `check` prints (and the setting must reach the server).
-  mkdirSync(join(work, "workspace", ".vscode"));
-  writeFileSync(join(work, "workspace", ".vscode", "settings.json"), JSON.stringify({ "piSession.fadeInactive": false }));
-
-  const home = join(work, "home");
-  const userData = join(work, "user-data");
-  const extensions = join(work, "extensions");
-  mkdirSync(join(userData, "User"), { recursive: true });
-  writeFileSync(
-    join(userData, "User", "settings.json"),
-    JSON.stringify({
-      "chat.disableAIFeatures": true,
-      "security.workspace.trust.enabled": false,
-      "workbench.startupEditor": "none",
-      "workbench.tips.enabled": false,
-      "telemetry.telemetryLevel": "off",
-      "extensions.autoUpdate": false,
-      "extensions.autoCheckUpdates": false,
-      "update.mode": "none",
-      // The browser build saves after a second by default (desktop VS Code does not): off, as on
-      // the desktop, so that the test sees what the extension itself writes, which is nothing.
-      "files.autoSave": "off",
-      "files.refactoring.autoSave": false,
-    }),
-  );
-  const port = await freePort();
-  const config = join(work, "code-server.yaml");
-  writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
-  const reportPath = join(work, "report.json");
-  const plan = join(work, "plan.json");
-  writeFileSync(plan, JSON.stringify({ broken, valid, hover: { line: HOVER_LINE, character: hoverCharacter }, entry: { line: ENTRY_LINE, character: 2 } }));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PATH: `${join(TOOLS, "node24", "node_modules", node24.name, "bin")}${delimiter}${process.env.PATH ?? ""}`,
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, ".config"),
-    XDG_DATA_HOME: join(home, ".local", "share"),
-    XDG_CACHE_HOME: join(home, ".cache"),
-    PI_PROBE_PLAN: plan,
-    PI_PROBE_REPORT: reportPath,
+/** A small session Pi would list: a header and one user message. */
+function otherSession(n: number): string {
+  const id = `0190${n.toString(16).padStart(4, "0")}-0000-7000-8000-000000000000`;
+  const header = { type: "session", version: 3, id, timestamp: "2026-03-02T10:00:00.000Z", cwd: "/home/dev/other" };
+  const message = {
+    type: "message",
+    id: "a1b2c3d4",
+    parentId: null,
+    timestamp: "2026-03-02T10:00:01.000Z",
+    message: { role: "user", content: `question ${n}`, timestamp: 1772445601000 },
   };
-  const common = ["--config", config, "--user-data-dir", userData, "--extensions-dir", extensions];
-  run(codeServer, [...common, "--install-extension", vsix, "--install-extension", probeVsix], { env });
-
-  const server = spawn(
-    codeServer,
-    [...common, "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override", join(work, "workspace")],
-    {
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    },
-  );
-  processes.push(server);
-  let serverLog = "";
-  const keep = (chunk: Buffer) => (serverLog = (serverLog + chunk.toString("utf8")).slice(-20_000));
-  server.stdout!.on("data", keep);
-  server.stderr!.on("data", keep);
-  await until(`code-server on 127.0.0.1:${port} (log: ${serverLog.slice(-2000)})`, 90_000, () => healthy(port));
-
-  type Browser = { newPage(o: object): Promise<Page>; close(): Promise<void> };
-  type Page = { goto(url: string, o: object): Promise<unknown>; screenshot(o: object): Promise<unknown> };
-  const { chromium } = require(playwrightPath) as { chromium: { launch(o: object): Promise<Browser> } };
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-  try {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(join(work, "workspace"))}`, { waitUntil: "domcontentloaded", timeout: 60_000 });
-    const text = await until(`the probe's report (code-server log: ${serverLog.slice(-2000)})`, REPORT_TIMEOUT_MS, () =>
-      existsSync(reportPath) ? readFileSync(reportPath, "utf8") : undefined,
-    );
-    report = JSON.parse(text) as Report;
-    // The probe leaves the broken session and the Problems panel on screen; let them paint.
-    await new Promise((r) => setTimeout(r, 1500));
-    mkdirSync(LOGS, { recursive: true });
-    screenshot = join(LOGS, "vscode-workbench.png");
-    await page.screenshot({ path: screenshot });
-    console.log(`VS Code: the probe took ${report.totalMs} ms (${JSON.stringify(report.timings)}); screenshot: ${screenshot}`);
-  } finally {
-    await browser.close();
-  }
+  return `${JSON.stringify(header)}\n${JSON.stringify(message)}\n`;
 }
 
 beforeAll(async () => {
   try {
-    await setUp();
+    // A Pi sessions folder inside the workspace; the extension claims it by default.
+    mkdirSync(sessions, { recursive: true });
+    copyFileSync(join(SESSIONS, "broken.jsonl"), broken);
+    copyFileSync(join(SESSIONS, "valid-branches.jsonl"), valid);
+    const others = join(work, "workspace", ".pi", "agent", "sessions", "--home-dev-other--");
+    mkdirSync(others);
+    for (let n = 0; n < OTHER_SESSIONS; n++) writeFileSync(join(others, `2026-03-02T10-00-00-000Z_${n}.jsonl`), otherSession(n));
+    // Fading off: the editor then shows exactly what `check` prints (and the setting must reach the server).
+    mkdirSync(join(work, "workspace", ".vscode"));
+    writeFileSync(join(work, "workspace", ".vscode", "settings.json"), JSON.stringify({ "piSession.fadeInactive": false }));
+
+    workbench = await openWorkbench(work, join(work, "workspace"), {
+      broken,
+      valid,
+      hover: { line: HOVER_LINE, character: hoverCharacter },
+      entry: { line: ENTRY_LINE, character: 2 },
+    });
+    report = workbench.report as Report;
+    // The probe leaves the broken session and the Problems panel on screen; let them paint.
+    await new Promise((r) => setTimeout(r, 1500));
+    screenshot = await keepScreenshot(workbench.page, "vscode-workbench.png");
+    console.log(`VS Code: the probe took ${report.totalMs} ms (${JSON.stringify(report.timings)}); screenshot: ${screenshot}`);
   } catch (error) {
     setupError = error as Error;
   }
 }, SETUP_TIMEOUT_MS);
 
-afterAll(() => {
-  for (const child of processes) {
-    // code-server starts its own processes (the extension host, the language server): end the group.
-    if (child.pid !== undefined && child.exitCode === null) {
-      try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-    }
-  }
+afterAll(async () => {
+  await workbench?.close();
   rmSync(work, { recursive: true, force: true });
 });
 

@@ -3,7 +3,8 @@
  * reach it, and writes what VS Code saw to a JSON file for test/clients/vscode/workbench.test.ts.
  *
  * It reads its plan from the file named by PI_PROBE_PLAN (the sessions and positions to ask
- * about) and writes the report to PI_PROBE_REPORT: first to a temporary name, then renamed, so the
+ * about; or, with `mode: "failure"`, a session to open and how long to wait while the extension
+ * deals with a server that cannot start) and writes the report to PI_PROBE_REPORT: first to a temporary name, then renamed, so the
  * test never reads half a report. Every step has a time limit; a step that fails is recorded with
  * its error and the probe goes on, so that one report says everything that went wrong.
  */
@@ -35,6 +36,18 @@ async function run(plan, reportPath) {
   };
 
   const broken = vscode.Uri.file(plan.broken);
+
+  if (plan.mode === "failure") {
+    // A server that cannot start: open a session, then give a restart loop time to show itself.
+    await step("extension", async () => {
+      await show(broken);
+      await sleep(plan.waitMs);
+      return { active: vscode.extensions.getExtension("pi-session-lsp.pi-session-vscode")?.isActive === true };
+    });
+    await step("diagnostics", async () => vscode.languages.getDiagnostics(broken).length);
+    return write(report, reportPath, started);
+  }
+
   const valid = vscode.Uri.file(plan.valid);
 
   await step("extension", async () => {
@@ -131,6 +144,10 @@ async function run(plan, reportPath) {
     return true;
   });
 
+  write(report, reportPath, started);
+}
+
+function write(report, reportPath, started) {
   report.totalMs = Date.now() - started;
   fs.writeFileSync(`${reportPath}.part`, JSON.stringify(report, null, 2));
   fs.renameSync(`${reportPath}.part`, reportPath);
