@@ -2,9 +2,8 @@
  * No file in the repository names a package registry's host (BRIEF: the project is installed
  * through the machine's own configured registries and mirrors, never a host written in a file).
  *
- * Files: what git tracks plus what it would add (untracked, not ignored), so the test fails before
- * the commit; without git, every file outside node_modules/, out/ and .git/. Binary files (with a
- * NUL byte) are skipped.
+ * Files: `repositoryFiles()`, what git tracks plus what it would add, so the test fails before the
+ * commit. Binary files (with a NUL byte) are skipped.
  *
  * The hosts are the patterns in HOSTS below, a subdomain of one counting too: the registries and
  * mirrors of npm, Yarn, JSR, Deno and the npm CDNs; Debian's archive, security, snapshot and
@@ -17,12 +16,10 @@
  * not name the hosts it looks for.
  */
 
-import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-
-const REPO = join(__dirname, "..");
+import { REPO, repositoryFiles } from "./helpers/repositoryFiles";
 
 const HOSTS: RegExp[] = [
   /npmjs\.(?:com|org)/,
@@ -65,23 +62,6 @@ const HOSTS: RegExp[] = [
 const NAMED_HOST = new RegExp(`(?<![a-z0-9-])(?:${HOSTS.map((h) => h.source).join("|")})(?![a-z0-9-])`, "gi");
 /** A URL whose host has a `registry` label. */
 const REGISTRY_URL = /\b[a-z][a-z0-9+.-]*:\/\/(?:[a-z0-9-]+\.)*registry(?:[.-][a-z0-9-]+)*\.[a-z]{2,}\b/gi;
-
-function repositoryFiles(): string[] {
-  const git = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: REPO, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  if (git.status === 0) return git.stdout.split("\0").filter((f) => f !== "" && existsSync(join(REPO, f)));
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      if (name === "node_modules" || name === ".git" || (dir === REPO && name === "out")) continue;
-      const path = join(dir, name);
-      const stat = statSync(path, { throwIfNoEntry: false });
-      if (stat?.isDirectory()) walk(path);
-      else if (stat?.isFile()) files.push(relative(REPO, path));
-    }
-  };
-  walk(REPO);
-  return files;
-}
 
 /** Every place in `text` that names a registry's host, as `line: match`. */
 function registryHostsIn(text: string): string[] {

@@ -373,15 +373,16 @@ let emptyHome: string | undefined;
  * client to it. Call `ensureBuilt()` first (once per file) so `out/` matches `server/src`. `bin`
  * runs another build of the same server (such as the one inside the VS Code extension). The
  * server's HOME is an empty folder unless `env` gives one: it indexes Pi's sessions folder there.
+ * `command` runs another executable instead (an installed `pi-session-lsp`), from `cwd`.
  */
-export function spawnServer(args: readonly string[] = ["--stdio"], options: { env?: NodeJS.ProcessEnv; bin?: string } = {}): LspTestClient {
+export function spawnServer(
+  args: readonly string[] = ["--stdio"],
+  options: { env?: NodeJS.ProcessEnv; bin?: string; command?: string; cwd?: string } = {},
+): LspTestClient {
   emptyHome ??= mkdtempSync(join(tmpdir(), "lsp-test-home-"));
   const env = { ...process.env, HOME: emptyHome, PI_CODING_AGENT_DIR: undefined, PI_CODING_AGENT_SESSION_DIR: undefined, ...options.env };
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [options.bin ?? BIN, ...args], {
-    cwd: REPO_ROOT,
-    env,
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const [file, fileArgs] = options.command === undefined ? [process.execPath, [options.bin ?? BIN, ...args]] : [options.command, [...args]];
+  const child: ChildProcessWithoutNullStreams = spawn(file, fileArgs, { cwd: options.cwd ?? REPO_ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   let exit: ServerExit | undefined;
   child.stderr.setEncoding("utf8");
