@@ -33,6 +33,7 @@ import {
   type LanguageClientOptions,
   RevealOutputChannelOn,
   type ServerOptions,
+  State,
   TransportKind,
 } from "vscode-languageclient/node";
 
@@ -58,6 +59,8 @@ const ENTRY_ACTIONS = {
 /** A server that stops this soon after it started would stop again if restarted. */
 const EARLY_STOP_MS = 10_000;
 const EARLY_STOP = "the server stopped right after it started and was not restarted";
+/** How long a server has to answer `initialize`; the server answers in well under a second. */
+const ANSWER_TIMEOUT_MS = 30_000;
 /** A second stop within this time after a restart leaves the server stopped. */
 const CRASH_WINDOW_MS = 3 * 60_000;
 
@@ -163,17 +166,36 @@ async function startClient(contexts: ContextDocuments): Promise<void> {
   started.onNotification(RESULT_LIMIT_NOTIFICATION, (params: { uri?: string; feature?: string; limit?: number }) => {
     output?.info(`${params.feature ?? "a list"} of ${params.uri ?? "a document"} was cut at ${String(params.limit)} (piSession.maxSymbols)`);
   });
+  // Whether the server has answered `initialize` since it was last (re)started: one that stops
+  // before it answers is not restarted.
+  started.onDidChangeState(({ newState }) => {
+    if (newState === State.Starting) answered = false;
+    if (newState === State.Running) answered = true;
+  });
   client = started;
+  let timer: NodeJS.Timeout | undefined;
+  const silent = new Promise<"silent">((resolve) => {
+    timer = setTimeout(() => resolve("silent"), ANSWER_TIMEOUT_MS);
+  });
   try {
-    await started.start();
+    // A server that never answers `initialize` would hold every later restart behind this start.
+    if ((await Promise.race([started.start(), silent])) === "silent") {
+      reportFailure(`the server did not answer within ${ANSWER_TIMEOUT_MS / 1000} seconds and was stopped`);
+      if (client === started) client = undefined;
+      // Stopping a client that is still starting rejects, but ends the server's process.
+      await started.stop().catch(() => undefined);
+    }
   } catch (error) {
     if (client === started) client = undefined;
     reportFailure(`could not start the server (${message(error)})`);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
-/** When the running client's server was started, and whether its failure was already reported. */
+/** When the running client's server was started, whether it has answered, and whether its failure was already reported. */
 let startedAt = 0;
+let answered = false;
 let reportedFailure = false;
 
 /**
@@ -227,12 +249,14 @@ class StopOnRepeatedCrash implements ErrorHandler {
 
   error(_error: Error, _message: unknown, count: number | undefined): ErrorHandlerResult {
     // A few unreadable messages are survivable; a stream of them means the connection is broken.
-    return { action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true };
+    if ((count ?? 0) <= 3) return { action: ErrorAction.Continue, handled: true };
+    reportFailure("the connection to the server kept failing, so the server was stopped");
+    return { action: ErrorAction.Shutdown, handled: true };
   }
 
   closed(): CloseHandlerResult {
     const now = Date.now();
-    if (now - startedAt < EARLY_STOP_MS) {
+    if (now - startedAt < EARLY_STOP_MS || !answered) {
       reportFailure(EARLY_STOP);
       return { action: CloseAction.DoNotRestart, handled: true };
     }
@@ -273,21 +297,17 @@ function sessionSelector(): Filter[] {
  */
 async function applyServerAction(kind: string, where: "whole" | "cursor"): Promise<boolean> {
   const editor = vscode.window.activeTextEditor;
-  if (!editor || !client || vscode.languages.match(selector, editor.document) === 0) {
+  if (!editor || vscode.languages.match(selector, editor.document) === 0) {
     void vscode.window.showInformationMessage("Pi Session: open a session file the server checks first.");
+    return false;
+  }
+  if (!client?.isRunning()) {
+    void vscode.window.showInformationMessage("Pi Session: the server is not running (Pi Session: Restart Server starts it).");
     return false;
   }
   const document = editor.document;
   const range = where === "whole" ? new vscode.Range(0, 0, document.lineCount, 0) : editor.selection;
-  // The last argument asks VS Code to resolve the action's edit when the server left it for later.
-  const actions = await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[]>(
-    "vscode.executeCodeActionProvider",
-    document.uri,
-    range,
-    kind,
-    1,
-  );
-  const action = actions?.find((a): a is vscode.CodeAction => "kind" in a && a.kind?.value === kind);
+  const action = (await serverActions(document.uri, range, kind)).find((a): a is vscode.CodeAction => "kind" in a && a.kind?.value === kind);
   if (!action) {
     const none =
       where === "whole" ? "there is nothing Fix all can mend safely" : "the line under the cursor offers no such action (put the cursor on an entry)";
@@ -334,6 +354,23 @@ function resolvePath(value: string): string {
   if (path.isAbsolute(value) || !/[\\/]/.test(value)) return value;
   const folder = vscode.workspace.workspaceFolders?.[0];
   return folder ? path.join(folder.uri.fsPath, value) : path.resolve(value);
+}
+
+/**
+ * The server's code actions of `kind` on `range`. VS Code cancels such a request when the
+ * document changes meanwhile (another edit, a reload from disk); a canceled request is asked again,
+ * up to three times, rather than reported as nothing to do.
+ */
+async function serverActions(uri: vscode.Uri, range: vscode.Range, kind: string): Promise<(vscode.CodeAction | vscode.Command)[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // The last argument asks VS Code to resolve the action's edit when the server left it for later.
+      return (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[]>("vscode.executeCodeActionProvider", uri, range, kind, 1)) ?? [];
+    } catch (error) {
+      if (attempt >= 3 || !(error instanceof Error && error.name === "Canceled")) throw error;
+      output?.info(`${kind} was canceled; asking again`);
+    }
+  }
 }
 
 /** "Pi Session: Show Context": the context Pi resumes with, for the session in the active editor. */

@@ -29,10 +29,30 @@ const INSTALL_TOOLS =
 /** Where the screenshots are kept: .ci/run's log folder, or .ci/logs/. */
 export const LOGS = process.env.PI_CI_LOGS ?? join(REPO, ".ci", "logs");
 
-/** Hard limits: each command, code-server's start, and the probe's run. */
-const COMMAND_TIMEOUT_MS = 120_000;
-const START_TIMEOUT_MS = 90_000;
-const REPORT_TIMEOUT_MS = 180_000;
+/**
+ * Hard limits: each command, code-server's start, the page's load and the probe's run. Packaging,
+ * the install and these stay under the tests' setup limit (SETUP_TIMEOUT_MS), so that a workbench
+ * that never answers fails with its own message and is always killed.
+ */
+const COMMAND_TIMEOUT_MS = 60_000;
+const START_TIMEOUT_MS = 45_000;
+const LOAD_TIMEOUT_MS = 30_000;
+const REPORT_TIMEOUT_MS = 90_000;
+export const SETUP_TIMEOUT_MS = 4 * COMMAND_TIMEOUT_MS + START_TIMEOUT_MS + LOAD_TIMEOUT_MS + REPORT_TIMEOUT_MS + 30_000;
+
+/** Every code-server started here, killed with its process group when the tests' process exits, whatever happened. */
+const running = new Set<number>();
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
+  running.delete(pid);
+}
+process.once("exit", () => {
+  for (const pid of running) killGroup(pid);
+});
 
 /** Runs a command to completion with a hard limit, and throws with its output when it fails. */
 function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): string {
@@ -123,7 +143,9 @@ export async function openWorkbench(work: string, workspace: string, plan: objec
   const node24 = existsSync(join(TOOLS, "node24", "node_modules"))
     ? readdirSync(join(TOOLS, "node24", "node_modules")).find((name) => name.startsWith("node-linux-"))
     : undefined;
-  if (!existsSync(codeServer) || !existsSync(playwrightPath) || !node24) {
+  // get-code-server.sh writes its stamp last: without it the install was cut short.
+  const complete = existsSync(TOOLS) && readdirSync(TOOLS).some((name) => name.startsWith("complete-"));
+  if (!complete || !existsSync(codeServer) || !existsSync(playwrightPath) || !node24) {
     throw new Error(`code-server, Node.js 24 or playwright-core is not installed in ${TOOLS}: run ${INSTALL_TOOLS}.`);
   }
   requireEditor("chromium", "chromium");
@@ -180,15 +202,11 @@ export async function openWorkbench(work: string, workspace: string, plan: objec
   server.stdout!.on("data", keep);
   server.stderr!.on("data", keep);
   const log = () => serverLog.slice(-3000);
-  // code-server starts its own processes (the extension host, the language server): end the group.
+  // code-server starts its own processes (the extension host, the language server): end the
+  // group, even when code-server itself has already exited.
+  if (server.pid !== undefined) running.add(server.pid);
   const kill = () => {
-    if (server.pid !== undefined && server.exitCode === null) {
-      try {
-        process.kill(-server.pid, "SIGKILL");
-      } catch {
-        server.kill("SIGKILL");
-      }
-    }
+    if (server.pid !== undefined) killGroup(server.pid);
   };
 
   type Browser = { newPage(options: object): Promise<Page>; close(): Promise<void> };
@@ -213,7 +231,7 @@ export async function openWorkbench(work: string, workspace: string, plan: objec
       ],
     });
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`, { waitUntil: "domcontentloaded", timeout: 60_000 });
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`, { waitUntil: "domcontentloaded", timeout: LOAD_TIMEOUT_MS });
     const text = await until(
       () => `the probe's report (code-server's log: ${log()})`,
       REPORT_TIMEOUT_MS,
@@ -225,13 +243,19 @@ export async function openWorkbench(work: string, workspace: string, plan: objec
       page,
       log,
       close: async () => {
-        await opened.close();
-        kill();
+        try {
+          await opened.close();
+        } finally {
+          kill();
+        }
       },
     };
   } catch (error) {
-    await browser?.close();
-    kill();
+    try {
+      await browser?.close();
+    } finally {
+      kill();
+    }
     throw error;
   }
 }

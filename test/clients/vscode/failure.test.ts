@@ -14,9 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SESSIONS } from "../harness";
-import { keepScreenshot, openWorkbench, until, type Workbench } from "./codeServer";
+import { keepScreenshot, openWorkbench, SETUP_TIMEOUT_MS, until, type Workbench } from "./codeServer";
 
-const SETUP_TIMEOUT_MS = 300_000;
 /** Long enough for the client's default handler to restart a crashed server several times. */
 const WAIT_MS = 12_000;
 

@@ -10,7 +10,7 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -117,7 +117,7 @@ describe("VS Code extension: the .vsix", () => {
     expect(inside.status).toBe(npm.status);
   });
 
-  it("serves LSP over stdio from the unpacked package, with its worker threads beside it", async () => {
+  it("serves LSP over stdio from the unpacked package", async () => {
     packaged();
     const client = spawnServer(["--stdio"], { bin: server() });
     try {
@@ -127,13 +127,27 @@ describe("VS Code extension: the .vsix", () => {
     } finally {
       client.dispose();
     }
-    // `check --threads 2` of a folder starts the check workers, which must be found next to the bundle.
-    const threaded = spawnSync(process.execPath, [server(), "check", "--threads", "2", "--format", "json", SESSIONS], {
-      cwd: REPO,
-      encoding: "utf8",
-      timeout: 30_000,
-    });
-    expect(threaded.stderr).toBe("");
-    expect(threaded.stdout.trim().split("\n").length).toBeGreaterThan(1);
+  });
+
+  it("has every worker script the server starts beside it, and its check workers give the npm package's answers", () => {
+    packaged();
+    // The server finds its workers with join(__dirname, "…Worker.js") and runs in its own thread
+    // when one is missing, so a missing worker would show nowhere else.
+    const bundle = readFileSync(server(), "utf8");
+    const workers = [...bundle.matchAll(/join\)?\(__dirname, "(\w+\.js)"\)/g)].map((m) => m[1]!);
+    expect(workers.sort()).toEqual(["checkWorker.js", "parseWorker.js", "scanWorker.js"]);
+    for (const worker of workers) expect(existsSync(join(dirname(server()), worker)), worker).toBe(true);
+    // Over 16 MiB in two files, `check --threads 2` starts its workers.
+    const big = join(unpacked, "big");
+    mkdirSync(big);
+    const text = readFileSync(join(SESSIONS, "valid-branches.jsonl"), "utf8");
+    const filler = `{"type":"custom","customType":"filler","id":"f0000000","parentId":null,"timestamp":"2026-03-02T10:00:00.000Z","data":"${"x".repeat(8 * 1024 * 1024)}"}\n`;
+    for (const name of ["a.jsonl", "b.jsonl"]) writeFileSync(join(big, name), text + filler);
+    const args = ["check", "--threads", "2", "--format", "json", big];
+    const inside = spawnSync(process.execPath, [server(), ...args], { cwd: REPO, encoding: "utf8", timeout: 60_000 });
+    const npm = spawnSync(process.execPath, [join(REPO, "bin", "pi-session-lsp.js"), ...args], { cwd: REPO, encoding: "utf8", timeout: 60_000 });
+    expect(inside.stderr).toBe("");
+    expect(inside.stdout.trim().split("\n")).toHaveLength(2);
+    expect(inside.stdout).toBe(npm.stdout);
   });
 });

@@ -15,11 +15,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { changedLines, fixedByCli, REPO, remainingProblems, SESSIONS } from "../harness";
-import { keepScreenshot, openWorkbench, type Workbench } from "./codeServer";
+import { keepScreenshot, openWorkbench, SETUP_TIMEOUT_MS, type Workbench } from "./codeServer";
 
 const CLI = join(REPO, "bin", "pi-session-lsp.js");
-/** The whole setup: packaging, installing, starting, the probe's run. */
-const SETUP_TIMEOUT_MS = 300_000;
 /** Sessions in the workspace besides the two the probe opens. */
 const OTHER_SESSIONS = 10_000;
 
