@@ -295,33 +295,25 @@ function sessionSelector(): Filter[] {
  * under the cursor (resume from here, drop from the context, fork). The edit goes into the
  * editor's buffer, or creates the forked file; nothing is saved.
  */
-async function applyServerAction(kind: string, where: "whole" | "cursor"): Promise<boolean> {
+async function applyServerAction(kind: string, where: "whole" | "cursor"): Promise<true | string> {
+  // The reason nothing was applied is shown, and returned to whoever ran the command.
+  const refuse = (reason: string, error = false): string => {
+    void (error ? vscode.window.showErrorMessage : vscode.window.showInformationMessage)(`Pi Session: ${reason}`);
+    return reason;
+  };
   const editor = vscode.window.activeTextEditor;
-  if (!editor || vscode.languages.match(selector, editor.document) === 0) {
-    void vscode.window.showInformationMessage("Pi Session: open a session file the server checks first.");
-    return false;
-  }
-  if (!client?.isRunning()) {
-    void vscode.window.showInformationMessage("Pi Session: the server is not running (Pi Session: Restart Server starts it).");
-    return false;
-  }
+  if (!editor || vscode.languages.match(selector, editor.document) === 0) return refuse("open a session file the server checks first.");
+  if (!client?.isRunning()) return refuse("the server is not running (Pi Session: Restart Server starts it).");
   const document = editor.document;
   const range = where === "whole" ? new vscode.Range(0, 0, document.lineCount, 0) : editor.selection;
-  const action = (await serverActions(document.uri, range, kind)).find((a): a is vscode.CodeAction => "kind" in a && a.kind?.value === kind);
+  const action = await serverAction(document.uri, range, kind);
   if (!action) {
-    const none =
-      where === "whole" ? "there is nothing Fix all can mend safely" : "the line under the cursor offers no such action (put the cursor on an entry)";
-    void vscode.window.showInformationMessage(`Pi Session: ${none}.`);
-    return false;
+    return refuse(
+      where === "whole" ? "there is nothing Fix all can mend safely." : "the line under the cursor offers no such action (put the cursor on an entry).",
+    );
   }
-  if (action.disabled) {
-    void vscode.window.showInformationMessage(`Pi Session: ${action.disabled.reason}`);
-    return false;
-  }
-  if (action.edit && !(await vscode.workspace.applyEdit(action.edit))) {
-    void vscode.window.showErrorMessage(`Pi Session: VS Code did not apply "${action.title}".`);
-    return false;
-  }
+  if (action.disabled) return refuse(action.disabled.reason);
+  if (action.edit && !(await vscode.workspace.applyEdit(action.edit))) return refuse(`VS Code did not apply "${action.title}".`, true);
   if (action.command) await vscode.commands.executeCommand(action.command.command, ...(action.command.arguments ?? []));
   return true;
 }
@@ -357,20 +349,26 @@ function resolvePath(value: string): string {
 }
 
 /**
- * The server's code actions of `kind` on `range`. VS Code cancels such a request when the
- * document changes meanwhile (another edit, a reload from disk); a canceled request is asked again,
- * up to three times, rather than reported as nothing to do.
+ * The server's code action of `kind` on `range`, if it offers one. VS Code cancels such a request
+ * when something else needs the editor meanwhile, and then hands back either an error or no
+ * actions at all (the language client drops an answer whose request was canceled), which cannot
+ * be told from "nothing to do". So the request is asked up to three times before the answer is
+ * taken as no action.
  */
-async function serverActions(uri: vscode.Uri, range: vscode.Range, kind: string): Promise<(vscode.CodeAction | vscode.Command)[]> {
-  for (let attempt = 1; ; attempt++) {
+async function serverAction(uri: vscode.Uri, range: vscode.Range, kind: string): Promise<vscode.CodeAction | undefined> {
+  for (let attempt = 1; attempt <= 3; attempt++) {
     try {
       // The last argument asks VS Code to resolve the action's edit when the server left it for later.
-      return (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[]>("vscode.executeCodeActionProvider", uri, range, kind, 1)) ?? [];
+      const actions = await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[]>("vscode.executeCodeActionProvider", uri, range, kind, 1);
+      const action = actions?.find((a): a is vscode.CodeAction => "kind" in a && a.kind?.value === kind);
+      if (action) return action;
     } catch (error) {
-      if (attempt >= 3 || !(error instanceof Error && error.name === "Canceled")) throw error;
-      output?.info(`${kind} was canceled; asking again`);
+      if (attempt === 3 || !(error instanceof Error && error.name === "Canceled")) throw error;
     }
+    output?.debug(`${kind}: no answer on attempt ${attempt}`);
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
   }
+  return undefined;
 }
 
 /** "Pi Session: Show Context": the context Pi resumes with, for the session in the active editor. */

@@ -11,6 +11,10 @@
  *
  * code-server listens on 127.0.0.1 only, on a free port, with no authentication, in a HOME of its
  * own; it and everything it started are killed when the workbench is closed.
+ *
+ * To look into a failure: PI_CODE_SERVER_LOG=trace makes code-server log at that level (the
+ * extension's output, with the protocol when `piSession.trace.server` is set, lands in
+ * user-data/logs/…/Pi Session.log), and PI_KEEP_WORK=1 keeps the tests' temporary folder.
  */
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
@@ -192,7 +196,15 @@ export async function openWorkbench(work: string, workspace: string, plan: objec
 
   const server: ChildProcess = spawn(
     codeServer,
-    [...common, "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override", workspace],
+    [
+      ...common,
+      ...(process.env.PI_CODE_SERVER_LOG ? ["--log", process.env.PI_CODE_SERVER_LOG] : []),
+      "--disable-telemetry",
+      "--disable-update-check",
+      "--disable-workspace-trust",
+      "--disable-getting-started-override",
+      workspace,
+    ],
     { env, stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
   let serverLog = "";

@@ -63,7 +63,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await workbench?.close();
-  rmSync(work, { recursive: true, force: true });
+  if (!process.env.PI_KEEP_WORK) rmSync(work, { recursive: true, force: true });
 });
 
 function ready(): void {

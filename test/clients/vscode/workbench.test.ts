@@ -38,9 +38,9 @@ interface Report {
     definition?: { path: string; line: number; character: number }[];
     codeLenses?: { line: number; title: string | null; command: string | null }[];
     contextDocument?: { uri: string; languageId: string; firstLine: string; lines: number };
-    fixAll?: { applied: boolean; text: string; dirty: boolean; diskUnchanged: boolean };
+    fixAll?: { applied: true | string; text: string; dirty: boolean; diskUnchanged: boolean; offered?: string[]; diagnostics?: number };
     completion?: { line: number; labels: string[] };
-    resumeFromHere?: { applied: boolean; linesBefore: number; linesAfter: number; lastLine: string };
+    resumeFromHere?: { applied: true | string; linesBefore: number; linesAfter: number; lastLine: string };
   };
   errors: string[];
   timings: Record<string, number>;
@@ -111,7 +111,10 @@ beforeAll(async () => {
     for (let n = 0; n < OTHER_SESSIONS; n++) writeFileSync(join(others, `2026-03-02T10-00-00-000Z_${n}.jsonl`), otherSession(n));
     // Fading off: the editor then shows exactly what `check` prints (and the setting must reach the server).
     mkdirSync(join(work, "workspace", ".vscode"));
-    writeFileSync(join(work, "workspace", ".vscode", "settings.json"), JSON.stringify({ "piSession.fadeInactive": false }));
+    writeFileSync(
+      join(work, "workspace", ".vscode", "settings.json"),
+      JSON.stringify({ "piSession.fadeInactive": false }),
+    );
 
     workbench = await openWorkbench(work, join(work, "workspace"), {
       broken,
@@ -131,7 +134,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await workbench?.close();
-  rmSync(work, { recursive: true, force: true });
+  if (!process.env.PI_KEEP_WORK) rmSync(work, { recursive: true, force: true });
 });
 
 /** The report, or the reason there is none; and no step of the probe may have failed. */
@@ -191,7 +194,9 @@ describe("VS Code (code-server, Chromium): the extension as a user installs it",
 
   it("applies Fix all in the buffer as `check --fix` fixes the file, and leaves the file on disk untouched", () => {
     const fixAll = steps().fixAll;
-    expect(fixAll?.applied).toBe(true);
+    expect(fixAll?.applied, `Fix all was not applied; the server offered ${JSON.stringify(fixAll?.offered)} with ${fixAll?.diagnostics} diagnostics`).toBe(
+      true,
+    );
     expect(fixAll!.dirty, "the buffer is modified, not saved").toBe(true);
     expect(fixAll!.diskUnchanged, "the file on disk is untouched").toBe(true);
     expect(readFileSync(broken, "utf8")).toBe(brokenText);

@@ -98,9 +98,23 @@ async function run(plan, reportPath) {
   await step("fixAll", async () => {
     await show(broken);
     const before = fs.readFileSync(broken.fsPath, "utf8");
+    let changes = 0;
+    const listener = vscode.workspace.onDidChangeTextDocument((e) => {
+      if (e.document.uri.toString() === broken.toString()) changes++;
+    });
     const applied = await vscode.commands.executeCommand("piSession.fixAll");
+    listener.dispose();
     const document = await vscode.workspace.openTextDocument(broken);
-    return { applied, text: document.getText(), dirty: document.isDirty, diskUnchanged: fs.readFileSync(broken.fsPath, "utf8") === before };
+    const result = { applied, text: document.getText(), dirty: document.isDirty, diskUnchanged: fs.readFileSync(broken.fsPath, "utf8") === before };
+    if (applied !== true) {
+      // What the server offered instead, for the test's message.
+      const range = new vscode.Range(0, 0, document.lineCount, 0);
+      const actions = (await vscode.commands.executeCommand("vscode.executeCodeActionProvider", broken, range, "source", 1)) || [];
+      result.offered = actions.map((a) => `${a.kind ? a.kind.value : "command"}: ${a.title}`);
+      result.diagnostics = vscode.languages.getDiagnostics(broken).length;
+      result.changes = changes;
+    }
+    return result;
   });
 
   await step("validDiagnostics", async () => {
