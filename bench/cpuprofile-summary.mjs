@@ -34,7 +34,7 @@ function sourceMapFor(url) {
   return maps.get(url);
 }
 
-/** "server/src/core/parse.ts:87" for compiled server code, a short url:line otherwise. */
+/** "server/src/core/line/parse.ts:87" for compiled server code, a short url:line otherwise. */
 function locationOf(frame) {
   const { url, lineNumber, columnNumber } = frame;
   if (!url) return "";

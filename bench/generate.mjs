@@ -143,11 +143,11 @@ const IDENTS = [
   "root",
 ];
 const FILES = [
-  "src/core/document.ts",
-  "src/core/parse.ts",
-  "src/core/analysis.ts",
-  "src/core/locate.ts",
-  "src/core/schema.ts",
+  "src/core/session/document.ts",
+  "src/core/line/parse.ts",
+  "src/core/session/analysis.ts",
+  "src/core/line/locate.ts",
+  "src/core/line/schema.ts",
   "src/features/diagnostics.ts",
   "src/features/hover.ts",
   "src/features/definition.ts",

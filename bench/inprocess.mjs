@@ -80,7 +80,7 @@ export function loadServer() {
     const hierarchy = load("features/hierarchy.js");
     const codeLens = load("features/codeLens.js");
     return {
-      SessionDocument: load("core/document.js").SessionDocument,
+      SessionDocument: load("core/session/document.js").SessionDocument,
       computeDiagnostics: load("features/diagnostics.js").computeDiagnostics,
       computeHover: load("features/hover.js").computeHover,
       computeDocumentSymbols: load("features/symbols.js").computeDocumentSymbols,

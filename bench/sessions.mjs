@@ -154,7 +154,7 @@ function timed(args, { home, env = {}, cwd }) {
 /** The editor's index over every file, in a child process (the server's indexer, without a client). */
 function timedIndex(home) {
   const script = `
-    const { indexSessions } = require(${JSON.stringify(resolve(HERE, "../out/node/workspaceIndexer.js"))});
+    const { indexSessions } = require(${JSON.stringify(resolve(HERE, "../out/io/workspaceIndexer.js"))});
     const t0 = performance.now();
     indexSessions({ roots: [], sessionRoots: [${JSON.stringify(join(home, ".pi", "agent", "sessions"))}] }).then((index) => {
       const ms = performance.now() - t0;

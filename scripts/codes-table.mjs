@@ -1,11 +1,11 @@
-// Prints the README's table of diagnostic codes from server/src/core/codes.ts (via the compiled
+// Prints the README's table of diagnostic codes from server/src/core/base/codes.ts (via the compiled
 // out/ tree), or with --write replaces the table between the README's markers. A test checks that
 // the README holds exactly this table, so codes.ts stays the single source.
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-const { codesTable } = require("../out/core/codes.js");
+const { codesTable } = require("../out/core/base/codes.js");
 const table = codesTable();
 if (process.argv.includes("--write")) {
   const readme = new URL("../README.md", import.meta.url);

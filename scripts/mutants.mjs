@@ -46,53 +46,58 @@ const TIME_LIMIT_MS = 120_000;
  */
 const MUTANTS = [
   // locate.ts: the JSON walker behind every range.
-  { id: "locate-escaped-backslash", file: "core/locate.ts", from: "if (backslashes % 2 === 0) return j + 1;", to: "if (backslashes === 0) return j + 1;" },
-  { id: "locate-first-duplicate-key", file: "core/locate.ts", from: "if (key === step) found =", to: "if (key === step && !found) found =" },
+  { id: "locate-escaped-backslash", file: "core/line/locate.ts", from: "if (backslashes % 2 === 0) return j + 1;", to: "if (backslashes === 0) return j + 1;" },
+  { id: "locate-first-duplicate-key", file: "core/line/locate.ts", from: "if (key === step) found =", to: "if (key === step && !found) found =" },
   {
     id: "locate-raw-key",
-    file: "core/locate.ts",
+    file: "core/line/locate.ts",
     from: 'return raw.includes("\\\\") ? (JSON.parse(text.slice(start, end)) as string) : raw;',
     to: "return raw;",
   },
   {
     id: "locate-no-cr-whitespace",
-    file: "core/locate.ts",
+    file: "core/line/locate.ts",
     from: "if (c === 32 || c === 9 || c === 10 || c === 13) i++;",
     to: "if (c === 32 || c === 9 || c === 10) i++;",
   },
   {
     id: "locateAt-key-start",
-    file: "core/locate.ts",
+    file: "core/line/locate.ts",
     from: "if (offset >= keySpan.start && offset <= keySpan.end) {",
     to: "if (offset > keySpan.start && offset <= keySpan.end) {",
   },
   // analysis.ts: the tree.
   {
     id: "analysis-first-duplicate-wins",
-    file: "core/analysis.ts",
+    file: "core/session/analysis.ts",
     from: "    byId.set(entry.key, entry);\n",
     to: "    if (!byId.has(entry.key)) byId.set(entry.key, entry);\n",
   },
-  { id: "analysis-fast-parent-with-duplicates", file: "core/analysis.ts", from: "!duplicated && above !== undefined &&", to: "above !== undefined &&" },
-  { id: "analysis-header-without-id", file: "core/analysis.ts", from: 'if (p.type === "session" && p.id !== undefined) {', to: 'if (p.type === "session") {' },
-  { id: "analysis-below-cycle-unmarked", file: "core/cycles.ts", from: "cyclic = reachesCycle[current] === 1;", to: "cyclic = false;" },
-  { id: "analysis-active-path-cycle-guard", file: "core/analysis.ts", from: "if (leaf && !reachesCycle[leaf.index]) {", to: "if (leaf) {" },
-  { id: "analysis-falsy-kept", file: "core/analysis.ts", from: "    if (p.falsy) {\n", to: "    if (false) {\n" },
+  { id: "analysis-fast-parent-with-duplicates", file: "core/session/analysis.ts", from: "!duplicated && above !== undefined &&", to: "above !== undefined &&" },
+  {
+    id: "analysis-header-without-id",
+    file: "core/session/analysis.ts",
+    from: 'if (p.type === "session" && p.id !== undefined) {',
+    to: 'if (p.type === "session") {',
+  },
+  { id: "analysis-below-cycle-unmarked", file: "core/session/cycles.ts", from: "cyclic = reachesCycle[current] === 1;", to: "cyclic = false;" },
+  { id: "analysis-active-path-cycle-guard", file: "core/session/analysis.ts", from: "if (leaf && !reachesCycle[leaf.index]) {", to: "if (leaf) {" },
+  { id: "analysis-falsy-kept", file: "core/session/analysis.ts", from: "    if (p.falsy) {\n", to: "    if (false) {\n" },
   // The context: Pi's selection and messages.
   {
     id: "context-first-compaction",
-    file: "core/buildContext.ts",
-    from: "for (let i = path.length - 1; i >= 0; i--) {",
-    to: "for (let i = 0; i < path.length; i++) {",
+    file: "core/pi/buildContext.ts",
+    from: "let ci = -1;\n  for (let i = path.length - 1; i >= 0; i--) {",
+    to: "let ci = -1;\n  for (let i = 0; i < path.length; i++) {",
   },
-  { id: "context-system-kept", file: "core/buildContext.ts", from: 'if (flavor !== "0.74" && isSystemMessage(entry)) continue;', to: "" },
+  { id: "context-system-kept", file: "core/pi/buildContext.ts", from: 'if (flavor !== "0.74" && isSystemMessage(entry)) continue;', to: "" },
   {
     id: "context-cycle-guard",
-    file: "core/buildContext.ts",
+    file: "core/pi/buildContext.ts",
     from: 'if (a.reachesCycle[leaf.index]) return { ok: false, failure: { kind: "cycle", entry: leaf } };',
     to: "",
   },
-  { id: "context-every-compaction-summary", file: "core/buildContext.ts", from: 'if (entry.type === "compaction" && i > 0) continue;', to: "" },
+  { id: "context-every-compaction-summary", file: "core/pi/buildContext.ts", from: 'if (entry.type === "compaction" && i > 0) continue;', to: "" },
   // Guards for a compaction inside a parent cycle.
   {
     id: "lens-compaction-cycle-guard",
@@ -114,7 +119,7 @@ const MUTANTS = [
   },
   {
     id: "tool-call-search-in-cycle",
-    file: "core/semantics/toolPairs.ts",
+    file: "core/session/semantics/toolPairs.ts",
     from: "if (++steps >= NEAR && !a.reachesCycle[entry.index]) return",
     to: "if (++steps >= NEAR) return",
   },
@@ -159,19 +164,19 @@ const MUTANTS = [
   // Sibling order, as Pi's getTree sorts children (the outline, the hierarchy and the tree share it).
   {
     id: "siblings-tie-reversed",
-    file: "core/semantics/siblings.ts",
+    file: "core/session/semantics/siblings.ts",
     from: "return [...children].sort(",
     to: "return [...children].reverse().sort(",
   },
   {
     id: "siblings-unreadable-time-zero",
-    file: "core/semantics/siblings.ts",
+    file: "core/session/semantics/siblings.ts",
     from: "return dateTime(entry.parsed.object?.timestamp);",
     to: "return dateTime(entry.parsed.object?.timestamp) || 0;",
   },
   {
     id: "context-kept-system-as-compacted",
-    file: "core/context.ts",
+    file: "core/pi/activeContext.ts",
     from: "state[e.index] = kept ? ContextState.DroppedSystem : ContextState.Compacted;",
     to: "state[e.index] = ContextState.Compacted;",
   },
@@ -183,15 +188,15 @@ const MUTANTS = [
   },
   {
     id: "parse-whitespace-not-blank",
-    file: "core/parse.ts",
+    file: "core/line/parse.ts",
     from: "return text.charCodeAt(0) !== 123 && text.trim().length === 0;",
     to: "return text.length === 0;",
   },
   // The document model.
-  { id: "document-cr-before-lf", file: "core/document.ts", from: 'if (endEol === "\\n" && newLines[lastNew]!.endsWith("\\r")) {', to: "if (false) {" },
+  { id: "document-cr-before-lf", file: "core/session/document.ts", from: 'if (endEol === "\\n" && newLines[lastNew]!.endsWith("\\r")) {', to: "if (false) {" },
   {
     id: "document-bom-line-reused",
-    file: "core/document.ts",
+    file: "core/session/document.ts",
     from: "for (let i = this.hasBom ? 1 : 0; i < this.lines.length; i++)",
     to: "for (let i = 0; i < this.lines.length; i++)",
   },

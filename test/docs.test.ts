@@ -1,12 +1,12 @@
 /**
- * The README's table of diagnostic codes is generated from server/src/core/codes.ts
+ * The README's table of diagnostic codes is generated from server/src/core/base/codes.ts
  * (`npm run docs`); this test fails when the two drift apart.
  */
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ALL_CODES, codesTable } from "../server/src/core/codes";
+import { ALL_CODES, codesTable } from "../server/src/core/base/codes";
 
 describe("README", () => {
   const readme = readFileSync(join(__dirname, "../README.md"), "utf8");

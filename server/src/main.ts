@@ -16,7 +16,7 @@ import { VERSION } from "./version";
 /** The help of every command; it names the options of `check` and `context`, loaded only to print it. */
 function usage(): string {
   const { CHECK_USAGE } = require("./cli/check") as typeof import("./cli/check");
-  const { CONTEXT_USAGE } = require("./cli/context") as typeof import("./cli/context");
+  const { CONTEXT_USAGE } = require("./cli/contextCommand") as typeof import("./cli/contextCommand");
   return `pi-session-lsp ${VERSION}: a language server for Pi session files (*.jsonl)
 
 Usage:
@@ -45,7 +45,7 @@ type Command = (args: readonly string[], io: CliIo) => number | Promise<number>;
  */
 const COMMANDS: Record<string, () => Command> = {
   check: () => (require("./cli/check") as typeof import("./cli/check")).runCheck,
-  context: () => (require("./cli/context") as typeof import("./cli/context")).runContext,
+  context: () => (require("./cli/contextCommand") as typeof import("./cli/contextCommand")).runContext,
   sessions: () => (require("./cli/sessions") as typeof import("./cli/sessions")).runSessions,
   tree: () => (require("./cli/tree") as typeof import("./cli/tree")).runTree,
   info: () => (require("./cli/info") as typeof import("./cli/info")).runInfo,

@@ -9,8 +9,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildContext } from "../../server/src/core/buildContext";
-import { SessionDocument } from "../../server/src/core/document";
+import { buildContext } from "../../server/src/core/pi/buildContext";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { contextMarkdownOptions, renderContextMarkdown } from "../../server/src/features/contextMarkdown";
 import { ensureBuilt } from "../helpers/lspClient";
 

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runDropFromContext, runFork, runResumeFrom } from "../../server/src/cli/entryCommands";
 import type { FixFs } from "../../server/src/cli/replace";
-import { buildContext } from "../../server/src/core/buildContext";
-import { SessionDocument } from "../../server/src/core/document";
+import { buildContext } from "../../server/src/core/pi/buildContext";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { HEADER, assistant, label, session, user } from "../helpers/piLines";
 
 let dir: string;

@@ -19,7 +19,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { MarkupContent, Range } from "vscode-languageserver";
-import { SessionDocument } from "../../server/src/core/document";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { computeCodeActions } from "../../server/src/features/codeActions";
 import { computeCodeLenses, resolveCodeLens } from "../../server/src/features/codeLens";
 import { computeCompletion } from "../../server/src/features/completion";

@@ -349,7 +349,7 @@ process.on("exit", () => process.stderr.write(JSON.stringify(Object.keys(require
     expect(r.stdout).toBe("No problems in 1 file\n");
     const loaded = JSON.parse(r.stderr) as string[];
     expect(loaded.some((k) => k.endsWith("/out/cli/check.js"))).toBe(true);
-    for (const module of ["cli/context", "cli/sessions", "cli/tree", "cli/info", "cli/find", "cli/entryCommands"])
+    for (const module of ["cli/contextCommand", "cli/sessions", "cli/tree", "cli/info", "cli/find", "cli/entryCommands"])
       expect(loaded.filter((k) => k.endsWith(`/out/${module}.js`))).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The differential test of `context`'s shortcut (`core/scannedContext.ts`): on every file of the
+ * The differential test of `context`'s shortcut (`core/pi/scannedContext.ts`): on every file of the
  * parity corpus, on hostile sessions from test/helpers/hostile.mjs, and on each of them rewritten
  * in ways that move ids, links and bytes (CRLF and lone "\r", a byte order mark, blank and broken
  * lines, escaped and repeated keys, duplicate and numeric ids, cycles, message-less entries,
@@ -25,14 +25,14 @@ const fixtures = join(__dirname, "../parity/fixtures");
 const nodeRequire = createRequire(__filename);
 
 interface Built {
-  runContext: typeof import("../../server/src/cli/context").runContext;
+  runContext: typeof import("../../server/src/cli/contextCommand").runContext;
   printContext: typeof import("../../server/src/cli/contextFromDocument").printContext;
-  scannedContext: typeof import("../../server/src/core/scannedContext").scannedContext;
+  scannedContext: typeof import("../../server/src/core/pi/scannedContext").scannedContext;
   decodeSession: typeof import("../../server/src/cli/files").decodeSession;
   escapeControls: typeof import("../../server/src/cli/terminal").escapeControls;
   errorText: typeof import("../../server/src/cli/walk").errorText;
-  forgetValues: typeof import("../../server/src/core/values").forgetValues;
-  parseLine: typeof import("../../server/src/core/parse").parseLine;
+  forgetValues: typeof import("../../server/src/core/line/values").forgetValues;
+  parseLine: typeof import("../../server/src/core/line/parse").parseLine;
 }
 let built: Built;
 
@@ -40,14 +40,14 @@ beforeAll(async () => {
   await ensureBuilt();
   const load = <T>(path: string) => nodeRequire(join(out, path)) as T;
   built = {
-    ...load<Pick<Built, "runContext">>("cli/context.js"),
+    ...load<Pick<Built, "runContext">>("cli/contextCommand.js"),
     ...load<Pick<Built, "printContext">>("cli/contextFromDocument.js"),
-    ...load<Pick<Built, "scannedContext">>("core/scannedContext.js"),
+    ...load<Pick<Built, "scannedContext">>("core/pi/scannedContext.js"),
     ...load<Pick<Built, "decodeSession">>("cli/files.js"),
     ...load<Pick<Built, "escapeControls">>("cli/terminal.js"),
     ...load<Pick<Built, "errorText">>("cli/walk.js"),
-    ...load<Pick<Built, "forgetValues">>("core/values.js"),
-    ...load<Pick<Built, "parseLine">>("core/parse.js"),
+    ...load<Pick<Built, "forgetValues">>("core/line/values.js"),
+    ...load<Pick<Built, "parseLine">>("core/line/parse.js"),
   };
 }, 120_000);
 

@@ -2,7 +2,7 @@
  * The streamed check, differentially (issue 12): for every session of the corpus (the parity
  * fixtures, the diagnostic fixtures) and for random sessions made of their lines, broken lines,
  * "\r\n" and lone "\r" endings, byte order marks and invalid UTF-8, the document read line by line
- * from disk (`node/streamedDocument.ts`, no text held) gives exactly the diagnostics of the
+ * from disk (`io/streamedDocument.ts`, no text held) gives exactly the diagnostics of the
  * document built from the whole text (code, range, message, severity, related locations, and the
  * counts past the cap), the same safe fixes, and the same verdict on whether the text is lossless.
  * Each file is checked with the value cache's usual budget, with none (so that every value a check
@@ -16,12 +16,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { decodeSession } from "../../server/src/cli/files";
-import { SessionDocument } from "../../server/src/core/document";
-import { cachedChars, forgetValues, setValueBudget } from "../../server/src/core/values";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { cachedChars, forgetValues, setValueBudget } from "../../server/src/core/line/values";
 import { MAX_PER_CODE } from "../../server/src/features/diagnosticCap";
 import { collectDiagnostics } from "../../server/src/features/diagnostics";
 import { quickFixes } from "../../server/src/features/fixes";
-import { readStreamedDocument } from "../../server/src/node/streamedDocument";
+import { readStreamedDocument } from "../../server/src/io/streamedDocument";
 import { parseFixture } from "../helpers/fixture";
 import { seededRandom } from "../helpers/lspClient";
 

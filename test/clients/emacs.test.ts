@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SessionDocument } from "../../server/src/core/document";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { computeFadingHints } from "../../server/src/features/fading";
 import { changedLines, describeRun, type EditorRun, fixedByCli, REPO, remainingProblems, requireEditor, runEditor, SAMPLES, SESSIONS } from "./harness";
 

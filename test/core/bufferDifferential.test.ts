@@ -12,7 +12,7 @@
  * changes per update as LSP allows.
  *
  * LONE "\r": a "\r" not followed by "\n" is a line break for LSP but not for Pi. The document keeps
- * Pi's lines and maps positions to the client's (core/positions.ts), so lone "\r"s are drawn like
+ * Pi's lines and maps positions to the client's (core/line/positions.ts), so lone "\r"s are drawn like
  * every other character; a range then may span several client lines, across a lone "\r" inside one
  * Pi line, but never a "\n". (With LONE_CR_SUPPORTED false, sequences that would hold one are drawn
  * again, as before the document model mapped them.)
@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Position, Range } from "vscode-languageserver";
 import { TextDocument, type TextDocumentContentChangeEvent } from "vscode-languageserver-textdocument";
-import { SessionDocument } from "../../server/src/core/document";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { computeFoldingRanges } from "../../server/src/features/folding";
 import { computeHover } from "../../server/src/features/hover";
@@ -34,7 +34,7 @@ import { computeDefinition, computeDocumentHighlights, computeReferences } from 
 import { computeDocumentSymbols } from "../../server/src/features/symbols";
 import { seededRandom } from "../helpers/lspClient";
 
-/** The document model maps lone "\r" line breaks exactly (issue 9, core/positions.ts). */
+/** The document model maps lone "\r" line breaks exactly (issue 9, core/line/positions.ts). */
 const LONE_CR_SUPPORTED = true;
 const LONE_CR = LONE_CR_SUPPORTED || process.env.LONE_CR === "1";
 const SEQUENCES = Number(process.env.PI_LSP_BUFFER_SEQUENCES ?? 2000);

@@ -5,8 +5,8 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { buildContext } from "../../server/src/core/buildContext";
-import { SessionDocument } from "../../server/src/core/document";
+import { buildContext } from "../../server/src/core/pi/buildContext";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { HEADER, assistant, compaction, session, user } from "../helpers/piLines";
 
 const analysis = (...lines: string[]) => new SessionDocument("file:///c.jsonl", "jsonl", 1, session(...lines)).analysis;

@@ -1,6 +1,6 @@
 /**
- * The context and provider request kept across edits and updated in place (core/contextUpdate.ts,
- * core/provider/requestUpdate.ts) equal those built from scratch: after random edits inside the
+ * The context and provider request kept across edits and updated in place (core/pi/contextUpdate.ts,
+ * core/pi/provider/requestUpdate.ts) equal those built from scratch: after random edits inside the
  * lines of the resumed context of every parity fixture (typing, emptying a text, a stop reason
  * that drops the turn or stops dropping it, a tool call renamed, an image added, a content made
  * null, another model named, a usage over the window, a summary or command edited, a `!!` run),
@@ -12,13 +12,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Entry } from "../../server/src/core/analysis";
-import { buildContext, type ContextResult, type PiFlavor } from "../../server/src/core/buildContext";
-import { activeContext, activeContext074 } from "../../server/src/core/context";
-import { contextSplice } from "../../server/src/core/contextUpdate";
-import { SessionDocument } from "../../server/src/core/document";
-import { buildProviderRequest, type ProviderResult } from "../../server/src/core/provider/request";
-import { requestSplice } from "../../server/src/core/provider/requestUpdate";
+import type { Entry } from "../../server/src/core/session/analysis";
+import { buildContext, type ContextResult, type PiFlavor } from "../../server/src/core/pi/buildContext";
+import { activeContext, activeContext074 } from "../../server/src/core/pi/activeContext";
+import { contextSplice } from "../../server/src/core/pi/contextUpdate";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { buildProviderRequest, type ProviderResult } from "../../server/src/core/pi/provider/request";
+import { requestSplice } from "../../server/src/core/pi/provider/requestUpdate";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { providerRequestOf } from "../../server/src/features/providerView";
 import { editInContext } from "../helpers/contextEdits";

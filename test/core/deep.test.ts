@@ -6,8 +6,8 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { SessionDocument } from "../../server/src/core/document";
-import { locateAt } from "../../server/src/core/locate";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { locateAt } from "../../server/src/core/line/locate";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { computeHover } from "../../server/src/features/hover";
 import { computeDefinition, computeDocumentHighlights } from "../../server/src/features/navigation";

@@ -6,14 +6,14 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { LineKind, type ScannedFacts, scanLine } from "../../server/src/core/entryScan";
+import { LineKind, type ScannedFacts, rawFacts } from "../../server/src/core/line/rawFacts";
 
 const encoder = new TextEncoder();
 
 function scan(text: string | Uint8Array): { kind: LineKind; facts: ScannedFacts } {
   const bytes = typeof text === "string" ? encoder.encode(text) : text;
   const facts: ScannedFacts = { type: "x", id: "x", parentId: "x", hasMessage: true, oddId: true, oddParent: true };
-  return { kind: scanLine(bytes, 0, bytes.length, facts), facts };
+  return { kind: rawFacts(bytes, 0, bytes.length, facts), facts };
 }
 
 /** What the scan must say of `bytes`, from `JSON.parse` of its text (undefined: either answer or unsure). */
@@ -42,7 +42,7 @@ function expectAgrees(bytes: Uint8Array): LineKind {
   return kind;
 }
 
-describe("scanLine", () => {
+describe("rawFacts", () => {
   it("reads a line as Pi writes it", () => {
     const { kind, facts } = scan('{"type":"message","id":"a1","parentId":"b2","timestamp":"t","message":{"role":"user","content":"hi"}}');
     expect(kind).toBe(LineKind.Object);
@@ -110,7 +110,7 @@ describe("scanLine", () => {
     for (let start = 0; start < bytes.length; ) {
       let end = bytes.indexOf(0x0a, start);
       if (end < 0) end = bytes.length;
-      expect(scanLine(bytes, start, end, facts)).toBe(LineKind.Object);
+      expect(rawFacts(bytes, start, end, facts)).toBe(LineKind.Object);
       seen.push([facts.id, facts.parentId]);
       start = end + 1;
     }
@@ -148,7 +148,7 @@ describe("scanLine", () => {
     for (let start = 0, line = 0; start < bytes.length; line++) {
       let end = bytes.indexOf(0x0a, start);
       if (end < 0) end = bytes.length;
-      expect(scanLine(bytes, start, end, facts)).toBe(LineKind.Object);
+      expect(rawFacts(bytes, start, end, facts)).toBe(LineKind.Object);
       const o = JSON.parse(text[line]!) as { id: string; parentId?: string | null };
       seen.push([facts.id, facts.parentId]);
       expect([facts.id, facts.parentId], text[line]).toEqual([o.id, o.parentId]);
@@ -173,7 +173,7 @@ describe("scanLine", () => {
             const buffer = new Uint8Array(line.length + shift + 8);
             buffer.set(line, shift);
             const facts: ScannedFacts = { type: undefined, id: undefined, parentId: undefined, hasMessage: false, oddId: false, oddParent: false };
-            const kind = scanLine(buffer, shift, shift + line.length, facts);
+            const kind = rawFacts(buffer, shift, shift + line.length, facts);
             let parsed: { id?: unknown } | undefined;
             try {
               parsed = JSON.parse(text) as { id?: unknown };

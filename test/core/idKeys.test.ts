@@ -1,13 +1,13 @@
 /**
- * The two spellings of Pi's id rule agree: `core/ids.ts` keys the in-memory analysis by the parsed
- * values (`idKeyOf`, `isFollowed`), and `core/skeletonKeys.ts` keys the skeleton of a session of any
+ * The two spellings of Pi's id rule agree: `core/base/ids.ts` keys the in-memory analysis by the parsed
+ * values (`idKeyOf`, `isFollowed`), and `core/disk/keys.ts` keys the skeleton of a session of any
  * size by strings (`KeyMaker`, `truthyKey`). For every kind of JSON value an id can hold, both say
  * the same about which ids find each other (`Map`'s SameValueZero) and which `parentId`s Pi follows.
  */
 
 import { describe, expect, it } from "vitest";
-import { idKeyOf, isFollowed } from "../../server/src/core/ids";
-import { KeyMaker, keyText, truthyKey } from "../../server/src/core/skeletonKeys";
+import { idKeyOf, isFollowed } from "../../server/src/core/base/ids";
+import { KeyMaker, keyText, truthyKey } from "../../server/src/core/disk/keys";
 
 /** Id values as `JSON.parse` gives them, each parsed anew (objects are then distinct, as in Pi). */
 const JSON_IDS = ['""', '"a1"', '"\\u0000s"', "0", "-0", "5", "5.5", "false", "true", "null", "{}", "[]", '"5"', '"null"', '"0"'];

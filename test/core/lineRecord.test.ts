@@ -1,13 +1,13 @@
 /**
- * How a line's record holds its facts compactly (`core/lineRecord.ts`) and how the analysis' entries
- * read them through it (`core/analysis.ts`): whatever the storage, every fact reads as parsed, packs
+ * How a line's record holds its facts compactly (`core/line/record.ts`) and how the analysis' entries
+ * read them through it (`core/session/analysis.ts`): whatever the storage, every fact reads as parsed, packs
  * for another thread as before, and follows an edit.
  */
 
 import { describe, expect, it } from "vitest";
-import { SessionDocument } from "../../server/src/core/document";
-import { CachedValueLine, unpackedLine } from "../../server/src/core/lineRecord";
-import { type ParsedLine, parseLine, type ValueLine } from "../../server/src/core/parse";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { CachedValueLine, unpackedLine } from "../../server/src/core/line/record";
+import { type ParsedLine, parseLine, type ValueLine } from "../../server/src/core/line/parse";
 
 const T = "2026-03-02T10:00:00.000Z";
 const line = (value: unknown) => JSON.stringify(value);

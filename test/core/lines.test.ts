@@ -1,7 +1,7 @@
 // Splitting text into Pi's lines, and giving the lines of a big text storage of their own: the
 // copies must be the same strings, character for character, whatever the characters are.
 import { describe, expect, it } from "vitest";
-import { detachLines, LineEnds, splitLines } from "../../server/src/core/lines";
+import { detachLines, LineEnds, splitLines } from "../../server/src/core/line/split";
 
 describe("LineEnds", () => {
   it("gives every line's ending back as the array of them would, through splices of every size", () => {

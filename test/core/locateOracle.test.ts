@@ -1,5 +1,5 @@
 /**
- * A differential oracle for `core/locate.ts`: `JSON.parse` is the reference. For every line and every
+ * A differential oracle for `core/line/locate.ts`: `JSON.parse` is the reference. For every line and every
  * path chosen among the line's real paths,
  *
  * - `locate` finds it, its value span is exactly one JSON token (no surrounding whitespace) that
@@ -22,7 +22,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { type JsonPath, locate, locateAt, type Span } from "../../server/src/core/locate";
+import { type JsonPath, locate, locateAt, type Span } from "../../server/src/core/line/locate";
 import { seededRandom } from "../helpers/lspClient";
 
 const ROUNDS = Number(process.env.PI_LSP_LOCATE_ROUNDS ?? 1500);

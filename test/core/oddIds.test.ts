@@ -6,8 +6,8 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { buildContext } from "../../server/src/core/buildContext";
-import { SessionDocument } from "../../server/src/core/document";
+import { buildContext } from "../../server/src/core/pi/buildContext";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 
 const H = '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}';

@@ -1,5 +1,5 @@
 /**
- * The packed parses another thread sends (`core/packedLines.ts`) against `parseLine`: every line of
+ * The packed parses another thread sends (`core/line/packed.ts`) against `parseLine`: every line of
  * the parity corpus and of generated hostile sessions, plus lines made to break things, packed,
  * sent through a structured clone (what crossing threads does) and unpacked, give a `ParsedLine`
  * equal to `parseLine`'s in every `LineFacts` member, its findings and a malformed line's error.
@@ -8,9 +8,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type PackedBatch, packLines, unpackLines } from "../../server/src/core/packedLines";
-import { OpaqueId } from "../../server/src/core/ids";
-import { type ParsedLine, parseLine } from "../../server/src/core/parse";
+import { type PackedBatch, packLines, unpackLines } from "../../server/src/core/line/packed";
+import { OpaqueId } from "../../server/src/core/base/ids";
+import { type ParsedLine, parseLine } from "../../server/src/core/line/parse";
 
 /** The hostile-session generator (an ES module: imported, not required). */
 let hostile: Awaited<ReturnType<typeof loadHostile>>;

@@ -6,8 +6,8 @@
 
 import { describe, expect, it } from "vitest";
 import { TextDocument } from "vscode-languageserver-textdocument";
-import { SessionDocument } from "../../server/src/core/document";
-import { PositionMap } from "../../server/src/core/positions";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { PositionMap } from "../../server/src/core/line/positions";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { computeDefinition } from "../../server/src/features/navigation";
 

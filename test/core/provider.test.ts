@@ -6,9 +6,9 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { catalogSize, findModel } from "../../server/src/core/provider/catalog";
-import { BRANCH_SUMMARY_PREFIX, COMPACTION_SUMMARY_PREFIX, convertToLlm } from "../../server/src/core/provider/convertToLlm";
-import { NO_RESULT_TEXT, transformMessages, type TransformModel } from "../../server/src/core/provider/transformMessages";
+import { catalogSize, findModel } from "../../server/src/core/pi/provider/catalog";
+import { BRANCH_SUMMARY_PREFIX, COMPACTION_SUMMARY_PREFIX, convertToLlm } from "../../server/src/core/pi/provider/convertToLlm";
+import { NO_RESULT_TEXT, transformMessages, type TransformModel } from "../../server/src/core/pi/provider/transformMessages";
 import { seededRandom } from "../helpers/lspClient";
 
 const SONNET: TransformModel = { provider: "anthropic", id: "claude-sonnet-4-5", api: "anthropic-messages", input: ["text", "image"] };

@@ -8,10 +8,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildContext, type PiFlavor } from "../../server/src/core/buildContext";
-import { activeContext, activeContext074 } from "../../server/src/core/context";
-import { SessionDocument } from "../../server/src/core/document";
-import { buildProviderRequest, type ProviderResult } from "../../server/src/core/provider/request";
+import { buildContext, type PiFlavor } from "../../server/src/core/pi/buildContext";
+import { activeContext, activeContext074 } from "../../server/src/core/pi/activeContext";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { buildProviderRequest, type ProviderResult } from "../../server/src/core/pi/provider/request";
 import { computeContextRequest } from "../../server/src/features/contextRequest";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { providerRequestOf } from "../../server/src/features/providerView";

@@ -7,15 +7,15 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { activeContext, activeContext074 } from "../../server/src/core/context";
-import { SessionDocument } from "../../server/src/core/document";
-import { releaseKept } from "../../server/src/core/semantics/memo";
-import { labels } from "../../server/src/core/semantics/labels";
+import { activeContext, activeContext074 } from "../../server/src/core/pi/activeContext";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { releaseKept } from "../../server/src/core/session/semantics/memo";
+import { labels } from "../../server/src/core/session/semantics/labels";
 import { computeCodeLenses, resolveCodeLens } from "../../server/src/features/codeLens";
 import { computeContextRequest } from "../../server/src/features/contextRequest";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { computeHover } from "../../server/src/features/hover";
-import { forgetValues } from "../../server/src/core/values";
+import { forgetValues } from "../../server/src/core/line/values";
 import { computeInlayHints } from "../../server/src/features/inlayHints";
 
 const T = (s: number) => `2026-03-02T10:00:${String(s).padStart(2, "0")}.000Z`;

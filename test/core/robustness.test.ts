@@ -11,9 +11,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TextDocument } from "vscode-languageserver-textdocument";
-import { SessionDocument } from "../../server/src/core/document";
-import { locate } from "../../server/src/core/locate";
-import { parseLine } from "../../server/src/core/parse";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { locate } from "../../server/src/core/line/locate";
+import { parseLine } from "../../server/src/core/line/parse";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { seededRandom } from "../helpers/lspClient";
 

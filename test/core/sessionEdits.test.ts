@@ -1,5 +1,5 @@
 /**
- * The session edits of core/sessionEdits/ on every fixture of the parity corpus, checked with the
+ * The session edits of core/edits/ on every fixture of the parity corpus, checked with the
  * context builder: resuming from an entry leaves the context Pi builds as it was at that entry (Pi
  * 1.x and 0.73/0.74), dropping a message leaves out exactly that message (Pi 1.x), and a fork
  * builds, from its last line, the context the source built at the entry, with no dangling parent.
@@ -9,13 +9,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Entry } from "../../server/src/core/analysis";
-import { buildContext, type PiFlavor } from "../../server/src/core/buildContext";
-import { SessionDocument } from "../../server/src/core/document";
-import { appendedText, piReads } from "../../server/src/core/sessionEdits/appendLine";
-import { dropFromContextLine } from "../../server/src/core/sessionEdits/dropFromContext";
-import { forkSession } from "../../server/src/core/sessionEdits/fork";
-import { RESUME_CUSTOM_TYPE, resumeFromLine } from "../../server/src/core/sessionEdits/resumeFrom";
+import type { Entry } from "../../server/src/core/session/analysis";
+import { buildContext, type PiFlavor } from "../../server/src/core/pi/buildContext";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { appendedText, piReads } from "../../server/src/core/edits/appendLine";
+import { dropFromContextLine } from "../../server/src/core/edits/dropFromContext";
+import { forkSession } from "../../server/src/core/edits/fork";
+import { RESUME_CUSTOM_TYPE, resumeFromLine } from "../../server/src/core/edits/resumeFrom";
 import { HEADER, assistant, label, session, user } from "../helpers/piLines";
 
 const FIXTURES = join(__dirname, "..", "parity", "fixtures");

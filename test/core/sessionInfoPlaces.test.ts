@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from "vitest";
 import { TextDocument } from "vscode-languageserver-textdocument";
-import { type LinePlace, SessionInfoBuilder } from "../../server/src/core/sessionInfo";
+import { type LinePlace, SessionInfoBuilder } from "../../server/src/core/disk/info";
 
 const HEADER = '{"type":"session","version":3,"id":"019d0000-0000-7000-8000-000000000001","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/p"}';
 const MODEL = '{"type":"model_change","id":"a0000001","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","provider":"x","modelId":"y"}';

@@ -7,7 +7,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { MAX_REGEX_TEXT, parseSearchQuery, type SearchRegex, SessionSearch } from "../../server/src/core/sessionSearch";
+import { MAX_REGEX_TEXT, parseSearchQuery, type SearchRegex, SessionSearch } from "../../server/src/core/disk/search";
 
 /** A regex that counts its calls. */
 function counting(regex: RegExp): SearchRegex & { calls: number } {

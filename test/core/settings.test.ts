@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SessionDocument } from "../../server/src/core/document";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { applySeverityOverrides, computeDiagnostics } from "../../server/src/features/diagnostics";
 import { DEFAULT_SETTINGS, readSettings } from "../../server/src/lsp/settings";
 

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { currentSystem } from "../../server/src/core/systemPrompt";
+import { currentSystem } from "../../server/src/core/pi/systemPrompt";
 
 const tool = (name: string) => ({ name, description: `${name} tool`, parameters: { type: "object" } });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { estimateContextTokens, estimateTokens } from "../../server/src/core/tokens";
+import { estimateContextTokens, estimateTokens } from "../../server/src/core/pi/tokens";
 
 const assistant = (usage: object, stopReason = "stop", text = "ok") => ({ role: "assistant", content: [{ type: "text", text }], usage, stopReason });
 

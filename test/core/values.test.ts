@@ -1,8 +1,8 @@
 // The values cache: a line's parsed value is kept within a budget of text characters and parsed
 // again from the line's text once let go; the CLI keeps every value of the one file it reads.
 import { describe, expect, it } from "vitest";
-import { SessionDocument } from "../../server/src/core/document";
-import { cachedChars, forgetValues, keepAllValues, lineValue, parseWithoutKeeping, rememberValue, setValueBudget } from "../../server/src/core/values";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { cachedChars, forgetValues, keepAllValues, lineValue, parseWithoutKeeping, rememberValue, setValueBudget } from "../../server/src/core/line/values";
 
 /** A line of about `size` characters whose value is an object. */
 function line(n: number, size: number): { text: string } {

@@ -1,5 +1,5 @@
 /**
- * The one bounded parent walk (`core/semantics/walk.ts`): what it gives on a tree with a parent
+ * The one bounded parent walk (`core/session/semantics/walk.ts`): what it gives on a tree with a parent
  * cycle, and that it throws, instead of hanging, when the analysis's cycle detection is broken.
  *
  * A broken detector is simulated by clearing the cycle marks of a real analysis, which is what a bug
@@ -7,9 +7,9 @@
  */
 
 import { describe, expect, it } from "vitest";
-import type { SessionAnalysis } from "../../server/src/core/analysis";
-import { SessionDocument } from "../../server/src/core/document";
-import { ancestors, boundSteps, cycleMetFrom, cycleReachedFrom, pathTo } from "../../server/src/core/semantics/walk";
+import type { SessionAnalysis } from "../../server/src/core/session/analysis";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { ancestors, boundSteps, cycleMetFrom, cycleReachedFrom, pathTo } from "../../server/src/core/session/semantics/walk";
 import { session, user } from "../helpers/piLines";
 
 /** u1 is a root; c1 → c3 → c2 → c1 is a cycle; b1 hangs below it. */

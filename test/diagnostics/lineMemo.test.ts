@@ -10,14 +10,14 @@
  * outline (kept per structure, the symbols that read an edited line computed again), the
  * folding ranges and code lenses (kept per structure) and Pi's labels are compared the same way.
  * Edits inside the resumed context's lines (where the context, its provider request and the
- * request findings are updated in place, core/contextUpdate.ts) are compared on their own too.
+ * request findings are updated in place, core/pi/contextUpdate.ts) are compared on their own too.
  */
 
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SessionDocument } from "../../server/src/core/document";
-import { labels } from "../../server/src/core/semantics/labels";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { labels } from "../../server/src/core/session/semantics/labels";
 import { computeCodeLenses } from "../../server/src/features/codeLens";
 import { collectDiagnostics, computeDiagnostics } from "../../server/src/features/diagnostics";
 import { computeFadingHints } from "../../server/src/features/fading";

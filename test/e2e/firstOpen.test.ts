@@ -1,6 +1,6 @@
 /**
  * The first open of a large session over stdio, where the lines are parsed on a worker while the
- * `didOpen` arrives (`node/parsePool.ts`): the diagnostics are the ones the same text gets through
+ * `didOpen` arrives (`io/parsePool.ts`): the diagnostics are the ones the same text gets through
  * a full-text change, which the server parses on its main thread.
  */
 

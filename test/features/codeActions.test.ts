@@ -8,13 +8,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CodeAction, Diagnostic, TextEdit } from "vscode-languageserver";
-import { SessionDocument } from "../../server/src/core/document";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { FIX_ALL_KIND, computeCodeActions } from "../../server/src/features/codeActions";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
-import { editsBetween, lineDiff, unifiedDiff, unitsOf } from "../../server/src/core/diff";
-import { cwdForDocument } from "../../server/src/core/sessionLocation";
+import { editsBetween, lineDiff, unifiedDiff, unitsOf } from "../../server/src/core/edits/diff";
+import { cwdForDocument } from "../../server/src/core/disk/location";
 import { applySafeFixes, quickFixes } from "../../server/src/features/fixes";
-import { freshEntryId, uuidv7 } from "../../server/src/core/ids";
+import { freshEntryId, uuidv7 } from "../../server/src/core/base/ids";
 import { HEADER, assistant, session, user } from "../helpers/piLines";
 
 const URI = "file:///home/dev/.pi/agent/sessions/--home-dev-p--/2026-03-02T10-00-00-000Z_x.jsonl";

@@ -11,25 +11,25 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { CodeLens } from "vscode-languageserver";
-import * as builder from "../../server/src/core/buildContext";
-import * as walk from "../../server/src/core/semantics/walk";
-import { SessionDocument } from "../../server/src/core/document";
-import * as tokens from "../../server/src/core/tokens";
+import * as builder from "../../server/src/core/pi/buildContext";
+import * as walk from "../../server/src/core/session/semantics/walk";
+import { SessionDocument } from "../../server/src/core/session/document";
+import * as tokens from "../../server/src/core/pi/tokens";
 import { computeCodeLenses, resolveCodeLens, STALE_TITLE, type LensData } from "../../server/src/features/codeLens";
-import { formatTokens } from "../../server/src/core/tokens";
+import { formatTokens } from "../../server/src/core/pi/tokens";
 import { computeContextRequest, computeShowContext, SHOW_CONTEXT_COMMAND } from "../../server/src/features/contextRequest";
 import { assistant, compaction, HEADER, modelChange, session, thinkingChange, user } from "../helpers/piLines";
 
-vi.mock("../../server/src/core/buildContext", async (importOriginal) => {
-  const real = await importOriginal<typeof import("../../server/src/core/buildContext")>();
+vi.mock("../../server/src/core/pi/buildContext", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../server/src/core/pi/buildContext")>();
   return { ...real, buildContext: vi.fn(real.buildContext), selectEntries: vi.fn(real.selectEntries) };
 });
-vi.mock("../../server/src/core/semantics/walk", async (importOriginal) => {
-  const real = await importOriginal<typeof import("../../server/src/core/semantics/walk")>();
+vi.mock("../../server/src/core/session/semantics/walk", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../server/src/core/session/semantics/walk")>();
   return { ...real, pathTo: vi.fn(real.pathTo) };
 });
-vi.mock("../../server/src/core/tokens", async (importOriginal) => {
-  const real = await importOriginal<typeof import("../../server/src/core/tokens")>();
+vi.mock("../../server/src/core/pi/tokens", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../server/src/core/pi/tokens")>();
   return { ...real, estimateContextTokens: vi.fn(real.estimateContextTokens) };
 });
 
@@ -134,7 +134,7 @@ describe("listing is cheap", () => {
     resolveCodeLens(d, lenses[1]!);
     resolveCodeLens(d, lenses[1]!);
     expect(builder.buildContext).toHaveBeenCalledTimes(2);
-    // An edit inside a line the active context reads updates it in place (core/contextUpdate.ts);
+    // An edit inside a line the active context reads updates it in place (core/pi/contextUpdate.ts);
     // one that changes the tree builds it again.
     d.update([{ range: { start: { line: 2, character: 1 }, end: { line: 2, character: 1 } }, text: " " }], 2);
     resolveCodeLens(d, computeCodeLenses(d)[0]!);

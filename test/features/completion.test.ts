@@ -9,8 +9,8 @@
 
 import { describe, expect, it } from "vitest";
 import type { CompletionItem, CompletionList, TextEdit } from "vscode-languageserver";
-import { SessionDocument } from "../../server/src/core/document";
-import { scanLine } from "../../server/src/core/scan";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { readTypedLine } from "../../server/src/core/line/typedLine";
 import { type CompletionOptions, computeCompletion, MAX_ID_ITEMS } from "../../server/src/features/completion";
 import { documentWithCursor, textOf } from "../helpers/cursor";
 
@@ -107,9 +107,9 @@ describe("new entries on a blank line", () => {
   });
 });
 
-describe("scanLine", () => {
+describe("readTypedLine", () => {
   it("reads keys and values after the cursor until the text stops being JSON", () => {
-    const scan = scanLine(`{"type":"label","targetId":"","id":"x","label":`, 28)!;
+    const scan = readTypedLine(`{"type":"label","targetId":"","id":"x","label":`, 28)!;
     expect(scan.at).toMatchObject({ kind: "string", isKey: false, path: ["targetId"] });
     expect(scan.type).toBe("label");
     expect([...scan.topKeys]).toEqual(["type", "targetId", "id", "label"]);

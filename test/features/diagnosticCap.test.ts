@@ -4,7 +4,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SessionDocument } from "../../server/src/core/document";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { capDiagnostics, MAX_PER_CODE, MAX_PER_FILE } from "../../server/src/features/diagnosticCap";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { ensureBuilt, spawnServer, type LspTestClient } from "../helpers/lspClient";

@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { Diagnostic } from "vscode-languageserver";
-import { SessionDocument } from "../../server/src/core/document";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { computeFadingHints, NOT_IN_CONTEXT } from "../../server/src/features/fading";
 import { HEADER, assistant, assistantCalling, compaction, label, modelChange, session, toolResult, user } from "../helpers/piLines";
 

@@ -7,7 +7,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { SessionDocument } from "../../server/src/core/document";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { applySafeFixes } from "../../server/src/features/fixes";
 import { HEADER, user } from "../helpers/piLines";

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { FoldingRange } from "vscode-languageserver";
-import { SessionDocument } from "../../server/src/core/document";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { computeFoldingRanges } from "../../server/src/features/folding";
 import { computeDocumentSymbols } from "../../server/src/features/symbols";
 import { HEADER, assistant, assistantCalling, compaction, modelChange, session, toolResult, user } from "../helpers/piLines";

@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { CallHierarchyItem, Range, TypeHierarchyItem } from "vscode-languageserver";
-import { SessionDocument } from "../../server/src/core/document";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { entryTitle } from "../../server/src/features/entryTitle";
 import {
   callHierarchyIncomingCalls,

@@ -10,9 +10,9 @@
 
 import { describe, expect, it } from "vitest";
 import type { Hover } from "vscode-languageserver";
-import type { SessionDocument } from "../../server/src/core/document";
-import { ContextState, contextSelection, isInContext } from "../../server/src/core/context";
-import { SessionDocument as Doc } from "../../server/src/core/document";
+import type { SessionDocument } from "../../server/src/core/session/document";
+import { ContextState, contextSelection, isInContext } from "../../server/src/core/pi/activeContext";
+import { SessionDocument as Doc } from "../../server/src/core/session/document";
 import { computeHover, duration, MAX_HOVER_CHARS, timeInWords } from "../../server/src/features/hover";
 import { documentWithCursor, textOf } from "../helpers/cursor";
 

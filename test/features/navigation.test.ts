@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { Location } from "vscode-languageserver";
-import type { SessionDocument } from "../../server/src/core/document";
+import type { SessionDocument } from "../../server/src/core/session/document";
 import { computeDefinition, computeDocumentHighlights, computeDocumentLinks, computeReferences } from "../../server/src/features/navigation";
 import { documentWithCursor, textOf } from "../helpers/cursor";
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { WorkspaceEdit } from "vscode-languageserver";
 import { TextDocument } from "vscode-languageserver-textdocument";
-import { SessionDocument } from "../../server/src/core/document";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { computeRename, isRenameRefusal, prepareRename, type RenameRefusal } from "../../server/src/features/rename";
 import { documentWithCursor, textOf } from "../helpers/cursor";

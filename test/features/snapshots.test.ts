@@ -14,7 +14,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type CompletionItem, CompletionItemKind, type DocumentSymbol, type Position, type Range, SymbolKind } from "vscode-languageserver";
-import { SessionDocument } from "../../server/src/core/document";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { computeCompletion } from "../../server/src/features/completion";
 import { computeHover } from "../../server/src/features/hover";
 import { computeDocumentSymbols, DEFAULT_MAX_SYMBOLS } from "../../server/src/features/symbols";

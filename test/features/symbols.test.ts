@@ -9,8 +9,8 @@
 
 import { describe, expect, it } from "vitest";
 import type { DocumentSymbol } from "vscode-languageserver";
-import { SessionDocument } from "../../server/src/core/document";
-import { singleLine } from "../../server/src/core/text";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { singleLine } from "../../server/src/core/base/text";
 import { computeDocumentSymbols } from "../../server/src/features/symbols";
 import { textOf } from "../helpers/cursor";
 import {
@@ -188,7 +188,7 @@ describe("sibling order as Pi's getTree", () => {
   };
 
   // The outline once sorted a timestamp that is not in Pi's exact form last, while Pi and the type
-  // hierarchy read it with Date; core/semantics/siblings.ts is now the one sibling order.
+  // hierarchy read it with Date; core/session/semantics/siblings.ts is now the one sibling order.
   it("orders a sibling whose timestamp Date reads (not in Pi's form) by that time", () => {
     expect(order()).toEqual(["b3", "b4", "b1", "b2"]);
   });

@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { CompletionItem, Position, TextEdit } from "vscode-languageserver";
-import { SessionDocument } from "../../server/src/core/document";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { computeCodeActions } from "../../server/src/features/codeActions";
 import { computeCompletion } from "../../server/src/features/completion";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";

@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { SymbolInformation } from "vscode-languageserver";
-import { SessionDocument } from "../../server/src/core/document";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { computeWorkspaceSymbols } from "../../server/src/features/workspaceSymbols";
 import { textOf } from "../helpers/cursor";
 

@@ -4,8 +4,8 @@
  * what is kept and updated across edits with a fresh computation.
  */
 
-import { contextInputLines } from "../../server/src/core/context";
-import type { SessionDocument } from "../../server/src/core/document";
+import { contextInputLines } from "../../server/src/core/pi/activeContext";
+import type { SessionDocument } from "../../server/src/core/session/document";
 
 /** Edits inside a message's line, most keeping its structure (what typing does). */
 export const CONTEXT_EDITS: readonly [RegExp, string][] = [

@@ -4,7 +4,7 @@
  */
 
 import type { Position } from "vscode-languageserver";
-import { SessionDocument } from "../../server/src/core/document";
+import { SessionDocument } from "../../server/src/core/session/document";
 
 export const CURSOR = "$0";
 

@@ -25,7 +25,7 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import { SessionDocument } from "../../server/src/core/document";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 
 export interface ExpectedDiagnostic {

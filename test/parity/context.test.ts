@@ -14,8 +14,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildContext, type PiFlavor } from "../../server/src/core/buildContext";
-import { SessionDocument } from "../../server/src/core/document";
+import { buildContext, type PiFlavor } from "../../server/src/core/pi/buildContext";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { contextDocument } from "../../server/src/features/migratedView";
 
 interface Outcome {

@@ -1026,7 +1026,7 @@ function digestOf(context, provider) {
   return { context: digestContext, provider: { ...model, ...messagesOf(sent) } };
 }
 
-/** The stand-in for the default model Pi falls back to when it cannot restore the session's (as server/src/core/provider/resumedModel.ts). */
+/** The stand-in for the default model Pi falls back to when it cannot restore the session's (as server/src/core/pi/provider/resumedModel.ts). */
 const FALLBACK_MODEL = { provider: "(default)", id: "(default)", api: "(default)", input: ["text", "image"] };
 
 /** A catalogue model as the provider view names it. */

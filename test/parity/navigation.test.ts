@@ -18,9 +18,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Position } from "vscode-languageserver";
-import { SessionDocument } from "../../server/src/core/document";
-import { locate } from "../../server/src/core/locate";
-import { contextSelection, ContextState } from "../../server/src/core/context";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { locate } from "../../server/src/core/line/locate";
+import { contextSelection, ContextState } from "../../server/src/core/pi/activeContext";
 import { computeDefinition } from "../../server/src/features/navigation";
 
 interface TreeNode {

@@ -10,9 +10,9 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildContext, type PiFlavor } from "../../server/src/core/buildContext";
-import { SessionDocument } from "../../server/src/core/document";
-import { buildProviderRequest, type ProviderRequest } from "../../server/src/core/provider/request";
+import { buildContext, type PiFlavor } from "../../server/src/core/pi/buildContext";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { buildProviderRequest, type ProviderRequest } from "../../server/src/core/pi/provider/request";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 
 interface Block {

@@ -4,7 +4,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { SessionDocument } from "../../server/src/core/document";
+import { SessionDocument } from "../../server/src/core/session/document";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { computeDocumentSymbols } from "../../server/src/features/symbols";
 import { computeHover } from "../../server/src/features/hover";

@@ -6,9 +6,9 @@
  */
 
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { activeContext } from "../../server/src/core/context";
-import { SessionDocument } from "../../server/src/core/document";
-import { cachedChars, forgetValues, rememberValue, trimValues } from "../../server/src/core/values";
+import { activeContext } from "../../server/src/core/pi/activeContext";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { cachedChars, forgetValues, rememberValue, trimValues } from "../../server/src/core/line/values";
 import { FOLLOW_UP_MS, IDLE_MS, IDLE_VALUE_CHARS, LARGE_DOCUMENT_CHARS, MemoryReclaimer } from "../../server/src/lsp/memory";
 
 const SESSION = [

@@ -16,7 +16,7 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
 } from "vscode-languageserver/node";
-import { splitLines } from "../../server/src/core/lines";
+import { splitLines } from "../../server/src/core/line/split";
 import { SessionMessageReader, STREAMED_BODY_BYTES, takeSplitText } from "../../server/src/lsp/messageReader";
 import { startServer } from "../../server/src/lsp/server";
 import { LspTestClient, PULL_CAPABILITIES, seededRandom } from "../helpers/lspClient";

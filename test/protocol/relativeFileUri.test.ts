@@ -7,8 +7,8 @@
  */
 
 import { afterEach, describe, expect, it } from "vitest";
-import { documentPath } from "../../server/src/core/posixPath";
-import { cwdForDocument } from "../../server/src/core/sessionLocation";
+import { documentPath } from "../../server/src/core/base/posixPath";
+import { cwdForDocument } from "../../server/src/core/disk/location";
 import type { ClientCapabilities } from "vscode-languageserver/node";
 import { type LspTestClient, PULL_CAPABILITIES, startInProcess } from "../helpers/lspClient";
 

@@ -8,8 +8,8 @@
 
 import { describe, expect, it } from "vitest";
 import { type CancellationToken, type Connection, ResponseError } from "vscode-languageserver";
-import { SessionDocument } from "../../server/src/core/document";
-import type { Steps } from "../../server/src/core/steps";
+import { SessionDocument } from "../../server/src/core/session/document";
+import type { Steps } from "../../server/src/core/base/steps";
 import { computeFormatting, formattingSteps } from "../../server/src/features/formatting";
 import { Guard } from "../../server/src/lsp/guard";
 

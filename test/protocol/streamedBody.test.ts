@@ -9,7 +9,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { splitLines } from "../../server/src/core/lines";
+import { splitLines } from "../../server/src/core/line/split";
 import { LONG_STRING_BYTES, StreamedBody } from "../../server/src/lsp/streamedBody";
 import { seededRandom } from "../helpers/lspClient";
 

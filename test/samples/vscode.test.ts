@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { ALL_CODES, CODES } from "../../server/src/core/codes";
+import { ALL_CODES, CODES } from "../../server/src/core/base/codes";
 import { BUILD_CONTEXT_REQUEST, SHOW_CONTEXT_COMMAND } from "../../server/src/features/contextRequest";
 import { NOT_IN_CONTEXT } from "../../server/src/features/fading";
 import { DEFAULT_SETTINGS, readSettings, SETTINGS_SECTION } from "../../server/src/lsp/settings";

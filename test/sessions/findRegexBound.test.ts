@@ -2,7 +2,7 @@
  * A `re:` search whose pattern backtracks without end is given up, not followed into a hang. Pi
  * compiles the query with `new RegExp(pattern, "i")` and tests it on every session's messages, so
  * `re:(a+)+$` on a message of forty `a`s and a "!" hangs Pi's `/resume`; `find` tests each with a
- * time limit (`node/boundedRegex.ts`), says which session it gave up on and how many were not
+ * time limit (`io/boundedRegex.ts`), says which session it gave up on and how many were not
  * searched, and still answers the sessions it did search. A pattern that does not backtrack is
  * searched as before, with no such note.
  */

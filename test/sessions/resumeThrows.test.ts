@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resumeKeyThrows } from "../../server/src/core/sessionList";
+import { resumeKeyThrows } from "../../server/src/core/disk/list";
 import { ensureBuilt } from "../helpers/lspClient";
 
 describe("resumeKeyThrows follows Pi 1.6's getSessionPathKey", () => {

@@ -10,10 +10,10 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FILTER_MODES, statusLine } from "../../server/src/core/piTree";
-import { StatsCollector } from "../../server/src/core/sessionStats";
+import { FILTER_MODES, statusLine } from "../../server/src/core/disk/tree";
+import { StatsCollector } from "../../server/src/core/disk/stats";
 import { piRowLine, treeReport } from "../../server/src/cli/tree";
-import { readSkeleton } from "../../server/src/node/skeletonReader";
+import { readSkeleton } from "../../server/src/io/skeletonReader";
 import { ensureBuilt } from "../helpers/lspClient";
 import type { FakeHome } from "./fakeHome.mjs" with { "resolution-mode": "import" };
 

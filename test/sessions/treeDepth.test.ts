@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildTreeView } from "../../server/src/core/piTree";
-import { readSkeleton } from "../../server/src/node/skeletonReader";
+import { buildTreeView } from "../../server/src/core/disk/tree";
+import { readSkeleton } from "../../server/src/io/skeletonReader";
 
 const DEPTH = 3000;
 const dir = mkdtempSync(join(tmpdir(), "pi-tree-depth-"));

@@ -1,5 +1,5 @@
 /**
- * Where Pi keeps its sessions: `core/sessionLocation.ts` against what the real Pi's own functions
+ * Where Pi keeps its sessions: `core/disk/location.ts` against what the real Pi's own functions
  * decided on the same cases (test/sessions/whereCases.json, recorded by test/sessions/oracle.mjs in
  * expected/where.*.json), for Pi 1.6.0 and 0.74.2; and against the real `pi` command's choice of
  * folder for a new session (expected/cli.*.json).
@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { defaultSessionDir, encodeCwd, locateSessions, type PiVersion, settingsPaths } from "../../server/src/core/sessionLocation";
+import { defaultSessionDir, encodeCwd, locateSessions, type PiVersion, settingsPaths } from "../../server/src/core/disk/location";
 
 interface WhereCase {
   name: string;

@@ -15,13 +15,13 @@ import * as nodeFs from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Diagnostic } from "vscode-languageserver";
-import { contextInputLines } from "../core/context";
-import { SessionDocument } from "../core/document";
-import { forgetValues, keepAllValues, setValueBudget } from "../core/values";
-import { LineTooLong, readStreamedDocument } from "../node/streamedDocument";
+import { contextInputLines } from "../core/pi/activeContext";
+import { SessionDocument } from "../core/session/document";
+import { forgetValues, keepAllValues, setValueBudget } from "../core/line/values";
+import { LineTooLong, readStreamedDocument } from "../io/streamedDocument";
 import { capDiagnostics, MAX_PER_CODE } from "../features/diagnosticCap";
 import { collectDiagnostics } from "../features/diagnostics";
-import { defaultThreads } from "../node/scanPool";
+import { defaultThreads } from "../io/scanPool";
 import { parseCommandLine, quote, UsageError, type OptionSpecs, wholeNumber } from "./args";
 import { type CheckTask, checkTargets, type FileReport } from "./checkPool";
 import { Progress } from "./sessionOutput";
@@ -300,7 +300,7 @@ export class CheckRun {
 
   /**
    * Checks a UTF-8 file as a stream of lines (any size, bounded memory; see
-   * `node/streamedDocument.ts`); false for a UTF-16 file, which is decoded whole instead.
+   * `io/streamedDocument.ts`); false for a UTF-16 file, which is decoded whole instead.
    */
   private checkStreamed(target: Target): boolean {
     let fd: number;

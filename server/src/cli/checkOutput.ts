@@ -5,14 +5,14 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import { CODES, type DiagnosticCode } from "../core/codes";
-import type { SessionDocument } from "../core/document";
+import { CODES, type DiagnosticCode } from "../core/base/codes";
+import type { SessionDocument } from "../core/session/document";
 import { quickFixes, type UnsafeFixApplied } from "../features/fixes";
 import { needsMigration } from "../features/migration";
 import type { FixOutcome } from "./fix";
 import { displayPath } from "./report";
 import { escapeControls } from "./terminal";
-import { groupDigits } from "../core/text";
+import { groupDigits } from "../core/base/text";
 
 /** The unsafe fixes applied, with 1-based lines of the file as it was read (null for a line a fix added). */
 export function unsafeList(applied: readonly UnsafeFixApplied[]): { line: number | null; code: string; summary: string }[] {

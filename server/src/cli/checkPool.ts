@@ -1,6 +1,6 @@
 /**
  * `check` over many files: in this thread one after the other, or, for a folder worth it (several
- * files, 16 MiB or more in all), on the worker pool of `node/scanPool.ts`, one file per task, the
+ * files, 16 MiB or more in all), on the worker pool of `io/scanPool.ts`, one file per task, the
  * largest first, this thread being one of the pool's (`--threads 2` starts one worker). Each
  * thread's file is checked by the same code into a `FileReport` (what it printed and counted),
  * and reports are absorbed in the files' order as soon as every file before them is done, so the
@@ -10,7 +10,7 @@
 
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { type ScanProgress, runPool, usesThreads } from "../node/scanPool";
+import { type ScanProgress, runPool, usesThreads } from "../io/scanPool";
 import type { Totals } from "./report";
 import type { Progress } from "./sessionOutput";
 import type { Target } from "./walk";

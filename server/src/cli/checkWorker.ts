@@ -3,7 +3,7 @@
  * answers with what the check printed and counted.
  */
 
-import { serve } from "../node/poolWorker";
+import { serve } from "../io/poolWorker";
 import { checkOne } from "./check";
 
 serve(checkOne);

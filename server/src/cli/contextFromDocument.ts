@@ -3,18 +3,18 @@
  * and `check` do, the context built with `buildContext` from the file's last entry or `--leaf`, and
  * printed as JSON, Markdown or the provider's request; or, where Pi would not get a context (it
  * refuses or overwrites the file, throws, or hangs on a parent cycle), why not, on stderr.
- * `context.ts` runs it for every file the shortcut (`core/scannedContext.ts`) is not sure of, and
+ * `context.ts` runs it for every file the shortcut (`core/pi/scannedContext.ts`) is not sure of, and
  * for every other stage and format.
  */
 
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Entry, SessionAnalysis } from "../core/analysis";
-import { buildContext, type ContextFailure, type PiFlavor } from "../core/buildContext";
-import { SessionDocument } from "../core/document";
-import { versionRules } from "../core/semantics/version";
-import { cycleMetFrom } from "../core/semantics/walk";
-import { singleLine } from "../core/text";
+import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import { buildContext, type ContextFailure, type PiFlavor } from "../core/pi/buildContext";
+import { SessionDocument } from "../core/session/document";
+import { versionRules } from "../core/session/semantics/version";
+import { cycleMetFrom } from "../core/session/semantics/walk";
+import { singleLine } from "../core/base/text";
 import { contextMarkdownOptions, renderContextMarkdown } from "../features/contextMarkdown";
 import { contextDocument, migrationNote } from "../features/migratedView";
 import type { CliIo } from "./check";

@@ -1,6 +1,6 @@
 /**
  * `resume-from FILE ID`, `drop-from-context FILE ID` and `fork FILE [--leaf ID] [--out PATH]`: the
- * entry actions of the editor (`core/sessionEdits/`) on the command line.
+ * entry actions of the editor (`core/edits/`) on the command line.
  *
  * Resume and drop append one line, through `replace.ts`'s `appendToFile`: a copy of the file as
  * read is kept as FILE.bak, the file is checked to be still what was read, and the line goes at
@@ -14,13 +14,13 @@
 import * as nodeFs from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Entry } from "../core/analysis";
-import { SessionDocument } from "../core/document";
-import { type AppendedLine, appendedText, type EditClock, type Refusal } from "../core/sessionEdits/appendLine";
-import { dropFromContextLine, OLD_PI_NOTE } from "../core/sessionEdits/dropFromContext";
-import { forkSession } from "../core/sessionEdits/fork";
-import { resumeFromLine } from "../core/sessionEdits/resumeFrom";
-import { clip } from "../core/text";
+import type { Entry } from "../core/session/analysis";
+import { SessionDocument } from "../core/session/document";
+import { type AppendedLine, appendedText, type EditClock, type Refusal } from "../core/edits/appendLine";
+import { dropFromContextLine, OLD_PI_NOTE } from "../core/edits/dropFromContext";
+import { forkSession } from "../core/edits/fork";
+import { resumeFromLine } from "../core/edits/resumeFrom";
+import { clip } from "../core/base/text";
 import type { CliIo } from "./check";
 import { closeFile, decodeSession, encodingName, openSessionFile, type OpenedFile } from "./files";
 import { appendToFile, FileChanged, type FixFs } from "./replace";

@@ -6,10 +6,10 @@
 
 import * as nodeFs from "node:fs";
 import type { Diagnostic } from "vscode-languageserver";
-import { CODES } from "../core/codes";
+import { CODES } from "../core/base/codes";
 import { DIAGNOSTIC_SOURCE } from "../features/diagnostics/report";
-import { kindOf } from "../node/lineReader";
-import { groupDigits } from "../core/text";
+import { kindOf } from "../io/lineReader";
+import { groupDigits } from "../core/base/text";
 
 export { kindOf };
 

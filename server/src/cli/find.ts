@@ -6,14 +6,14 @@
  * is matched against names and messages as `/resume`'s search matches it.
  */
 
-import { looseText } from "../core/text";
+import { looseText } from "../core/base/text";
 import { homedir } from "node:os";
-import { infoJson, type ListedSession } from "../core/sessionList";
-import { type FindResult, findSessions } from "../node/sessionFind";
+import { infoJson, type ListedSession } from "../core/disk/list";
+import { type FindResult, findSessions } from "../io/sessionFind";
 import type { CliIo } from "./check";
 import { jsonLine } from "./terminal";
 import { tildePath } from "./sessions";
-import { REGEX_TEST_TIMEOUT_MS } from "../node/boundedRegex";
+import { REGEX_TEST_TIMEOUT_MS } from "../io/boundedRegex";
 import { escapeControls, formatDateTime, oneLine, readCommandLine, Progress, terminalWidth, usageError } from "./sessionOutput";
 
 export const FIND_USAGE = `Usage: pi-session-lsp find [--cwd DIR] [--session-dir DIR] [--pi 1.x|0.74] [--text | --ids] [--json] ID|PREFIX|TEXT

@@ -11,8 +11,8 @@
 import * as nodeFs from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { SessionDocument } from "../core/document";
-import { unifiedDiff, unitsOf } from "../core/diff";
+import { SessionDocument } from "../core/session/document";
+import { unifiedDiff, unitsOf } from "../core/edits/diff";
 import { applyFixes, type FixAllResult, type UnsafeFixApplied } from "../features/fixes";
 import { closeFile, decodeSession, encodingName, openSessionFile, type Decoded, type OpenedFile } from "./files";
 import { FileChanged, FixRefused, replaceFile, type FixFs, type Replaced } from "./replace";

@@ -10,18 +10,18 @@
  * `usageBreakdown` equals its `getUsageCostBreakdown`.
  */
 
-import { looseText, groupDigits } from "../core/text";
+import { looseText, groupDigits } from "../core/base/text";
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, resolve } from "node:path";
-import { treeShape } from "../core/piTree";
-import { defaultSessionDir, encodeCwd, piAgentDir, type PiVersion } from "../core/sessionLocation";
-import type { Skeleton } from "../core/sessionSkeleton";
-import { nameOfValue } from "../core/semantics/sessionName";
-import { keyText } from "../core/skeletonKeys";
-import { type SessionInfoReport, StatsCollector } from "../core/sessionStats";
-import { probeHeader } from "../node/scanFile";
-import { readSkeleton } from "../node/skeletonReader";
+import { treeShape } from "../core/disk/tree";
+import { defaultSessionDir, encodeCwd, piAgentDir, type PiVersion } from "../core/disk/location";
+import type { Skeleton } from "../core/disk/skeleton";
+import { nameOfValue } from "../core/session/semantics/sessionName";
+import { keyText } from "../core/disk/keys";
+import { type SessionInfoReport, StatsCollector } from "../core/disk/stats";
+import { probeHeader } from "../io/scanFile";
+import { readSkeleton } from "../io/skeletonReader";
 import type { CliIo } from "./check";
 import { jsonLine } from "./terminal";
 import { tildePath } from "./sessions";

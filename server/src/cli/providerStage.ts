@@ -5,9 +5,9 @@
  * is said on stderr and the exit status is 1, as for a context Pi cannot build.
  */
 
-import type { SessionAnalysis } from "../core/analysis";
-import type { ContextBuild, PiFlavor } from "../core/buildContext";
-import { providerViewJson } from "../core/provider/request";
+import type { SessionAnalysis } from "../core/session/analysis";
+import type { ContextBuild, PiFlavor } from "../core/pi/buildContext";
+import { providerViewJson } from "../core/pi/provider/request";
 import { providerRequestOf, renderProviderMarkdown } from "../features/providerView";
 import type { CliIo } from "./check";
 import { escapeControls, escapeControlsKeepingLines } from "./terminal";

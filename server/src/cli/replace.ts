@@ -30,7 +30,7 @@
 import * as nodeFs from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { readAll, type OpenedFile } from "./files";
-import { groupDigits } from "../core/text";
+import { groupDigits } from "../core/base/text";
 
 /** The file system calls the writer makes; tests inject failures and concurrent writers. */
 export type FixFs = Pick<

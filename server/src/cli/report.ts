@@ -14,7 +14,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 import type { Diagnostic } from "vscode-languageserver";
 import { MAX_PER_CODE, MAX_PER_FILE } from "../features/diagnosticCap";
 import { escapeControls, escapeControlsKeepingLines, escapeJsonControls, type Style } from "./terminal";
-import { groupDigits } from "../core/text";
+import { groupDigits } from "../core/base/text";
 
 export const SEVERITY_NAMES = ["", "error", "warning", "information", "hint"] as const;
 

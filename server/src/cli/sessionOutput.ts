@@ -7,7 +7,7 @@
 
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { CliIo } from "./check";
-import { clip } from "../core/text";
+import { clip } from "../core/base/text";
 import { escapeControls } from "./terminal";
 
 /** The longest usage error message shown, in UTF-16 code units: several times the longest one written. */

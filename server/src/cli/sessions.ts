@@ -2,22 +2,22 @@
  * `pi-session-lsp sessions`: Pi's sessions of a project (or of every project), newest first, as
  * `/resume` shows them, from the folder Pi itself would use.
  *
- * The folder comes from `core/sessionLocation.ts` (flags, environment and settings as Pi reads
+ * The folder comes from `core/disk/location.ts` (flags, environment and settings as Pi reads
  * them), the files are read on every core by the scan pool, and the list is Pi's `list(cwd, dir)`
  * or `listAll(dir)`: `--json` prints exactly the `SessionInfo` objects Pi returns (without
  * `allMessagesText`) next to what this tool adds, and the text output is `/resume`'s threaded view
  * with the id, message count, branches, size, date and origin of each session.
  */
 
-import { looseText, shortValue } from "../core/text";
+import { looseText, shortValue } from "../core/base/text";
 import { existsSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, resolve } from "node:path";
-import { formatAge, infoJson, type ListedSession, resumeKeyThrows, threadSessions } from "../core/sessionList";
-import { encodeCwd, type SessionLocation } from "../core/sessionLocation";
-import { probeHeader } from "../node/scanFile";
-import { type Listing, listSessions } from "../node/sessionQuery";
-import { pathKey } from "../node/sessionStore";
+import { formatAge, infoJson, type ListedSession, resumeKeyThrows, threadSessions } from "../core/disk/list";
+import { encodeCwd, type SessionLocation } from "../core/disk/location";
+import { probeHeader } from "../io/scanFile";
+import { type Listing, listSessions } from "../io/sessionQuery";
+import { pathKey } from "../io/sessionStore";
 import type { CliIo } from "./check";
 import { jsonLine } from "./terminal";
 import { wholeNumber } from "./args";

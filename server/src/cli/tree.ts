@@ -1,21 +1,21 @@
 /**
  * `pi-session-lsp tree FILE`: the session tree as Pi's `/tree` shows it, in a terminal.
  *
- * The file is read once, streaming, into a skeleton (`core/sessionSkeleton.ts`), laid out as Pi
- * 1.6's tree selector lays it out (`core/piTree.ts`), and only the rows printed are read back for
+ * The file is read once, streaming, into a skeleton (`core/disk/skeleton.ts`), laid out as Pi
+ * 1.6's tree selector lays it out (`core/disk/tree.ts`), and only the rows printed are read back for
  * their text. Output is bounded: long runs of ordinary entries fold into "⋮ N more" lines
- * (`core/treeOutline.ts`), `--depth N` folds deeper branches, and `--all` prints every row.
+ * (`core/disk/treeOutline.ts`), `--depth N` folds deeper branches, and `--all` prints every row.
  */
 
-import { looseText } from "../core/text";
+import { looseText } from "../core/base/text";
 import { homedir } from "node:os";
-import { buildTreeView, FILTER_MODES, type FilterMode, statusLine, type TreeView } from "../core/piTree";
-import type { Skeleton } from "../core/sessionSkeleton";
-import { KeyMaker, keyText } from "../core/skeletonKeys";
-import { outlineTree } from "../core/treeOutline";
-import { rowText } from "../core/treeText";
-import { EntryReader, readSkeleton } from "../node/skeletonReader";
-import type { PiVersion } from "../core/sessionLocation";
+import { buildTreeView, FILTER_MODES, type FilterMode, statusLine, type TreeView } from "../core/disk/tree";
+import type { Skeleton } from "../core/disk/skeleton";
+import { KeyMaker, keyText } from "../core/disk/keys";
+import { outlineTree } from "../core/disk/treeOutline";
+import { rowText } from "../core/disk/treeText";
+import { EntryReader, readSkeleton } from "../io/skeletonReader";
+import type { PiVersion } from "../core/disk/location";
 import type { CliIo } from "./check";
 import { jsonLine } from "./terminal";
 import { clipColumns, escapeControls, oneLine, oneFile, readCommandLine, terminalWidth, usageError } from "./sessionOutput";

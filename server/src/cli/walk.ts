@@ -13,7 +13,7 @@
 import * as nodeFs from "node:fs";
 import { join } from "node:path";
 import { kindOf } from "./files";
-import { groupDigits } from "../core/text";
+import { groupDigits } from "../core/base/text";
 
 export interface Target {
   path: string;

@@ -9,8 +9,8 @@
  */
 
 import type { CodeAction, Diagnostic, Range } from "vscode-languageserver";
-import type { SessionDocument } from "../core/document";
-import { editsBetween } from "../core/diff";
+import type { SessionDocument } from "../core/session/document";
+import { editsBetween } from "../core/edits/diff";
 import { computeDiagnostics } from "./diagnostics";
 import { ENTRY_ACTION_KINDS, type EntryActionOptions, entryActions } from "./entryActions";
 import { applyFixes, applySafeFixes, quickFixes, type FixOptions } from "./fixes";

@@ -27,13 +27,13 @@
  */
 
 import type { CodeLens, Command } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/analysis";
-import { selectEntries } from "../core/buildContext";
-import { pathTo } from "../core/semantics/walk";
-import type { SessionDocument } from "../core/document";
-import { formatTokens } from "../core/tokens";
+import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import { selectEntries } from "../core/pi/buildContext";
+import { pathTo } from "../core/session/semantics/walk";
+import type { SessionDocument } from "../core/session/document";
+import { formatTokens } from "../core/pi/tokens";
 import { contextSummary, lastBuild, SHOW_CONTEXT_COMMAND, type ContextSummary } from "./contextRequest";
-import { groupDigits, singleLine } from "../core/text";
+import { groupDigits, singleLine } from "../core/base/text";
 import { NAME_CODE_POINTS } from "./entryTitle";
 import { type KeptAnswers, keptAnswer } from "./keptAnswers";
 import { contextDocument } from "./migratedView";

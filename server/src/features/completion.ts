@@ -7,18 +7,18 @@
  * - in a reference value and in a toolResult's `toolCallId`: ids (`completion/ids.ts`);
  * - on a blank line: a whole new entry of each common kind (`completion/newEntries.ts`).
  *
- * A line being typed is rarely valid JSON, so it is read by the tolerant scanner of `core/scan.ts`.
+ * A line being typed is rarely valid JSON, so it is read by the tolerant scanner of `core/line/typedLine.ts`.
  * What an item inserts is written once (`completion/snippet.ts`) and sent as a snippet to clients
  * that take them, as plain text with real values to the others. Nothing walks the whole document
  * except the id filter (one `startsWith` per entry), and every list is capped.
  */
 
 import type { CompletionItem, CompletionList, Position, Range } from "vscode-languageserver";
-import type { SessionDocument } from "../core/document";
-import type { Random } from "../core/ids";
-import { scanLine } from "../core/scan";
-import { ENTRY_TYPES, type FieldSpec, ROLES } from "../core/schema";
-import { isReferenceField } from "../core/semantics/references";
+import type { SessionDocument } from "../core/session/document";
+import type { Random } from "../core/base/ids";
+import { readTypedLine } from "../core/line/typedLine";
+import { ENTRY_TYPES, type FieldSpec, ROLES } from "../core/line/schema";
+import { isReferenceField } from "../core/session/semantics/references";
 import { type CompletionContext, insertion, KIND, markdown, rank, startAtWord, wordStart } from "./completion/common";
 import { entryFields, fieldItems, messageFields } from "./completion/fields";
 import { idCompletion, toolCallCompletion } from "./completion/ids";
@@ -57,7 +57,7 @@ export function computeCompletion(doc: SessionDocument, requested: Position, opt
   const cursor = position.character - doc.jsonOffset(line);
   const json = doc.jsonText(line);
   if (cursor < 0 || cursor > json.length) return EMPTY;
-  const scan = scanLine(json, cursor);
+  const scan = readTypedLine(json, cursor);
   if (!scan) return EMPTY;
   const at = scan.at;
   const range = (start: number, end: number): Range => doc.jsonRange(line, start, end);

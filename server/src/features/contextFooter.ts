@@ -5,11 +5,11 @@
  * escaped for Markdown.
  */
 
-import type { ContextBuild } from "../core/buildContext";
-import { asObject } from "../core/schema";
-import { currentSystem } from "../core/systemPrompt";
-import { groupDigits, shortValue, singleLine } from "../core/text";
-import { estimateContextTokens } from "../core/tokens";
+import type { ContextBuild } from "../core/pi/buildContext";
+import { asObject } from "../core/line/schema";
+import { currentSystem } from "../core/pi/systemPrompt";
+import { groupDigits, shortValue, singleLine } from "../core/base/text";
+import { estimateContextTokens } from "../core/pi/tokens";
 import { escapeMarkdown, inlineCode } from "./markdown";
 
 /** Code points of a name (session, model, tool, custom type) in a heading. */

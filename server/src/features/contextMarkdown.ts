@@ -12,15 +12,15 @@
  * The number of messages is not bounded unless `maxMessages` is given (the CLI prints them all).
  */
 
-import type { Entry, SessionAnalysis } from "../core/analysis";
-import type { ContextBuild, PiFlavor } from "../core/buildContext";
-import { sessionName } from "../core/semantics/sessionName";
-import { groupDigits, safeSlice, shortValue, singleLine } from "../core/text";
+import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import type { ContextBuild, PiFlavor } from "../core/pi/buildContext";
+import { sessionName } from "../core/session/semantics/sessionName";
+import { groupDigits, safeSlice, shortValue, singleLine } from "../core/base/text";
 import { code, entryRef, modelName, NAME_CODE_POINTS, plural, renderFooter } from "./contextFooter";
 import { codeBlock, escapeMarkdown, shorten } from "./markdown";
 
 export { shorten } from "./markdown";
-import { asObject } from "../core/schema";
+import { asObject } from "../core/line/schema";
 
 export interface ContextMarkdownOptions {
   /** The session's name as Pi shows it (`getSessionName`), for the title. */
@@ -93,7 +93,7 @@ interface Limits {
 
 /**
  * The last rendering of each message object (the lines joined, after the blank line before it),
- * with what it was rendered with: a context built again after an edit (`core/contextUpdate.ts`)
+ * with what it was rendered with: a context built again after an edit (`core/pi/contextUpdate.ts`)
  * shares every message the edit left alone, so its Markdown renders only the messages that
  * changed or moved. The source's id and line are compared, not just the entry, which an edit
  * inside its line keeps.

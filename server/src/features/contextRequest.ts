@@ -14,16 +14,16 @@
  * megabytes of references), except the last one asked for, which the command reuses after a lens.
  */
 
-import type { Entry, SessionAnalysis } from "../core/analysis";
-import { cycleReachedFrom } from "../core/semantics/walk";
-import { buildContext, type ContextBuild, type ContextFailure, type ContextResult, type PiFlavor, type SessionContext } from "../core/buildContext";
-import { MAX_ANSWER_DEPTH, messagesDeeperThan, nestedDeeperThan } from "../core/depth";
-import type { SessionDocument } from "../core/document";
-import { shortValue } from "../core/text";
-import { currentSystem } from "../core/systemPrompt";
-import { estimateContextTokens } from "../core/tokens";
+import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import { cycleReachedFrom } from "../core/session/semantics/walk";
+import { buildContext, type ContextBuild, type ContextFailure, type ContextResult, type PiFlavor, type SessionContext } from "../core/pi/buildContext";
+import { MAX_ANSWER_DEPTH, messagesDeeperThan, nestedDeeperThan } from "../core/base/depth";
+import type { SessionDocument } from "../core/session/document";
+import { shortValue } from "../core/base/text";
+import { currentSystem } from "../core/pi/systemPrompt";
+import { estimateContextTokens } from "../core/pi/tokens";
 import { contextMarkdownOptions, renderContextMarkdown } from "./contextMarkdown";
-import { activeContext, activeContext074 } from "../core/context";
+import { activeContext, activeContext074 } from "../core/pi/activeContext";
 import { contextDocument, migrationNote } from "./migratedView";
 import { addProviderStage, type ContextStage, type ProviderStats, type ProviderView } from "./providerView";
 

@@ -14,7 +14,7 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import { groupDigits } from "../core/text";
+import { groupDigits } from "../core/base/text";
 
 export interface DiagnosticCapOptions {
   /** Per code, diagnostics found but not built (`collectDiagnostics`), counted as if they followed the list. */

@@ -4,7 +4,7 @@
  *
  * Line-local findings come cached from the per-line parse; the checks in `diagnostics/` add what
  * needs the whole session (header, duplicates, links, cycles) from the analysis and the semantic
- * layer. Severities come from the table in `core/codes.ts` only. Ranges never run past their line:
+ * layer. Severities come from the table in `core/base/codes.ts` only. Ranges never run past their line:
  * a range is either a located token or, for a line that cannot be parsed, the line itself.
  *
  * Each check runs on its own: should one throw (a value no check foresaw), the others' findings
@@ -12,9 +12,9 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import type { DiagnosticCode, Severity } from "../core/codes";
-import type { SessionDocument } from "../core/document";
-import { clip } from "../core/text";
+import type { DiagnosticCode, Severity } from "../core/base/codes";
+import type { SessionDocument } from "../core/session/document";
+import { clip } from "../core/base/text";
 import { checkBom, checkFinalNewline, checkHeader, checkNotASession } from "./diagnostics/fileChecks";
 import { checkLines } from "./diagnostics/lineChecks";
 import { checkLinks, checkToolResults } from "./diagnostics/linkChecks";
@@ -89,7 +89,7 @@ export type SeverityOverrides = Record<string, Severity | "off">;
 
 /**
  * Applies a user's severity overrides (the `piSession.severity` setting) to diagnostics. Codes
- * without an override keep the severity of the table in `core/codes.ts`.
+ * without an override keep the severity of the table in `core/base/codes.ts`.
  */
 export function applySeverityOverrides(diagnostics: Diagnostic[], overrides: SeverityOverrides): Diagnostic[] {
   if (Object.keys(overrides).length === 0) return diagnostics;

@@ -1,6 +1,6 @@
 /**
  * Code actions on the entry under the cursor: "Resume from here", "Drop from the context" and
- * "Fork into a new session". The decisions are the core's (`core/sessionEdits/`); this file turns
+ * "Fork into a new session". The decisions are the core's (`core/edits/`); this file turns
  * them into LSP actions.
  *
  * Resume and drop append one line at the end of the document (a `TextEdit`), so nothing above it
@@ -13,14 +13,14 @@
 
 import { pathToFileURL } from "node:url";
 import type { CodeAction, Range, WorkspaceEdit } from "vscode-languageserver";
-import type { Entry } from "../core/analysis";
-import type { SessionDocument } from "../core/document";
-import { documentPath } from "../core/posixPath";
-import type { Random } from "../core/ids";
-import { appendedText, type EditClock } from "../core/sessionEdits/appendLine";
-import { dropFromContextLine, isEditableTarget, OLD_PI_NOTE } from "../core/sessionEdits/dropFromContext";
-import { forkBlocked, forkSession } from "../core/sessionEdits/fork";
-import { resumeFromLine } from "../core/sessionEdits/resumeFrom";
+import type { Entry } from "../core/session/analysis";
+import type { SessionDocument } from "../core/session/document";
+import { documentPath } from "../core/base/posixPath";
+import type { Random } from "../core/base/ids";
+import { appendedText, type EditClock } from "../core/edits/appendLine";
+import { dropFromContextLine, isEditableTarget, OLD_PI_NOTE } from "../core/edits/dropFromContext";
+import { forkBlocked, forkSession } from "../core/edits/fork";
+import { resumeFromLine } from "../core/edits/resumeFrom";
 import { entryTitle } from "./entryTitle";
 
 export const RESUME_KIND = "refactor.piSession.resumeFrom";

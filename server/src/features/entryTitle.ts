@@ -10,9 +10,9 @@
  */
 
 import type { SymbolKind } from "vscode-languageserver";
-import type { Entry } from "../core/analysis";
-import { nameOfValue } from "../core/semantics/sessionName";
-import { groupDigits, singleLine } from "../core/text";
+import type { Entry } from "../core/session/analysis";
+import { nameOfValue } from "../core/session/semantics/sessionName";
+import { groupDigits, singleLine } from "../core/base/text";
 
 /** The LSP symbol kinds used here (the values of `SymbolKind`, which is a type-only import). */
 export const SYMBOL = {

@@ -36,13 +36,13 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/analysis";
-import { contextSelection, ContextState } from "../core/context";
-import type { SessionDocument } from "../core/document";
-import { editStep, linesEditedSince } from "../core/reanalyze";
-import { perStructure } from "../core/semantics/memo";
-import { versionRules } from "../core/semantics/version";
-import { groupDigits } from "../core/text";
+import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import { contextSelection, ContextState } from "../core/pi/activeContext";
+import type { SessionDocument } from "../core/session/document";
+import { editStep, linesEditedSince } from "../core/session/reanalyze";
+import { perStructure } from "../core/session/semantics/memo";
+import { versionRules } from "../core/session/semantics/version";
+import { groupDigits } from "../core/base/text";
 
 /** The diagnostic code of a faded entry (a presentation hint, not a fault: it is not in `codes.ts`). */
 export const NOT_IN_CONTEXT = "not-in-context";

@@ -27,11 +27,11 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import type { SessionDocument } from "../core/document";
-import { type Fix, type FixOptions, makeContext } from "./fixes/context";
+import type { SessionDocument } from "../core/session/document";
+import { type Fix, type FixOptions, makeContext } from "./fixes/fixContext";
 import { fixesIn } from "./fixes/perCode";
 
-export type { Fix, FixOptions } from "./fixes/context";
+export type { Fix, FixOptions } from "./fixes/fixContext";
 export { applyFixes, applySafeFixes, type FixAllOptions, type FixAllResult, type UnsafeFixApplied } from "./fixes/fixAll";
 
 /** The quick fixes for each of `diagnostics`, in order; fresh ids never collide across them. */

@@ -41,10 +41,10 @@
  */
 
 import type { FoldingRange } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/analysis";
-import { boundSteps } from "../core/semantics/walk";
-import type { SessionDocument } from "../core/document";
-import { groupDigits } from "../core/text";
+import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import { boundSteps } from "../core/session/semantics/walk";
+import type { SessionDocument } from "../core/session/document";
+import { groupDigits } from "../core/base/text";
 import { type KeptAnswers, keptAnswer } from "./keptAnswers";
 
 export interface FoldingOptions {

@@ -13,9 +13,9 @@
  * is (Pi itself would lose the difference only if it ever rewrote the file).
  */
 
-import { runToEnd, type Steps } from "../core/steps";
+import { runToEnd, type Steps } from "../core/base/steps";
 import type { TextEdit } from "vscode-languageserver";
-import type { SessionDocument } from "../core/document";
+import type { SessionDocument } from "../core/session/document";
 
 export function computeFormatting(doc: SessionDocument): TextEdit[] {
   return runToEnd(formattingSteps(doc));
@@ -24,7 +24,7 @@ export function computeFormatting(doc: SessionDocument): TextEdit[] {
 /** Lines formatted between two yields: a few milliseconds of work. */
 const STEP_LINES = 1000;
 
-/** `computeFormatting` as steps, for the server to drive and cancel (`core/steps.ts`). */
+/** `computeFormatting` as steps, for the server to drive and cancel (`core/base/steps.ts`). */
 export function* formattingSteps(doc: SessionDocument): Steps<TextEdit[]> {
   const edits: TextEdit[] = [];
   for (let line = 0; line < doc.lineCount; line++) {

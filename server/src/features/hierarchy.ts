@@ -21,12 +21,12 @@
  */
 
 import type { CallHierarchyIncomingCall, CallHierarchyOutgoingCall, Position, Range, SymbolKind } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/analysis";
-import type { SessionDocument } from "../core/document";
-import { sortSiblings } from "../core/semantics/siblings";
-import { groupDigits } from "../core/text";
+import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import type { SessionDocument } from "../core/session/document";
+import { sortSiblings } from "../core/session/semantics/siblings";
+import { groupDigits } from "../core/base/text";
 import { entryKind, entryTitle } from "./entryTitle";
-import { otherReferenceField, referencesTo } from "../core/semantics/references";
+import { otherReferenceField, referencesTo } from "../core/session/semantics/references";
 
 /** What an item carries to find its entry again. A type alias, so that it is valid LSP `data`. */
 export type HierarchyData = {

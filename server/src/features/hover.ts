@@ -17,8 +17,8 @@
  */
 
 import type { Hover, Position } from "vscode-languageserver";
-import type { SessionDocument } from "../core/document";
-import { clip } from "../core/text";
+import type { SessionDocument } from "../core/session/document";
+import { clip } from "../core/base/text";
 import { entryHover } from "./hover/entry";
 import { headerHover, headerProblem } from "./hover/header";
 import { idHover, referenceHover, toolCallHover, toolResultHover } from "./hover/references";

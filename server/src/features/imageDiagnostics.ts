@@ -18,11 +18,11 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import type { Entry } from "../core/analysis";
-import type { SessionDocument } from "../core/document";
-import { findModel, type ModelInfo } from "../core/provider/catalog";
-import type { ProviderRequest } from "../core/provider/request";
-import { groupDigits } from "../core/text";
+import type { Entry } from "../core/session/analysis";
+import type { SessionDocument } from "../core/session/document";
+import { findModel, type ModelInfo } from "../core/pi/provider/catalog";
+import type { ProviderRequest } from "../core/pi/provider/request";
+import { groupDigits } from "../core/base/text";
 import { makeDiagnostic, type ProviderRule, ruleFor } from "./providerRules";
 import { modelName } from "./providerView";
 

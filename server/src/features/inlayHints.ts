@@ -15,7 +15,7 @@
  *   the estimated context size up to and including that message, in context order, e.g.
  *   `assistant · ~12k tokens`. The estimate is Pi's `estimateContextTokens` applied to that prefix
  *   of the context: the last usable assistant `usage` in the prefix, plus characters / 4 for every
- *   message after it (`core/tokens.ts`). The compaction's summary comes first in the context, so its
+ *   message after it (`core/pi/tokens.ts`). The compaction's summary comes first in the context, so its
  *   line shows a small number and the kept entries above it in the file continue from there.
  *   Lines of entries that contribute no message (off the active path, compacted away, removed by a
  *   context edit, settings, labels) get no token hint: fading already marks the ones out of the
@@ -36,12 +36,12 @@
  */
 
 import type { InlayHint, Position, Range } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/analysis";
-import { activeContext, contextSelection, ContextState } from "../core/context";
-import type { SessionDocument } from "../core/document";
-import { estimateTokens, formatTokens, usableUsage } from "../core/tokens";
+import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import { activeContext, contextSelection, ContextState } from "../core/pi/activeContext";
+import type { SessionDocument } from "../core/session/document";
+import { estimateTokens, formatTokens, usableUsage } from "../core/pi/tokens";
 import { resumesAsIs } from "./fading";
-import { groupDigits, singleLine } from "../core/text";
+import { groupDigits, singleLine } from "../core/base/text";
 import { entryTitle, NAME_CODE_POINTS } from "./entryTitle";
 
 export const DEFAULT_MAX_INLAY_HINTS = 10_000;

@@ -2,13 +2,13 @@
  * Answers kept for an analysis structure and brought up to date after edits inside lines: while an
  * answer is built, each part of it that reads a line's text (a name, a range that ends on the line)
  * registers how to compute that part again (`LinePatches.on`); after edits that kept the structure,
- * only the parts on the lines edited since (the structure's edit log, `core/reanalyze.ts`) are
+ * only the parts on the lines edited since (the structure's edit log, `core/session/reanalyze.ts`) are
  * computed again. The kept answer is the memo's own: callers hand out copies of it, so that no
  * answer given before changes.
  */
 
-import type { SessionDocument } from "../core/document";
-import { editStep, linesEditedSince } from "../core/reanalyze";
+import type { SessionDocument } from "../core/session/document";
+import { editStep, linesEditedSince } from "../core/session/reanalyze";
 
 export class LinePatches {
   private readonly byLine = new Map<number, (() => void)[]>();

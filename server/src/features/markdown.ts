@@ -9,7 +9,7 @@
  * trusted.
  */
 
-import { clip, groupDigits, plural, safeSlice } from "../core/text";
+import { clip, groupDigits, plural, safeSlice } from "../core/base/text";
 
 /** Escapes the characters that would turn text into Markdown or HTML (links, images, emphasis, tags, entities). */
 export function escapeMarkdown(text: string): string {

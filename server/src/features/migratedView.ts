@@ -9,9 +9,9 @@
  * The copy is memoised per analysis of the original, so it is made once per version.
  */
 
-import type { SessionAnalysis } from "../core/analysis";
-import type { SessionDocument } from "../core/document";
-import { versionRules } from "../core/semantics/version";
+import type { SessionAnalysis } from "../core/session/analysis";
+import type { SessionDocument } from "../core/session/document";
+import { versionRules } from "../core/session/semantics/version";
 import { migrationEdits, needsMigration } from "./migration";
 
 const migrated = new WeakMap<SessionAnalysis, SessionDocument>();

@@ -24,10 +24,10 @@
  */
 
 import type { CodeAction, Diagnostic, TextEdit, WorkspaceEdit } from "vscode-languageserver";
-import type { SessionDocument } from "../core/document";
-import { contentId } from "../core/ids";
-import { CURRENT_VERSION } from "../core/schema";
-import { versionRules } from "../core/semantics/version";
+import type { SessionDocument } from "../core/session/document";
+import { contentId } from "../core/base/ids";
+import { CURRENT_VERSION } from "../core/line/schema";
+import { versionRules } from "../core/session/semantics/version";
 
 type JsonObject = Record<string, unknown>;
 

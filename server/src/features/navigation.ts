@@ -16,11 +16,11 @@
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { DocumentHighlight, DocumentLink, Location, Position, Range } from "vscode-languageserver";
-import type { Entry } from "../core/analysis";
-import type { SessionDocument } from "../core/document";
-import { documentPath } from "../core/posixPath";
-import { referencesTo } from "../core/semantics/references";
-import { callFor, toolCallBlock, toolIndex } from "../core/semantics/toolPairs";
+import type { Entry } from "../core/session/analysis";
+import type { SessionDocument } from "../core/session/document";
+import { documentPath } from "../core/base/posixPath";
+import { referencesTo } from "../core/session/semantics/references";
+import { callFor, toolCallBlock, toolIndex } from "../core/session/semantics/toolPairs";
 import { targetAt } from "./target";
 
 const HIGHLIGHT_READ = 2;

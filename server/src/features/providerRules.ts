@@ -19,7 +19,7 @@
  */
 
 import type { Diagnostic, DiagnosticRelatedInformation, Range } from "vscode-languageserver";
-import { CODES, type DiagnosticCode } from "../core/codes";
+import { CODES, type DiagnosticCode } from "../core/base/codes";
 import { DIAGNOSTIC_SOURCE, LSP_SEVERITY } from "./diagnostics/report";
 
 export interface ProviderRule {

@@ -1,6 +1,6 @@
 /**
  * The third view of a session, after the file and the built context: what the provider receives
- * (`core/provider/request.ts`), for the CLI's `context --stage provider`, the `piSession/buildContext`
+ * (`core/pi/provider/request.ts`), for the CLI's `context --stage provider`, the `piSession/buildContext`
  * request with `stage: "provider"` and the context lenses.
  *
  * - `providerSummary`: counts of what the pipeline changed, memoised per analysis, flavor and leaf,
@@ -13,13 +13,13 @@
  * the time of the request.
  */
 
-import type { Entry, SessionAnalysis } from "../core/analysis";
-import type { ContextBuild, PiFlavor } from "../core/buildContext";
-import { type ProviderRequest, type ProviderResult, sharedProviderRequest } from "../core/provider/request";
-import type { ResumedModel } from "../core/provider/resumedModel";
-import { messagesDeeperThan, nestedDeeperThan } from "../core/depth";
+import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import type { ContextBuild, PiFlavor } from "../core/pi/buildContext";
+import { type ProviderRequest, type ProviderResult, sharedProviderRequest } from "../core/pi/provider/request";
+import type { ResumedModel } from "../core/pi/provider/resumedModel";
+import { messagesDeeperThan, nestedDeeperThan } from "../core/base/depth";
 import { contextMarkdownOptions, renderContextMarkdown } from "./contextMarkdown";
-import { groupDigits, shortValue, singleLine } from "../core/text";
+import { groupDigits, shortValue, singleLine } from "../core/base/text";
 
 export type ContextStage = "context" | "provider";
 

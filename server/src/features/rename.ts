@@ -14,10 +14,10 @@
  */
 
 import type { Position, Range, TextEdit, WorkspaceEdit } from "vscode-languageserver";
-import type { SessionDocument } from "../core/document";
-import type { JsonPath } from "../core/locate";
-import { clip } from "../core/text";
-import { referencesTo } from "../core/semantics/references";
+import type { SessionDocument } from "../core/session/document";
+import type { JsonPath } from "../core/line/locate";
+import { clip } from "../core/base/text";
+import { referencesTo } from "../core/session/semantics/references";
 import { targetAt } from "./target";
 
 /** A rename that cannot be done, with the reason to show (the server answers InvalidParams). */

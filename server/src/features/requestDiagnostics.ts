@@ -1,6 +1,6 @@
 /**
  * Diagnostics for requests that will fail, or that the model will see changed: what Pi's pipeline
- * sends the provider when it resumes the session (`core/provider/request.ts`, Pi 1.x, for the model
+ * sends the provider when it resumes the session (`core/pi/provider/request.ts`, Pi 1.x, for the model
  * Pi resumes with), checked against what that provider documents (`providerRules.ts`).
  *
  * - `orphaned-tool-result` (error): a tool result the provider receives without its call right
@@ -20,18 +20,18 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/analysis";
-import { type ContextBuild, type ContextResult, selectEntries } from "../core/buildContext";
-import { toolCallBlock } from "../core/semantics/toolPairs";
-import { pathTo } from "../core/semantics/walk";
-import { activeContext, activeContext074 } from "../core/context";
-import type { SessionDocument } from "../core/document";
-import type { JsonPath } from "../core/locate";
-import type { ProviderRequest, ProviderResult } from "../core/provider/request";
-import { type KeptForInputs, keptForSameInputs, perStructure, releasedTable } from "../core/semantics/memo";
-import { versionRules } from "../core/semantics/version";
-import { estimateContextTokens, estimateTokens, usableUsage } from "../core/tokens";
-import { groupDigits, singleLine } from "../core/text";
+import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import { type ContextBuild, type ContextResult, selectEntries } from "../core/pi/buildContext";
+import { toolCallBlock } from "../core/session/semantics/toolPairs";
+import { pathTo } from "../core/session/semantics/walk";
+import { activeContext, activeContext074 } from "../core/pi/activeContext";
+import type { SessionDocument } from "../core/session/document";
+import type { JsonPath } from "../core/line/locate";
+import type { ProviderRequest, ProviderResult } from "../core/pi/provider/request";
+import { type KeptForInputs, keptForSameInputs, perStructure, releasedTable } from "../core/session/semantics/memo";
+import { versionRules } from "../core/session/semantics/version";
+import { estimateContextTokens, estimateTokens, usableUsage } from "../core/pi/tokens";
+import { groupDigits, singleLine } from "../core/base/text";
 import { imageFindings, requestSizeFindings, type SizeFindings } from "./imageDiagnostics";
 import { updateRequestFindings } from "./requestFindingsUpdate";
 import { makeDiagnostic, ruleFor } from "./providerRules";
@@ -46,7 +46,7 @@ type Message = Record<string, unknown>;
  * the resumed model again on every call), so the same objects mean the same findings. Their
  * ranges are on the lines of the entries those contexts are built from and the header, which such
  * an edit leaves as they were. When an edit inside those lines updated the context and the
- * request in place (`core/contextUpdate.ts`), the findings are updated from the last ones in
+ * request in place (`core/pi/contextUpdate.ts`), the findings are updated from the last ones in
  * proportion to the edit (`requestFindingsUpdate.ts`).
  */
 const memo: KeptForInputs<RequestFindings> = releasedTable();

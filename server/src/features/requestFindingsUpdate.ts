@@ -1,7 +1,7 @@
 /**
  * The request diagnostics brought up to date after an edit inside the resumed context's lines, in
  * proportion to the edit: when the context and the provider request were updated by replacing
- * messages in place (`core/contextUpdate.ts`, `core/provider/requestUpdate.ts`), which keeps every
+ * messages in place (`core/pi/contextUpdate.ts`, `core/pi/provider/requestUpdate.ts`), which keeps every
  * role, tool call id and name, stop reason and index, the findings are the last ones with
  *
  * - the tool pairing findings as they were (they read only what the update keeps), placed again
@@ -16,9 +16,9 @@
  * compares both after random edits.
  */
 
-import { contextSplice } from "../core/contextUpdate";
-import type { SessionDocument } from "../core/document";
-import { requestSplice } from "../core/provider/requestUpdate";
+import { contextSplice } from "../core/pi/contextUpdate";
+import type { SessionDocument } from "../core/session/document";
+import { requestSplice } from "../core/pi/provider/requestUpdate";
 import { messageBytes, updatedSize } from "./imageDiagnostics";
 import { emptyUserAt, type Located, overWindow, type RequestFindings, type RequestInputs, withAll } from "./requestDiagnostics";
 

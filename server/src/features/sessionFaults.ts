@@ -17,13 +17,13 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/analysis";
-import { ancestors } from "../core/semantics/walk";
-import type { DiagnosticCode } from "../core/codes";
-import type { SessionDocument } from "../core/document";
-import type { JsonPath } from "../core/locate";
-import { isResumeMarker } from "../core/sessionEdits/resumeFrom";
-import { groupDigits, singleLine } from "../core/text";
+import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import { ancestors } from "../core/session/semantics/walk";
+import type { DiagnosticCode } from "../core/base/codes";
+import type { SessionDocument } from "../core/session/document";
+import type { JsonPath } from "../core/line/locate";
+import { isResumeMarker } from "../core/edits/resumeFrom";
+import { groupDigits, singleLine } from "../core/base/text";
 import { makeDiagnostic } from "./providerRules";
 
 /** Entries that give the model a message; every other type is metadata. */

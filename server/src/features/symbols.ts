@@ -87,12 +87,12 @@
  */
 
 import type { DocumentSymbol, Range } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/analysis";
-import type { SessionDocument } from "../core/document";
-import { sessionName } from "../core/semantics/sessionName";
-import { subtreeAggregates } from "../core/semantics/subtrees";
-import { sortSiblings } from "../core/semantics/siblings";
-import { groupDigits, singleLine } from "../core/text";
+import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import type { SessionDocument } from "../core/session/document";
+import { sessionName } from "../core/session/semantics/sessionName";
+import { subtreeAggregates } from "../core/session/semantics/subtrees";
+import { sortSiblings } from "../core/session/semantics/siblings";
+import { groupDigits, singleLine } from "../core/base/text";
 import { entryKind, entryTitle, NAME_CODE_POINTS, SYMBOL } from "./entryTitle";
 import { type KeptAnswers, keptAnswer, LinePatches } from "./keptAnswers";
 

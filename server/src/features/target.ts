@@ -8,14 +8,14 @@
  * somewhere on an entry or the header.
  *
  * The Pi rules behind each kind (which fields name entries, how a result finds its call) live in the
- * semantic layer (`core/semantics/`); this module only finds and classifies the token.
+ * semantic layer (`core/session/semantics/`); this module only finds and classifies the token.
  */
 
 import type { Position, Range } from "vscode-languageserver";
-import type { Entry } from "../core/analysis";
-import type { SessionDocument } from "../core/document";
-import { locateAt, type JsonPath, type Span } from "../core/locate";
-import { isReferenceField, type ReferenceField } from "../core/semantics/references";
+import type { Entry } from "../core/session/analysis";
+import type { SessionDocument } from "../core/session/document";
+import { locateAt, type JsonPath, type Span } from "../core/line/locate";
+import { isReferenceField, type ReferenceField } from "../core/session/semantics/references";
 
 /** What is under the cursor, with the Pi line it is on. */
 export type Target = TargetKind & { line: number };

@@ -14,12 +14,12 @@
  */
 
 import type { SymbolInformation, SymbolKind } from "vscode-languageserver";
-import type { SessionDocument } from "../core/document";
-import type { JsonPath } from "../core/locate";
-import { labels } from "../core/semantics/labels";
-import { perAnalysis } from "../core/semantics/memo";
-import { sessionName } from "../core/semantics/sessionName";
-import { shortValue, singleLine } from "../core/text";
+import type { SessionDocument } from "../core/session/document";
+import type { JsonPath } from "../core/line/locate";
+import { labels } from "../core/session/semantics/labels";
+import { perAnalysis } from "../core/session/semantics/memo";
+import { sessionName } from "../core/session/semantics/sessionName";
+import { shortValue, singleLine } from "../core/base/text";
 import { SYMBOL } from "./entryTitle";
 
 export const DEFAULT_MAX_WORKSPACE_SYMBOLS = 1000;

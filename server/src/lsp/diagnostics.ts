@@ -16,7 +16,7 @@
  */
 
 import { type Connection, type Diagnostic, DocumentDiagnosticReportKind, type DocumentDiagnosticReport } from "vscode-languageserver";
-import type { SessionDocument } from "../core/document";
+import type { SessionDocument } from "../core/session/document";
 
 export interface DiagnosticsSource {
   /** What the editor shows for a document: the checker's diagnostics, fading hints and settings applied. */

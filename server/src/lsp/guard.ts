@@ -7,7 +7,7 @@
  *   specification gives them (`params.ts`) with `InvalidParams`, before the handler runs;
  * - a request the client has cancelled is answered `RequestCancelled` without running (requests
  *   still queued behind a running one are answered the moment their `$/cancelRequest` arrives, by
- *   the connection strategy in `stdio.ts`); a long one written as steps (`core/steps.ts`) is run
+ *   the connection strategy in `stdio.ts`); a long one written as steps (`core/base/steps.ts`) is run
  *   a slice of time at a time, and answered `RequestCancelled` between two slices once cancelled,
  *   or `ContentModified` once its document changed;
  * - an exception inside a handler is logged and answered with the handler's empty result, never
@@ -16,7 +16,7 @@
  */
 
 import { type CancellationToken, type Connection, ErrorCodes, LSPErrorCodes, ResponseError } from "vscode-languageserver";
-import type { Steps } from "../core/steps";
+import type { Steps } from "../core/base/steps";
 import { invalidParams } from "./params";
 
 /** How long a request written as steps runs before it lets other messages in. */

@@ -16,8 +16,8 @@
  * as it has pieces, which V8 reads and flattens without recursing along that depth.
  */
 
-import type { SessionDocument } from "../core/document";
-import { CachedValueLine } from "../core/lineRecord";
+import type { SessionDocument } from "../core/session/document";
+import { CachedValueLine } from "../core/line/record";
 
 /** A line shorter than this is left as it is: its rope would save less than its pieces cost. */
 export const MIN_ROPE_CHARS = 256;

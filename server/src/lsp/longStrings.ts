@@ -4,7 +4,7 @@
  */
 
 import { randomUUID } from "node:crypto";
-import type { SplitText } from "../core/lines";
+import type { SplitText } from "../core/line/split";
 
 /** Placeholders are unguessable, so that no string a client sends can pass for one. */
 const NONCE = `\u0000pi-session-lsp:${randomUUID()}:`;

@@ -28,8 +28,8 @@
 
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { releaseKept } from "../core/semantics/memo";
-import { forgetValues, trimValues } from "../core/values";
+import { releaseKept } from "../core/session/semantics/memo";
+import { forgetValues, trimValues } from "../core/line/values";
 
 /** A document at least this large leaves enough garbage when opened to be worth a collection. */
 export const LARGE_DOCUMENT_CHARS = 4 * 1024 * 1024;

@@ -16,8 +16,8 @@
  */
 
 import type { Readable } from "node:stream";
-import type { SplitText } from "../core/lines";
-import type { LineParses } from "../core/packedLines";
+import type { SplitText } from "../core/line/split";
+import type { LineParses } from "../core/line/packed";
 import { AbstractMessageReader, type DataCallback, Disposable, type MessageReader } from "vscode-languageserver/node";
 import { StreamedBody } from "./streamedBody";
 
@@ -54,7 +54,7 @@ let opened: { text: string; split: SplitText; parses?: LineParses } | undefined;
 /**
  * The lines of `text` when it is the text of a `didOpen` this reader decoded line by line (what
  * `splitLines(text)` returns), for the document to keep instead of splitting the text again, with
- * their parses when a worker made them meanwhile (`node/parsePool.ts`); taken once.
+ * their parses when a worker made them meanwhile (`io/parsePool.ts`); taken once.
  */
 export function takeSplitText(text: string): (SplitText & { parses?: LineParses }) | undefined {
   const last = opened;

@@ -19,7 +19,7 @@ import {
   TextDocuments,
   type TextEdit,
 } from "vscode-languageserver";
-import { SessionDocument } from "../core/document";
+import { SessionDocument } from "../core/session/document";
 import { CODE_ACTION_KINDS, computeCodeActions } from "../features/codeActions";
 import { isForkActionData, resolveForkAction } from "../features/entryActions";
 import { computeCodeLenses, resolveCodeLens } from "../features/codeLens";

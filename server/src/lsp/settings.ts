@@ -5,7 +5,7 @@
  * ignored, so a typo never breaks the server.
  */
 
-import { asObject } from "../core/schema";
+import { asObject } from "../core/line/schema";
 import type { SeverityOverrides } from "../features/diagnostics";
 import { DEFAULT_MAX_SYMBOLS } from "../features/symbols";
 

@@ -25,10 +25,10 @@
  * broken message fails with `JSON.parse`'s own error, as it does in the library.
  */
 
-import type { SplitText } from "../core/lines";
-import type { LineParses } from "../core/packedLines";
-import { keepsValues } from "../core/values";
-import { type LineParsePool, startParsePool } from "../node/parsePool";
+import type { SplitText } from "../core/line/split";
+import type { LineParses } from "../core/line/packed";
+import { keepsValues } from "../core/line/values";
+import { type LineParsePool, startParsePool } from "../io/parsePool";
 import { BodyChunks } from "./bodyChunks";
 import { join, placeholder, placeholderIndex, putBack, record, splitOf } from "./longStrings";
 
@@ -98,7 +98,7 @@ export class StreamedBody {
   private broken = false;
   /**
    * The lines of the first string too large for the value cache are parsed on a worker while they
-   * arrive (`node/parsePool.ts`): the pool, and the index in `long` that string will have.
+   * arrive (`io/parsePool.ts`): the pool, and the index in `long` that string will have.
    */
   private parses: LineParsePool | undefined;
   private parsesFor = -1;

@@ -33,15 +33,15 @@ import {
   SymbolKind,
   type TextDocuments,
 } from "vscode-languageserver/node";
-import { CODES } from "../core/codes";
-import type { SessionDocument } from "../core/document";
-import { documentPath } from "../core/posixPath";
-import { defaultSessionDir, encodeCwd, type SessionLocation } from "../core/sessionLocation";
+import { CODES } from "../core/base/codes";
+import type { SessionDocument } from "../core/session/document";
+import { documentPath } from "../core/base/posixPath";
+import { defaultSessionDir, encodeCwd, type SessionLocation } from "../core/disk/location";
 import { DIAGNOSTIC_SOURCE } from "../features/diagnostics";
 import { targetAt } from "../features/target";
 import { computeWorkspaceSymbols, DEFAULT_MAX_WORKSPACE_SYMBOLS } from "../features/workspaceSymbols";
-import { locate } from "../node/sessionStore";
-import { type IndexedSession, indexFiles, indexSessions } from "../node/workspaceIndexer";
+import { locate } from "../io/sessionStore";
+import { type IndexedSession, indexFiles, indexSessions } from "../io/workspaceIndexer";
 
 export interface WorkspaceIndexHooks {
   initialize(params: InitializeParams): void;

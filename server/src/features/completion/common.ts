@@ -1,8 +1,8 @@
 /** What every completion list shares: the item kinds, how an item carries its text, and the documentation's Markdown. */
 
 import type { CompletionItem, CompletionList, MarkupContent, Position, Range, TextEdit } from "vscode-languageserver";
-import type { SessionAnalysis } from "../../core/analysis";
-import type { Random } from "../../core/ids";
+import type { SessionAnalysis } from "../../core/session/analysis";
+import type { Random } from "../../core/base/ids";
 import type { Snippet } from "./snippet";
 
 /** The LSP constants used here (the enums are type-only imports). */

@@ -5,11 +5,11 @@
  */
 
 import type { CompletionItem, CompletionList, Range } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../../core/analysis";
-import { freshEntryId, type Random } from "../../core/ids";
-import { ancestors } from "../../core/semantics/walk";
-import { openToolCalls } from "../../core/semantics/toolPairs";
-import { singleLine } from "../../core/text";
+import type { Entry, SessionAnalysis } from "../../core/session/analysis";
+import { freshEntryId, type Random } from "../../core/base/ids";
+import { ancestors } from "../../core/session/semantics/walk";
+import { openToolCalls } from "../../core/session/semantics/toolPairs";
+import { singleLine } from "../../core/base/text";
 import { entryTitle } from "../entryTitle";
 import { escapeMarkdown, inlineCode } from "../markdown";
 import { type CompletionContext, insertion, KIND, MAX_ID_ITEMS, markdown, rank } from "./common";

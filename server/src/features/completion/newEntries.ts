@@ -5,9 +5,9 @@
  */
 
 import type { CompletionItem, CompletionList, Range } from "vscode-languageserver";
-import type { SessionAnalysis } from "../../core/analysis";
-import { uuidv7 } from "../../core/ids";
-import { openToolCalls } from "../../core/semantics/toolPairs";
+import type { SessionAnalysis } from "../../core/session/analysis";
+import { uuidv7 } from "../../core/base/ids";
+import { openToolCalls } from "../../core/session/semantics/toolPairs";
 import { codeBlock } from "../markdown";
 import { type CompletionContext, insertion, KIND, markdown, rank } from "./common";
 import { STRING_DEFAULTS } from "./fields";

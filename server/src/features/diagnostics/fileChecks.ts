@@ -1,9 +1,9 @@
 /** Checks of the whole file: empty or foreign files, the byte order mark, the header and its version, the final newline. */
 
-import { describe } from "../../core/lineFindings";
-import { CURRENT_VERSION, ENTRY_TYPES } from "../../core/schema";
-import { COERCION_DEPTH_LIMIT, versionRules } from "../../core/semantics/version";
-import { groupDigits } from "../../core/text";
+import { describe } from "../../core/line/findings";
+import { CURRENT_VERSION, ENTRY_TYPES } from "../../core/line/schema";
+import { COERCION_DEPTH_LIMIT, versionRules } from "../../core/session/semantics/version";
+import { groupDigits } from "../../core/base/text";
 import type { Report } from "./report";
 
 /** Text that marks an unparsable line as a damaged Pi line rather than foreign JSON. */

@@ -1,9 +1,9 @@
 /** Checks of each line: blank, malformed and cut-off lines, values that are not objects, the line's own findings, and what needs the parent. */
 
-import type { Entry } from "../../core/analysis";
-import { describe } from "../../core/lineFindings";
-import { versionRules } from "../../core/semantics/version";
-import { shortValue } from "../../core/text";
+import type { Entry } from "../../core/session/analysis";
+import { describe } from "../../core/line/findings";
+import { versionRules } from "../../core/session/semantics/version";
+import { shortValue } from "../../core/base/text";
 import { type Add, ascending, checkByLine, type LineFindings } from "./replay";
 import type { Report } from "./report";
 

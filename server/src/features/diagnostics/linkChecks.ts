@@ -1,9 +1,9 @@
 /** Checks of what each entry names: its parent, a label's or edit's target, a summary's branch, a compaction's kept range, a result's tool call. */
 
-import type { Entry } from "../../core/analysis";
-import { perStructure } from "../../core/semantics/memo";
-import { callFor, toolIndex } from "../../core/semantics/toolPairs";
-import { clip } from "../../core/text";
+import type { Entry } from "../../core/session/analysis";
+import { perStructure } from "../../core/session/semantics/memo";
+import { callFor, toolIndex } from "../../core/session/semantics/toolPairs";
+import { clip } from "../../core/base/text";
 import { type Add, ascending, checkByLine, type LineFindings } from "./replay";
 import type { Report } from "./report";
 

@@ -1,13 +1,13 @@
 /**
  * Checks that find their faults line by line, run incrementally: the findings of the last run are
  * kept per line for the analysis's structure, and after edits inside lines (the usual keystroke,
- * `core/reanalyze.ts`) only the lines edited since, and the lines whose findings read them, are
+ * `core/session/reanalyze.ts`) only the lines edited since, and the lines whose findings read them, are
  * checked again; every other line's findings are replayed as they were recorded, ranges and all.
  * A check's findings of a line may depend only on that line's text, on structural facts, and on the
  * lines it names as dependencies: that is what makes a replayed finding equal to a fresh one.
  */
 
-import { editStep, linesEditedSince } from "../../core/reanalyze";
+import { editStep, linesEditedSince } from "../../core/session/reanalyze";
 import type { Report } from "./report";
 
 /** One `Report.add` call, recorded so that a line whose findings did not change can replay it. */

@@ -5,14 +5,14 @@
  */
 
 import type { Diagnostic, DiagnosticRelatedInformation, Range } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../../core/analysis";
-import { CODES, type DiagnosticCode, type Severity } from "../../core/codes";
-import type { SessionDocument } from "../../core/document";
-import type { JsonPath } from "../../core/locate";
-import { describe } from "../../core/lineFindings";
-import { referencesTo } from "../../core/semantics/references";
-import { versionRules } from "../../core/semantics/version";
-import { clip } from "../../core/text";
+import type { Entry, SessionAnalysis } from "../../core/session/analysis";
+import { CODES, type DiagnosticCode, type Severity } from "../../core/base/codes";
+import type { SessionDocument } from "../../core/session/document";
+import type { JsonPath } from "../../core/line/locate";
+import { describe } from "../../core/line/findings";
+import { referencesTo } from "../../core/session/semantics/references";
+import { versionRules } from "../../core/session/semantics/version";
+import { clip } from "../../core/base/text";
 
 export const DIAGNOSTIC_SOURCE = "pi-session";
 

@@ -1,8 +1,8 @@
 /** Checks of the tree as a whole: duplicate ids and parent cycles. */
 
-import { cycleReachedFrom } from "../../core/semantics/walk";
-import { describeKey } from "../../core/ids";
-import { clip } from "../../core/text";
+import { cycleReachedFrom } from "../../core/session/semantics/walk";
+import { describeKey } from "../../core/base/ids";
+import { clip } from "../../core/base/text";
 import { MAX_RELATED, type Report } from "./report";
 
 /** What Pi does when it walks a parent cycle, as observed with the real packages. */

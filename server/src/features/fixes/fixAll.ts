@@ -4,11 +4,11 @@
  */
 
 import type { TextEdit } from "vscode-languageserver";
-import { lineDiff, unitsOf } from "../../core/diff";
-import type { SessionDocument } from "../../core/document";
+import { lineDiff, unitsOf } from "../../core/edits/diff";
+import type { SessionDocument } from "../../core/session/document";
 import { computeDiagnostics } from "../diagnostics";
 import { migrationFix } from "../migration";
-import { type Fix, type FixOptions, makeContext } from "./context";
+import { type Fix, type FixOptions, makeContext } from "./fixContext";
 import { cycleBreakPoint, fixesIn } from "./perCode";
 
 const MIGRATION_CODES: ReadonlySet<string> = new Set(["old-version", "invalid-version"]);

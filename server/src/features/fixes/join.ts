@@ -3,8 +3,8 @@
  * is one entry Pi cannot read, and joining its lines back into one keeps every token.
  */
 
-import type { SessionDocument } from "../../core/document";
-import type { Context, Fix } from "./context";
+import type { SessionDocument } from "../../core/session/document";
+import type { Context, Fix } from "./fixContext";
 
 export interface JoinRun {
   start: number;

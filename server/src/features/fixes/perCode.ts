@@ -3,12 +3,12 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../../core/analysis";
-import { freshEntryId, uuidv7 } from "../../core/ids";
-import { CURRENT_VERSION } from "../../core/schema";
-import { shortValue } from "../../core/text";
-import { cwdForDocument } from "../../core/sessionLocation";
-import { type Context, describeEntry, eolOf, type Fix, isOurs, lineOf } from "./context";
+import type { Entry, SessionAnalysis } from "../../core/session/analysis";
+import { freshEntryId, uuidv7 } from "../../core/base/ids";
+import { CURRENT_VERSION } from "../../core/line/schema";
+import { shortValue } from "../../core/base/text";
+import { cwdForDocument } from "../../core/disk/location";
+import { type Context, describeEntry, eolOf, type Fix, isOurs, lineOf } from "./fixContext";
 import { joinFix, joinRuns } from "./join";
 import { recoverFix } from "./recover";
 

@@ -13,10 +13,10 @@
 
 import type * as JsonRepair from "jsonrepair" with { "resolution-mode": "import" };
 import type { TextEdit } from "vscode-languageserver";
-import { CODES } from "../../core/codes";
-import { parseLine } from "../../core/parse";
-import { singleLine } from "../../core/text";
-import { type Context, eolOf, type Fix } from "./context";
+import { CODES } from "../../core/base/codes";
+import { parseLine } from "../../core/line/parse";
+import { singleLine } from "../../core/base/text";
+import { type Context, eolOf, type Fix } from "./fixContext";
 
 // The package is an ES module with a CommonJS build that `require` loads; only its types are
 // imported as a module, so that this CommonJS file compiles. It is loaded on the first repair:

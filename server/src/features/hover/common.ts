@@ -3,10 +3,10 @@
  * a preview of its text, found without reading more than a few content blocks.
  */
 
-import type { Entry } from "../../core/analysis";
-import { ENTRY_TYPE_BY_NAME } from "../../core/schema";
-import { nameOfValue } from "../../core/semantics/sessionName";
-import { clip, groupDigits, shortValue } from "../../core/text";
+import type { Entry } from "../../core/session/analysis";
+import { ENTRY_TYPE_BY_NAME } from "../../core/line/schema";
+import { nameOfValue } from "../../core/session/semantics/sessionName";
+import { clip, groupDigits, shortValue } from "../../core/base/text";
 import { escapeMarkdown, inlineCode as code, quoteLine } from "../markdown";
 
 /** How many characters of a text a preview shows. */

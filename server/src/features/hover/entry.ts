@@ -3,12 +3,12 @@
  * children, label), on the active path or not, in the context Pi builds or why not, and its usage.
  */
 
-import type { Entry, SessionAnalysis } from "../../core/analysis";
-import { ContextState, contextSelection } from "../../core/context";
-import { ROLE_BY_NAME } from "../../core/schema";
-import { labels } from "../../core/semantics/labels";
-import { referencesTo } from "../../core/semantics/references";
-import { groupDigits, shortValue } from "../../core/text";
+import type { Entry, SessionAnalysis } from "../../core/session/analysis";
+import { ContextState, contextSelection } from "../../core/pi/activeContext";
+import { ROLE_BY_NAME } from "../../core/line/schema";
+import { labels } from "../../core/session/semantics/labels";
+import { referencesTo } from "../../core/session/semantics/references";
+import { groupDigits, shortValue } from "../../core/base/text";
 import { inlineCode as code, lineList } from "../markdown";
 import { headline, objectAt, previewQuote } from "./common";
 

@@ -1,11 +1,11 @@
 /** The hover on the header: the session's name, directory, version, counts and parent session; and what Pi does with a bad header. */
 
-import type { SessionAnalysis } from "../../core/analysis";
-import { isoTime } from "../../core/schema";
-import { perStructure } from "../../core/semantics/memo";
-import { sessionName } from "../../core/semantics/sessionName";
-import { versionRules } from "../../core/semantics/version";
-import { groupDigits } from "../../core/text";
+import type { SessionAnalysis } from "../../core/session/analysis";
+import { isoTime } from "../../core/line/schema";
+import { perStructure } from "../../core/session/semantics/memo";
+import { sessionName } from "../../core/session/semantics/sessionName";
+import { versionRules } from "../../core/session/semantics/version";
+import { groupDigits } from "../../core/base/text";
 import { inlineCode as code } from "../markdown";
 import { timeInWords } from "./time";
 

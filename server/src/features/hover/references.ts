@@ -4,11 +4,11 @@
  * call it answers) and a tool call's id (the result that answers it).
  */
 
-import type { Entry, SessionAnalysis } from "../../core/analysis";
-import type { ReferenceField } from "../../core/semantics/references";
-import { referencesTo } from "../../core/semantics/references";
-import { callFor, resultsFor, toolCallName, toolIndex } from "../../core/semantics/toolPairs";
-import { groupDigits } from "../../core/text";
+import type { Entry, SessionAnalysis } from "../../core/session/analysis";
+import type { ReferenceField } from "../../core/session/semantics/references";
+import { referencesTo } from "../../core/session/semantics/references";
+import { callFor, resultsFor, toolCallName, toolIndex } from "../../core/session/semantics/toolPairs";
+import { groupDigits } from "../../core/base/text";
 import { inlineCode as code } from "../markdown";
 import { headline, previewLine } from "./common";
 import { duplicateNote, labelFacts } from "./entry";

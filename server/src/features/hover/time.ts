@@ -1,9 +1,9 @@
 /** The hover on a timestamp: the time in words, and the gap since the parent entry. */
 
-import type { Entry, SessionAnalysis } from "../../core/analysis";
-import type { SessionDocument } from "../../core/document";
-import { isoTime } from "../../core/schema";
-import { groupDigits } from "../../core/text";
+import type { Entry, SessionAnalysis } from "../../core/session/analysis";
+import type { SessionDocument } from "../../core/session/document";
+import { isoTime } from "../../core/line/schema";
+import { groupDigits } from "../../core/base/text";
 import { inlineCode as code } from "../markdown";
 
 export function timestampHover(doc: SessionDocument, a: SessionAnalysis, entry: Entry | undefined, line: number, value: string): string {

@@ -1,0 +1,367 @@
+/**
+ * Pi's `/tree`, row for row: `SessionManager.getTree()` (one node per id, the last entry of an id
+ * wins, children sorted by timestamp, orphans as roots) and the tree selector of Pi 1.6
+ * (`tree-selector.ts`): the branch holding the leaf first, single-child chains kept flat, an indent
+ * and a `├─`/`└─` connector at each branch point, `│` gutters, `•` on the active path, the filter
+ * modes (bookkeeping entries, `usage` entries and assistant turns that only call tools are hidden
+ * by default), and the row Pi selects (the leaf, or its nearest visible ancestor).
+ *
+ * It works on a `Skeleton`, so a session of any size is handled; every walk is iterative and
+ * bounded. Where Pi itself would hang (duplicate ids that make a node its own descendant) or throw,
+ * the view says so and shows the tree with the loop cut.
+ */
+
+import { Flag, lastIndexByKey, type Skeleton, walkUp } from "./skeleton";
+import { ABSENT_KEY, keyText as keyTextOf, NULL_KEY, truthyKey } from "./keys";
+import { type Gutters, PrefixCache } from "./treePrefix";
+
+export type FilterMode = "default" | "no-tools" | "user-only" | "labeled-only" | "all";
+export const FILTER_MODES: readonly FilterMode[] = ["default", "no-tools", "user-only", "labeled-only", "all"];
+
+interface FlatNode {
+  entry: number;
+  indent: number;
+  showConnector: boolean;
+  isLast: boolean;
+  gutters: Gutters;
+  isVirtualRootChild: boolean;
+}
+
+export interface TreeRow {
+  /** The entry shown (the last entry of its id). */
+  entry: number;
+  /** The tree drawing before the entry (`│  ├⊟ `). */
+  prefix: string;
+  /** On the path from the root to the leaf (Pi's "• "). */
+  active: boolean;
+  label?: unknown;
+  /** The row Pi's cursor starts on. */
+  selected: boolean;
+  /** Visible children in this view. */
+  children: number;
+}
+
+export interface TreeView {
+  rows: TreeRow[];
+  selectedIndex: number;
+  filter: FilterMode;
+  /** Pi's `getTree()` would never return (duplicate ids make a node its own descendant). */
+  hangs?: string;
+  /** Pi's `/tree` would throw. */
+  throws?: string;
+  /** Duplicate ids made Pi repeat subtrees beyond the bound, so each entry is shown once instead. */
+  collapsedRepeats?: boolean;
+  /** Entries `getTree()` holds (one per id). */
+  nodes: number;
+}
+
+/** `getTree()` as child lists over entry indices, plus what `/tree` needs to lay it out. */
+function buildNodeGraph(sk: Skeleton) {
+  const { n, keys, parentKeys, flags, times } = sk;
+  const lastByKey = lastIndexByKey(sk);
+  const roots: number[] = [];
+  const children = new Map<number, number[]>();
+  for (let i = 0; i < n; i++) {
+    const node = lastByKey.get(keys[i]!)!;
+    const f = flags[i]!;
+    const parent = f & (Flag.ParentNull | Flag.SelfParent) ? undefined : lastByKey.get(parentKeys[i]!);
+    if (parent === undefined) roots.push(node);
+    else {
+      const list = children.get(parent);
+      if (list) list.push(node);
+      else children.set(parent, [node]);
+    }
+  }
+  // Children oldest first, by the same comparator Pi sorts with.
+  for (const list of children.values()) if (list.length > 1) list.sort((a, b) => times[a]! - times[b]!);
+  return { lastByKey, roots, children };
+}
+
+/** A reachable node that is its own descendant: `getTree`'s sorting loop then never ends. */
+function findLoop(roots: number[], children: Map<number, number[]>, n: number): number | undefined {
+  const color = new Uint8Array(n);
+  const stack: { node: number; next: number }[] = [];
+  for (const root of roots) {
+    if (color[root]) continue;
+    color[root] = 1;
+    stack.push({ node: root, next: 0 });
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const list = children.get(top.node);
+      if (!list || top.next >= list.length) {
+        color[top.node] = 2;
+        stack.pop();
+        continue;
+      }
+      const child = list[top.next++]!;
+      if (color[child] === 1) return child;
+      if (color[child] === 0) {
+        color[child] = 1;
+        stack.push({ node: child, next: 0 });
+      }
+    }
+  }
+  return undefined;
+}
+
+export interface TreeOptions {
+  filter?: FilterMode;
+  /** Most rows Pi's repeated subtrees may expand to before each entry is shown once instead. */
+  maxRows?: number;
+}
+
+export function buildTreeView(sk: Skeleton, options: TreeOptions = {}): TreeView {
+  const filter = options.filter ?? "default";
+  const { keys, parentKeys, flags, types, roles } = sk;
+  const { roots, children } = buildNodeGraph(sk);
+  const view: TreeView = { rows: [], selectedIndex: 0, filter, nodes: new Set(keys).size };
+  const loop = findLoop(roots, children, sk.n);
+  if (loop !== undefined)
+    view.hangs = `Pi's getTree() never returns on this file: duplicate id ${JSON.stringify(keys[loop])} makes line ${sk.lines[loop]! + 1} its own descendant`;
+  const leafKey = sk.leafKey;
+  const maxRows = options.maxRows ?? Math.max(10_000, 4 * sk.n);
+
+  // containsActive, post-order over the reachable nodes (each once).
+  const has = new Uint8Array(sk.n);
+  {
+    const order: number[] = [];
+    const seen = new Uint8Array(sk.n);
+    const stack = [...roots];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      if (seen[node]) continue;
+      seen[node] = 1;
+      order.push(node);
+      const list = children.get(node);
+      if (list) for (let i = list.length - 1; i >= 0; i--) stack.push(list[i]!);
+    }
+    const leafMatches = leafKey !== undefined && leafKey !== NULL_KEY;
+    for (let k = order.length - 1; k >= 0; k--) {
+      const node = order[k]!;
+      let h = leafMatches && keys[node] === leafKey;
+      for (const child of children.get(node) ?? []) if (has[child]) h = true;
+      has[node] = h ? 1 : 0;
+    }
+  }
+
+  // flattenTree: depth-first, the active branch first; repeated nodes are expanded as Pi expands them, within a bound.
+  let multipleRoots = roots.length > 1;
+  const flat: FlatNode[] = [];
+  const expand = (once: boolean): boolean => {
+    flat.length = 0;
+    const emitted = new Uint8Array(sk.n);
+    type Item = [number, number, boolean, boolean, boolean, Gutters, boolean];
+    const stack: Item[] = [];
+    const orderedRoots = [...roots].sort((a, b) => has[b]! - has[a]!);
+    for (let i = orderedRoots.length - 1; i >= 0; i--) {
+      stack.push([orderedRoots[i]!, multipleRoots ? 1 : 0, multipleRoots, multipleRoots, i === orderedRoots.length - 1, undefined, multipleRoots]);
+    }
+    while (stack.length > 0) {
+      const [node, indent, justBranched, showConnector, isLast, gutters, isVirtualRootChild] = stack.pop()!;
+      if (once || loop !== undefined) {
+        if (emitted[node]) continue;
+        emitted[node] = 1;
+      }
+      flat.push({ entry: node, indent, showConnector, isLast, gutters, isVirtualRootChild });
+      if (flat.length > maxRows) return false;
+      const list = children.get(node) ?? [];
+      const multipleChildren = list.length > 1;
+      const ordered = list.filter((c) => has[c]).concat(list.filter((c) => !has[c]));
+      const childIndent = multipleChildren ? indent + 1 : justBranched && indent > 0 ? indent + 1 : indent;
+      const connectorDisplayed = showConnector && !isVirtualRootChild;
+      const currentDisplayIndent = multipleRoots ? Math.max(0, indent - 1) : indent;
+      const connectorPosition = Math.max(0, currentDisplayIndent - 1);
+      const childGutters: Gutters = connectorDisplayed ? { position: connectorPosition, show: !isLast, outer: gutters } : gutters;
+      for (let i = ordered.length - 1; i >= 0; i--) {
+        stack.push([ordered[i]!, childIndent, multipleChildren, multipleChildren, i === ordered.length - 1, childGutters, false]);
+      }
+    }
+    return true;
+  };
+  if (!expand(false)) {
+    view.collapsedRepeats = true;
+    expand(true);
+  }
+
+  // entryMap: id → the last flat node of that id.
+  const entryMap = new Map<string, FlatNode>();
+  for (const f of flat) entryMap.set(keys[f.entry]!, f);
+  const parentOf = (node: number): string | null => (flags[node]! & Flag.ParentNull || parentKeys[node] === ABSENT_KEY ? null : parentKeys[node]!);
+  const bound = flat.length + 1;
+
+  // buildActivePath: from the leaf up while the id is truthy.
+  const active = new Set<string>();
+  if (truthyKey(leafKey)) {
+    let current: string | null = leafKey!;
+    for (let steps = 0; current !== null && truthyKey(current) && steps <= bound; steps++) {
+      if (active.has(current)) {
+        // Pi's walk has no guard: it goes round this loop forever.
+        view.hangs ??= `Pi's /tree never opens on this file: the walk up from the leaf loops (${JSON.stringify(keyTextOf(current))} is its own ancestor)`;
+        break;
+      }
+      active.add(current);
+      const f = entryMap.get(current);
+      if (!f) break;
+      current = parentOf(f.entry);
+    }
+  }
+
+  // applyFilter.
+  const isSettings = (type: string) =>
+    type === "label" || type === "context_edit" || type === "custom" || type === "model_change" || type === "thinking_level_change" || type === "session_info";
+  const filtered: FlatNode[] = [];
+  for (const f of flat) {
+    const e = f.entry;
+    const type = types[e]!;
+    if (flags[e]! & Flag.TreeThrows && type === "message")
+      view.throws ??= `Pi's /tree throws a TypeError on line ${sk.lines[e]! + 1} (its message has no role it can read, or a text block's text is not a string)`;
+    if (type === "usage") continue;
+    const isCurrentLeaf = keys[e] === leafKey;
+    if (type === "message" && roles[e] === 2 && !isCurrentLeaf && flags[e]! & Flag.QuietAssistant) continue;
+    let passes: boolean;
+    switch (filter) {
+      case "user-only":
+        passes = type === "message" && roles[e] === 1;
+        break;
+      case "no-tools":
+        passes = !isSettings(type) && !(type === "message" && roles[e] === 3);
+        break;
+      case "labeled-only":
+        passes = sk.labels.has(keys[e]!);
+        break;
+      case "all":
+        passes = true;
+        break;
+      default:
+        passes = !isSettings(type);
+    }
+    if (passes) filtered.push(f);
+  }
+
+  // recalculateVisualStructure.
+  const visibleIds = new Set(filtered.map((f) => keys[f.entry]!));
+  const visibleParent = new Map<string, string | null>();
+  const visibleChildren = new Map<string | null, string[]>([[null, []]]);
+  let stepsLeft = 50 * (flat.length + 10);
+  for (const f of filtered) {
+    const id = keys[f.entry]!;
+    let current: string | null = (() => {
+      const start = entryMap.get(id);
+      return start ? parentOf(start.entry) : null;
+    })();
+    while (current !== null && !visibleIds.has(current)) {
+      if (--stepsLeft < 0) {
+        view.hangs ??= "Pi's /tree never finishes laying out this file: its parentId links loop through hidden entries";
+        current = null;
+        break;
+      }
+      const next = entryMap.get(current);
+      current = next ? parentOf(next.entry) : null;
+    }
+    visibleParent.set(id, current);
+    const list = visibleChildren.get(current);
+    if (list) list.push(id);
+    else visibleChildren.set(current, [id]);
+  }
+  if (filtered.length > 0) {
+    const visibleRoots = visibleChildren.get(null)!;
+    multipleRoots = visibleRoots.length > 1;
+    const byId = new Map<string, FlatNode>();
+    for (const f of filtered) byId.set(keys[f.entry]!, f);
+    type Item = [string, number, boolean, boolean, boolean, Gutters, boolean];
+    const stack: Item[] = [];
+    for (let i = visibleRoots.length - 1; i >= 0; i--)
+      stack.push([visibleRoots[i]!, multipleRoots ? 1 : 0, multipleRoots, multipleRoots, i === visibleRoots.length - 1, undefined, multipleRoots]);
+    let budget = 4 * (filtered.length + 10);
+    while (stack.length > 0) {
+      if (--budget < 0) {
+        view.hangs ??= "Pi's /tree never finishes laying out this file (its visible tree loops)";
+        break;
+      }
+      const [id, indent, justBranched, showConnector, isLast, gutters, isVirtualRootChild] = stack.pop()!;
+      const f = byId.get(id);
+      if (!f) continue;
+      Object.assign(f, { indent, showConnector, isLast, gutters, isVirtualRootChild });
+      const kids = visibleChildren.get(id) ?? [];
+      const multipleChildren = kids.length > 1;
+      const childIndent = multipleChildren ? indent + 1 : justBranched && indent > 0 ? indent + 1 : indent;
+      const connectorDisplayed = showConnector && !isVirtualRootChild;
+      const currentDisplayIndent = multipleRoots ? Math.max(0, indent - 1) : indent;
+      const connectorPosition = Math.max(0, currentDisplayIndent - 1);
+      const childGutters: Gutters = connectorDisplayed ? { position: connectorPosition, show: !isLast, outer: gutters } : gutters;
+      for (let i = kids.length - 1; i >= 0; i--)
+        stack.push([kids[i]!, childIndent, multipleChildren, multipleChildren, i === kids.length - 1, childGutters, false]);
+    }
+  }
+
+  const isFoldable = (id: string): boolean => {
+    const kids = visibleChildren.get(id);
+    if (!kids || kids.length === 0) return false;
+    const parent = visibleParent.get(id);
+    if (parent === null || parent === undefined) return true;
+    const siblings = visibleChildren.get(parent);
+    return siblings !== undefined && siblings.length > 1;
+  };
+
+  const prefixes = new PrefixCache();
+
+  // findNearestVisibleIndex(leaf).
+  const visibleIndex = new Map<string, number>();
+  for (let i = 0; i < filtered.length; i++) visibleIndex.set(keys[filtered[i]!.entry]!, i);
+  let selected = filtered.length - 1;
+  if (leafKey !== undefined && leafKey !== NULL_KEY) {
+    let current: string | null = leafKey;
+    for (let steps = 0; current !== null && steps <= bound; steps++) {
+      const index = visibleIndex.get(current);
+      if (index !== undefined) {
+        selected = index;
+        break;
+      }
+      const f = entryMap.get(current);
+      if (!f) break;
+      current = parentOf(f.entry);
+    }
+  }
+  view.selectedIndex = Math.max(0, selected);
+
+  view.rows = filtered.map((f, i) => {
+    const id = keys[f.entry]!;
+    const displayIndent = multipleRoots ? Math.max(0, f.indent - 1) : f.indent;
+    const connector = f.showConnector && !f.isVirtualRootChild ? `${f.isLast ? "└" : "├"}${isFoldable(id) ? "⊟" : "─"} ` : undefined;
+    const prefix = prefixes.of(f.gutters, displayIndent, connector);
+    const row: TreeRow = { entry: f.entry, prefix, active: active.has(id), selected: i === view.selectedIndex, children: visibleChildren.get(id)?.length ?? 0 };
+    const label = sk.labels.get(id);
+    if (label !== undefined) row.label = label;
+    return row;
+  });
+  return view;
+}
+
+/** The status line under Pi's tree: `(3/120)` and the filter, as `/tree` prints it. */
+export function statusLine(view: TreeView): string {
+  const labels = { default: "", "no-tools": " [no-tools]", "user-only": " [user]", "labeled-only": " [labeled]", all: " [all]" }[view.filter];
+  return view.rows.length === 0 ? `  (0/0)${labels}` : `  (${view.selectedIndex + 1}/${view.rows.length})${labels}`;
+}
+
+/** The shape of Pi's tree: how many nodes, roots, tips and branch points, and the active path's length. */
+export interface TreeShape {
+  nodes: number;
+  roots: number;
+  leaves: number;
+  branchPoints: number;
+  /** Entries from the root to the leaf, or undefined when the walk up from the leaf meets a cycle. */
+  activePath: number | undefined;
+}
+
+export function treeShape(sk: Skeleton): TreeShape {
+  const { roots, children, lastByKey } = buildNodeGraph(sk);
+  let leaves = 0;
+  let branchPoints = 0;
+  for (const node of lastByKey.values()) {
+    const count = children.get(node)?.length ?? 0;
+    if (count === 0) leaves++;
+    else if (count > 1) branchPoints++;
+  }
+  const activePath = truthyKey(sk.leafKey) ? walkUp(sk, lastByKey, lastByKey.get(sk.leafKey!))?.length : 0;
+  return { nodes: lastByKey.size, roots: roots.length, leaves, branchPoints, activePath };
+}

@@ -1,0 +1,114 @@
+/**
+ * Which entries Pi selects when it builds the model's context (`buildContextEntries` in Pi 1.x, the
+ * same selection inside `buildSessionContext` in 0.73/0.74), derived once per analysis.
+ *
+ * The selection follows the active path (root → leaf). Without a compaction on it, every path entry
+ * is selected. Otherwise, with the *last* compaction on the path: that compaction, the path entries
+ * before it starting at the first one whose id is its `firstKeptEntryId` (nothing when there is
+ * none before it), and every entry after it. Pi 1.x also drops `system` messages from that
+ * kept-before range.
+ *
+ * A selected entry is not necessarily a message: labels, settings and custom entries are selected
+ * but contribute none. The selection is O(path) and memoised per analysis, never computed per query.
+ */
+
+import type { Entry, SessionAnalysis } from "../session/analysis";
+import { buildContext, selectEntries, type ContextResult } from "./buildContext";
+import { updateContext } from "./contextUpdate";
+import { perStructure, perStructureAndLines } from "../session/semantics/memo";
+
+/** The context state of one entry. */
+export const ContextState = {
+  /** Not on the active path, or the path is undefined (the leaf reaches a cycle). */
+  OffPath: 0,
+  /** Selected for the context. */
+  Selected: 1,
+  /** On the active path, but before the kept range of the last compaction: summarised away. */
+  Compacted: 2,
+  /** In the kept range before the last compaction, but a system message, which Pi 1.x drops there (0.73/0.74 keep it). */
+  DroppedSystem: 3,
+} as const;
+export type ContextState = (typeof ContextState)[keyof typeof ContextState];
+
+export interface ContextSelection {
+  /** One `ContextState` per entry, by entry index. */
+  state: Uint8Array;
+  /** The last compaction on the active path, if any. */
+  compaction: Entry | undefined;
+  /** The first entry kept from before that compaction, if any. */
+  keptFrom: Entry | undefined;
+}
+
+/** The context selection of an analysis, computed in O(path) on first use and memoised for its structure. */
+export const contextSelection = perStructure((a: SessionAnalysis): ContextSelection => {
+  const state = new Uint8Array(a.entries.length);
+  // The same selection the context builder makes, marked per entry.
+  const { selected, compaction, keptFrom } = selectEntries(a.activePath, "1.x");
+  for (const e of selected) state[e.index] = ContextState.Selected;
+  if (compaction) {
+    let kept = false;
+    for (const e of a.activePath) {
+      if (e === compaction) break;
+      if (e === keptFrom) kept = true;
+      if (state[e.index] !== ContextState.Selected) state[e.index] = kept ? ContextState.DroppedSystem : ContextState.Compacted;
+    }
+  }
+  return { state, compaction, keptFrom };
+});
+
+/** Whether Pi selects `entry` for the model's context (Pi 1.x's selection for system messages). */
+export function isInContext(a: SessionAnalysis, entry: Entry): boolean {
+  return contextSelection(a).state[entry.index] === ContextState.Selected;
+}
+
+/**
+ * The lines the context Pi resumes with is made of (either version's), marked: the active path from
+ * the first entry the last compaction keeps (or from the root), and the last entries before that
+ * which set the model and the thinking level. Typing anywhere else (in compacted history, on
+ * another branch) leaves the context as it was. Which lines these are is a matter of structure.
+ */
+export const contextInputLines = perStructure((a: SessionAnalysis): Uint8Array => {
+  const marked = new Uint8Array(a.entryAtLine.length);
+  const path = a.activePath;
+  const { compaction, keptFrom } = contextSelection(a);
+  let from = 0;
+  if (compaction) {
+    const start = keptFrom ?? compaction;
+    from = path.indexOf(start);
+    if (from < 0) from = 0;
+  }
+  for (let i = from; i < path.length; i++) marked[path[i]!.line] = 1;
+  // Settings are read over the whole path: only the last of each kind before `from` can matter.
+  let model = false;
+  let thinking = false;
+  for (let i = from - 1; i >= 0 && !(model && thinking); i--) {
+    const e = path[i]!;
+    if (!model && (e.type === "model_change" || (e.type === "message" && e.parsed.role === "assistant"))) {
+      model = true;
+      marked[e.line] = 1;
+    } else if (!thinking && e.type === "thinking_level_change") {
+      thinking = true;
+      marked[e.line] = 1;
+    }
+  }
+  return marked;
+});
+
+/**
+ * The context Pi 1.x builds when it resumes the file (from its last entry), built once per analysis:
+ * the header lens, the request for the active leaf and the inlay hints all read this one. Kept
+ * while the edits touch none of its input lines, and updated in proportion to the edit when they
+ * do (`contextUpdate.ts`).
+ */
+export const activeContext = perStructureAndLines(
+  contextInputLines,
+  (a: SessionAnalysis): ContextResult => buildContext(a, { flavor: "1.x" }),
+  (a, last, edited) => updateContext(a, last, edited, "1.x"),
+);
+
+/** The context Pi 0.73/0.74 builds when it resumes the file, kept the same way (the request diagnostics compare its pipeline). */
+export const activeContext074 = perStructureAndLines(
+  contextInputLines,
+  (a: SessionAnalysis): ContextResult => buildContext(a, { flavor: "0.74" }),
+  (a, last, edited) => updateContext(a, last, edited, "0.74"),
+);

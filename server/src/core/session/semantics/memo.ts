@@ -1,0 +1,135 @@
+/**
+ * Queries memoised per analysis: the semantic layer's one mechanism.
+ *
+ * Each Pi rule that needs more than one line (the session name, labels, references, tool call
+ * pairs, version rules, the context selection) is a query over a `SessionAnalysis`, computed the
+ * first time a feature asks and kept until the analysis is replaced by the next edit. A `WeakMap`
+ * keyed by the analysis holds the answer, so it vanishes with the version it describes.
+ *
+ * What is kept across edits of line contents (the resumed contexts, the answers made from them,
+ * the messages each line contributes) is kept in tables an idle server empties (`releaseKept`,
+ * called by `lsp/memory.ts`): their values are the largest the semantic layer keeps (15 MB on the
+ * 45 MB session), and are computed again, equal, when next asked for.
+ */
+
+import type { SessionAnalysis } from "../analysis";
+import { editStep, linesEditedSince } from "../reanalyze";
+
+/**
+ * `compute`, memoised per analysis structure: for queries that read only the tree and the structural
+ * facts of lines (ids, parents, types, roles, references, tool call ids), which an edit inside a
+ * line leaves as they were. The value must not hold entry objects' parses, which such an edit swaps.
+ * With `releasedWhenIdle`, a large value that is cheap to compute again goes when the server is idle.
+ */
+export function perStructure<T>(compute: (a: SessionAnalysis) => T, options: { releasedWhenIdle?: boolean } = {}): (a: SessionAnalysis) => T {
+  const memo: KeptTable<object, T> = options.releasedWhenIdle ? releasedTable() : new WeakMap();
+  return (a) => {
+    if (memo.has(a.structure)) return memo.get(a.structure) as T;
+    const value = compute(a);
+    memo.set(a.structure, value);
+    return value;
+  };
+}
+
+/** A table of values kept per key object, emptied by `releaseKept`; read and written as a `WeakMap`. */
+export interface KeptTable<K extends object, V> {
+  get(key: K): V | undefined;
+  has(key: K): boolean;
+  set(key: K, value: V): unknown;
+}
+
+const released: { map: WeakMap<object, unknown> }[] = [];
+
+/** A `KeptTable` that `releaseKept` empties. Made once per module (the list of them only grows at load). */
+export function releasedTable<K extends object, V>(): KeptTable<K, V> {
+  const table = {
+    map: new WeakMap<K, V>(),
+    get: (key: K) => table.map.get(key),
+    has: (key: K) => table.map.has(key),
+    set: (key: K, value: V) => table.map.set(key, value),
+  };
+  released.push(table as { map: WeakMap<object, unknown> });
+  return table;
+}
+
+/**
+ * Empties every `releasedTable` (what an idle server does): each value is computed again when next
+ * asked for, from the same parses, and so is equal to the one let go.
+ */
+export function releaseKept(): void {
+  for (const table of released) table.map = new WeakMap();
+}
+
+/**
+ * `compute`, memoised per analysis structure and kept across edits of lines that `inputs` does not
+ * mark (a per-structure mark per line, `inputs(a)[line]`): for queries that read the content of
+ * some lines besides structure (the parses of the active path's entries, say): an edit elsewhere
+ * keeps the value, an edit of a marked line computes it again, decided in O(lines edited) from the
+ * structure's edit log (`core/session/reanalyze.ts`). With `update`, an edit of marked lines first asks it
+ * for the value made from the last one and the marked lines edited since (work in proportion to
+ * the edit); `update` answers undefined when it cannot, and the value is computed afresh.
+ */
+export function perStructureAndLines<T>(
+  inputs: (a: SessionAnalysis) => Uint8Array,
+  compute: (a: SessionAnalysis) => T,
+  update?: (a: SessionAnalysis, last: T, edited: readonly number[]) => T | undefined,
+): (a: SessionAnalysis) => T {
+  // Released when idle: these values hold parses of line contents (the contexts, the labels).
+  const memo = releasedTable<object, { step: number; value: T }>();
+  return (a) => {
+    const step = editStep(a);
+    const last = memo.get(a.structure);
+    if (last) {
+      if (last.step === step) return last.value;
+      const edited = linesEditedSince(a, last.step);
+      if (edited) {
+        const marked = inputs(a);
+        const hit = edited.filter((line) => marked[line] === 1);
+        const value = hit.length === 0 ? last.value : update?.(a, last.value, hit);
+        if (value !== undefined) {
+          last.step = step;
+          last.value = value;
+          return value;
+        }
+      }
+    }
+    const value = compute(a);
+    memo.set(a.structure, { step, value });
+    return value;
+  };
+}
+
+/** Values kept per structure, each with the objects it was made from (see `keptForSameInputs`); make one with `releasedTable`. */
+export type KeptForInputs<T> = KeptTable<object, { inputs: readonly unknown[]; value: T }>;
+
+/**
+ * The value kept in `memo` for `structure` when it was made from the same `inputs` (the same
+ * objects, in order), else `compute()`, kept: for answers made from values the core already keeps
+ * and shares (the resumed contexts, their provider requests, line parses), so that the same
+ * objects mean the same answer. With `update`, other inputs first ask it for the value made from
+ * the last inputs and value (undefined: it cannot, and the value is computed).
+ */
+export function keptForSameInputs<T>(
+  memo: KeptForInputs<T>,
+  structure: object,
+  inputs: readonly unknown[],
+  compute: () => T,
+  update?: (lastInputs: readonly unknown[], last: T) => T | undefined,
+): T {
+  const last = memo.get(structure);
+  if (last && last.inputs.length === inputs.length && last.inputs.every((x, i) => x === inputs[i])) return last.value;
+  const value = (last && update?.(last.inputs, last.value)) ?? compute();
+  memo.set(structure, { inputs, value });
+  return value;
+}
+
+/** `compute`, memoised per analysis. */
+export function perAnalysis<T>(compute: (a: SessionAnalysis) => T): (a: SessionAnalysis) => T {
+  const memo = new WeakMap<SessionAnalysis, T>();
+  return (a) => {
+    if (memo.has(a)) return memo.get(a) as T;
+    const value = compute(a);
+    memo.set(a, value);
+    return value;
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * What every fix is computed with: the document, its analysis, the injected clock and randomness,
+ * and the ids in use, shared by the fixes of one request so that fresh ids never collide.
+ */
+
+import type { Diagnostic, TextEdit } from "vscode-languageserver";
+import type { Entry, SessionAnalysis } from "../../core/session/analysis";
+import type { SessionDocument } from "../../core/session/document";
+import { DIAGNOSTIC_SOURCE } from "../diagnostics";
+import type { JoinRun } from "./join";
+
+export interface FixOptions {
+  /** The clock for header timestamps and UUIDv7 ids; default `new Date()`. */
+  now?: () => Date;
+  /** Randomness in [0, 1) for ids; default `Math.random`. */
+  random?: () => number;
+  /** Whether large edits (the v1/v2 migration) may be left for `codeAction/resolve`. */
+  lazyEdits?: boolean;
+  /** Codes the user turned off (`piSession.severity`): Fix all leaves their faults alone. */
+  ignoredCodes?: ReadonlySet<string>;
+}
+
+export interface Fix {
+  title: string;
+  edits: TextEdit[];
+  /** Whether `source.fixAll` and `check --fix` apply it (see `../fixes.ts`). */
+  safe: boolean;
+  /** For an unsafe fix, what it did in a few words without line numbers, as `check --unsafe-fixes` lists it. */
+  summary?: string;
+}
+
+export interface Context {
+  doc: SessionDocument;
+  a: SessionAnalysis;
+  now: () => Date;
+  random: () => number;
+  /** Every id in use, for fresh ids; shared by the fixes of one request so they never collide. */
+  taken: Set<unknown>;
+  joins: Map<number, JoinRun> | undefined;
+}
+
+export function makeContext(doc: SessionDocument, options: FixOptions): Context {
+  const a = doc.analysis;
+  const taken = new Set<unknown>(a.byId.keys());
+  // Ids that malformed lines seem to declare are kept free too: joining or mending such a line
+  // must not bring back a duplicate.
+  doc.parsed.forEach((p, line) => {
+    if (p.kind !== "malformed") return;
+    for (const m of doc.lines[line]!.slice(0, 100_000).matchAll(/"id"\s*:\s*"([^"\\]*)"/g)) taken.add(m[1]!);
+  });
+  return { doc, a, now: options.now ?? (() => new Date()), random: options.random ?? Math.random, taken, joins: undefined };
+}
+
+/** The line break a fix writes: the file's first, so that a fix keeps a "\r\n" file "\r\n". */
+export function eolOf(doc: SessionDocument): string {
+  for (let line = 0; line < doc.eols.length; line++) {
+    const eol = doc.eols.at(line);
+    if (eol) return eol;
+  }
+  return "\n";
+}
+
+export function describeEntry(entry: Entry): string {
+  return `line ${entry.line + 1}${entry.id !== undefined ? `, "${entry.id.length > 24 ? `${entry.id.slice(0, 24)}…` : entry.id}"` : ""}`;
+}
+
+export function isOurs(d: Diagnostic): boolean {
+  return d.source === undefined || d.source === DIAGNOSTIC_SOURCE;
+}
+
+/** The line a diagnostic is on, when it is still inside the document. */
+export function lineOf(ctx: Context, d: Diagnostic): number | undefined {
+  const { line } = ctx.doc.toPi(d.range.start);
+  return d.range.start.line >= 0 && d.range.start.line < ctx.doc.lspLineCount ? line : undefined;
+}

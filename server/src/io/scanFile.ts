@@ -1,0 +1,126 @@
+/**
+ * One session file read for a listing, a search or the editor's index: the work a worker thread
+ * does per file (`scanWorker.ts`), also callable in-process. Reads only what the answer needs: the
+ * first lines for a header probe, the whole file (streamed) for Pi's list fields, nothing at all
+ * for a file Pi 0.74 cannot read into one string.
+ */
+
+import { constants } from "node:buffer";
+import { statSync } from "node:fs";
+import { HEADER_SCAN_BYTES, headerCandidate16, type SessionScan, SessionInfoBuilder } from "../core/disk/info";
+import type { PiVersion } from "../core/disk/location";
+import { parseSearchQuery } from "../core/disk/search";
+import { BoundedRegex } from "./boundedRegex";
+import { type ReadOptions, readLinesSync } from "./lineReader";
+
+export interface ScanTask {
+  path: string;
+  version: PiVersion;
+  /** What to compute: Pi's list fields (and search, symbols) by reading the whole file, or only the header. */
+  read: "info" | "header";
+  /** A `/resume` search query to match while reading. */
+  query?: string;
+  symbols?: boolean;
+  maxLineBytes?: number;
+}
+
+/** Pi 1.x `readSessionHeader`'s view of the file: its header's id and cwd, or why it has none. */
+export interface HeaderProbe {
+  header?: { id: string; cwd: unknown; parentSession: unknown; timestamp: unknown };
+  /** "none": no header (the first entry is something else, or there is none); "no-string-id"; "too-long": no line ends in the first MiB; "unreadable". */
+  missing?: "none" | "no-string-id" | "too-long" | "unreadable";
+}
+
+export interface ScanOutcome {
+  path: string;
+  size: number;
+  mtimeMs: number | undefined;
+  scan?: SessionScan;
+  probe?: HeaderProbe;
+  /** The file could not be read (Pi's list skips it). */
+  error?: string;
+  /**
+   * The query's regular expression did not finish on this file, which did not match as far as it
+   * was searched: "timeout", a test ran out of time here; "skipped", the pattern had run out of
+   * time on an earlier file of this thread (see boundedRegex.ts).
+   */
+  searchGaveUp?: "timeout" | "skipped";
+}
+
+/** `readSessionHeader` of Pi 1.x: the first parsed line within the first MiB must be a header. */
+export function probeHeader(path: string, size: number): HeaderProbe {
+  let result: HeaderProbe | undefined;
+  try {
+    readLinesSync(
+      path,
+      (text, meta) => {
+        const end = meta.start + meta.bytes;
+        // A line counts when its "\n" falls inside the scanned MiB, or it ends the file within it.
+        if (meta.newline ? end >= HEADER_SCAN_BYTES : size > HEADER_SCAN_BYTES) {
+          result = { missing: "too-long" };
+          return false;
+        }
+        const candidate = text === undefined ? "skip" : headerCandidate16(text);
+        if (candidate === "skip") return undefined;
+        if (candidate === "none" || candidate === "no-string-id") result = { missing: candidate };
+        else result = { header: { id: candidate.id as string, cwd: candidate.cwd, parentSession: candidate.parentSession, timestamp: candidate.timestamp } };
+        return false;
+      },
+      { end: HEADER_SCAN_BYTES + 1, chunkBytes: 4096, maxLineBytes: HEADER_SCAN_BYTES },
+    );
+  } catch {
+    return { missing: "unreadable" };
+  }
+  return result ?? { missing: size > HEADER_SCAN_BYTES ? "too-long" : "none" };
+}
+
+export function scanFile(task: ScanTask, onChunk?: ReadOptions["onChunk"]): ScanOutcome {
+  let size = 0;
+  let mtimeMs: number | undefined;
+  try {
+    const stats = statSync(task.path);
+    size = stats.size;
+    mtimeMs = stats.mtimeMs;
+    if (!stats.isFile()) return { path: task.path, size, mtimeMs, error: "not a file" };
+  } catch (error) {
+    return { path: task.path, size, mtimeMs, error: (error as Error).message };
+  }
+  if (task.read === "header") return { path: task.path, size, mtimeMs, probe: probeHeader(task.path, size) };
+  const search = task.query === undefined ? undefined : parseSearchQuery(task.query);
+  // A `re:` pattern is tested with a time limit (see boundedRegex.ts).
+  const bounded = search?.regex instanceof RegExp ? new BoundedRegex(search.regex) : undefined;
+  const builder = new SessionInfoBuilder(task.version, { search: search && bounded ? { ...search, regex: bounded } : search, symbols: task.symbols });
+  const finish = (): Pick<ScanOutcome, "scan" | "searchGaveUp"> => {
+    const scan = builder.finish({ mtimeMs: mtimeMs ?? Number.NaN, size, maxStringLength: constants.MAX_STRING_LENGTH });
+    const gaveUp = bounded?.timedOut ? "timeout" : bounded?.skipped ? "skipped" : undefined;
+    // A session that matched is answered, whatever a later test of it did.
+    return gaveUp && !scan.search ? { scan, searchGaveUp: gaveUp } : { scan };
+  };
+  // Pi 0.74 reads the file into one string first; one too long for that is dropped unread.
+  if (task.version === "0.74" && size > constants.MAX_STRING_LENGTH) {
+    onChunk?.(size);
+    return { path: task.path, size, mtimeMs, ...finish() };
+  }
+  try {
+    let read = 0;
+    readLinesSync(
+      task.path,
+      (text, meta) => {
+        builder.line(text, meta);
+        // Once Pi would drop the file nothing more can change the answer, except the editor's symbols.
+        return builder.wantsMore || task.symbols ? undefined : false;
+      },
+      {
+        maxLineBytes: task.maxLineBytes,
+        onChunk: (bytes) => {
+          read += bytes;
+          onChunk?.(bytes);
+        },
+      },
+    );
+    if (read < size) onChunk?.(size - read);
+  } catch (error) {
+    return { path: task.path, size, mtimeMs, error: (error as Error).message };
+  }
+  return { path: task.path, size, mtimeMs, ...finish() };
+}

@@ -1,0 +1,90 @@
+/**
+ * The worker pool (`io/scanPool.ts`): its threads claim tasks from one shared counter, so every
+ * task is run exactly once and the results come back in the tasks' order, whichever thread ran
+ * them; with `withThisThread` this thread is one of the pool's threads (2 threads start 1 worker)
+ * and runs tasks too, and a worker joins in once it has started.
+ */
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type ScanOutcome, type ScanTask, scanFile } from "../../server/src/io/scanFile";
+import { runPool } from "../../server/src/io/scanPool";
+import { ensureBuilt } from "../helpers/lspClient";
+
+const root = join(__dirname, "../..");
+/** The compiled worker: the pool runs only a built script in its workers. */
+const script = join(root, "out/io/scanWorker.js");
+const header = (i: number) =>
+  `{"type":"session","version":3,"id":"0197a0b0-0000-7000-8000-${String(i).padStart(12, "0")}","timestamp":"2026-03-02T10:00:00.002Z","cwd":"/p${i}"}`;
+const user = (i: number) =>
+  `{"type":"message","id":"a${i}","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"task ${i}","timestamp":1772445601000}}`;
+
+let dir: string;
+let tasks: ScanTask[];
+
+beforeAll(async () => {
+  await ensureBuilt();
+  dir = mkdtempSync(join(tmpdir(), "pi-scan-pool-"));
+  tasks = [];
+  for (let i = 0; i < 80; i++) {
+    const path = join(dir, `s${i}.jsonl`);
+    writeFileSync(path, `${header(i)}\n${user(i)}\n`);
+    tasks.push({ path, version: "1.x", read: "info" });
+  }
+}, 120_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** What the pool's answers say of a file, without the times that differ from one read to the next. */
+const summary = (o: ScanOutcome) => ({ path: o.path, size: o.size, error: o.error, scan: o.scan && JSON.stringify(o.scan) });
+
+/** Blocks this thread for `ms` (a task that takes a while, so that the worker has time to start). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+describe("runPool", () => {
+  // Sizes only order the tasks and decide that threads pay: every file counts as 1 MiB.
+  const sizes = () => tasks.map(() => 1024 * 1024);
+
+  it("runs each task once, in this thread and a worker, and answers in the tasks' order", async () => {
+    const inThread = await runPool(tasks, { script, here: (t: ScanTask) => scanFile(t) }, { threads: 1, sizes: sizes() });
+    const ranHere: string[] = [];
+    const order: number[] = [];
+    const started = vi.spyOn(Worker.prototype, "postMessage");
+    const pooled = await runPool(
+      tasks,
+      {
+        script,
+        here: (t: ScanTask) => {
+          ranHere.push(t.path);
+          pause(25);
+          return scanFile(t);
+        },
+        onResult: (index) => order.push(index),
+      },
+      { threads: 2, sizes: sizes(), withThisThread: true },
+    );
+    // One worker for two threads: it got one message, the whole list and the shared counter.
+    expect(started).toHaveBeenCalledTimes(1);
+    started.mockRestore();
+    expect(pooled.map(summary)).toEqual(inThread.map(summary));
+    expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));
+    // Each task answered once; this thread ran some of them, the worker the others.
+    expect([...order].sort((a, b) => a - b)).toEqual(tasks.map((_, i) => i));
+    expect(ranHere.length).toBeGreaterThan(0);
+    expect(ranHere.length).toBeLessThan(tasks.length);
+    expect(new Set(ranHere).size).toBe(ranHere.length);
+  }, 60_000);
+
+  it("without withThisThread, leaves every task to the workers", async () => {
+    const here = vi.fn((t: ScanTask) => scanFile(t));
+    const pooled = await runPool(tasks, { script, here }, { threads: 2, sizes: sizes() });
+    expect(here).not.toHaveBeenCalled();
+    expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));
+    expect(pooled.every((o) => o.scan !== undefined && o.error === undefined)).toBe(true);
+  }, 60_000);
+});
