@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findSessions } from "../../server/src/node/sessionFind";
-import { assistant, user } from "../helpers/piLines";
+import { assistant, sessionInfo, user } from "../helpers/piLines";
 
 let root: string;
 let cwd: string;
@@ -22,10 +22,13 @@ const PREFIXED = "0a11ce00-0000-7000-8000-000000000001";
 const INSIDE = "0b0b0b00-0a11ce00-7000-8000-000000000002";
 const INSIDE_BOM = "0c0c0c00-0a11ce00-7000-8000-000000000003";
 
-function writeSession(name: string, id: string, second: number, bom = ""): string {
+function writeSession(name: string, id: string, second: number, bom = "", title?: string): string {
   const header = `{"type":"session","version":3,"id":"${id}","timestamp":"2026-03-02T10:00:00.001Z","cwd":${JSON.stringify(cwd)}}`;
   const file = join(dir, name);
-  writeFileSync(file, `${bom}${[header, user(`u${second}`, null, "Hi.", second), assistant(`a${second}`, `u${second}`, "Hello.", second + 1)].join("\n")}\n`);
+  writeFileSync(
+    file,
+    `${bom}${[header, user(`u${second}`, null, "Hi.", second), assistant(`a${second}`, `u${second}`, "Hello.", second + 1), ...(title === undefined ? [] : [sessionInfo(`n${second}`, `a${second}`, title, second + 2)])].join("\n")}\n`,
+  );
   const at = new Date(Date.parse("2026-03-02T10:00:00.000Z") + second * 1000);
   utimesSync(file, at, at);
   return file;
@@ -37,7 +40,7 @@ beforeAll(() => {
   dir = join(root, "sessions");
   mkdirSync(cwd);
   mkdirSync(dir);
-  writeSession("2026-03-02T10-00-00-001Z_prefixed.jsonl", PREFIXED, 10);
+  writeSession("2026-03-02T10-00-00-001Z_prefixed.jsonl", PREFIXED, 10, "", "  Grow math.ts \t");
   // Newer, so that a substring match would both list it and open it.
   writeSession("2026-03-02T10-00-00-002Z_inside.jsonl", INSIDE, 500);
   writeSession("2026-03-02T10-00-00-003Z_inside-bom.jsonl", INSIDE_BOM, 900, "\uFEFF");
@@ -51,6 +54,8 @@ describe("findSessions matches an id prefix from the start", () => {
       const found = await findSessions({ version, arg: "0a11ce00", cwd, home: root, env: {}, sessionDir: dir, text: "never", pool: { threads: 0 } });
       expect(found.candidates.map((c) => c.session.info.id)).toEqual([PREFIXED]);
       expect(found.opens?.info.id).toBe(PREFIXED);
+      // Its name as Pi's list reads it: `name?.trim() || undefined`.
+      expect(found.opens?.info.name).toBe("Grow math.ts");
       // In full: the prefixed session, and for 0.74 the one whose header has a byte order mark
       // (Pi 1.x cannot open it); of the other, the header only.
       expect(found.read).toEqual({ full: version === "1.x" ? 1 : 2, files: 3 });
