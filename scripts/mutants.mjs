@@ -12,7 +12,7 @@
 // list keeps working while the code moves: update or drop it.
 //
 // Usage:
-//   node scripts/mutants.mjs                 every mutant (about 20 minutes on 2 cores)
+//   node scripts/mutants.mjs                 every mutant (long: 24 of them took 20 min on a busy 2-core machine)
 //   node scripts/mutants.mjs locate cycle    only the mutants whose id contains one of the words
 //   node scripts/mutants.mjs --list          the mutants, without running anything
 //   node scripts/mutants.mjs --check         which mutants no longer apply to the source
