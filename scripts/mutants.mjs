@@ -4,14 +4,15 @@
 // Each mutant below is a plausible bug (a rule of Pi's dropped, a guard removed, a tie broken the
 // other way), written as one exact piece of source text and its replacement. For each mutant the
 // script copies the repository's sources into a temporary folder (the working tree is never
-// touched), applies the mutant there, runs the in-process tests with `--bail=1` under a time
-// limit, and reports whether a test failed (killed), the run timed out (killed by hanging: a
+// touched), builds out/ there once from the unmutated sources (for the few tests that start the
+// built server or command: they run unmutated code), applies the mutant, runs the in-process tests
+// with `--bail=1` under a time limit, and reports whether a test failed (killed), the run timed out (killed by hanging: a
 // bounded walk should have failed a test instead), or every test passed (a survivor: write a
 // fixture for it). A mutant whose text is no longer in the source is reported as stale, so the
 // list keeps working while the code moves: update or drop it.
 //
 // Usage:
-//   node scripts/mutants.mjs                 every mutant (a few minutes on 2 cores)
+//   node scripts/mutants.mjs                 every mutant (long: 24 of them took 20 min on a busy 2-core machine)
 //   node scripts/mutants.mjs locate cycle    only the mutants whose id contains one of the words
 //   node scripts/mutants.mjs --list          the mutants, without running anything
 //   node scripts/mutants.mjs --check         which mutants no longer apply to the source
@@ -19,15 +20,18 @@
 //                                            only those tests (to see which fixture kills a mutant)
 // Exit status: 0 when no mutant survives, 1 otherwise.
 
-import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-/** The in-process tests: no editors, no child servers, so a run takes seconds. */
-const TESTS = ["test/core", "test/features", "test/diagnostics", "test/parity"];
+/**
+ * The in-process tests: no editors, no child servers, so a run takes about a minute on 2 cores
+ * (`findSessions` is run in this thread by test/io/sessionFind.test.ts).
+ */
+const TESTS = ["test/core", "test/features", "test/diagnostics", "test/parity", "test/io/sessionFind.test.ts"];
 const TIME_LIMIT_MS = 120_000;
 
 /**
@@ -200,14 +204,161 @@ const MUTANTS = [
     from: "for (let i = this.hasBom ? 1 : 0; i < this.lines.length; i++)",
     to: "for (let i = 0; i < this.lines.length; i++)",
   },
+  // Issue 28's survivors: a false sentence added to a message (killed now that fixtures match
+  // messages whole), both summaries sent (context-every-compaction-summary above), `""` tool ids.
+  {
+    id: "message-false-tree-hangs",
+    file: "features/diagnostics/treeChecks.ts",
+    from: "const loop = a.treeLoops ?",
+    to: "const loop = a.duplicates.size > 0 ?",
+  },
+  {
+    id: "tool-index-falsy-result-id",
+    file: "core/session/semantics/toolPairs.ts",
+    from: "if (p.toolResultId !== undefined) add(results, p.toolResultId, entry);",
+    to: "if (p.toolResultId) add(results, p.toolResultId, entry);",
+  },
+  {
+    id: "tool-call-index-farthest",
+    file: "core/session/semantics/toolPairs.ts",
+    from: "(!best || a.depth[c.index]! > a.depth[best.index]!)",
+    to: "(!best || a.depth[c.index]! < a.depth[best.index]!)",
+  },
+  {
+    id: "tool-results-falsy-id",
+    file: "features/diagnostics/linkChecks.ts",
+    from: "if (id === undefined || a.reachesCycle[entry.index]) continue;",
+    to: "if (!id || a.reachesCycle[entry.index]) continue;",
+  },
+  {
+    id: "tool-parse-falsy-call-id",
+    file: "core/line/parse.ts",
+    from: 'if (b.type === "toolCall" && typeof b.id === "string")',
+    to: 'if (b.type === "toolCall" && typeof b.id === "string" && b.id)',
+  },
+  {
+    id: "tool-parse-falsy-result-id",
+    file: "core/line/parse.ts",
+    from: 'if (m.role === "toolResult" && typeof m.toolCallId === "string") toolResultId',
+    to: 'if (m.role === "toolResult" && typeof m.toolCallId === "string" && m.toolCallId) toolResultId',
+  },
+  {
+    id: "tool-transform-falsy-answer",
+    file: "core/pi/provider/transformMessages.ts",
+    from: "answered.add(msg.toolCallId);",
+    to: "if (msg.toolCallId) answered.add(msg.toolCallId);",
+  },
+  // Id prefixes, as Pi's `resolveSessionPath`/`findById` match them (from the start).
+  {
+    id: "find-prefilter-includes",
+    file: "io/sessionFind.ts",
+    from: "if (probe.header) return probe.header.id.startsWith(arg);",
+    to: "if (probe.header) return probe.header.id.includes(arg);",
+  },
+  {
+    id: "find-candidate-includes",
+    file: "io/sessionFind.ts",
+    from: 'typeof s.info.id === "string" && s.info.id.startsWith(arg);',
+    to: 'typeof s.info.id === "string" && s.info.id.includes(arg);',
+  },
+  {
+    id: "resolve-prefix-includes",
+    file: "core/disk/resolve.ts",
+    from: "return (s.id as string).startsWith(arg);",
+    to: "return (s.id as string).includes(arg);",
+  },
+  // The parent walk.
+  {
+    id: "walk-path-bound-off-by-one",
+    file: "core/session/semantics/walk.ts",
+    from: "if (path.length >= limit) throw tooLong(limit);",
+    to: "if (path.length >= limit - 1) throw tooLong(limit);",
+  },
+  {
+    id: "walk-ancestors-self-in-cycle",
+    file: "core/session/semantics/walk.ts",
+    from: "if (current === cycleStart || current === entry) return;",
+    to: "if (current === cycleStart) return;",
+  },
+  // The leaf: the last entry, none when its id is null.
+  { id: "leaf-null-id-ignored", file: "core/session/analysis.ts", from: "const leaf = nullLeaf ? undefined : last;", to: "const leaf = last;" },
+  { id: "leaf-missing-id-as-null", file: "core/session/analysis.ts", from: "last && last.key === null ? last", to: "last && last.key == null ? last" },
+  // Labels: file order, the last change per target wins, a falsy label clears.
+  {
+    id: "labels-cleared-label-kept",
+    file: "core/session/semantics/labels.ts",
+    from: "    byTarget.delete(target);\n    if (o.label) byTarget.set",
+    to: "    if (o.label) byTarget.set",
+  },
+  {
+    id: "labels-first-wins",
+    file: "core/session/semantics/labels.ts",
+    from: "    byTarget.delete(target);\n    if (o.label) byTarget.set",
+    to: "    if (byTarget.has(target)) continue;\n    if (o.label) byTarget.set",
+  },
+  // The session name: the last session_info in file order, trimmed.
+  {
+    id: "session-name-untrimmed",
+    file: "core/session/semantics/sessionName.ts",
+    from: "return { name: raw.trim() || undefined, throws: false };",
+    to: "return { name: raw || undefined, throws: false };",
+  },
+  {
+    id: "session-name-first-entry",
+    file: "core/session/semantics/sessionName.ts",
+    from: 'for (let i = a.entries.length - 1; i >= 0; i--) if (a.entries[i]!.type === "session_info") return a.entries[i];',
+    to: 'for (let i = 0; i < a.entries.length; i++) if (a.entries[i]!.type === "session_info") return a.entries[i];',
+  },
+  {
+    id: "session-info-name-untrimmed",
+    file: "core/disk/info.ts",
+    from: "this.name = entry.name?.trim() || undefined;",
+    to: "this.name = (entry.name as unknown as string) || undefined;",
+  },
+  // Sibling order: oldest first.
+  {
+    id: "siblings-newest-first",
+    file: "core/session/semantics/siblings.ts",
+    from: "sort((x, y) => times.get(x)! - times.get(y)!)",
+    to: "sort((x, y) => times.get(y)! - times.get(x)!)",
+  },
+  // Settings and selection of the context.
+  {
+    id: "settings-first-thinking-level",
+    file: "core/pi/buildContext.ts",
+    from: 'let thinkingLevel: unknown = "off";\n  for (let i = path.length - 1; i >= 0; i--) {',
+    to: 'let thinkingLevel: unknown = "off";\n  for (let i = 0; i < path.length; i++) {',
+  },
+  {
+    id: "settings-model-ignores-assistant",
+    file: "core/pi/buildContext.ts",
+    from: 'if (entry.type === "message" && entry.parsed.role === "assistant") {\n      const p = entry.parsed;\n      model =',
+    to: "if (false) {\n      const p = entry.parsed;\n      model =",
+  },
+  {
+    id: "context-after-compaction-off-by-one",
+    file: "core/pi/buildContext.ts",
+    from: "for (let i = at + 1; i < path.length; i++) selected.push(path[i]!);",
+    to: "for (let i = at + 2; i < path.length; i++) selected.push(path[i]!);",
+  },
+  { id: "context-missing-first-kept-keeps-all", file: "core/pi/buildContext.ts", from: "    if (keptFrom === undefined) continue;\n", to: "" },
 ];
 
 function copySources(into) {
-  for (const path of ["server", "test", "bench", "vitest.config.mts", "tsconfig.json", "package.json"]) {
+  for (const path of ["server", "test", "bench", "bin", "vitest.config.mts", "tsconfig.json", "package.json"]) {
     // The Pi oracle install (hundreds of MB) is never needed by the in-process tests.
-    cpSync(join(ROOT, path), join(into, path), { recursive: true, filter: (source) => !source.includes(join("parity", "oracle", "node_modules")) });
+    cpSync(join(ROOT, path), join(into, path), {
+      recursive: true,
+      preserveTimestamps: true,
+      filter: (source) => !source.includes(join("parity", "oracle", "node_modules")),
+    });
   }
   symlinkSync(join(ROOT, "node_modules"), join(into, "node_modules"));
+  // A few of these tests also ask the built server or command (`ensureBuilt`, then out/): they get
+  // the unmutated build, made once here. Each mutant keeps its file's time (see below), so
+  // `ensureBuilt` does not build again for every mutant, nor fails a test by taking too long to.
+  const built = spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "server"], { cwd: into, encoding: "utf8" });
+  if (built.status !== 0) throw new Error(`tsc -p server failed in the copy:\n${built.stdout}${built.stderr}`);
 }
 
 function runTests(cwd, only) {
@@ -288,13 +439,17 @@ try {
       console.log(`stale     ${m.id} (${count} occurrences in ${m.file})`);
       continue;
     }
+    // The mutated file keeps its time, so that out/ (the unmutated build) still counts as fresh.
+    const { atime, mtime } = statSync(path);
     writeFileSync(
       path,
       original.replace(m.from, () => m.to),
     );
+    utimesSync(path, atime, mtime);
     const started = Date.now();
     const { status, output } = await runTests(work, only);
     writeFileSync(path, original);
+    utimesSync(path, atime, mtime);
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
     if (status === "passed") {
       survivors.push(m.id);

@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { buildContext } from "../../server/src/core/pi/buildContext";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { contextMarkdownOptions, renderContextMarkdown } from "../../server/src/features/contextMarkdown";
+import { parseFixture } from "../helpers/fixture";
 import { ensureBuilt } from "../helpers/lspClient";
 
 const bin = join(__dirname, "../../bin/pi-session-lsp.js");
@@ -88,6 +89,21 @@ describe("pi-session-lsp context --format json", () => {
     const r = run("context", fixture("fault-empty"));
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(`${JSON.stringify(golden("fault-empty", "1.6.0").context)}\n`);
+  });
+
+  it("sends one compaction summary, the last one, when its kept range holds an older compaction", () => {
+    // See test/core/olderCompactionKept.test.ts for the whole context.
+    const source = readFileSync(join(__dirname, "../fixtures/diagnostics/compaction-kept-range-holds-older-compaction.txt"), "utf8");
+    for (const pi of ["1.x", "0.74"]) {
+      const r = spawnSync(process.execPath, [bin, "context", "--format", "json", "--pi", pi, "-"], { encoding: "utf8", input: parseFixture(source).text });
+      expect(r.status).toBe(0);
+      const { messages } = JSON.parse(r.stdout) as { messages: { role: string; summary?: string }[] };
+      expect(messages.filter((m) => m.role === "compactionSummary").map((m) => m.summary)).toEqual([
+        "## Goal\nSecond summary: add(), subtract() and multiply() work.",
+      ]);
+      expect(messages[0]!.role).toBe("compactionSummary");
+      expect(messages).toHaveLength(7);
+    }
   });
 });
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { buildContext } from "../../server/src/core/pi/buildContext";
 import { SessionDocument } from "../../server/src/core/session/document";
-import { HEADER, assistant, compaction, session, user } from "../helpers/piLines";
+import { HEADER, assistant, compaction, session, thinkingChange, user } from "../helpers/piLines";
 
 const analysis = (...lines: string[]) => new SessionDocument("file:///c.jsonl", "jsonl", 1, session(...lines)).analysis;
 const texts = (messages: unknown[]) =>
@@ -29,6 +29,18 @@ describe("buildContext", () => {
     expect(right.ok && texts(right.build.context.messages)).toEqual(["user: Hi.", "assistant: Hello.", "user: Right."]);
     const empty = buildContext(a, { leaf: null });
     expect(empty.ok && empty.build.context).toEqual({ messages: [], thinkingLevel: "off", model: null });
+  });
+
+  it("takes the thinking level of the last change on the path, as Pi does", () => {
+    const a = analysis(
+      HEADER,
+      user("u1", null, "Hi.", 1),
+      thinkingChange("t1", "u1", "low", 2),
+      assistant("a1", "t1", "Hello.", 3),
+      thinkingChange("t2", "a1", "high", 4),
+    );
+    const built = buildContext(a);
+    expect(built.ok && built.build.context.thinkingLevel).toBe("high");
   });
 
   it("reports a cycle and a message entry without a message instead of failing", () => {

@@ -9,7 +9,16 @@
  * - `# <severity> <code>` expects a diagnostic on the whole line above;
  * - `@ <token>` narrows the range to the first occurrence of `<token>` in that line (`<token>#2` the
  *   second one), `@ $` to its last character and `@ ^` to the empty range at its start;
- * - `: <text>` requires the message to contain `<text>`.
+ * - `: <message>` gives the diagnostic's whole message, compared with equality (not as a substring:
+ *   a wrong sentence added to a message must fail the fixture). Every annotation carries one. A
+ *   message that holds a line break, a tab or leading or trailing whitespace is written as a JSON
+ *   string instead: `:json "first line\nsecond line"` (none does today).
+ *
+ * `UPDATE_EXPECT=1 npx vitest run test/diagnostics/fixtures.test.ts` rewrites the message of every
+ * annotation that matches a diagnostic (same line, range, severity and code) with what the server
+ * says now, as the snapshot tests do (test/helpers/snapshot.ts): write the session and the
+ * annotations without messages, run with the switch, then READ the messages before committing
+ * them: that reading is what the whole-message comparison is for.
  *
  * An annotation placed before any session line refers to line 0. That is how a fixture for an empty
  * (0-byte) file is written: a fixture that holds nothing but `# error empty-file @ ^` has no session
@@ -35,6 +44,8 @@ export interface ExpectedDiagnostic {
   severity: string;
   code: string;
   message?: string;
+  /** The index of the annotation's line in the fixture's source (for UPDATE_EXPECT). */
+  sourceLine?: number;
 }
 
 export interface Fixture {
@@ -43,7 +54,7 @@ export interface Fixture {
 }
 
 const SEVERITIES = ["", "error", "warning", "information", "hint"];
-const ANNOTATION = /^# (error|warning|information|hint) ([a-z0-9-]+)(?: @ (.+?))?(?: : (.+))?$/;
+const ANNOTATION = /^# (error|warning|information|hint) ([a-z0-9-]+)(?: @ (.+?))?(?: (:|:json) (.+))?$/;
 
 export function parseFixture(source: string): Fixture {
   const sourceLines = source.replace(/\n$/, "").split("\n");
@@ -51,8 +62,16 @@ export function parseFixture(source: string): Fixture {
   let bom = false;
   let finalNewline = true;
   const lines: string[] = [];
-  const annotations: { line: number; severity: string; code: string; token: string | undefined; message: string | undefined; raw: string }[] = [];
-  for (const raw of sourceLines) {
+  const annotations: {
+    line: number;
+    severity: string;
+    code: string;
+    token: string | undefined;
+    message: string | undefined;
+    raw: string;
+    sourceLine: number;
+  }[] = [];
+  for (const [sourceLine, raw] of sourceLines.entries()) {
     if (raw.startsWith("#! ")) {
       const directive = raw.slice(3).trim();
       if (directive === "crlf") crlf = true;
@@ -65,17 +84,18 @@ export function parseFixture(source: string): Fixture {
     if (raw.startsWith("#")) {
       const match = ANNOTATION.exec(raw);
       if (!match) throw new Error(`malformed annotation: ${raw}`);
-      const [, severity, code, token, message] = match;
+      const [, severity, code, token, marker, written] = match;
+      const message = marker === ":json" ? (JSON.parse(written!) as string) : written;
       // Before any session line, an annotation refers to line 0 (the only line of an empty file).
-      annotations.push({ line: Math.max(0, lines.length - 1), severity: severity!, code: code!, token, message, raw });
+      annotations.push({ line: Math.max(0, lines.length - 1), severity: severity!, code: code!, token, message, raw, sourceLine });
       continue;
     }
     lines.push(raw);
   }
-  const expected: ExpectedDiagnostic[] = annotations.map(({ line, severity, code, token, message, raw }) => {
+  const expected: ExpectedDiagnostic[] = annotations.map(({ line, severity, code, token, message, raw, sourceLine }) => {
     const text = (bom && line === 0 ? "\uFEFF" : "") + (lines[line] ?? "");
     const { start, end } = tokenRange(text, token, raw);
-    return { line, start, end, severity, code, message };
+    return { line, start, end, severity, code, message, sourceLine };
   });
   const eol = crlf ? "\r\n" : "\n";
   let text = lines.join(eol);
@@ -96,6 +116,32 @@ function tokenRange(text: string, token: string | undefined, annotation: string)
     if (index < 0) throw new Error(`token ${needle} not found in the line annotated by: ${annotation}`);
   }
   return { start: index, end: index + needle.length };
+}
+
+/** An annotation's message part as the fixture writes it: ` : <message>`, or `:json` when it must be escaped. */
+export function writtenMessage(message: string): string {
+  return /[\u0000-\u001f\u2028\u2029]|^\s|\s$/.test(message) ? ` :json ${JSON.stringify(message)}` : ` : ${message}`;
+}
+
+/**
+ * The fixture's source with each annotation's message replaced by the one `messageOf` gives it
+ * (UPDATE_EXPECT); an annotation `messageOf` has no message for is left as it is.
+ */
+export function updateFixtureMessages(
+  source: string,
+  expected: readonly ExpectedDiagnostic[],
+  messageOf: (e: ExpectedDiagnostic) => string | undefined,
+): string {
+  const sourceLines = source.split("\n");
+  for (const e of expected) {
+    const message = messageOf(e);
+    if (message === undefined || e.sourceLine === undefined) continue;
+    const raw = sourceLines[e.sourceLine]!;
+    const match = ANNOTATION.exec(raw)!;
+    const [, severity, code, token] = match;
+    sourceLines[e.sourceLine] = `# ${severity} ${code}${token === undefined ? "" : ` @ ${token}`}${writtenMessage(message)}`;
+  }
+  return sourceLines.join("\n");
 }
 
 export function diagnose(text: string): Diagnostic[] {
