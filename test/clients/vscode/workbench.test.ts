@@ -111,10 +111,7 @@ beforeAll(async () => {
     for (let n = 0; n < OTHER_SESSIONS; n++) writeFileSync(join(others, `2026-03-02T10-00-00-000Z_${n}.jsonl`), otherSession(n));
     // Fading off: the editor then shows exactly what `check` prints (and the setting must reach the server).
     mkdirSync(join(work, "workspace", ".vscode"));
-    writeFileSync(
-      join(work, "workspace", ".vscode", "settings.json"),
-      JSON.stringify({ "piSession.fadeInactive": false }),
-    );
+    writeFileSync(join(work, "workspace", ".vscode", "settings.json"), JSON.stringify({ "piSession.fadeInactive": false }));
 
     workbench = await openWorkbench(work, join(work, "workspace"), {
       broken,
