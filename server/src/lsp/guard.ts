@@ -4,7 +4,8 @@
  *
  * - before `initialize` a request is refused with `ServerNotInitialized`, after `shutdown` with
  *   `InvalidRequest`, as the LSP specification asks, and params that do not have the shape the
- *   specification gives them (`params.ts`) with `InvalidParams`, before the handler runs;
+ *   specification gives them (each request's shape, `requests/`) with `InvalidParams`, before the
+ *   handler runs;
  * - a request the client has cancelled is answered `RequestCancelled` without running (requests
  *   still queued behind a running one are answered the moment their `$/cancelRequest` arrives, by
  *   the connection strategy in `stdio.ts`); a long one written as steps (`core/base/steps.ts`) is run
@@ -17,7 +18,13 @@
 
 import { type CancellationToken, type Connection, ErrorCodes, LSPErrorCodes, ResponseError } from "vscode-languageserver";
 import type { Steps } from "../core/base/steps";
-import { invalidParams } from "./params";
+import { invalidParams, type Shape } from "./params";
+
+/** What the guard needs of a request to check its params. */
+export interface RequestShape {
+  readonly method: string;
+  readonly params?: Shape;
+}
 
 /** How long a request written as steps runs before it lets other messages in. */
 export const SLICE_MS = 15;
@@ -45,19 +52,9 @@ export class Guard {
     }
   }
 
-  /** A request handler: lifecycle and cancellation checked first, then `work` behind `safe`. */
-  request<P, R>(what: string, fallback: R, work: (params: P, token: CancellationToken) => R): (params: P, token: CancellationToken) => R {
-    return (params, token) => {
-      this.admit(token, what, params);
-      return this.safe(what, fallback, () => work(params, token));
-    };
-  }
-
   /**
    * A request handler for work written as steps: lifecycle and cancellation checked first, then
-   * the steps run a slice at a time, checking the token at every step and yielding to the event
-   * loop (where `$/cancelRequest` and edits arrive) after each slice. `stillValid` says whether the
-   * document is still the version the work started on.
+   * `work`'s steps run as `steps` runs them.
    */
   stepped<P, R>(
     what: string,
@@ -65,16 +62,26 @@ export class Guard {
     work: (params: P) => { steps: Steps<R>; stillValid: () => boolean } | undefined,
   ): (params: P, token: CancellationToken) => Promise<R> {
     return async (params, token) => {
-      this.admit(token, what, params);
-      try {
-        const started = work(params);
-        return started ? await this.drive(started.steps, token, started.stillValid) : fallback;
-      } catch (error) {
-        if (error instanceof ResponseError) throw error;
-        this.logFailure(what, error);
-        return fallback;
-      }
+      this.admit(token);
+      return this.steps(what, fallback, token, () => work(params));
     };
+  }
+
+  /**
+   * Runs the steps `start` returns a slice at a time, checking the token at every step and
+   * yielding to the event loop (where `$/cancelRequest` and edits arrive) after each slice.
+   * `stillValid` says whether the document is still the version the work started on; no steps
+   * answer `fallback`, and so does a failure, which is logged.
+   */
+  async steps<R>(what: string, fallback: R, token: CancellationToken, start: () => { steps: Steps<R>; stillValid: () => boolean } | undefined): Promise<R> {
+    try {
+      const started = start();
+      return started ? await this.drive(started.steps, token, started.stillValid) : fallback;
+    } catch (error) {
+      if (error instanceof ResponseError) throw error;
+      this.logFailure(what, error);
+      return fallback;
+    }
   }
 
   /** Runs `steps` to the end, a slice at a time; throws `RequestCancelled` or `ContentModified`. */
@@ -92,14 +99,14 @@ export class Guard {
   }
 
   /**
-   * Throws the protocol's error for a request that must not run now, or, given its method and
-   * params, for params that do not have the shape the specification gives them.
+   * Throws the protocol's error for a request that must not run now, or, given the request and
+   * its params, for params that do not have the shape the specification gives them.
    */
-  admit(token?: CancellationToken, method?: string, params?: unknown): void {
+  admit(token?: CancellationToken, request?: RequestShape, params?: unknown): void {
     if (this.state === "new") throw new ResponseError(ErrorCodes.ServerNotInitialized, "the server has not been initialized");
     if (this.state === "shut-down") throw new ResponseError(ErrorCodes.InvalidRequest, "the server is shutting down");
     if (token?.isCancellationRequested) throw new ResponseError(LSPErrorCodes.RequestCancelled, "the request was cancelled");
-    const invalid = method === undefined ? undefined : invalidParams(method, params);
+    const invalid = request === undefined ? undefined : invalidParams(request, params);
     if (invalid !== undefined) throw new ResponseError(ErrorCodes.InvalidParams, invalid);
   }
 }

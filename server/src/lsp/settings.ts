@@ -6,8 +6,7 @@
  */
 
 import { asObject } from "../core/line/schema";
-import type { SeverityOverrides } from "../features/diagnostics";
-import { DEFAULT_MAX_SYMBOLS } from "../features/symbols";
+import { DEFAULT_MAX_SYMBOLS, type SeverityOverrides } from "../features/api";
 
 export interface Settings {
   /** The most document symbols (outline entries) computed for one document. */
