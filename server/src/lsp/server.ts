@@ -154,10 +154,9 @@ export function startServer(connection: Connection): ServerHandle {
   /** What the editor shows: the checker's diagnostics, plus the fading hints unless turned off. */
   const diagnosticsSource = {
     compute: (document: SessionDocument) => {
-      const collected = collectDiagnostics(document, MAX_PER_CODE);
-      const found = capDiagnostics(collected.diagnostics, { overflow: collected.overflow }).diagnostics.concat(
-        guard.safe("session folder diagnostics", [], () => workspace.diagnostics(document)),
-      );
+      const facts = guard.safe("session facts", {}, () => workspace.facts(document));
+      const collected = collectDiagnostics(document, MAX_PER_CODE, facts);
+      const found = capDiagnostics(collected.diagnostics, { overflow: collected.overflow }).diagnostics;
       return applySeverityOverrides(settings.fadeInactive ? found.concat(computeFadingHints(document)) : found, settings.severity);
     },
     get: (uri: string) => documents.get(uri),
