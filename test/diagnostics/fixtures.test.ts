@@ -21,7 +21,7 @@ describe("diagnostic fixtures", () => {
   for (const file of files) {
     it(file, () => {
       const fixture = parseFixture(readFileSync(join(dir, file), "utf8"));
-      const actual = actualOf(diagnose(fixture.text));
+      const actual = actualOf(diagnose(fixture.text, fixture.facts));
       expect(actual.map(describeDiagnostic).sort()).toEqual(fixture.expected.map(describeDiagnostic).sort());
       for (const e of fixture.expected) {
         if (!e.message) continue;

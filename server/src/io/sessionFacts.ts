@@ -23,14 +23,14 @@ import { type LocateOptions, locate } from "./sessionStore";
 export interface FolderInputs {
   location: SessionLocation;
   process: PiProcess;
-  /** The editor's workspace folders (none for `check`): a missing cwd's project may have moved into one of them. */
+  /** The folders a missing cwd's project may have moved to: the editor's workspace folders, or Pi's cwd (`check`'s, or a server's without folders). */
   workspaceFolders: readonly string[];
 }
 
 /** Pi's folder inputs, as the session commands resolve them (`locate`), for `check`, `info` and the server alike. */
-export function folderInputs(options: LocateOptions, workspaceFolders: readonly string[] = []): FolderInputs {
+export function folderInputs(options: LocateOptions, workspaceFolders?: readonly string[]): FolderInputs {
   const { process, location } = locate(options);
-  return { location, process, workspaceFolders };
+  return { location, process, workspaceFolders: workspaceFolders && workspaceFolders.length > 0 ? workspaceFolders : [process.cwd] };
 }
 
 /** The folder facts of the session at `path` whose header names `cwd`. */
