@@ -25,7 +25,7 @@ describe("diagnostic fixtures", () => {
     it(file, () => {
       let source = readFileSync(join(dir, file), "utf8");
       let fixture = parseFixture(source);
-      const actual = actualOf(diagnose(fixture.text));
+      const actual = actualOf(diagnose(fixture.text, fixture.facts));
       // Annotations and diagnostics that describe alike are paired in order.
       const unpaired = [...actual];
       const messageOf = fixture.expected.map((e) => {

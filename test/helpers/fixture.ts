@@ -30,10 +30,14 @@
  * Directives on the first lines shape the text: `#! crlf` (CRLF line endings), `#! bom` (a byte
  * order mark), `#! no-final-newline`. A line `#! raw <json string>` stands for a line whose text is
  * that JSON string's value (for lines that must hold whitespace or control characters).
+ * A line `#! facts <json>` gives what the checks know of the file beyond its text (`SessionFacts`
+ * of server/src/core/disk/facts.ts: its encoding, where it lies among Pi's folders), as `check` and
+ * the server gather them from the file system.
  * Lines that start with `#` are never session lines, since every session line starts with JSON.
  */
 
 import type { Diagnostic } from "vscode-languageserver";
+import type { SessionFacts } from "../../server/src/core/disk/facts";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 
@@ -51,6 +55,8 @@ export interface ExpectedDiagnostic {
 export interface Fixture {
   text: string;
   expected: ExpectedDiagnostic[];
+  /** From `#! facts`; {} when the fixture has none. */
+  facts: SessionFacts;
 }
 
 const SEVERITIES = ["", "error", "warning", "information", "hint"];
@@ -61,6 +67,7 @@ export function parseFixture(source: string): Fixture {
   let crlf = false;
   let bom = false;
   let finalNewline = true;
+  let facts: SessionFacts = {};
   const lines: string[] = [];
   const annotations: {
     line: number;
@@ -78,6 +85,7 @@ export function parseFixture(source: string): Fixture {
       else if (directive === "bom") bom = true;
       else if (directive === "no-final-newline") finalNewline = false;
       else if (directive.startsWith("raw ")) lines.push(JSON.parse(directive.slice(4)) as string);
+      else if (directive.startsWith("facts ")) facts = JSON.parse(directive.slice(6)) as SessionFacts;
       else throw new Error(`unknown fixture directive: ${raw}`);
       continue;
     }
@@ -101,7 +109,7 @@ export function parseFixture(source: string): Fixture {
   let text = lines.join(eol);
   if (finalNewline && lines.length > 0) text += eol;
   if (bom) text = `\uFEFF${text}`;
-  return { text, expected };
+  return { text, expected, facts };
 }
 
 function tokenRange(text: string, token: string | undefined, annotation: string): { start: number; end: number } {
@@ -144,8 +152,8 @@ export function updateFixtureMessages(
   return sourceLines.join("\n");
 }
 
-export function diagnose(text: string): Diagnostic[] {
-  return computeDiagnostics(new SessionDocument("file:///fixture.jsonl", "jsonl", 1, text));
+export function diagnose(text: string, facts?: SessionFacts): Diagnostic[] {
+  return computeDiagnostics(new SessionDocument("file:///fixture.jsonl", "jsonl", 1, text), facts);
 }
 
 /** A diagnostic as one comparable line: `L3 5-9 error dangling-parent`. */

@@ -21,21 +21,13 @@ import { forgetValues, keepAllValues, setValueBudget } from "../core/line/values
 import { LineTooLong, readStreamedDocument } from "../io/streamedDocument";
 import { capDiagnostics, MAX_PER_CODE } from "../features/diagnosticCap";
 import { collectDiagnostics } from "../features/diagnostics";
+import { encodingDiagnostics } from "../features/diagnostics/encodingChecks";
+import { type FolderInputs, folderInputs, sessionFacts } from "../io/sessionFacts";
 import { defaultThreads } from "../io/scanPool";
 import { parseCommandLine, quote, UsageError, type OptionSpecs, wholeNumber } from "./args";
 import { type CheckTask, checkTargets, type FileReport } from "./checkPool";
 import { Progress } from "./sessionOutput";
-import {
-  closeFile,
-  decodeSession,
-  type Encoded,
-  encodingDiagnostics,
-  isUtf16,
-  MAX_FILE_BYTES,
-  openRegularFile,
-  openSessionFile,
-  type OpenedFile,
-} from "./files";
+import { closeFile, decodeSession, type Encoded, isUtf16, MAX_FILE_BYTES, openRegularFile, openSessionFile, type OpenedFile } from "./files";
 import { type Fixable, fixableMarks, fixedLine, severityOf, unsafeList } from "./checkOutput";
 import { fixFile, type FixOutcome } from "./fix";
 import {
@@ -80,6 +72,11 @@ Options:
   --dry-run              with or without --fix: print the fixes as a unified diff, write nothing
   --threads N            check the files of a folder on N threads (default: one per core); the
                          output is the same, in the same order, whatever N
+  --session-dir DIR      the folder Pi keeps sessions in, as Pi's own --session-dir (default:
+                         $PI_CODING_AGENT_SESSION_DIR, else sessionDir in Pi's settings, else
+                         Pi's sessions folder): sessions in Pi's folders are also checked for a
+                         missing project folder (cwd-missing) and a folder Pi keeps for another
+                         project (folder-mismatch), as the editor checks them
   -h, --help             print this help
 
 --fix applies the fixes that keep every entry and its content (byte order mark, final newline,
@@ -106,6 +103,7 @@ const OPTIONS: OptionSpecs = {
   "unsafe-fixes": { type: "boolean" },
   "dry-run": { type: "boolean" },
   threads: { type: "string" },
+  "session-dir": { type: "string" },
   help: { type: "boolean", short: "h" },
 };
 
@@ -120,6 +118,8 @@ export interface CheckOptions {
   quiet: boolean;
   /** The least severe severity shown (1 error … 4 hint). */
   minSeverity: number;
+  /** `--session-dir`: the folder Pi keeps sessions in, for the folder checks. */
+  sessionDir?: string | undefined;
 }
 
 export function runCheck(args: readonly string[], io: CliIo): number | Promise<number> {
@@ -160,6 +160,7 @@ export function runCheck(args: readonly string[], io: CliIo): number | Promise<n
     unsafe: values.has("unsafe-fixes"),
     quiet: values.has("quiet"),
     minSeverity: SEVERITY_NAMES.indexOf((values.get("min-severity") as (typeof SEVERITY_NAMES)[number] | undefined) ?? "hint"),
+    sessionDir: values.get("session-dir") as string | undefined,
   };
   // A progress line on a terminal's stderr, erased before anything else is printed.
   const progress = io.errIsTTY ? new Progress("checking") : undefined;
@@ -201,6 +202,8 @@ export class CheckRun {
   private readonly cwd: string;
   /** Told the bytes read as a file streams past (a progress line). */
   onBytes: ((bytes: number) => void) | undefined;
+  /** Where Pi keeps sessions, found once per run (and once per worker thread) for the folder checks. */
+  private folders: FolderInputs | undefined;
 
   constructor(
     private readonly options: CheckOptions,
@@ -346,9 +349,10 @@ export class CheckRun {
     let checkError: string | undefined;
     try {
       // Past the cap per code, diagnostics are only counted, so a file of millions of broken lines stays cheap.
-      const found = collectDiagnostics(doc, MAX_PER_CODE);
+      this.folders ??= folderInputs({ version: "1.x", sessionDir: options.sessionDir });
+      const found = collectDiagnostics(doc, MAX_PER_CODE, sessionFacts(doc, this.folders, decoded));
       overflow = found.overflow;
-      all = decoded.encoding === "utf-8" ? found.diagnostics : [...encodingDiagnostics(decoded), ...found.diagnostics];
+      all = found.diagnostics;
       this.totals.files++;
     } catch (error) {
       checkError = `internal error: ${errorText(error)}`;

@@ -5,13 +5,12 @@
  */
 
 import * as nodeFs from "node:fs";
-import type { Diagnostic } from "vscode-languageserver";
-import { CODES } from "../core/base/codes";
-import { DIAGNOSTIC_SOURCE } from "../features/diagnostics/report";
+import { type Decoded, utf16Of } from "../core/base/encoding";
 import { kindOf } from "../io/lineReader";
 import { groupDigits } from "../core/base/text";
 
 export { kindOf };
+export { type Decoded, type Encoded, type Encoding, encodingName, headEncoding, utf16Of } from "../core/base/encoding";
 
 /** The largest file read: far above real sessions (tens of MB), and below V8's longest string. */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
@@ -126,17 +125,6 @@ export function readStdin(fs: typeof nodeFs = nodeFs): Buffer {
   return Buffer.concat(chunks, total);
 }
 
-export type Encoding = "utf-8" | "utf-16le" | "utf-16be";
-
-export interface Decoded {
-  text: string;
-  encoding: Encoding;
-  /** For UTF-16: whether the file starts with its byte order mark (FF FE or FE FF). */
-  bom: boolean;
-  /** Whether `text` encodes back to exactly these bytes as UTF-8 (so it can be rewritten). */
-  lossless: boolean;
-}
-
 /**
  * Decodes a session's bytes. UTF-16 (what Windows PowerShell's `Out-File` and `>` write) is told
  * by its byte order mark, or without one by NUL bytes in every other position of ASCII text; JSON
@@ -156,55 +144,9 @@ export function decodeSession(bytes: Buffer): Decoded {
   return { text, encoding: "utf-8", bom: false, lossless };
 }
 
-export function utf16Of(bytes: Buffer): "utf-16le" | "utf-16be" | undefined {
-  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return "utf-16le";
-  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be";
-  // Without a mark: in the first 4 KiB, many NULs at odd offsets and almost none at even ones is
-  // little-endian ASCII, and the reverse big-endian.
-  const pairs = Math.min(bytes.length, 4096) >> 1;
-  if (pairs < 1) return undefined;
-  let evenZeros = 0;
-  let oddZeros = 0;
-  for (let i = 0; i < pairs; i++) {
-    if (bytes[2 * i] === 0) evenZeros++;
-    if (bytes[2 * i + 1] === 0) oddZeros++;
-  }
-  if (oddZeros >= pairs * 0.3 && evenZeros <= pairs * 0.02) return "utf-16le";
-  if (evenZeros >= pairs * 0.3 && oddZeros <= pairs * 0.02) return "utf-16be";
-  return undefined;
-}
-
-/** How an encoding is named in messages. */
-export function encodingName(decoded: Pick<Decoded, "encoding" | "bom">): string {
-  const order = decoded.encoding === "utf-16le" ? "little-endian" : "big-endian";
-  return `UTF-16 (${order}, ${decoded.bom ? "with" : "without"} a byte order mark)`;
-}
-
-/** What the report needs of a file's encoding (a streamed file's text is never held whole). */
-export type Encoded = Omit<Decoded, "text">;
-
 /** Whether the file open at `fd` is UTF-16 (judged from its first 4 KiB, as `decodeSession` judges it). */
 export function isUtf16(fd: number): boolean {
   const head = Buffer.alloc(4096);
   const n = nodeFs.readSync(fd, head, 0, head.length, 0);
   return utf16Of(head.subarray(0, n)) !== undefined;
-}
-
-/** The `utf16` error for a file Pi cannot read, at the start of the file. */
-export function encodingDiagnostics(decoded: Encoded): Diagnostic[] {
-  if (decoded.encoding === "utf-8") return [];
-  const message =
-    `This file is ${encodingName(decoded)}, not UTF-8 (Windows PowerShell's Out-File and ">" write UTF-16). ` +
-    'Pi reads session files as UTF-8: Pi 1.x refuses to open this one ("not a valid pi session"), and Pi 0.73/0.74 overwrites it with a fresh header, losing every entry. ' +
-    "Convert it to UTF-8 without a byte order mark (for example iconv -f UTF-16 -t UTF-8); the other diagnostics are those of the converted text.";
-  const severity = (["error", "warning", "information", "hint"] as const).indexOf(CODES.utf16.severity) + 1;
-  return [
-    {
-      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
-      severity: severity as Diagnostic["severity"],
-      code: "utf16",
-      source: DIAGNOSTIC_SOURCE,
-      message,
-    },
-  ];
 }

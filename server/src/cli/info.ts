@@ -15,12 +15,13 @@ import { existsSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, resolve } from "node:path";
 import { treeShape } from "../core/disk/tree";
-import { defaultSessionDir, encodeCwd, piAgentDir, type PiVersion } from "../core/disk/location";
+import type { PiVersion } from "../core/disk/location";
 import type { Skeleton } from "../core/disk/skeleton";
 import { nameOfValue } from "../core/session/semantics/sessionName";
 import { keyText } from "../core/disk/keys";
 import { type SessionInfoReport, StatsCollector } from "../core/disk/stats";
 import { probeHeader } from "../io/scanFile";
+import { folderFacts, folderInputs } from "../io/sessionFacts";
 import { readSkeleton } from "../io/skeletonReader";
 import type { CliIo } from "./check";
 import { jsonLine } from "./terminal";
@@ -103,12 +104,9 @@ export interface FolderCheck {
 /** Whether the session's folder is the one Pi uses for its header's cwd, and whether that cwd still exists. */
 export function checkFolder(version: PiVersion, file: string, cwd: unknown): FolderCheck | undefined {
   if (typeof cwd !== "string" || cwd === "") return undefined;
-  const p = { home: homedir(), cwd: process.cwd(), agentDirEnv: process.env.PI_CODING_AGENT_DIR };
-  const agentDir = piAgentDir(version, p);
-  const piLooksIn = resolve(defaultSessionDir(version, cwd, agentDir, p));
-  const folder = dirname(resolve(file));
-  const inSessions = dirname(folder) === resolve(agentDir, "sessions");
-  return { cwdExists: existsSync(cwd), piLooksIn, matches: !inSessions || basename(folder) === encodeCwd(version, cwd, p) };
+  // Pi's folders found as every session command and the diagnostics find them (`io/sessionFacts.ts`).
+  const facts = folderFacts(file, cwd, folderInputs({ version }));
+  return { cwdExists: facts.cwdExists, piLooksIn: resolve(facts.piDir), matches: facts.matches };
 }
 
 export function runInfo(args: readonly string[], io: CliIo): number {

@@ -12,23 +12,27 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import type { DiagnosticCode, Severity } from "../core/base/codes";
+import type { DiagnosticCode } from "../core/base/codes";
+import type { SessionFacts } from "../core/disk/facts";
 import type { SessionDocument } from "../core/session/document";
 import { clip } from "../core/base/text";
+import { checkEncoding } from "./diagnostics/encodingChecks";
 import { checkBom, checkFinalNewline, checkHeader, checkNotASession } from "./diagnostics/fileChecks";
 import { checkLines } from "./diagnostics/lineChecks";
+import { checkFolder } from "./diagnostics/folderChecks";
 import { checkLinks, checkToolResults } from "./diagnostics/linkChecks";
-import { LSP_SEVERITY, Report } from "./diagnostics/report";
+import { Report } from "./diagnostics/report";
 import { checkCycles, checkDuplicates } from "./diagnostics/treeChecks";
 import { requestDiagnostics } from "./requestDiagnostics";
 import { ohMyPiSession, sessionFaultDiagnostics } from "./sessionFaults";
 
-export { DIAGNOSTIC_SOURCE } from "./diagnostics/report";
+export { applySeverityOverrides, DIAGNOSTIC_SOURCE, type SeverityOverrides } from "./diagnostics/report";
 
 /** The checks in order, with the name a `check-failed` note gives them. */
-const CHECKS: readonly [string, (r: Report) => void][] = [
+const CHECKS: readonly [string, (r: Report, facts: SessionFacts) => void][] = [
   ["byte order mark", checkBom],
   ["header", checkHeader],
+  ["session folder", (r, facts) => checkFolder(r, facts.folder)],
   ["line", checkLines],
   ["duplicate id", (r) => r.isV1 || checkDuplicates(r)],
   ["parent cycle", (r) => r.isV1 || checkCycles(r)],
@@ -39,8 +43,9 @@ const CHECKS: readonly [string, (r: Report) => void][] = [
   ["provider request", (r) => addAll(r, requestDiagnostics(r.doc))],
 ];
 
-export function computeDiagnostics(doc: SessionDocument): Diagnostic[] {
-  return collectDiagnostics(doc).diagnostics;
+/** The diagnostics of a document; `facts` are what the file system says of it (none: nothing is known beyond the text). */
+export function computeDiagnostics(doc: SessionDocument, facts?: SessionFacts): Diagnostic[] {
+  return collectDiagnostics(doc, undefined, facts).diagnostics;
 }
 
 export interface CollectedDiagnostics {
@@ -52,16 +57,23 @@ export interface CollectedDiagnostics {
 /**
  * The diagnostics, building at most `limitPerCode` of each code (a file of 3,000,000 broken lines
  * costs 3,000,000 counts, not 3,000,000 objects); `capDiagnostics` takes the counts of the rest.
+ * `facts` (`io/sessionFacts.ts`) are what `check` and the editor know of the file beyond its text:
+ * both pass the same, so both report the same codes.
  */
-export function collectDiagnostics(doc: SessionDocument, limitPerCode?: number): CollectedDiagnostics {
+export function collectDiagnostics(doc: SessionDocument, limitPerCode?: number, facts: SessionFacts = {}): CollectedDiagnostics {
+  const r = new Report(doc, limitPerCode);
+  // The encoding comes first: the text every other check reads is the one decoded from it.
+  guarded(r, "encoding", (r) => checkEncoding(r, facts.encoding));
   // An oh-my-pi file gets one diagnostic instead of a cascade about a format it does not follow.
   const ohMyPi = ohMyPiSession(doc);
-  if (ohMyPi) return { diagnostics: [ohMyPi], overflow: new Map() };
-  const r = new Report(doc, limitPerCode);
+  if (ohMyPi) {
+    addAll(r, [ohMyPi]);
+    return { diagnostics: r.out, overflow: r.overflow };
+  }
   if (!guarded(r, "file", checkNotASession)) {
     // A v1 file has no tree yet: Pi gives every entry a fresh id and chains it to the line above
     // when it migrates the file, so links and ids in it mean nothing (`r.isV1` skips those checks).
-    for (const [name, check] of CHECKS) guarded(r, name, check);
+    for (const [name, check] of CHECKS) guarded(r, name, (r) => check(r, facts));
   }
   // Reading order: by position, keeping the order of checks for diagnostics on the same token.
   r.out.sort((x, y) => x.range.start.line - y.range.start.line || x.range.start.character - y.range.start.character);
@@ -82,22 +94,4 @@ function guarded<T>(r: Report, name: string, check: (r: Report) => T): T | undef
     r.add("check-failed", `pi-session-lsp could not finish its ${name} checks on this file (${clip(reason, 200)}); their findings are missing.`, r.point(0, 0));
     return undefined;
   }
-}
-
-/** A severity per diagnostic code; "off" drops the code. */
-export type SeverityOverrides = Record<string, Severity | "off">;
-
-/**
- * Applies a user's severity overrides (the `piSession.severity` setting) to diagnostics. Codes
- * without an override keep the severity of the table in `core/base/codes.ts`.
- */
-export function applySeverityOverrides(diagnostics: Diagnostic[], overrides: SeverityOverrides): Diagnostic[] {
-  if (Object.keys(overrides).length === 0) return diagnostics;
-  const out: Diagnostic[] = [];
-  for (const d of diagnostics) {
-    const level = Object.hasOwn(overrides, String(d.code)) ? overrides[String(d.code)] : undefined;
-    if (level === "off") continue;
-    out.push(level === undefined ? d : { ...d, severity: LSP_SEVERITY[level] });
-  }
-  return out;
 }

@@ -43,15 +43,13 @@ import { editStep, linesEditedSince } from "../core/session/reanalyze";
 import { perStructure } from "../core/session/semantics/memo";
 import { versionRules } from "../core/session/semantics/version";
 import { groupDigits } from "../core/base/text";
+import type { PresentationCode } from "../core/base/codes";
+import { diagnostic } from "./diagnostics/report";
 
-/** The diagnostic code of a faded entry (a presentation hint, not a fault: it is not in `codes.ts`). */
-export const NOT_IN_CONTEXT = "not-in-context";
+/** The diagnostic code of a faded entry (a presentation hint, not a fault: `PRESENTATION_CODES` in `codes.ts`). */
+export const NOT_IN_CONTEXT: PresentationCode = "not-in-context";
 
-/** The `source` of every diagnostic this server publishes. */
-const SOURCE = "pi-session";
-
-/** `DiagnosticSeverity.Hint` and `DiagnosticTag.Unnecessary` (the LSP values; the enums are type-only imports here). */
-const HINT = 4;
+/** `DiagnosticTag.Unnecessary` (the LSP value; the enum is a type-only import here). */
 const UNNECESSARY = 1;
 
 export const DEFAULT_MAX_FADED = 5000;
@@ -244,12 +242,6 @@ function removedByEdits(a: SessionAnalysis, state: Uint8Array): Map<Entry, Entry
 }
 
 function fade(doc: SessionDocument, { first, last, message }: FadedLine): Diagnostic {
-  return {
-    range: first === last ? doc.lineRange(first) : { start: doc.lineRange(first).start, end: doc.lineRange(last).end },
-    severity: HINT,
-    tags: [UNNECESSARY],
-    code: NOT_IN_CONTEXT,
-    source: SOURCE,
-    message,
-  };
+  const range = first === last ? doc.lineRange(first) : { start: doc.lineRange(first).start, end: doc.lineRange(last).end };
+  return diagnostic(NOT_IN_CONTEXT, message, range, { tags: [UNNECESSARY] });
 }

@@ -23,7 +23,8 @@ import type { SessionDocument } from "../core/session/document";
 import { findModel, type ModelInfo } from "../core/pi/provider/catalog";
 import type { ProviderRequest } from "../core/pi/provider/request";
 import { groupDigits } from "../core/base/text";
-import { makeDiagnostic, type ProviderRule, ruleFor } from "./providerRules";
+import { diagnostic } from "./diagnostics/report";
+import { type ProviderRule, ruleFor } from "./providerRules";
 import { modelName } from "./providerView";
 
 type Message = Record<string, unknown>;
@@ -73,7 +74,7 @@ export function imageFindings(doc: SessionDocument, request: ProviderRequest): D
   if (limits?.maxImagesPerRequest !== undefined && images.length > limits.maxImagesPerRequest) {
     const first = images[limits.maxImagesPerRequest]!;
     out.push(
-      makeDiagnostic(
+      diagnostic(
         "too-many-images",
         `Pi sends ${groupDigits(images.length)} images in one request to ${name}, and this is image ${groupDigits(limits.maxImagesPerRequest + 1)}: pi-ai's catalogue allows ${groupDigits(limits.maxImagesPerRequest)} per request for this model, and ${provider} refuses more. Every request fails until images are removed from the context (or a compaction summarises them away).`,
         doc.valueRange(first.entry.line, blockPath(first)),
@@ -84,7 +85,7 @@ export function imageFindings(doc: SessionDocument, request: ProviderRequest): D
     for (const mine of perMessage.filter((x) => x.length > limits.maxImagesPerMessage!).slice(0, MAX_PER_RULE)) {
       const first = mine[limits.maxImagesPerMessage]!;
       out.push(
-        makeDiagnostic(
+        diagnostic(
           "too-many-images",
           `This message holds ${groupDigits(mine.length)} images; pi-ai's catalogue allows ${groupDigits(limits.maxImagesPerMessage)} per message for ${name}, and ${provider} refuses more.`,
           doc.valueRange(first.entry.line, blockPath(first)),
@@ -105,7 +106,7 @@ export function imageFindings(doc: SessionDocument, request: ProviderRequest): D
           ? `the request has ${groupDigits(images.length)} images, and with more than 20 Anthropic refuses any over 2000x2000 px`
           : "Anthropic refuses images over 8000x8000 px";
       out.push(
-        makeDiagnostic(
+        diagnostic(
           "image-too-large",
           `This image is ${size.width}x${size.height} px and Pi sends it as stored: ${why} ("Images and vision"), so every request fails until it is removed or a compaction summarises it away.`,
           doc.valueRange(image.entry.line, blockPath(image)),
@@ -174,7 +175,7 @@ function requestSize(doc: SessionDocument, request: ProviderRequest, max: number
     if (!entry) return { diagnostics: [], max };
     return {
       diagnostics: [
-        makeDiagnostic(
+        diagnostic(
           "request-too-large",
           `The request Pi builds passes ${groupDigits(max)} bytes, the largest body pi-ai's catalogue gives for ${name}, at this message: ${rule.requestSize ?? `${rule.provider} refuses larger requests`}. Pi sends the whole context every time, so every request fails until the context shrinks (a compaction, or fewer images).`,
           doc.lineRange(entry.line),
@@ -199,7 +200,7 @@ function notSent(doc: SessionDocument, request: ProviderRequest, model: ModelInf
     if (block < 0) continue;
     const count = content.filter((b) => b !== null && typeof b === "object" && (b as Message).type === "image").length;
     out.push(
-      makeDiagnostic(
+      diagnostic(
         "image-not-sent",
         `${modelName(model)} takes no images (pi-ai's catalogue): Pi replaces ${count === 1 ? "this image" : `these ${groupDigits(count)} images`} with the text "(image omitted: model does not support images)", so the model never sees ${count === 1 ? "it" : "them"}.`,
         doc.valueRange(source.line, source.type === "custom_message" ? ["content", block, "type"] : ["message", "content", block, "type"]),

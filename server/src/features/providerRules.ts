@@ -18,10 +18,6 @@
  * Anthropic's 32 MB ("Request size limits": 413 `request_too_large`).
  */
 
-import type { Diagnostic, DiagnosticRelatedInformation, Range } from "vscode-languageserver";
-import { CODES, type DiagnosticCode } from "../core/base/codes";
-import { DIAGNOSTIC_SOURCE, LSP_SEVERITY } from "./diagnostics/report";
-
 export interface ProviderRule {
   /** Who answers the request, as the message names it. */
   provider: string;
@@ -123,10 +119,4 @@ const UNKNOWN: ProviderRule = {
 
 export function ruleFor(api: unknown): ProviderRule {
   return typeof api === "string" && Object.hasOwn(RULES, api) ? RULES[api]! : UNKNOWN;
-}
-
-export function makeDiagnostic(code: DiagnosticCode, message: string, range: Range, related?: DiagnosticRelatedInformation[]): Diagnostic {
-  const d: Diagnostic = { range, severity: LSP_SEVERITY[CODES[code].severity], code, source: DIAGNOSTIC_SOURCE, message };
-  if (related && related.length > 0) d.relatedInformation = related;
-  return d;
 }

@@ -21,21 +21,32 @@
 
 import type { Diagnostic } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/session/analysis";
-import { type ContextBuild, type ContextResult, selectEntries } from "../core/pi/buildContext";
+import { type ContextBuild, selectEntries } from "../core/pi/buildContext";
 import { toolCallBlock } from "../core/session/semantics/toolPairs";
 import { pathTo } from "../core/session/semantics/walk";
 import { activeContext, activeContext074 } from "../core/pi/activeContext";
 import type { SessionDocument } from "../core/session/document";
-import type { JsonPath } from "../core/line/locate";
 import type { ProviderRequest, ProviderResult } from "../core/pi/provider/request";
 import { type KeptForInputs, keptForSameInputs, perStructure, releasedTable } from "../core/session/semantics/memo";
 import { versionRules } from "../core/session/semantics/version";
-import { estimateContextTokens, estimateTokens, usableUsage } from "../core/pi/tokens";
-import { groupDigits, singleLine } from "../core/base/text";
-import { imageFindings, requestSizeFindings, type SizeFindings } from "./imageDiagnostics";
+import { singleLine } from "../core/base/text";
+import { imageFindings, requestSizeFindings } from "./imageDiagnostics";
 import { updateRequestFindings } from "./requestFindingsUpdate";
-import { makeDiagnostic, ruleFor } from "./providerRules";
-import { modelName, providerRequestOf } from "./providerView";
+import {
+  capital,
+  contentPath,
+  emptyUserAt,
+  type Located,
+  located,
+  modelOf,
+  overWindow,
+  type RequestFindings,
+  type RequestInputs,
+  withAll,
+} from "./diagnostics/requestFindings";
+import { diagnostic } from "./diagnostics/report";
+import { ruleFor } from "./providerRules";
+import { providerRequestOf } from "./providerView";
 
 type Message = Record<string, unknown>;
 
@@ -66,36 +77,6 @@ export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
   return compactions.length === 0 ? value : [...compactions, ...value];
 }
 
-/** A finding with where its range comes from, so that an edit of its line can place it again. */
-export interface Located {
-  diagnostic: Diagnostic;
-  line: number;
-  /** The value the range covers, or undefined for the whole line. */
-  path: JsonPath | undefined;
-}
-
-function located(doc: SessionDocument, code: Parameters<typeof makeDiagnostic>[0], message: string, line: number, path: JsonPath | undefined): Located {
-  return { diagnostic: makeDiagnostic(code, message, path ? doc.valueRange(line, path) : doc.lineRange(line)), line, path };
-}
-
-/** The request findings by the parts an update redoes separately, and all of them in order. */
-export interface RequestFindings {
-  /** Pi 0.73/0.74's pipeline throws, or Pi 1.x's (then the only finding). */
-  head: Diagnostic[];
-  pairing: Located[];
-  /** Empty user messages, by index among the provider messages. */
-  empty: { at: number; found: Located }[];
-  window: Diagnostic[];
-  images: Diagnostic[];
-  size: SizeFindings;
-  all: Diagnostic[];
-}
-
-export function withAll(f: Omit<RequestFindings, "all">): RequestFindings {
-  const all = [...f.head, ...f.pairing.map((x) => x.diagnostic), ...f.empty.map((x) => x.found.diagnostic), ...f.window, ...f.images, ...f.size.diagnostics];
-  return { ...f, all };
-}
-
 /**
  * The compaction checks read compactions anywhere in the file, not only on the path Pi resumes,
  * and their ranges are on the compactions' own lines: kept for the structure and those lines' parses.
@@ -119,9 +100,6 @@ function requestsOf(a: SessionAnalysis): readonly unknown[] {
   return [built, result, older, older.ok ? providerRequestOf(older.build, "0.74") : undefined];
 }
 
-/** What the findings are made from, in the order `requestsOf` gives them. */
-export type RequestInputs = [ContextResult, ProviderResult?, ContextResult?, ProviderResult?];
-
 function computeRequestFindings(doc: SessionDocument, inputs: readonly unknown[]): RequestFindings {
   const [built, result, older, old] = inputs as RequestInputs;
   const none = { head: [], pairing: [], empty: [], window: [], images: [], size: { diagnostics: [] } };
@@ -139,16 +117,6 @@ function computeRequestFindings(doc: SessionDocument, inputs: readonly unknown[]
   });
 }
 
-/** Where in an entry's line its message content (or block `index` of it) is. */
-export function contentPath(entry: Entry, index?: number): JsonPath {
-  const base: JsonPath = entry.type === "custom_message" ? ["content"] : ["message", "content"];
-  return index === undefined ? base : [...base, index];
-}
-
-function modelOf(request: ProviderRequest): string {
-  return modelName(request.model) ?? "Pi's default model";
-}
-
 function where(entry: Entry | undefined): string {
   return entry ? `line ${entry.line + 1}` : "an earlier line";
 }
@@ -157,7 +125,7 @@ function throwsDiagnostic(doc: SessionDocument, failure: Extract<ProviderResult,
   const entry = failure.entry;
   const message = `${who}'s message pipeline (convertToLlm, then transformMessages) throws on this entry${note}: ${failure.reason}. Every prompt fails before a request is sent, until the entry is fixed.`;
   const range = entry ? doc.valueRange(entry.line, contentPath(entry)) : doc.lineRange(doc.analysis.headerLine ?? 0);
-  return makeDiagnostic("request-throws", message, range);
+  return diagnostic("request-throws", message, range);
 }
 
 // ---- Tool calls and results -------------------------------------------------------------------
@@ -290,7 +258,7 @@ function compactionKeepsToolResult(doc: SessionDocument): Diagnostic[] {
       `This compaction keeps the entries from line ${target.line + 1} on, and the first message it keeps is a tool result (line ${first.line + 1}) whose call ${call ? `(line ${call.line + 1}) ` : ""}it summarises away. ` +
       "Pi sends the summary and then this result without its call, which providers reject (Anthropic: each tool_result must answer a tool_use in the message right before it); " +
       "Pi's own compaction never cuts there. Keep from the call instead.";
-    out.push(makeDiagnostic("compaction-keeps-tool-result", message, doc.valueRange(c.line, ["firstKeptEntryId"])));
+    out.push(diagnostic("compaction-keeps-tool-result", message, doc.valueRange(c.line, ["firstKeptEntryId"])));
   }
   return out;
 }
@@ -303,19 +271,6 @@ function producesMessage(e: Entry): boolean {
 
 // ---- Empty user messages and the window ------------------------------------------------------
 
-function isEmptyContent(content: unknown): boolean {
-  if (typeof content === "string") return content.trim() === "";
-  if (!Array.isArray(content)) return false;
-  return content.every(
-    (b) =>
-      b !== null &&
-      typeof b === "object" &&
-      (b as Message).type === "text" &&
-      typeof (b as Message).text === "string" &&
-      ((b as Message).text as string).trim() === "",
-  );
-}
-
 function emptyUsers(doc: SessionDocument, request: ProviderRequest): { at: number; found: Located }[] {
   const out: { at: number; found: Located }[] = [];
   for (let k = 0; k < request.messages.length; k++) {
@@ -323,47 +278,4 @@ function emptyUsers(doc: SessionDocument, request: ProviderRequest): { at: numbe
     if (found) out.push({ at: k, found });
   }
   return out;
-}
-
-/** The finding on provider message `k`, when it is a user message without text. */
-export function emptyUserAt(doc: SessionDocument, request: ProviderRequest, k: number): Located | undefined {
-  const m = request.messages[k] as Message;
-  const entry = request.sources[k];
-  if (m.role !== "user" || !entry || !isEmptyContent(m.content)) return undefined;
-  const rule = ruleFor(request.model?.inCatalog === false ? undefined : request.model?.api);
-  const message = `Pi sends this user message to ${modelOf(request)} without any text: ${rule.emptyUser}.`;
-  return located(doc, "empty-user-message", message, entry.line, contentPath(entry));
-}
-
-export function overWindow(doc: SessionDocument, build: ContextBuild, request: ProviderRequest): Diagnostic[] {
-  const model = request.model;
-  if (!model || model.inCatalog === false || !(model.contextWindow > 0)) return [];
-  const messages = build.context.messages;
-  const estimate = estimateContextTokens(messages);
-  if (estimate.tokens <= model.contextWindow) return [];
-  // Pi's estimate of every prefix in one pass (a usable usage stands for everything before it),
-  // then the message from which it stays over the window.
-  const prefix = new Array<number>(messages.length);
-  let running = 0;
-  for (let i = 0; i < messages.length; i++) {
-    const usage = usableUsage(messages[i]);
-    running = usage !== undefined ? usage : running + estimateTokens(messages[i]);
-    prefix[i] = running;
-  }
-  let k = messages.length - 1;
-  while (k > 0 && prefix[k - 1]! > model.contextWindow) k--;
-  const entry = build.sources[k];
-  if (!entry) return [];
-  const over = estimate.tokens - model.contextWindow;
-  const message =
-    `Pi estimates the context it resumes with at ${groupDigits(estimate.tokens)} tokens, ${groupDigits(over)} over the ${groupDigits(model.contextWindow)}-token window of ${modelOf(request)} (pi-ai's catalogue); this message takes it over. ` +
-    `${capital(ruleFor(model.api).provider)} rejects a prompt longer than the window, so every request fails until a compaction succeeds: ` +
-    "Pi 1.x compacts before sending when auto-compaction is on, Pi 0.73/0.74 after the provider's overflow error, and the compaction's own request must fit the window too.";
-  const usage = (entry.parsed.object?.message as Message | undefined)?.usage as Message | undefined;
-  const usageRange = usage?.totalTokens !== undefined ? doc.valueRange(entry.line, ["message", "usage", "totalTokens"]) : doc.lineRange(entry.line);
-  return [makeDiagnostic("context-over-window", message, usageRange)];
-}
-
-function capital(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

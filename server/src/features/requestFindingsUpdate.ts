@@ -20,7 +20,7 @@ import { contextSplice } from "../core/pi/contextUpdate";
 import type { SessionDocument } from "../core/session/document";
 import { requestSplice } from "../core/pi/provider/requestUpdate";
 import { messageBytes, updatedSize } from "./imageDiagnostics";
-import { emptyUserAt, type Located, overWindow, type RequestFindings, type RequestInputs, withAll } from "./requestDiagnostics";
+import { emptyUserAt, type Located, overWindow, type RequestFindings, type RequestInputs, withAll } from "./diagnostics/requestFindings";
 
 export function updateRequestFindings(
   doc: SessionDocument,

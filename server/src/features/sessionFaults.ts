@@ -24,7 +24,7 @@ import type { SessionDocument } from "../core/session/document";
 import type { JsonPath } from "../core/line/locate";
 import { isResumeMarker } from "../core/edits/resumeFrom";
 import { groupDigits, singleLine } from "../core/base/text";
-import { makeDiagnostic } from "./providerRules";
+import { diagnostic } from "./diagnostics/report";
 
 /** Entries that give the model a message; every other type is metadata. */
 const MESSAGE_TYPES: ReadonlySet<string | undefined> = new Set(["message", "custom_message", "branch_summary", "compaction"]);
@@ -45,7 +45,7 @@ export function ohMyPiSession(doc: SessionDocument): Diagnostic | undefined {
     `This is an oh-my-pi session: line ${lines[0]! + 1} is oh-my-pi's title slot, and the session header is on line ${lines[1]! + 1}. ` +
     'Pi takes the first line it can parse for the header, so Pi 1.x refuses to open the file ("Session file is not a valid pi session") and Pi 0.73/0.74 overwrites it with a fresh header, losing every entry. ' +
     "Open it with oh-my-pi (omp); its entries follow oh-my-pi's format, so this file is not checked further.";
-  return makeDiagnostic("oh-my-pi-session", message, doc.valueRange(lines[0]!, ["type"]));
+  return diagnostic("oh-my-pi-session", message, doc.valueRange(lines[0]!, ["type"]));
 }
 
 /** A finding on a line, located when it is shown (the line's text may move under an edit inside it). */
@@ -77,7 +77,7 @@ export function sessionFaultDiagnostics(doc: SessionDocument): Diagnostic[] {
     }
     findingsByStructure.set(a.structure, findings);
   }
-  return findings.map((f) => makeDiagnostic(f.code, f.message, doc.valueRange(f.line, f.path)));
+  return findings.map((f) => diagnostic(f.code, f.message, doc.valueRange(f.line, f.path)));
 }
 
 function misplacedHeader(doc: SessionDocument): Finding | undefined {

@@ -91,10 +91,10 @@ function diagnosticsSource(state: ServerState): DiagnosticsSource {
   const { guard, documents, workspace, connection } = state;
   return {
     compute: (document: SessionDocument) => {
-      const collected = collectDiagnostics(document, MAX_PER_CODE);
-      const found = capDiagnostics(collected.diagnostics, { overflow: collected.overflow }).diagnostics.concat(
-        guard.safe("session folder diagnostics", [], () => workspace.diagnostics(document)),
-      );
+      // The session's facts on disk (the file's encoding, where it lies): the same checks `check` runs.
+      const facts = guard.safe("session facts", {}, () => workspace.facts(document));
+      const collected = collectDiagnostics(document, MAX_PER_CODE, facts);
+      const found = capDiagnostics(collected.diagnostics, { overflow: collected.overflow }).diagnostics;
       const { fadeInactive, severity } = state.settings;
       return applySeverityOverrides(fadeInactive ? found.concat(computeFadingHints(document)) : found, severity);
     },

@@ -10,19 +10,16 @@
  *   open documents answering from their current text;
  * - definition on a header's `parentSession` (the parent's header) and references on a header
  *   line (the sessions forked from it) or on its `parentSession` (the parent and its forks);
- * - two diagnostics on the header's `cwd`: the project folder no longer exists (a moved project:
- *   Pi stops or asks before it opens the session), and the session lies in a folder Pi uses for
- *   another cwd (so Pi lists it for another project), each saying where Pi looks.
+ * - the facts the diagnostics read beyond a document's text (`io/sessionFacts.ts`, gathered as
+ *   `check` gathers them): where Pi keeps sessions, with the workspace folders, for `cwd-missing`
+ *   and `folder-mismatch`, and the encoding of a file, read from its first bytes when it is opened.
  */
 
 import { existsSync, type FSWatcher, watch } from "node:fs";
-import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   type Connection,
-  type Diagnostic,
-  DiagnosticSeverity,
   DidChangeWatchedFilesNotification,
   FileChangeType,
   type InitializeParams,
@@ -33,14 +30,14 @@ import {
   SymbolKind,
   type TextDocuments,
 } from "vscode-languageserver/node";
-import { CODES } from "../core/base/codes";
+import type { Encoded } from "../core/base/encoding";
 import type { SessionDocument } from "../core/session/document";
 import { documentPath } from "../core/base/posixPath";
-import { defaultSessionDir, encodeCwd, type SessionLocation } from "../core/disk/location";
-import { DIAGNOSTIC_SOURCE } from "../features/diagnostics";
+import type { SessionFacts } from "../core/disk/facts";
+import type { SessionLocation } from "../core/disk/location";
 import { targetAt } from "../features/target";
 import { computeWorkspaceSymbols, DEFAULT_MAX_WORKSPACE_SYMBOLS } from "../features/workspaceSymbols";
-import { locate } from "../io/sessionStore";
+import { fileEncoding, type FolderInputs, folderInputs, sessionFacts } from "../io/sessionFacts";
 import { type IndexedSession, indexFiles, indexSessions } from "../io/workspaceIndexer";
 
 export interface WorkspaceIndexHooks {
@@ -49,7 +46,8 @@ export interface WorkspaceIndexHooks {
   symbols(query: string): SymbolInformation[];
   definition(doc: SessionDocument, position: Position): Location[] | undefined;
   references(doc: SessionDocument, position: Position, includeDeclaration: boolean): Location[] | undefined;
-  diagnostics(doc: SessionDocument): Diagnostic[];
+  /** What the diagnostics know of the document beyond its text, gathered as `check` gathers them. */
+  facts(doc: SessionDocument): SessionFacts;
   /** Resolves when the first full index is built (for tests and benchmarks). */
   ready(): Promise<void>;
   dispose(): void;
@@ -73,6 +71,10 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
   const watchers: FSWatcher[] = [];
   const pending = new Map<string, NodeJS.Timeout>();
   let location: SessionLocation | undefined;
+  let inputs: FolderInputs | undefined;
+  /** Per open document, its file's encoding, read from its first bytes once when it is first checked. */
+  const encodings = new Map<string, Encoded | undefined>();
+  documents.onDidClose((event) => encodings.delete(event.document.uri));
   let watchedFilesRegistration = false;
   let disposed = false;
   let markReady: () => void = () => undefined;
@@ -226,7 +228,8 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
 
     initialized() {
       try {
-        location = locate({ version: "1.x", cwd: folders[0] ?? process.cwd() }).location;
+        inputs = folderInputs({ version: "1.x", cwd: folders[0] ?? process.cwd() }, folders);
+        location = inputs.location;
       } catch (error) {
         connection.console.warn(`cannot tell where Pi keeps sessions: ${String(error)}`);
       }
@@ -296,43 +299,14 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
       return [...(includeDeclaration && parent ? [parent] : []), ...forksOf(parentPath)];
     },
 
-    diagnostics(doc) {
-      const path = documentPath(doc.uri);
-      const a = doc.analysis;
-      const cwd = a.header?.cwd;
-      const line = a.headerLine;
-      if (!path || !location || typeof cwd !== "string" || cwd === "" || line === undefined) return [];
-      // Only sessions where Pi keeps them: a copied or exported session names another machine's folders.
-      const folder = dirname(path);
-      const inPiFolder = dirname(folder) === location.sessionsRoot || (location.all.kind === "flat" && folder === location.all.dir);
-      if (!inPiFolder) return [];
-      const range = doc.valueRange(line, ["cwd"]);
-      const p = { home: homedir(), cwd: process.cwd() };
-      const out: Diagnostic[] = [];
-      const piDir = defaultSessionDir("1.x", cwd, location.agentDir, p);
-      const here = folders.find((f) => basename(f) === basename(cwd) && f !== cwd);
-      if (!existsSync(cwd)) {
-        const now = here
-          ? ` If the project is now ${here}, Pi run there looks in ${defaultSessionDir("1.x", here, location.agentDir, p)}, not in this session's folder.`
-          : "";
-        out.push({
-          range,
-          severity: DiagnosticSeverity.Warning,
-          code: "cwd-missing",
-          source: DIAGNOSTIC_SOURCE,
-          message: `The project folder ${cwd} no longer exists (moved or deleted?). ${CODES["cwd-missing"].pi}.${now}`,
-        });
+    facts(doc) {
+      // The editor sends the text it decoded, which cannot tell that the file was UTF-16: the
+      // file's first bytes can, read once per opening (a file re-saved as UTF-8 is told at its next opening).
+      if (!encodings.has(doc.uri)) {
+        const path = documentPath(doc.uri);
+        encodings.set(doc.uri, path ? fileEncoding(path) : undefined);
       }
-      if (dirname(folder) === location.sessionsRoot && basename(folder) !== encodeCwd("1.x", cwd, p)) {
-        out.push({
-          range,
-          severity: DiagnosticSeverity.Information,
-          code: "folder-mismatch",
-          source: DIAGNOSTIC_SOURCE,
-          message: `This session is in ${basename(folder)}, but Pi keeps the sessions of ${cwd} in ${piDir}. ${CODES["folder-mismatch"].pi}.`,
-        });
-      }
-      return out;
+      return sessionFacts(doc, inputs, encodings.get(doc.uri));
     },
 
     ready: () => readyPromise,

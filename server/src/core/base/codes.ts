@@ -43,7 +43,7 @@ export const CODES = {
   bom: { severity: "error", pi: "Pi 0.73/0.74 strips it; Pi 1.x cannot parse the first line and refuses to open the file" },
   utf16: {
     severity: "error",
-    pi: "Pi reads sessions as UTF-8: Pi 1.x refuses to open a UTF-16 file; Pi 0.73/0.74 overwrites it with a fresh header (every entry is lost). Reported by `check` only (an editor has already decoded the text)",
+    pi: "Pi reads sessions as UTF-8: Pi 1.x refuses to open a UTF-16 file; Pi 0.73/0.74 overwrites it with a fresh header (every entry is lost). The editor tells it from the file's first bytes, since the text it sends is already decoded",
   },
   "oh-my-pi-session": {
     severity: "error",
@@ -127,6 +127,21 @@ export const CODES = {
 export type DiagnosticCode = keyof typeof CODES;
 
 export const ALL_CODES = Object.keys(CODES) as DiagnosticCode[];
+
+/**
+ * Codes the editor shows that are not faults of the file: `check` never reports them, so they are
+ * not in `CODES`, the README's table of codes or the fixtures, but their severity is decided here too.
+ */
+export const PRESENTATION_CODES = {
+  "not-in-context": { severity: "hint", pi: "Pi leaves the entry out of the context it builds when it resumes the session" },
+} as const satisfies Record<string, CodeInfo>;
+
+export type PresentationCode = keyof typeof PRESENTATION_CODES;
+
+/** The severity the table gives a code, a fault's or a presentation hint's. */
+export function severityOf(code: DiagnosticCode | PresentationCode): Severity {
+  return Object.hasOwn(CODES, code) ? CODES[code as DiagnosticCode].severity : PRESENTATION_CODES[code as PresentationCode].severity;
+}
 
 /** The README's table of codes, as Markdown: code, severity, and what Pi does. */
 export function codesTable(): string {

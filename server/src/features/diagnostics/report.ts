@@ -4,9 +4,9 @@
  * computed once per collection.
  */
 
-import type { Diagnostic, DiagnosticRelatedInformation, Range } from "vscode-languageserver";
+import type { Diagnostic, DiagnosticRelatedInformation, DiagnosticTag, Range } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../../core/session/analysis";
-import { CODES, type DiagnosticCode, type Severity } from "../../core/base/codes";
+import { type DiagnosticCode, type PresentationCode, type Severity, severityOf } from "../../core/base/codes";
 import type { SessionDocument } from "../../core/session/document";
 import type { JsonPath } from "../../core/line/locate";
 import { describe } from "../../core/line/findings";
@@ -20,6 +20,45 @@ export const LSP_SEVERITY: Record<Severity, 1 | 2 | 3 | 4> = { error: 1, warning
 
 /** How many related locations a diagnostic lists at most (duplicates, cycle members). */
 export const MAX_RELATED = 10;
+
+/**
+ * The only constructor of a diagnostic: its severity is always the one `core/base/codes.ts` gives
+ * its code, so that the editor and `check` cannot disagree on it (a user's overrides are applied
+ * afterwards, by `applySeverityOverrides` alone). Checks report through `Report.add`; the rule
+ * modules whose findings are kept across edits build theirs here and hand them to `Report.add`.
+ */
+export function diagnostic(
+  code: DiagnosticCode | PresentationCode,
+  message: string,
+  range: Range,
+  extra?: { related?: DiagnosticRelatedInformation[] | undefined; tags?: DiagnosticTag[] },
+): Diagnostic {
+  const severity = LSP_SEVERITY[severityOf(code)];
+  const d: Diagnostic = extra?.tags
+    ? { range, severity, tags: extra.tags, code, source: DIAGNOSTIC_SOURCE, message }
+    : { range, severity, code, source: DIAGNOSTIC_SOURCE, message };
+  if (extra?.related) d.relatedInformation = extra.related;
+  return d;
+}
+
+/** A severity per diagnostic code; "off" drops the code. */
+export type SeverityOverrides = Record<string, Severity | "off">;
+
+/**
+ * Applies a user's severity overrides (the `piSession.severity` setting) to diagnostics: the one
+ * place a severity other than the table's is given. Codes without an override keep the severity of
+ * the table in `core/base/codes.ts`.
+ */
+export function applySeverityOverrides(diagnostics: Diagnostic[], overrides: SeverityOverrides): Diagnostic[] {
+  if (Object.keys(overrides).length === 0) return diagnostics;
+  const out: Diagnostic[] = [];
+  for (const d of diagnostics) {
+    const level = Object.hasOwn(overrides, String(d.code)) ? overrides[String(d.code)] : undefined;
+    if (level === "off") continue;
+    out.push(level === undefined ? d : { ...d, severity: LSP_SEVERITY[level] });
+  }
+  return out;
+}
 
 /** Per structure, which lines are malformed (`sameStructure` keeps every line's kind). */
 const malformedLinesMemo = new WeakMap<object, number[]>();
@@ -54,9 +93,7 @@ export class Report {
     }
     if (typeof message === "function") message = message();
     if (typeof range === "function") range = range();
-    const diagnostic: Diagnostic = { range, severity: LSP_SEVERITY[CODES[code].severity], code, source: DIAGNOSTIC_SOURCE, message };
-    if (relatedInformation) diagnostic.relatedInformation = relatedInformation;
-    this.out.push(diagnostic);
+    this.out.push(diagnostic(code, message, range, { related: relatedInformation }));
   }
 
   // ---- Ranges --------------------------------------------------------------------------------------

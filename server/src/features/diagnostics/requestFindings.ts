@@ -1,0 +1,121 @@
+/**
+ * What the request diagnostics and their update after an edit share (`requestDiagnostics.ts`
+ * computes the findings, `requestFindingsUpdate.ts` brings the last ones up to date): the shape of
+ * the findings, and the checks an update runs again on the messages it replaced. In a file of its
+ * own so that neither of the two imports the other.
+ */
+
+import type { Diagnostic } from "vscode-languageserver";
+import type { DiagnosticCode } from "../../core/base/codes";
+import { groupDigits } from "../../core/base/text";
+import type { JsonPath } from "../../core/line/locate";
+import type { ContextBuild, ContextResult } from "../../core/pi/buildContext";
+import type { ProviderRequest, ProviderResult } from "../../core/pi/provider/request";
+import { estimateContextTokens, estimateTokens, usableUsage } from "../../core/pi/tokens";
+import type { Entry } from "../../core/session/analysis";
+import type { SessionDocument } from "../../core/session/document";
+import type { SizeFindings } from "../imageDiagnostics";
+import { ruleFor } from "../providerRules";
+import { modelName } from "../providerView";
+import { diagnostic } from "./report";
+
+type Message = Record<string, unknown>;
+
+/** A finding with where its range comes from, so that an edit of its line can place it again. */
+export interface Located {
+  diagnostic: Diagnostic;
+  line: number;
+  /** The value the range covers, or undefined for the whole line. */
+  path: JsonPath | undefined;
+}
+
+export function located(doc: SessionDocument, code: DiagnosticCode, message: string, line: number, path: JsonPath | undefined): Located {
+  return { diagnostic: diagnostic(code, message, path ? doc.valueRange(line, path) : doc.lineRange(line)), line, path };
+}
+
+/** The request findings by the parts an update redoes separately, and all of them in order. */
+export interface RequestFindings {
+  /** Pi 0.73/0.74's pipeline throws, or Pi 1.x's (then the only finding). */
+  head: Diagnostic[];
+  pairing: Located[];
+  /** Empty user messages, by index among the provider messages. */
+  empty: { at: number; found: Located }[];
+  window: Diagnostic[];
+  images: Diagnostic[];
+  size: SizeFindings;
+  all: Diagnostic[];
+}
+
+export function withAll(f: Omit<RequestFindings, "all">): RequestFindings {
+  const all = [...f.head, ...f.pairing.map((x) => x.diagnostic), ...f.empty.map((x) => x.found.diagnostic), ...f.window, ...f.images, ...f.size.diagnostics];
+  return { ...f, all };
+}
+
+/** What the findings are made from, in the order `requestsOf` gives them. */
+export type RequestInputs = [ContextResult, ProviderResult?, ContextResult?, ProviderResult?];
+
+/** Where in an entry's line its message content (or block `index` of it) is. */
+export function contentPath(entry: Entry, index?: number): JsonPath {
+  const base: JsonPath = entry.type === "custom_message" ? ["content"] : ["message", "content"];
+  return index === undefined ? base : [...base, index];
+}
+
+export function modelOf(request: ProviderRequest): string {
+  return modelName(request.model) ?? "Pi's default model";
+}
+
+function isEmptyContent(content: unknown): boolean {
+  if (typeof content === "string") return content.trim() === "";
+  if (!Array.isArray(content)) return false;
+  return content.every(
+    (b) =>
+      b !== null &&
+      typeof b === "object" &&
+      (b as Message).type === "text" &&
+      typeof (b as Message).text === "string" &&
+      ((b as Message).text as string).trim() === "",
+  );
+}
+
+/** The finding on provider message `k`, when it is a user message without text. */
+export function emptyUserAt(doc: SessionDocument, request: ProviderRequest, k: number): Located | undefined {
+  const m = request.messages[k] as Message;
+  const entry = request.sources[k];
+  if (m.role !== "user" || !entry || !isEmptyContent(m.content)) return undefined;
+  const rule = ruleFor(request.model?.inCatalog === false ? undefined : request.model?.api);
+  const message = `Pi sends this user message to ${modelOf(request)} without any text: ${rule.emptyUser}.`;
+  return located(doc, "empty-user-message", message, entry.line, contentPath(entry));
+}
+
+export function overWindow(doc: SessionDocument, build: ContextBuild, request: ProviderRequest): Diagnostic[] {
+  const model = request.model;
+  if (!model || model.inCatalog === false || !(model.contextWindow > 0)) return [];
+  const messages = build.context.messages;
+  const estimate = estimateContextTokens(messages);
+  if (estimate.tokens <= model.contextWindow) return [];
+  // Pi's estimate of every prefix in one pass (a usable usage stands for everything before it),
+  // then the message from which it stays over the window.
+  const prefix = new Array<number>(messages.length);
+  let running = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const usage = usableUsage(messages[i]);
+    running = usage !== undefined ? usage : running + estimateTokens(messages[i]);
+    prefix[i] = running;
+  }
+  let k = messages.length - 1;
+  while (k > 0 && prefix[k - 1]! > model.contextWindow) k--;
+  const entry = build.sources[k];
+  if (!entry) return [];
+  const over = estimate.tokens - model.contextWindow;
+  const message =
+    `Pi estimates the context it resumes with at ${groupDigits(estimate.tokens)} tokens, ${groupDigits(over)} over the ${groupDigits(model.contextWindow)}-token window of ${modelOf(request)} (pi-ai's catalogue); this message takes it over. ` +
+    `${capital(ruleFor(model.api).provider)} rejects a prompt longer than the window, so every request fails until a compaction succeeds: ` +
+    "Pi 1.x compacts before sending when auto-compaction is on, Pi 0.73/0.74 after the provider's overflow error, and the compaction's own request must fit the window too.";
+  const usage = (entry.parsed.object?.message as Message | undefined)?.usage as Message | undefined;
+  const usageRange = usage?.totalTokens !== undefined ? doc.valueRange(entry.line, ["message", "usage", "totalTokens"]) : doc.lineRange(entry.line);
+  return [diagnostic("context-over-window", message, usageRange)];
+}
+
+export function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
