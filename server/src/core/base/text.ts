@@ -6,7 +6,7 @@
  * part it shows, and none splits a surrogate pair.
  */
 
-import { looseString } from "../session/semantics/version";
+import { looseString } from "./loose";
 
 /** Whether `c` is the first half of a surrogate pair. */
 function isHighSurrogate(c: number): boolean {

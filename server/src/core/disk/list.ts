@@ -11,7 +11,7 @@
 
 import type { IndexSymbols, PiSessionInfo, SessionScan } from "./info";
 import type { SearchMatch } from "./search";
-import { joinedText } from "../session/semantics/version";
+import { joinedText } from "../base/loose";
 
 /** Pi 1.x's order of a folder's file names before reading them: `b.localeCompare(a)`. */
 export function byNameDescending<T extends { name: string }>(files: T[]): T[] {

@@ -12,7 +12,7 @@
  * its own (a match spanning two messages is then missed; the result says so).
  */
 
-import { looseString } from "../session/semantics/version";
+import { looseString } from "../base/loose";
 
 /**
  * What the search asks of a regular expression. A `RegExp` is one; the command line gives one

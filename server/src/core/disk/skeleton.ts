@@ -10,7 +10,7 @@
  * string key.
  */
 
-import { dateTime } from "../session/semantics/siblings";
+import { dateTime } from "../base/loose";
 import { ABSENT_KEY, KeyMaker, NULL_KEY, truthyKey } from "./keys";
 import { type LinePlace, PiLineFeed } from "./piLines";
 import type { PiVersion } from "./location";

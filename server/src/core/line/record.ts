@@ -7,7 +7,7 @@
 
 import type { IdKey } from "../base/ids";
 import type { LineFinding } from "./findings";
-import type { LineFacts, ValueLine } from "./parse";
+import type { LineFacts, ValueLine } from "./facts";
 import { ENTRY_TYPE_BY_NAME, ROLE_BY_NAME } from "./schema";
 import { lineValue } from "./values";
 

@@ -24,7 +24,7 @@
  */
 
 import { releasedTable } from "../session/semantics/memo";
-import { dateTime } from "../session/semantics/siblings";
+import { dateTime } from "../base/loose";
 import { pathTo } from "../session/semantics/walk";
 import type { Entry, SessionAnalysis } from "../session/analysis";
 

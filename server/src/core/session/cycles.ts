@@ -6,7 +6,7 @@
  * the number of entries whatever the links, and every later walk along `parentId` can rely on them.
  */
 
-import type { Entry } from "./analysis";
+import type { Entry } from "./entry";
 import type { IdKey } from "../base/ids";
 
 export interface Cycles {

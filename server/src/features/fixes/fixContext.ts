@@ -7,7 +7,6 @@ import type { Diagnostic, TextEdit } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../../core/session/analysis";
 import type { SessionDocument } from "../../core/session/document";
 import { DIAGNOSTIC_SOURCE } from "../diagnostics";
-import type { JoinRun } from "./join";
 
 export interface FixOptions {
   /** The clock for header timestamps and UUIDv7 ids; default `new Date()`. */
@@ -27,6 +26,17 @@ export interface Fix {
   safe: boolean;
   /** For an unsafe fix, what it did in a few words without line numbers, as `check --unsafe-fixes` lists it. */
   summary?: string;
+}
+
+/**
+ * Lines `start` to `end` (both included) that are one pretty-printed object, `value` (`joinRuns`
+ * in join.ts finds them). It is defined here, beside the context that caches the runs, so that
+ * join.ts can use the context without this file importing join.ts back.
+ */
+export interface JoinRun {
+  start: number;
+  end: number;
+  value: Record<string, unknown>;
 }
 
 export interface Context {

@@ -4,13 +4,7 @@
  */
 
 import type { SessionDocument } from "../../core/session/document";
-import type { Context, Fix } from "./fixContext";
-
-export interface JoinRun {
-  start: number;
-  end: number;
-  value: Record<string, unknown>;
-}
+import type { Context, Fix, JoinRun } from "./fixContext";
 
 /** Lines scanned at most for one pretty-printed entry. */
 const MAX_JOIN_LINES = 100_000;

@@ -15,7 +15,7 @@
 
 import type { ContextSplice } from "../contextUpdate";
 import { convertMessage, type PipelineVersion } from "./convertToLlm";
-import type { ProviderRequest } from "./request";
+import type { ProviderRequest } from "./types";
 import { prepareMessage, type TransformModel } from "./transformMessages";
 
 type Message = Record<string, unknown>;

@@ -5,30 +5,12 @@
  * The order is reproduced by sorting the same list with a comparator that gives the same numbers,
  * so that V8's stable sort puts the siblings where Pi's does, including where a time is NaN (an
  * unreadable timestamp makes every comparison with it NaN, which the sort reads as "equal"). The
- * times come from `dateTime`, which computes `new Date(value).getTime()` without coercing a value
- * whose coercion would throw or recurse.
+ * times come from `dateTime` (base/loose.ts), which computes `new Date(value).getTime()` without
+ * coercing a value whose coercion would throw or recurse.
  */
 
 import type { Entry } from "../analysis";
-import { joinedText } from "./version";
-
-/**
- * `new Date(value).getTime()` for a parsed JSON value, as Pi computes it for any `timestamp`:
- * strings are parsed, numbers are milliseconds, `null` is 0, booleans 0 or 1. An array becomes its
- * text first and an object is NaN (where JavaScript would recurse into a deep array or throw on an
- * object with its own `toString`, the answer here is NaN).
- */
-export function dateTime(value: unknown): number {
-  if (typeof value === "string" || typeof value === "number") return new Date(value).getTime();
-  if (value === null) return 0;
-  if (typeof value === "boolean") return value ? 1 : 0;
-  if (Array.isArray(value)) {
-    // `new Date([…])` parses the array's text, `String([…])`, made here without recursion.
-    const text = joinedText(value);
-    return typeof text === "string" ? new Date(text).getTime() : Number.NaN;
-  }
-  return Number.NaN;
-}
+import { dateTime } from "../../base/loose";
 
 /** The time Pi sorts an entry by among its siblings. */
 export function siblingTime(entry: Entry): number {
