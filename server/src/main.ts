@@ -8,14 +8,14 @@
  * Likewise each command's modules are loaded only when that command runs.
  */
 
-import { closest, quote } from "./cli/args";
-import type { CliIo } from "./cli/check";
+import { closest, quote } from "./cli/commandLine";
+import type { CliIo } from "./cli/io";
 import { escapeControls } from "./cli/terminal";
 import { VERSION } from "./version";
 
 /** The help of every command; it names the options of `check` and `context`, loaded only to print it. */
 function usage(): string {
-  const { CHECK_USAGE } = require("./cli/check") as typeof import("./cli/check");
+  const { CHECK_USAGE } = require("./cli/checkOptions") as typeof import("./cli/checkOptions");
   const { CONTEXT_USAGE } = require("./cli/contextCommand") as typeof import("./cli/contextCommand");
   return `pi-session-lsp ${VERSION}: a language server for Pi session files (*.jsonl)
 
