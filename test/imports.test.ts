@@ -20,24 +20,13 @@ beforeAll(async () => {
   checker = await import("../scripts/imports.mjs");
 });
 
-/**
- * The two cycles that other parts of issue 28 break in their own branches: features/
- * requestDiagnostics ↔ requestFindingsUpdate (the diagnostics' one door) and cli/check → checkPool
- * → sessionOutput (cli/io.ts). When those are merged this list must become empty: the test then
- * fails until it is, so that no cycle is left allowed.
- */
-const CYCLES_BROKEN_ELSEWHERE = [
-  ["features/requestDiagnostics.ts", "features/requestFindingsUpdate.ts"],
-  ["cli/check.ts", "cli/checkPool.ts", "cli/sessionOutput.ts"],
-];
-
 describe("the import check on server/src", () => {
-  it("finds no import cycle, type-only imports counted, but those broken in other branches", () => {
+  it("finds no import cycle, type-only imports counted", () => {
     const graph = checker.importGraph(SOURCE);
     // cycles.ts imports Entry as a type only: the graph must hold that edge for the check to count it.
     expect(graph.get("core/session/cycles.ts")).toContain("core/session/entry.ts");
     const cycles = checker.findCycles(graph).map((cycle) => cycle.files);
-    expect(cycles.sort()).toEqual([...CYCLES_BROKEN_ELSEWHERE].sort());
+    expect(cycles).toEqual([]);
   });
 
   it("finds no import against the layering, and every file in a layer", () => {

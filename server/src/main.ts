@@ -8,14 +8,14 @@
  * Likewise each command's modules are loaded only when that command runs.
  */
 
-import { closest, quote } from "./cli/args";
-import type { CliIo } from "./cli/check";
+import { closest, quote } from "./cli/commandLine";
+import type { CliIo } from "./cli/io";
 import { escapeControls } from "./cli/terminal";
 import { VERSION } from "./version";
 
 /** The help of every command; it names the options of `check` and `context`, loaded only to print it. */
 function usage(): string {
-  const { CHECK_USAGE } = require("./cli/check") as typeof import("./cli/check");
+  const { CHECK_USAGE } = require("./cli/checkOptions") as typeof import("./cli/checkOptions");
   const { CONTEXT_USAGE } = require("./cli/contextCommand") as typeof import("./cli/contextCommand");
   return `pi-session-lsp ${VERSION}: a language server for Pi session files (*.jsonl)
 
@@ -30,6 +30,7 @@ Usage:
   pi-session-lsp resume-from FILE ID           make Pi resume from an entry (resume-from --help)
   pi-session-lsp drop-from-context FILE ID     leave a message out of Pi 1.x's context (drop-from-context --help)
   pi-session-lsp fork [options] FILE           a new session from the root to an entry (fork --help)
+  pi-session-lsp help COMMAND                  the options of COMMAND (the same as COMMAND --help)
   pi-session-lsp --version
 
 ${CHECK_USAGE}
@@ -57,6 +58,14 @@ const COMMANDS: Record<string, () => Command> = {
 
 export function main(args: readonly string[]): void {
   const [command, ...rest] = args;
+  if (command === "help") {
+    // `help COMMAND` is `COMMAND --help`. An option after `help` is not run (`help --stdio` would start the server).
+    const topic = rest[0];
+    if (topic === undefined || topic.startsWith("-")) main(["--help"]);
+    else if (Object.hasOwn(COMMANDS, topic)) main([topic, "--help"]);
+    else unknownCommand(topic);
+    return;
+  }
   const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command]!() : undefined;
   if (run) {
     // A reader that stops early (`check … | head`) closes the pipe; that ends the output, not the
@@ -116,14 +125,20 @@ export function main(args: readonly string[]): void {
   }
   if (command === undefined) {
     process.stderr.write(`${usage()}\n`);
+    process.exitCode = 2;
   } else {
-    const near = closest(command.replace(/^-+/, ""), [...Object.keys(COMMANDS), "stdio", "version", "help"]);
-    const hint = near === undefined ? "" : ` (did you mean ${Object.hasOwn(COMMANDS, near) ? near : `--${near}`}?)`;
-    const what = command.startsWith("-") ? "option" : "command";
-    process.stderr.write(
-      `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, sessions, find, tree, info, resume-from, drop-from-context, fork, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
-    );
+    unknownCommand(command);
   }
+}
+
+/** Says that `command` names no command, with the one that was probably meant; exit status 2. */
+function unknownCommand(command: string): void {
+  const near = closest(command.replace(/^-+/, ""), [...Object.keys(COMMANDS), "stdio", "version", "help"]);
+  const hint = near === undefined ? "" : ` (did you mean ${Object.hasOwn(COMMANDS, near) ? near : `--${near}`}?)`;
+  const what = command.startsWith("-") ? "option" : "command";
+  process.stderr.write(
+    `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, sessions, find, tree, info, resume-from, drop-from-context, fork, help, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
+  );
   process.exitCode = 2;
 }
 

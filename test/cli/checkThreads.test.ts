@@ -80,7 +80,7 @@ describe("check DIR --threads", () => {
     for (const bad of ["0", "-1", "1.5", "many"]) {
       const r = run("check", `--threads=${bad}`, dir);
       expect(r.status).toBe(2);
-      expect(r.stderr).toContain("--threads takes a whole number of threads");
+      expect(r.stderr).toContain(`--threads takes a whole number of threads, 1 or more, not "${bad}"`);
     }
   });
 });

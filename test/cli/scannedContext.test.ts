@@ -17,7 +17,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { CliIo } from "../../server/src/cli/check";
+import type { CliIo } from "../../server/src/cli/io";
 import { ensureBuilt } from "../helpers/lspClient";
 
 const out = join(__dirname, "../../out");

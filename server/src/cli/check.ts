@@ -23,145 +23,19 @@ import { capDiagnostics, MAX_PER_CODE } from "../features/diagnosticCap";
 import { collectDiagnostics } from "../features/diagnostics";
 import { encodingDiagnostics } from "../features/diagnostics/encodingChecks";
 import { type FolderInputs, folderInputs, sessionFacts } from "../io/sessionFacts";
-import { defaultThreads } from "../io/scanPool";
-import { parseCommandLine, quote, UsageError, type OptionSpecs, wholeNumber } from "./args";
 import { type CheckTask, checkTargets, type FileReport } from "./checkPool";
-import { Progress } from "./sessionOutput";
-import { closeFile, decodeSession, type Encoded, isUtf16, MAX_FILE_BYTES, openRegularFile, openSessionFile, type OpenedFile } from "./files";
+import { type CheckOptions, readCheckLine } from "./checkOptions";
+import { type CliIo, Progress } from "./io";
+import { closeFile, decodeSession, type Encoded, isUtf16, openRegularFile, openSessionFile, type OpenedFile } from "./files";
 import { type Fixable, fixableMarks, fixedLine, severityOf, unsafeList } from "./checkOutput";
 import { fixFile, type FixOutcome } from "./fix";
-import {
-  addTotals,
-  diffNames,
-  displayPath,
-  emptyTotals,
-  formatDiagnostic,
-  formatDiff,
-  formatSummary,
-  SEVERITY_NAMES,
-  writeJsonReport,
-  type Totals,
-} from "./report";
-import { escapeControls, styleFor, wantsColor, type Style } from "./terminal";
+import { addTotals, diffNames, displayPath, emptyTotals, formatDiagnostic, formatDiff, formatSummary, writeJsonReport, type Totals } from "./report";
+import { escapeControls, styleFor, type Style } from "./terminal";
 import { errorText, expandPaths, type Target } from "./walk";
 
-export interface CliIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  /** Whether `out` is a terminal (colour is used only there). */
-  isTTY?: boolean;
-  /** Whether `err` is a terminal (a progress line is drawn only there). */
-  errIsTTY?: boolean;
-  env?: NodeJS.ProcessEnv;
-  /** The folder paths are shown relative to; default `process.cwd()`. */
-  cwd?: string;
-}
-
-export const CHECK_USAGE = `Usage: pi-session-lsp check [options] PATH...
-
-Checks Pi session files (*.jsonl) and prints their diagnostics. Folders are searched recursively
-for *.jsonl files (links to folders are not followed; FIFOs, devices and sockets are skipped).
-
-Options:
-  --format text|json     text (default): one line per diagnostic and a summary;
-                         json: one object per file and line, LSP diagnostics with 0-based ranges
-  --min-severity LEVEL   show only error, warning, information or hint (default) and above
-  -q, --quiet            print the diagnostics only: no summary, no notes, no "fixed" lines
-  --fix                  apply the safe fixes (marked [--fix]) and print what is left
-  --unsafe-fixes         with --fix or --dry-run: apply the unsafe fixes too, and list each
-  --dry-run              with or without --fix: print the fixes as a unified diff, write nothing
-  --threads N            check the files of a folder on N threads (default: one per core); the
-                         output is the same, in the same order, whatever N
-  --session-dir DIR      the folder Pi keeps sessions in, as Pi's own --session-dir (default:
-                         $PI_CODING_AGENT_SESSION_DIR, else sessionDir in Pi's settings, else
-                         Pi's sessions folder): sessions in Pi's folders are also checked for a
-                         missing project folder (cwd-missing) and a folder Pi keeps for another
-                         project (folder-mismatch), as the editor checks them
-  -h, --help             print this help
-
---fix applies the fixes that keep every entry and its content (byte order mark, final newline,
-pretty-printed entries joined, missing or invalid header, bare null lines, duplicate ids, parent
-cycles, v1/v2 migration). --unsafe-fixes also applies the fixes that guess, where a problem has no
-safe fix: it recovers a cut-off entry (closing what was cut, keeping every character), deletes a
-line that cannot be recovered, and re-links a dangling parentId to the entry above; each is listed
-with its line. --fix keeps the original as FILE.bak (FILE.bak.1, ... if that exists), and
-replaces FILE atomically, with its mode and owner; a link is fixed at the file it names. If the
-file changes while it is being fixed (Pi appending to it), it is left as it is and the command says
-so. Files that are not UTF-8, have several hard links, or are links found inside a folder are not
-rewritten. At most 200 diagnostics per code and 1,000 per file are listed, the last with how many
-more there are. Files are read line by line, whatever their size (a line over 256 MiB is not read);
---fix reads a file whole, up to ${MAX_FILE_BYTES / 1024 / 1024} MiB.
-
-Exit status: 0 no errors, 1 errors found, 2 usage error, unreadable path, a file that could not be
-fixed, or an internal failure (the other paths are still checked).`;
-
-const OPTIONS: OptionSpecs = {
-  format: { type: "string", choices: ["text", "json"] },
-  "min-severity": { type: "string", choices: ["error", "warning", "information", "hint"] },
-  quiet: { type: "boolean", short: "q" },
-  fix: { type: "boolean" },
-  "unsafe-fixes": { type: "boolean" },
-  "dry-run": { type: "boolean" },
-  threads: { type: "string" },
-  "session-dir": { type: "string" },
-  help: { type: "boolean", short: "h" },
-};
-
-export interface CheckOptions {
-  json: boolean;
-  /** Whether the text output is coloured (decided once, from the terminal the command writes to). */
-  color: boolean;
-  fix: boolean;
-  dryRun: boolean;
-  /** `--unsafe-fixes`: the fixes that guess are applied too. */
-  unsafe: boolean;
-  quiet: boolean;
-  /** The least severe severity shown (1 error … 4 hint). */
-  minSeverity: number;
-  /** `--session-dir`: the folder Pi keeps sessions in, for the folder checks. */
-  sessionDir?: string | undefined;
-}
-
 export function runCheck(args: readonly string[], io: CliIo): number | Promise<number> {
-  let parsed: ReturnType<typeof parseCommandLine>;
-  try {
-    parsed = parseCommandLine(args, OPTIONS);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.err(`pi-session-lsp check: ${error.message}\nRun "pi-session-lsp check --help" for the options.\n`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.has("help")) {
-    io.out(`${CHECK_USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length === 0) {
-    io.err(`pi-session-lsp check: no path given\n${CHECK_USAGE}\n`);
-    return 2;
-  }
-  const dryRun = values.has("dry-run");
-  if (values.has("unsafe-fixes") && !dryRun && !values.has("fix")) {
-    io.err('pi-session-lsp check: --unsafe-fixes goes with --fix or --dry-run\nRun "pi-session-lsp check --help" for the options.\n');
-    return 2;
-  }
-  const threadsText = values.get("threads") as string | undefined;
-  const threads = threadsText === undefined ? defaultThreads() : wholeNumber(threadsText);
-  if (threads === undefined || threads < 1) {
-    io.err(`pi-session-lsp check: --threads takes a whole number of threads, 1 or more, not ${quote(threadsText ?? "")}\n`);
-    return 2;
-  }
-  const json = values.get("format") === "json";
-  const options: CheckOptions = {
-    json,
-    color: !json && wantsColor(io.isTTY ?? false, io.env ?? {}),
-    fix: dryRun || values.has("fix"),
-    dryRun,
-    unsafe: values.has("unsafe-fixes"),
-    quiet: values.has("quiet"),
-    minSeverity: SEVERITY_NAMES.indexOf((values.get("min-severity") as (typeof SEVERITY_NAMES)[number] | undefined) ?? "hint"),
-    sessionDir: values.get("session-dir") as string | undefined,
-  };
+  const line = readCheckLine(args, io);
+  if (typeof line === "number") return line;
   // A progress line on a terminal's stderr, erased before anything else is printed.
   const progress = io.errIsTTY ? new Progress("checking") : undefined;
   const shown: CliIo = progress
@@ -177,7 +51,7 @@ export function runCheck(args: readonly string[], io: CliIo): number | Promise<n
         },
       }
     : io;
-  return new CheckRun(options, shown).run(positionals, threads, progress);
+  return new CheckRun(line.options, shown).run(line.paths, line.threads, progress);
 }
 
 /** Checks one file as `check` does, into a report of what it printed and counted (a worker thread's task). */

@@ -12,7 +12,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { type ScanProgress, runPool, usesThreads } from "../io/scanPool";
 import type { Totals } from "./report";
-import type { Progress } from "./sessionOutput";
+import type { Progress } from "./io";
 import type { Target } from "./walk";
 
 /** What a worker needs to check one file as the main thread would. */

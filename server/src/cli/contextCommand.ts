@@ -23,8 +23,8 @@
 import type { PiFlavor } from "../core/pi/buildContext";
 import { scannedContext } from "../core/pi/scannedContext";
 import { keepAllValues } from "../core/line/values";
-import { parseCommandLine, quote, UsageError, type OptionSpecs } from "./args";
-import type { CliIo } from "./check";
+import { type OptionSpecs, type OptionValues, quote, readCommandLine } from "./commandLine";
+import type { CliIo } from "./io";
 import { closeFile, decodeSession, encodingName, openSessionFile, readStdin, utf16Of } from "./files";
 import type { ContextStage } from "./providerStage";
 import { escapeControls } from "./terminal";
@@ -58,40 +58,32 @@ const OPTIONS: OptionSpecs = {
   format: { type: "string", choices: ["json", "markdown"] },
   leaf: { type: "string" },
   stage: { type: "string", choices: ["context", "provider"] },
+  // Not the `pi` of the session commands: context also follows Pi 1.x with retained-tail checkpoints.
   pi: { type: "string" },
-  help: { type: "boolean", short: "h" },
 };
 
+/** The Pi rules `--pi` names, or undefined for a value that names none. */
+function flavorOf(value: string | true | undefined): PiFlavor | undefined {
+  return typeof value === "string" ? FLAVORS.get(value.replace(/^v/, "")) : "1.x";
+}
+
+/** The usage errors of `context`'s words, in the order they are told. */
+function checkWords(values: OptionValues, files: readonly string[]): string | undefined {
+  if (!flavorOf(values.pi)) return `--pi must be 1.x, 0.74 or retained-tail, not ${quote(String(values.pi))}`;
+  if (files.length === 0) return "no file given";
+  if (files.length !== 1) return `give exactly one file (given ${files.length}: ${files.slice(0, 3).map(quote).join(", ")}${files.length > 3 ? ", …" : ""})`;
+  return undefined;
+}
+
 export function runContext(args: readonly string[], io: CliIo): number {
-  const usage = (message: string) => {
-    io.err(`pi-session-lsp context: ${message}\nRun "pi-session-lsp context --help" for the options.\n`);
-    return 2;
-  };
-  let parsed: ReturnType<typeof parseCommandLine>;
-  try {
-    parsed = parseCommandLine(args, OPTIONS);
-  } catch (error) {
-    if (error instanceof UsageError) return usage(error.message);
-    throw error;
-  }
-  const { values, positionals: files } = parsed;
-  if (values.has("help")) {
-    io.out(`${CONTEXT_USAGE}\n`);
-    return 0;
-  }
-  const format = (values.get("format") as string | undefined) ?? "json";
-  const piValue = values.get("pi") as string | undefined;
-  const flavor = piValue === undefined ? "1.x" : FLAVORS.get(piValue.replace(/^v/, ""));
-  if (!flavor) return usage(`--pi must be 1.x, 0.74 or retained-tail, not ${quote(piValue!)}`);
-  const leafId = values.get("leaf") as string | undefined;
-  const stage = (values.get("stage") as ContextStage | undefined) ?? "context";
-  if (files.length === 0) {
-    io.err(`pi-session-lsp context: no file given\n${CONTEXT_USAGE}\n`);
-    return 2;
-  }
-  if (files.length !== 1)
-    return usage(`give exactly one file (given ${files.length}: ${files.slice(0, 3).map(quote).join(", ")}${files.length > 3 ? ", …" : ""})`);
-  const file = files[0]!;
+  const line = readCommandLine(args, io, { name: "context", usage: CONTEXT_USAGE, options: OPTIONS, check: checkWords });
+  if (typeof line === "number") return line;
+  const { values } = line;
+  const format = (values.format as string | undefined) ?? "json";
+  const flavor = flavorOf(values.pi)!;
+  const leafId = values.leaf as string | undefined;
+  const stage = (values.stage as ContextStage | undefined) ?? "context";
+  const file = line.positionals[0]!;
   const shown = escapeControls(file);
   // The one file is read through once: its parsed values are kept, never parsed twice.
   keepAllValues();

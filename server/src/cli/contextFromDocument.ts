@@ -17,7 +17,7 @@ import { cycleMetFrom } from "../core/session/semantics/walk";
 import { singleLine } from "../core/base/text";
 import { contextMarkdownOptions, renderContextMarkdown } from "../features/contextMarkdown";
 import { contextDocument, migrationNote } from "../features/migratedView";
-import type { CliIo } from "./check";
+import type { CliIo } from "./io";
 import { type ContextStage, printProvider } from "./providerStage";
 import { escapeControls, escapeControlsKeepingLines } from "./terminal";
 

@@ -21,10 +21,11 @@ import { dropFromContextLine, OLD_PI_NOTE } from "../core/edits/dropFromContext"
 import { forkSession } from "../core/edits/fork";
 import { resumeFromLine } from "../core/edits/resumeFrom";
 import { clip } from "../core/base/text";
-import type { CliIo } from "./check";
+import { type OptionSpecs, oneFile, readCommandLine } from "./commandLine";
+import type { CliIo } from "./io";
 import { closeFile, decodeSession, encodingName, openSessionFile, type OpenedFile } from "./files";
 import { appendToFile, FileChanged, type FixFs } from "./replace";
-import { escapeControls, oneFile, readCommandLine } from "./sessionOutput";
+import { escapeControls } from "./terminal";
 import { errorText } from "./walk";
 
 export const RESUME_FROM_USAGE = `Usage: pi-session-lsp resume-from [--dry-run] FILE ID
@@ -54,8 +55,8 @@ them). FILE is only read; an existing file is never overwritten.
   --out PATH   the new file, or the folder to write it into
 Exit status: 0 written, 2 usage error, unreadable file, no such entry, or PATH exists.`;
 
-const APPEND_OPTIONS = { "dry-run": { type: "boolean" }, help: { type: "boolean", short: "h" } } as const;
-const FORK_OPTIONS = { leaf: { type: "string" }, out: { type: "string" }, help: { type: "boolean", short: "h" } } as const;
+const APPEND_OPTIONS: OptionSpecs = { "dry-run": { type: "boolean" } };
+const FORK_OPTIONS: OptionSpecs = { leaf: { type: "string" }, out: { type: "string" } };
 
 /** Attempts at appending to a file that changes under the command, before it gives up. */
 const ATTEMPTS = 3;

@@ -10,11 +10,12 @@ import { looseText } from "../core/base/text";
 import { homedir } from "node:os";
 import { infoJson, type ListedSession } from "../core/disk/list";
 import { type FindResult, findSessions } from "../io/sessionFind";
-import type { CliIo } from "./check";
+import { type OptionSpecs, readCommandLine } from "./commandLine";
+import { type CliIo, Progress } from "./io";
 import { jsonLine } from "./terminal";
 import { tildePath } from "./sessions";
 import { REGEX_TEST_TIMEOUT_MS } from "../io/boundedRegex";
-import { escapeControls, formatDateTime, oneLine, readCommandLine, Progress, terminalWidth, usageError } from "./sessionOutput";
+import { escapeControls, formatDateTime, oneLine, terminalWidth } from "./sessionOutput";
 
 export const FIND_USAGE = `Usage: pi-session-lsp find [--cwd DIR] [--session-dir DIR] [--pi 1.x|0.74] [--text | --ids] [--json] ID|PREFIX|TEXT
 
@@ -28,28 +29,26 @@ is searched in session names and messages as /resume's search does ("quoted phra
   --json    {opens, candidates, text, ...}; "opens" is the file Pi opens
 Exit status: 0 Pi opens a session or the text matched one, 1 nothing found, 2 usage error.`;
 
-const OPTIONS = {
+const OPTIONS: OptionSpecs = {
   cwd: { type: "string" },
   "session-dir": { type: "string" },
-  pi: { type: "string" },
   text: { type: "boolean" },
   ids: { type: "boolean" },
   json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-} as const;
+};
 
 export async function runFind(args: readonly string[], io: CliIo): Promise<number> {
   const line = readCommandLine(args, io, {
     name: "find",
     usage: FIND_USAGE,
     options: OPTIONS,
+    pi: true,
     check: (values, positionals) =>
-      positionals.length === 0 ? "nothing to find" : values.text && values.ids ? "--text and --ids cannot be combined" : undefined,
+      positionals.join(" ").trim() === "" ? "nothing to find" : values.text && values.ids ? "--text and --ids cannot be combined" : undefined,
   });
   if (typeof line === "number") return line;
   const { values, positionals, version } = line;
   const arg = positionals.join(" ");
-  if (arg.trim() === "") return usageError(io, "find", FIND_USAGE, "nothing to find");
   const progress = new Progress("searching sessions");
   let result: FindResult;
   try {

@@ -23,10 +23,11 @@ import { type SessionInfoReport, StatsCollector } from "../core/disk/stats";
 import { probeHeader } from "../io/scanFile";
 import { folderFacts, folderInputs } from "../io/sessionFacts";
 import { readSkeleton } from "../io/skeletonReader";
-import type { CliIo } from "./check";
+import { type OptionSpecs, oneFile, readCommandLine } from "./commandLine";
+import type { CliIo } from "./io";
 import { jsonLine } from "./terminal";
 import { tildePath } from "./sessions";
-import { escapeControls, formatBytes, formatDateTime, oneLine, oneFile, readCommandLine, terminalWidth } from "./sessionOutput";
+import { escapeControls, formatBytes, formatDateTime, oneLine, terminalWidth } from "./sessionOutput";
 
 export const INFO_USAGE = `Usage: pi-session-lsp info [--pi 1.x|0.74] [--json] FILE
 
@@ -38,7 +39,7 @@ whether its folder still matches its project.
   --json          the summary as data; "piStats" is exactly Pi's getSessionStats()
 Exit status: 0 printed, 1 Pi would not open the file, 2 usage error or unreadable file.`;
 
-const OPTIONS = { pi: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } } as const;
+const OPTIONS: OptionSpecs = { json: { type: "boolean" } };
 
 export interface LineageStep {
   path: string;
@@ -110,7 +111,7 @@ export function checkFolder(version: PiVersion, file: string, cwd: unknown): Fol
 }
 
 export function runInfo(args: readonly string[], io: CliIo): number {
-  const line = readCommandLine(args, io, { name: "info", usage: INFO_USAGE, options: OPTIONS, check: oneFile });
+  const line = readCommandLine(args, io, { name: "info", usage: INFO_USAGE, options: OPTIONS, pi: true, check: oneFile });
   if (typeof line === "number") return line;
   const { values, positionals, version } = line;
   const path = positionals[0]!;

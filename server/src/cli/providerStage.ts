@@ -9,7 +9,7 @@ import type { SessionAnalysis } from "../core/session/analysis";
 import type { ContextBuild, PiFlavor } from "../core/pi/buildContext";
 import { providerViewJson } from "../core/pi/provider/request";
 import { providerRequestOf, renderProviderMarkdown } from "../features/providerView";
-import type { CliIo } from "./check";
+import type { CliIo } from "./io";
 import { escapeControls, escapeControlsKeepingLines } from "./terminal";
 
 export type { ContextStage } from "../features/providerView";

@@ -1,17 +1,10 @@
 /**
  * Output helpers of the session commands (`sessions`, `find`, `tree`, `info`): untrusted session
  * text as one terminal line clipped to a display width (control characters escaped by
- * `terminal.ts`), sizes and dates for people, option parsing with `parseArgs`, and a progress line
- * on stderr that appears only when stderr is a terminal, so pipes and logs never see it.
+ * `terminal.ts`), and sizes and dates for people.
  */
 
-import { parseArgs, type ParseArgsConfig } from "node:util";
-import type { CliIo } from "./check";
-import { clip } from "../core/base/text";
 import { escapeControls } from "./terminal";
-
-/** The longest usage error message shown, in UTF-16 code units: several times the longest one written. */
-const MAX_USAGE_MESSAGE = 400;
 
 /** Control characters made visible, as every command prints untrusted text (`terminal.ts`). */
 export { escapeControls };
@@ -126,104 +119,4 @@ export function formatDateTime(time: number): string {
 export function terminalWidth(): number {
   const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
   return Math.max(40, Math.min(columns ?? 160, 240));
-}
-
-/**
- * A progress line on stderr, redrawn at most ten times a second and erased at the end. Nothing is
- * written unless stderr is a terminal.
- */
-export class Progress {
-  private last = 0;
-  private shown = false;
-  private readonly enabled: boolean;
-
-  constructor(
-    private readonly label: string,
-    stream: NodeJS.WriteStream = process.stderr,
-  ) {
-    this.enabled = stream.isTTY === true;
-    this.stream = stream;
-  }
-
-  private readonly stream: NodeJS.WriteStream;
-
-  update(p: { files: number; totalFiles: number; bytes: number; totalBytes: number }): void {
-    if (!this.enabled) return;
-    const now = Date.now();
-    if (now - this.last < 100 && p.files < p.totalFiles) return;
-    this.last = now;
-    this.shown = true;
-    this.stream.write(`\r\x1b[2K${this.label}: ${p.files}/${p.totalFiles} files, ${formatBytes(p.bytes)} of ${formatBytes(p.totalBytes)}`);
-  }
-
-  done(): void {
-    if (this.enabled && this.shown) this.stream.write("\r\x1b[2K");
-  }
-}
-
-/**
- * A usage error for `command`: the message and the usage text on stderr, exit status 2. The message
- * echoes words of the command line (Node's `parseArgs` quotes an unknown option raw), which can hold
- * an ESC or be megabytes long, so it is escaped and clipped here, for every session command at once.
- */
-export function usageError(io: CliIo, command: string, usage: string, message: string): number {
-  io.err(`pi-session-lsp ${command}: ${escapeControls(clip(message, MAX_USAGE_MESSAGE))}\n${usage}\n`);
-  return 2;
-}
-
-/** `parseArgs`, with its errors as a message instead of an exception. */
-export function parseOptions<T extends ParseArgsConfig["options"]>(
-  args: readonly string[],
-  options: T,
-): { ok: true; values: Record<string, string | boolean | undefined>; positionals: string[] } | { ok: false; message: string } {
-  try {
-    const parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
-    return { ok: true, values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals };
-  } catch (error) {
-    return { ok: false, message: (error as Error).message };
-  }
-}
-
-/** A session command's line once read: its options, its words, the Pi version it speaks for. */
-export interface CommandLine {
-  values: Record<string, string | boolean | undefined>;
-  positionals: string[];
-  version: "1.x" | "0.74";
-}
-
-/**
- * The start every session command shares: the options parsed, `--help` answered, the command's own
- * checks of its words (`check` returns the message of a usage error), then `--pi` read. A number is
- * the exit status to return at once.
- */
-export function readCommandLine<T extends ParseArgsConfig["options"]>(
-  args: readonly string[],
-  io: CliIo,
-  command: { name: string; usage: string; options: T; check: (values: CommandLine["values"], positionals: string[]) => string | undefined },
-): CommandLine | number {
-  const { name, usage } = command;
-  const parsed = parseOptions(args, command.options);
-  if (!parsed.ok) return usageError(io, name, usage, parsed.message);
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(`${usage}\n`);
-    return 0;
-  }
-  const wrong = command.check(values, positionals);
-  if (wrong !== undefined) return usageError(io, name, usage, wrong);
-  const version = piVersionOf(values.pi);
-  if (!version) return usageError(io, name, usage, `--pi must be 1.x or 0.74, not ${JSON.stringify(values.pi)}`);
-  return { values, positionals, version };
-}
-
-/** The check of a command that reads one file. */
-export function oneFile(_values: CommandLine["values"], positionals: string[]): string | undefined {
-  return positionals.length === 1 ? undefined : positionals.length === 0 ? "no file given" : "give one file";
-}
-
-/** `--pi 1.x|0.74` (also `1`, `0.73`). */
-export function piVersionOf(value: string | boolean | undefined): "1.x" | "0.74" | undefined {
-  if (value === undefined || value === "1.x" || value === "1") return "1.x";
-  if (value === "0.74" || value === "0.73") return "0.74";
-  return undefined;
 }

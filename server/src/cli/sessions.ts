@@ -18,22 +18,10 @@ import { encodeCwd, type SessionLocation } from "../core/disk/location";
 import { probeHeader } from "../io/scanFile";
 import { type Listing, listSessions } from "../io/sessionQuery";
 import { pathKey } from "../io/sessionStore";
-import type { CliIo } from "./check";
+import { type OptionSpecs, quote, readCommandLine } from "./commandLine";
+import { type CliIo, Progress } from "./io";
 import { jsonLine } from "./terminal";
-import { wholeNumber } from "./args";
-import {
-  escapeControls,
-  formatBytes,
-  formatDateTime,
-  oneLine,
-  oneLineTail,
-  padEnd,
-  padStart,
-  readCommandLine,
-  Progress,
-  terminalWidth,
-  usageError,
-} from "./sessionOutput";
+import { escapeControls, formatBytes, formatDateTime, oneLine, oneLineTail, padEnd, padStart, terminalWidth } from "./sessionOutput";
 
 export const SESSIONS_USAGE = `Usage: pi-session-lsp sessions [--cwd DIR | --all] [--session-dir DIR] [--pi 1.x|0.74] [--json] [--limit N]
 
@@ -47,32 +35,30 @@ is $PI_CODING_AGENT_DIR or ~/.pi/agent.
                   SessionManager.list (or listAll) returns, without allMessagesText
   --limit N       print at most N sessions (default 200; 0 prints all)`;
 
-const OPTIONS = {
+const OPTIONS: OptionSpecs = {
   cwd: { type: "string" },
   all: { type: "boolean" },
   "session-dir": { type: "string" },
-  pi: { type: "string" },
   json: { type: "boolean" },
-  limit: { type: "string" },
-  help: { type: "boolean", short: "h" },
-} as const;
+  limit: { type: "string", whole: {} },
+};
 
 export async function runSessions(args: readonly string[], io: CliIo): Promise<number> {
   const line = readCommandLine(args, io, {
     name: "sessions",
     usage: SESSIONS_USAGE,
     options: OPTIONS,
+    pi: true,
     check: (values, positionals) =>
       positionals.length > 0
-        ? `unexpected argument ${JSON.stringify(positionals[0])}`
+        ? `unexpected argument ${quote(positionals[0]!)}`
         : values.all && values.cwd !== undefined
           ? "--cwd and --all cannot be combined"
           : undefined,
   });
   if (typeof line === "number") return line;
   const { values, version } = line;
-  const limit = values.limit === undefined ? 200 : wholeNumber(String(values.limit));
-  if (limit === undefined) return usageError(io, "sessions", SESSIONS_USAGE, `--limit must be a whole number, not ${JSON.stringify(values.limit)}`);
+  const limit = values.limit === undefined ? 200 : Number(values.limit);
 
   const progress = new Progress("reading sessions");
   let listing: Listing;

@@ -16,10 +16,10 @@ import { outlineTree } from "../core/disk/treeOutline";
 import { rowText } from "../core/disk/treeText";
 import { EntryReader, readSkeleton } from "../io/skeletonReader";
 import type { PiVersion } from "../core/disk/location";
-import type { CliIo } from "./check";
+import { type OptionSpecs, oneFile, readCommandLine } from "./commandLine";
+import type { CliIo } from "./io";
 import { jsonLine } from "./terminal";
-import { clipColumns, escapeControls, oneLine, oneFile, readCommandLine, terminalWidth, usageError } from "./sessionOutput";
-import { wholeNumber } from "./args";
+import { clipColumns, escapeControls, oneLine, terminalWidth } from "./sessionOutput";
 
 export const TREE_USAGE = `Usage: pi-session-lsp tree [--filter MODE] [--depth N] [--all] [--pi 1.x|0.74] [--json] FILE
 
@@ -34,14 +34,12 @@ row Pi selects. Long runs of entries fold into "⋮ N more" lines.
 Exit status: 0 printed, 1 Pi would not show this tree (it refuses the file, throws or hangs), 2 usage
 error or unreadable file.`;
 
-const OPTIONS = {
-  filter: { type: "string" },
-  depth: { type: "string" },
+const OPTIONS: OptionSpecs = {
+  filter: { type: "string", choices: FILTER_MODES },
+  depth: { type: "string", whole: {} },
   all: { type: "boolean" },
-  pi: { type: "string" },
   json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-} as const;
+};
 
 export interface PrintedRow {
   id: string;
@@ -133,14 +131,11 @@ export function treeReport(path: string, version: PiVersion, options: { filter?:
 }
 
 export function runTree(args: readonly string[], io: CliIo): number {
-  const line = readCommandLine(args, io, { name: "tree", usage: TREE_USAGE, options: OPTIONS, check: oneFile });
+  const line = readCommandLine(args, io, { name: "tree", usage: TREE_USAGE, options: OPTIONS, pi: true, check: oneFile });
   if (typeof line === "number") return line;
   const { values, positionals, version } = line;
   const filter = (values.filter ?? "default") as FilterMode;
-  if (!FILTER_MODES.includes(filter)) return usageError(io, "tree", TREE_USAGE, `--filter must be one of ${FILTER_MODES.join(", ")}`);
-  const depth = values.depth === undefined ? undefined : wholeNumber(String(values.depth));
-  if (values.depth !== undefined && depth === undefined)
-    return usageError(io, "tree", TREE_USAGE, `--depth must be a whole number, not ${JSON.stringify(values.depth)}`);
+  const depth = values.depth === undefined ? undefined : Number(values.depth);
   const path = positionals[0]!;
   let report: TreeReport;
   try {
