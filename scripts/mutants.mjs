@@ -164,9 +164,9 @@ const MUTANTS = [
   // Sibling order, as Pi's getTree sorts children (the outline, the hierarchy and the tree share it).
   {
     id: "siblings-tie-reversed",
-    file: "core/session/semantics/siblings.ts",
-    from: "return [...children].sort(",
-    to: "return [...children].reverse().sort(",
+    file: "core/session/rules.ts",
+    from: "if (children.length > 1) children.sort(",
+    to: "if (children.length > 1) children.reverse().sort(",
   },
   {
     id: "siblings-unreadable-time-zero",

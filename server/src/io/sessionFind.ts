@@ -14,6 +14,7 @@ import { assembleList, type ListedSession } from "../core/disk/list";
 import { cwdMatches, type PiProcess, type PiVersion, type SessionLocation } from "../core/disk/location";
 import { looksLikePath, type Resolution, resolveLikePi } from "../core/disk/resolve";
 import { parseSearchQuery } from "../core/disk/search";
+import { idMatches } from "../core/session/rules";
 import { probeHeader, type ScanOutcome, type ScanTask } from "./scanFile";
 import { type PoolOptions, scanAll } from "./scanPool";
 import { filesFor } from "./sessionQuery";
@@ -114,7 +115,7 @@ export async function findSessions(request: FindRequest): Promise<FindResult> {
   // read the quick way (1.x lists a header without a string id; 0.74 strips a byte order mark).
   const idCandidate = (f: SessionFile) => {
     const probe = probes.get(f.path)!;
-    if (probe.header) return probe.header.id.startsWith(arg);
+    if (probe.header) return idMatches(probe.header, arg);
     return version === "0.74" || probe.missing !== "none";
   };
   let full = wantsText ? files : looksLikePath(arg) ? [] : files.filter(idCandidate);
@@ -140,7 +141,7 @@ export async function findSessions(request: FindRequest): Promise<FindResult> {
   const asResolve = (s: ListedSession) => ({ path: s.info.path, id: s.info.id, cwd: s.info.cwd, modified: s.info.modified });
   const resolution = resolveLikePi({ version, arg, cwd: p.cwd, home: p.home, exactLocal, local: lists.local.map(asResolve), all: lists.all.map(asResolve) });
 
-  const isCandidate = (s: ListedSession) => typeof s.info.id === "string" && s.info.id.startsWith(arg);
+  const isCandidate = (s: ListedSession) => typeof s.info.id === "string" && idMatches(s.info, arg);
   const candidates: Candidate[] = [];
   const seen = new Set<string>();
   for (const [scope, list] of [

@@ -11,6 +11,7 @@
  * the view says so and shows the tree with the loop cut.
  */
 
+import { sortByPiTime } from "../session/rules";
 import { Flag, lastIndexByKey, type Skeleton, walkUp } from "./skeleton";
 import { ABSENT_KEY, keyText as keyTextOf, NULL_KEY, truthyKey } from "./keys";
 import { type Gutters, PrefixCache } from "./treePrefix";
@@ -72,8 +73,8 @@ function buildNodeGraph(sk: Skeleton) {
       else children.set(parent, [node]);
     }
   }
-  // Children oldest first, by the same comparator Pi sorts with.
-  for (const list of children.values()) if (list.length > 1) list.sort((a, b) => times[a]! - times[b]!);
+  // Children oldest first, by the rule the open document's siblings are sorted by.
+  for (const list of children.values()) sortByPiTime(list, (child) => times[child]!);
   return { lastByKey, roots, children };
 }
 

@@ -1,6 +1,7 @@
 /**
  * Sibling order as Pi's `getTree` makes it: each node's children, pushed in file order, sorted with
- * `(a, b) => new Date(a.entry.timestamp).getTime() - new Date(b.entry.timestamp).getTime()`.
+ * `(a, b) => new Date(a.entry.timestamp).getTime() - new Date(b.entry.timestamp).getTime()`, by
+ * `sortByPiTime` (`../rules.ts`), which the tree of a file on disk is sorted by too.
  *
  * The order is reproduced by sorting the same list with a comparator that gives the same numbers,
  * so that V8's stable sort puts the siblings where Pi's does, including where a time is NaN (an
@@ -10,6 +11,7 @@
  */
 
 import type { Entry } from "../analysis";
+import { sortByPiTime } from "../rules";
 import { joinedText } from "./version";
 
 /**
@@ -36,10 +38,10 @@ export function siblingTime(entry: Entry): number {
   return dateTime(entry.parsed.object?.timestamp);
 }
 
-/** `children` (in file order) in the order Pi's `getTree` gives them. */
+/** `children` (in file order) in the order Pi's `getTree` gives them (`sortByPiTime`). */
 export function sortSiblings(children: readonly Entry[]): Entry[] {
   if (children.length < 2) return [...children];
   const times = new Map<Entry, number>();
   for (const child of children) times.set(child, siblingTime(child));
-  return [...children].sort((x, y) => times.get(x)! - times.get(y)!);
+  return sortByPiTime([...children], (child) => times.get(child)!);
 }
