@@ -192,6 +192,26 @@ const MUTANTS = [
     from: "return text.charCodeAt(0) !== 123 && text.trim().length === 0;",
     to: "return text.length === 0;",
   },
+  // Pi's index rules (core/session/rules.ts), which the open document and the files on disk share.
+  {
+    id: "rules-id-prefix-includes",
+    file: "core/session/rules.ts",
+    from: "return (s.id as string).startsWith(arg);",
+    to: "return (s.id as string).includes(arg);",
+  },
+  {
+    id: "rules-relabel-moves-to-end",
+    file: "core/session/rules.ts",
+    from: "if (label) labels.set(target, value());",
+    to: "if (label) labels.delete(target), labels.set(target, value());",
+  },
+  // find reads in full only the files whose header id starts with the argument.
+  {
+    id: "find-prefilter-includes",
+    file: "io/sessionFind.ts",
+    from: "if (probe.header) return idMatches(probe.header, arg);",
+    to: "if (probe.header) return probe.header.id.includes(arg);",
+  },
   // The document model.
   { id: "document-cr-before-lf", file: "core/session/document.ts", from: 'if (endEol === "\\n" && newLines[lastNew]!.endsWith("\\r")) {', to: "if (false) {" },
   {

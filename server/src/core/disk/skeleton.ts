@@ -373,7 +373,7 @@ export function walkUp(sk: Skeleton, byKey: ReadonlyMap<string, number>, leaf: n
 }
 
 /** The parent Pi's walk goes to from entry `i`: its `parentId`'s last holder, when that id is truthy. */
-function walkParentOf(sk: Skeleton, byKey: ReadonlyMap<string, number>, i: number): number | undefined {
+export function walkParentOf(sk: Skeleton, byKey: ReadonlyMap<string, number>, i: number): number | undefined {
   const parent = sk.flags[i]! & Flag.ParentNull ? undefined : sk.parentKeys[i]!;
   return parent !== undefined && truthyKey(parent) ? byKey.get(parent) : undefined;
 }

@@ -56,8 +56,11 @@ export interface TreeView {
   nodes: number;
 }
 
-/** `getTree()` as child lists over entry indices, plus what `/tree` needs to lay it out. */
-function buildNodeGraph(sk: Skeleton) {
+/**
+ * `getTree()` as child lists over entry indices (each id's last holder stands for it), children in
+ * Pi's order, plus what `/tree` needs to lay it out.
+ */
+export function treeGraph(sk: Skeleton) {
   const { n, keys, parentKeys, flags, times } = sk;
   const lastByKey = lastIndexByKey(sk);
   const roots: number[] = [];
@@ -114,7 +117,7 @@ export interface TreeOptions {
 export function buildTreeView(sk: Skeleton, options: TreeOptions = {}): TreeView {
   const filter = options.filter ?? "default";
   const { keys, parentKeys, flags, types, roles } = sk;
-  const { roots, children } = buildNodeGraph(sk);
+  const { roots, children } = treeGraph(sk);
   const view: TreeView = { rows: [], selectedIndex: 0, filter, nodes: new Set(keys).size };
   const loop = findLoop(roots, children, sk.n);
   if (loop !== undefined)
@@ -355,7 +358,7 @@ export interface TreeShape {
 }
 
 export function treeShape(sk: Skeleton): TreeShape {
-  const { roots, children, lastByKey } = buildNodeGraph(sk);
+  const { roots, children, lastByKey } = treeGraph(sk);
   let leaves = 0;
   let branchPoints = 0;
   for (const node of lastByKey.values()) {
