@@ -3,13 +3,14 @@
  * `semantics/`) and the readers of files on disk (`disk/skeleton`, `disk/tree`, `disk/info`,
  * `disk/resolve`, `io/sessionFind`, `pi/scannedContext`) hold the entries in different shapes, so
  * every rule here takes the few values it reads, or an accessor, and never an entry of either
- * model. `test/sessions/agreement.test.ts` holds the two models to the same answers.
+ * model. `test/core/piIndexAgreement.test.ts` holds the two models to the same answers.
  */
 
 /**
  * Pi's `getSessionName` (the footer's name, and the one extensions read) applied to the `name` of
- * the last `session_info` entry in file order, and to that one only: `entry.name?.trim() || undefined`. An empty or missing name clears it; a name that is neither a
- * string nor null makes Pi throw (`name.trim is not a function`), reported here as `throws`.
+ * the last `session_info` entry in file order, and to that one only:
+ * `entry.name?.trim() || undefined`. An empty or missing name clears it; a name that is neither a
+ * string nor null makes Pi throw (`entry.name?.trim is not a function`), reported as `throws`.
  */
 export function nameOfValue(raw: unknown): { name: string | undefined; throws: boolean } {
   if (typeof raw === "string") return { name: raw.trim() || undefined, throws: false };
@@ -73,8 +74,8 @@ export function sortByPiTime<T>(children: T[], time: (child: T) => number): T[] 
 }
 
 /**
- * Pi's walk up the parent links (`getBranch`, `buildSessionContext`): from `from`, the nodes
- * `parentOf` gives, nearest last. Undefined when the walk takes more than `limit` steps, which with
+ * Pi's walk up the parent links (`getBranch`, `buildSessionContext`): `from` and then each node
+ * `parentOf` gives, the root last. Undefined when the walk takes more than `limit` steps, which with
  * `limit` the number of nodes means it came back to a node: a parent cycle, on which Pi loops
  * forever. Real trees are 50,000 deep and cyclic files exist, so this is the one walk, a loop with
  * a bound; every model supplies its own `parentOf` (its rule for which parents are followed).
