@@ -11,7 +11,7 @@
  * children of an id's holders where the walk does neither.
  */
 
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Entry, SessionAnalysis } from "../../server/src/core/session/analysis";
@@ -26,7 +26,8 @@ import { treeGraph } from "../../server/src/core/disk/tree";
 import { scanFile } from "../../server/src/io/scanFile";
 
 const ROOT = join(__dirname, "../..");
-const FOLDERS = ["test/parity/fixtures", "client-samples/sessions"];
+// scripts/mutants.mjs copies the tests without client-samples/, so a folder may be missing there.
+const FOLDERS = ["test/parity/fixtures", "client-samples/sessions"].filter((folder) => existsSync(join(ROOT, folder)));
 const fixtures = FOLDERS.flatMap((folder) =>
   readdirSync(join(ROOT, folder))
     .filter((name) => name.endsWith(".jsonl"))
