@@ -168,9 +168,9 @@ const MUTANTS = [
   // Sibling order, as Pi's getTree sorts children (the outline, the hierarchy and the tree share it).
   {
     id: "siblings-tie-reversed",
-    file: "core/session/semantics/siblings.ts",
-    from: "return [...children].sort(",
-    to: "return [...children].reverse().sort(",
+    file: "core/session/rules.ts",
+    from: "if (children.length > 1) children.sort(",
+    to: "if (children.length > 1) children.reverse().sort(",
   },
   {
     id: "siblings-unreadable-time-zero",
@@ -195,6 +195,26 @@ const MUTANTS = [
     file: "core/line/parse.ts",
     from: "return text.charCodeAt(0) !== 123 && text.trim().length === 0;",
     to: "return text.length === 0;",
+  },
+  // Pi's index rules (core/session/rules.ts), which the open document and the files on disk share.
+  {
+    id: "rules-id-prefix-includes",
+    file: "core/session/rules.ts",
+    from: "return (s.id as string).startsWith(arg);",
+    to: "return (s.id as string).includes(arg);",
+  },
+  {
+    id: "rules-relabel-moves-to-end",
+    file: "core/session/rules.ts",
+    from: "if (label) labels.set(target, value());",
+    to: "if (label) labels.delete(target), labels.set(target, value());",
+  },
+  // find reads in full only the files whose header id starts with the argument.
+  {
+    id: "find-prefilter-includes",
+    file: "io/sessionFind.ts",
+    from: "if (probe.header) return idMatches(probe.header, arg);",
+    to: "if (probe.header) return probe.header.id.includes(arg);",
   },
   // The document model.
   { id: "document-cr-before-lf", file: "core/session/document.ts", from: 'if (endEol === "\\n" && newLines[lastNew]!.endsWith("\\r")) {', to: "if (false) {" },
@@ -249,30 +269,12 @@ const MUTANTS = [
     to: "if (msg.toolCallId) answered.add(msg.toolCallId);",
   },
   // Id prefixes, as Pi's `resolveSessionPath`/`findById` match them (from the start).
-  {
-    id: "find-prefilter-includes",
-    file: "io/sessionFind.ts",
-    from: "if (probe.header) return probe.header.id.startsWith(arg);",
-    to: "if (probe.header) return probe.header.id.includes(arg);",
-  },
-  {
-    id: "find-candidate-includes",
-    file: "io/sessionFind.ts",
-    from: 'typeof s.info.id === "string" && s.info.id.startsWith(arg);',
-    to: 'typeof s.info.id === "string" && s.info.id.includes(arg);',
-  },
-  {
-    id: "resolve-prefix-includes",
-    file: "core/disk/resolve.ts",
-    from: "return (s.id as string).startsWith(arg);",
-    to: "return (s.id as string).includes(arg);",
-  },
   // The parent walk.
   {
     id: "walk-path-bound-off-by-one",
-    file: "core/session/semantics/walk.ts",
-    from: "if (path.length >= limit) throw tooLong(limit);",
-    to: "if (path.length >= limit - 1) throw tooLong(limit);",
+    file: "core/session/rules.ts",
+    from: "if (path.length >= limit) return undefined;",
+    to: "if (path.length >= limit - 1) return undefined;",
   },
   {
     id: "walk-ancestors-self-in-cycle",
@@ -286,20 +288,20 @@ const MUTANTS = [
   // Labels: file order, the last change per target wins, a falsy label clears.
   {
     id: "labels-cleared-label-kept",
-    file: "core/session/semantics/labels.ts",
-    from: "    byTarget.delete(target);\n    if (o.label) byTarget.set",
-    to: "    if (o.label) byTarget.set",
+    file: "core/session/rules.ts",
+    from: "  else labels.delete(target);",
+    to: "",
   },
   {
     id: "labels-first-wins",
-    file: "core/session/semantics/labels.ts",
-    from: "    byTarget.delete(target);\n    if (o.label) byTarget.set",
-    to: "    if (byTarget.has(target)) continue;\n    if (o.label) byTarget.set",
+    file: "core/session/rules.ts",
+    from: "if (label) labels.set(target, value());",
+    to: "if (label && !labels.has(target)) labels.set(target, value());",
   },
   // The session name: the last session_info in file order, trimmed.
   {
     id: "session-name-untrimmed",
-    file: "core/session/semantics/sessionName.ts",
+    file: "core/session/rules.ts",
     from: "return { name: raw.trim() || undefined, throws: false };",
     to: "return { name: raw || undefined, throws: false };",
   },
@@ -311,16 +313,16 @@ const MUTANTS = [
   },
   {
     id: "session-info-name-untrimmed",
-    file: "core/disk/info.ts",
-    from: "this.name = entry.name?.trim() || undefined;",
-    to: "this.name = (entry.name as unknown as string) || undefined;",
+    file: "core/session/rules.ts",
+    from: "return entry.name?.trim() || undefined;",
+    to: "return (entry.name as unknown as string) || undefined;",
   },
   // Sibling order: oldest first.
   {
     id: "siblings-newest-first",
-    file: "core/session/semantics/siblings.ts",
-    from: "sort((x, y) => times.get(x)! - times.get(y)!)",
-    to: "sort((x, y) => times.get(y)! - times.get(x)!)",
+    file: "core/session/rules.ts",
+    from: "children.sort((x, y) => time(x) - time(y));",
+    to: "children.sort((x, y) => time(y) - time(x));",
   },
   // Settings and selection of the context.
   {

@@ -17,7 +17,7 @@ import { basename, dirname, resolve } from "node:path";
 import { treeShape } from "../core/disk/tree";
 import type { PiVersion } from "../core/disk/location";
 import type { Skeleton } from "../core/disk/skeleton";
-import { nameOfValue } from "../core/session/semantics/sessionName";
+import { LastSessionName } from "../core/session/rules";
 import { keyText } from "../core/disk/keys";
 import { type SessionInfoReport, StatsCollector } from "../core/disk/stats";
 import { probeHeader } from "../io/scanFile";
@@ -116,16 +116,10 @@ export function runInfo(args: readonly string[], io: CliIo): number {
   const { values, positionals, version } = line;
   const path = positionals[0]!;
   const collector = new StatsCollector(version);
-  let name: unknown;
+  const name = new LastSessionName();
   let sk: Skeleton;
   try {
-    sk = readSkeleton(path, version, [
-      collector.observe,
-      (entry) => {
-        const e = entry as { type?: unknown; name?: unknown };
-        if (e && e.type === "session_info") name = e.name;
-      },
-    ]);
+    sk = readSkeleton(path, version, [collector.observe, name.observe]);
   } catch (error) {
     // The path and the error name the file as typed: a name can hold control characters.
     io.err(`pi-session-lsp info: cannot read ${escapeControls(path)}: ${escapeControls((error as Error).message)}\n`);
@@ -134,7 +128,7 @@ export function runInfo(args: readonly string[], io: CliIo): number {
   const report = collector.finish(sk);
   const shape = treeShape(sk);
   const header = sk.header;
-  const sessionName = nameOfValue(name).name;
+  const sessionName = name.name;
   const lineage = header ? lineageOf(header.parentSession, path) : [];
   const folder = header ? checkFolder(version, path, header.cwd) : undefined;
   const created = header && typeof header.timestamp === "string" ? Date.parse(header.timestamp) : Number.NaN;

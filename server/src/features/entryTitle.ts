@@ -11,7 +11,7 @@
 
 import type { SymbolKind } from "vscode-languageserver";
 import type { Entry } from "../core/session/analysis";
-import { nameOfValue } from "../core/session/semantics/sessionName";
+import { nameOfValue } from "../core/session/rules";
 import { groupDigits, singleLine } from "../core/base/text";
 
 /** The LSP symbol kinds used here (the values of `SymbolKind`, which is a type-only import). */

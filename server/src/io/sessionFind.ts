@@ -14,6 +14,7 @@ import { assembleList, type ListedSession } from "../core/disk/list";
 import { cwdMatches, type PiProcess, type PiVersion, type SessionLocation } from "../core/disk/location";
 import { looksLikePath, type Resolution, resolveLikePi } from "../core/disk/resolve";
 import { parseSearchQuery } from "../core/disk/search";
+import { idMatches } from "../core/session/rules";
 import { probeHeader, type ScanOutcome, type ScanTask } from "./scanFile";
 import { type PoolOptions, scanAll } from "./scanPool";
 import { filesFor } from "./sessionQuery";
@@ -114,7 +115,7 @@ export async function findSessions(request: FindRequest): Promise<FindResult> {
   // read the quick way (1.x lists a header without a string id; 0.74 strips a byte order mark).
   const idCandidate = (f: SessionFile) => {
     const probe = probes.get(f.path)!;
-    if (probe.header) return probe.header.id.startsWith(arg);
+    if (probe.header) return idMatches(probe.header, arg);
     return version === "0.74" || probe.missing !== "none";
   };
   let full = wantsText ? files : looksLikePath(arg) ? [] : files.filter(idCandidate);
@@ -126,33 +127,11 @@ export async function findSessions(request: FindRequest): Promise<FindResult> {
   };
   let lists = listsOf(outcomes);
 
-  // 1.x `findById`: this project's folder in folder order, exact header id, this project's cwd when the folder is shared.
-  let exactLocal: string | undefined;
-  if (version === "1.x" && !looksLikePath(arg)) {
-    for (const f of folderFiles(version, location.currentDir, true)) {
-      const header = probes.get(f.path)?.header;
-      if (header?.id !== arg) continue;
-      if (location.filterByCwd && !cwdMatches(header.cwd, p)) continue;
-      exactLocal = f.path;
-      break;
-    }
-  }
+  const exactLocal = version === "1.x" && !looksLikePath(arg) ? findById(version, location, p, probes, arg) : undefined;
   const asResolve = (s: ListedSession) => ({ path: s.info.path, id: s.info.id, cwd: s.info.cwd, modified: s.info.modified });
   const resolution = resolveLikePi({ version, arg, cwd: p.cwd, home: p.home, exactLocal, local: lists.local.map(asResolve), all: lists.all.map(asResolve) });
 
-  const isCandidate = (s: ListedSession) => typeof s.info.id === "string" && s.info.id.startsWith(arg);
-  const candidates: Candidate[] = [];
-  const seen = new Set<string>();
-  for (const [scope, list] of [
-    ["local", lists.local],
-    ["global", lists.all],
-  ] as const) {
-    for (const [i, session] of list.entries()) {
-      if (!isCandidate(session) || seen.has(session.info.path)) continue;
-      seen.add(session.info.path);
-      candidates.push({ session, scope, rank: i + 1, exact: session.info.id === arg });
-    }
-  }
+  const candidates = candidatesOf(lists, arg);
 
   // No id matched: the argument is searched as text after all.
   let text: ListedSession[] | undefined;
@@ -161,13 +140,7 @@ export async function findSessions(request: FindRequest): Promise<FindResult> {
     outcomes = await scanFull(full, version, arg, request.pool);
     lists = listsOf(outcomes);
   }
-  if (wantsText || full === files) {
-    const matched = new Map<string, ListedSession>();
-    // Every project's list first, in its order, as `/resume`'s "all" scope sorts it (ties keep that order).
-    for (const s of [...lists.all, ...lists.local]) if (s.search && !matched.has(s.info.path)) matched.set(s.info.path, s);
-    // `/resume`'s relevance order: best score, then newest.
-    text = [...matched.values()].sort((a, b) => a.search!.score - b.search!.score || b.info.modified - a.info.modified);
-  }
+  if (wantsText || full === files) text = textMatches(lists);
   const gaveUp = (how: "timeout" | "skipped") => (text ? full.filter((f) => outcomes.get(f.path)?.searchGaveUp === how).map((f) => f.path) : []);
   const searchGaveUp = { timedOut: gaveUp("timeout"), skipped: gaveUp("skipped") };
   const opensPath = resolution.kind === "local" || resolution.kind === "global" || resolution.kind === "path" ? resolution.path : undefined;
@@ -181,17 +154,7 @@ export async function findSessions(request: FindRequest): Promise<FindResult> {
       .next().value;
     if (outcome) opens = assembleList([outcome]).sessions[0];
   }
-  // Pi 1.6 opens a session in its header's cwd, and when that folder is gone it does not open it
-  // straight away: `getMissingSessionCwdIssue` (core/session-cwd.js:2-16, called at main.js:598)
-  // makes it ask "Session cwd does not exist" (continue here, fork here, or cancel), and without a
-  // terminal it exits 1. `SessionManager.open` takes that cwd from `readSessionHeader`, which wants
-  // a string id; an empty cwd is no issue, and a relative one is looked up from Pi's cwd. A fork of
-  // another project's session is made in this folder, so it has no such question.
-  let missingCwd: string | undefined;
-  if (version === "1.x" && opens && (resolution.kind === "local" || resolution.kind === "path") && typeof opens.info.id === "string") {
-    const headerCwd = opens.info.cwd;
-    if (headerCwd && !existsSync(resolve(p.cwd, headerCwd))) missingCwd = headerCwd;
-  }
+  const missingCwd = version === "1.x" && opens ? missingCwdOf(resolution, opens, p) : undefined;
   const pathState = version === "1.x" && resolution.kind === "path" ? pathStateOf(resolve(p.cwd, resolution.path)) : undefined;
   return {
     process: p,
@@ -206,6 +169,64 @@ export async function findSessions(request: FindRequest): Promise<FindResult> {
     ...(searchGaveUp.timedOut.length + searchGaveUp.skipped.length > 0 ? { searchGaveUp } : {}),
     read: { full: full.length, files: files.length },
   };
+}
+
+/** 1.x `findById`: this project's folder in folder order, exact header id, this project's cwd when the folder is shared. */
+function findById(
+  version: PiVersion,
+  location: SessionLocation,
+  p: PiProcess,
+  probes: Map<string, ReturnType<typeof probeHeader>>,
+  arg: string,
+): string | undefined {
+  for (const f of folderFiles(version, location.currentDir, true)) {
+    const header = probes.get(f.path)?.header;
+    if (header?.id !== arg) continue;
+    if (location.filterByCwd && !cwdMatches(header.cwd, p)) continue;
+    return f.path;
+  }
+  return undefined;
+}
+
+/** Every listed session whose id starts with the argument, this project's first, each list in Pi's order. */
+function candidatesOf(lists: { local: ListedSession[]; all: ListedSession[] }, arg: string): Candidate[] {
+  const isCandidate = (s: ListedSession) => typeof s.info.id === "string" && idMatches(s.info, arg);
+  const candidates: Candidate[] = [];
+  const seen = new Set<string>();
+  for (const [scope, list] of [
+    ["local", lists.local],
+    ["global", lists.all],
+  ] as const) {
+    for (const [i, session] of list.entries()) {
+      if (!isCandidate(session) || seen.has(session.info.path)) continue;
+      seen.add(session.info.path);
+      candidates.push({ session, scope, rank: i + 1, exact: session.info.id === arg });
+    }
+  }
+  return candidates;
+}
+
+/** The sessions a text search matched, in `/resume`'s order. */
+function textMatches(lists: { local: ListedSession[]; all: ListedSession[] }): ListedSession[] {
+  const matched = new Map<string, ListedSession>();
+  // Every project's list first, in its order, as `/resume`'s "all" scope sorts it (ties keep that order).
+  for (const s of [...lists.all, ...lists.local]) if (s.search && !matched.has(s.info.path)) matched.set(s.info.path, s);
+  // `/resume`'s relevance order: best score, then newest.
+  return [...matched.values()].sort((a, b) => a.search!.score - b.search!.score || b.info.modified - a.info.modified);
+}
+
+/**
+ * Pi 1.6 opens a session in its header's cwd, and when that folder is gone it does not open it
+ * straight away: `getMissingSessionCwdIssue` (core/session-cwd.js:2-16, called at main.js:598)
+ * makes it ask "Session cwd does not exist" (continue here, fork here, or cancel), and without a
+ * terminal it exits 1. `SessionManager.open` takes that cwd from `readSessionHeader`, which wants
+ * a string id; an empty cwd is no issue, and a relative one is looked up from Pi's cwd. A fork of
+ * another project's session is made in this folder, so it has no such question.
+ */
+function missingCwdOf(resolution: Resolution, opens: ListedSession, p: PiProcess): string | undefined {
+  if (!(resolution.kind === "local" || resolution.kind === "path") || typeof opens.info.id !== "string") return undefined;
+  const headerCwd = opens.info.cwd;
+  return headerCwd && !existsSync(resolve(p.cwd, headerCwd)) ? headerCwd : undefined;
 }
 
 async function scanFull(files: SessionFile[], version: PiVersion, query: string | undefined, pool: FindRequest["pool"]): Promise<Map<string, ScanOutcome>> {

@@ -20,6 +20,7 @@ import { locate, type JsonPath } from "../line/locate";
 import { type LinePlace as FilePlace, PiLineFeed } from "./piLines";
 import type { PiVersion } from "./location";
 import { shortValue } from "../base/text";
+import { applyLabel, listedName } from "../session/rules";
 import { type ParsedSearchQuery, type SearchMatch, SessionSearch } from "./search";
 
 /** The fields of Pi's `SessionInfo` that its list returns, `allMessagesText` aside; dates as epoch milliseconds (NaN for an invalid date). */
@@ -196,7 +197,7 @@ export class SessionInfoBuilder {
       this.gather(value as Record<string, unknown>, text, line);
       const entry = value as { type?: unknown; name?: { trim(): string } | null; message?: unknown; timestamp?: unknown };
       if (entry.type === "session_info") {
-        this.name = entry.name?.trim() || undefined;
+        this.name = listedName(entry);
         if (this.symbols) this.symbols.name = this.name ? { text: clip(this.name), at: placeOf(text, line, ["name"]) } : undefined;
       }
       if (entry.type !== "message") return;
@@ -241,8 +242,7 @@ export class SessionInfoBuilder {
     if (typeof parentId === "string") this.parents.add(parentId);
     if (this.symbols && entry.type === "label") {
       // Pi's `labelsById`: the last label entry per target wins, and an empty label clears it.
-      this.labels.delete(entry.targetId);
-      if (entry.label) this.labels.set(entry.targetId, { text: clip(shortValue(entry.label)), at: placeOf(text, line, ["label"]) });
+      applyLabel(this.labels, entry.targetId, entry.label, () => ({ text: clip(shortValue(entry.label)), at: placeOf(text, line, ["label"]) }));
     }
   }
 

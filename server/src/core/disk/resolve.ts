@@ -11,6 +11,7 @@
  * project is offered as a fork into the current one.
  */
 
+import { idMatches } from "../session/rules";
 import { type PiVersion, resolvePath16 } from "./location";
 
 export interface ResolveSession {
@@ -44,11 +45,6 @@ export function looksLikePath(arg: string): boolean {
   return arg.includes("/") || arg.includes("\\") || arg.endsWith(".jsonl");
 }
 
-/** `s.id.startsWith(arg)`, throwing as Pi does on an id that is not a string. */
-function startsWith(s: ResolveSession, arg: string): boolean {
-  return (s.id as string).startsWith(arg);
-}
-
 export function resolveLikePi(input: ResolveInput): Resolution {
   const { arg, version } = input;
   // 1.x resolves the path (`~`, `file:` URLs); 0.74 opens it as given, relative to its cwd.
@@ -56,17 +52,17 @@ export function resolveLikePi(input: ResolveInput): Resolution {
   try {
     if (version === "1.x") {
       if (input.exactLocal) return { kind: "local", path: input.exactLocal, how: "exact", cwd: input.cwd };
-      const local = input.local.find((s) => startsWith(s, arg));
+      const local = input.local.find((s) => idMatches(s, arg));
       if (local) return { kind: "local", path: local.path, how: "prefix", cwd: local.cwd };
       const exact = input.all.find((s) => s.id === arg);
-      const global = exact ?? input.all.find((s) => startsWith(s, arg));
+      const global = exact ?? input.all.find((s) => idMatches(s, arg));
       if (global) return { kind: "global", path: global.path, how: exact ? "exact" : "prefix", cwd: global.cwd };
       return { kind: "not-found" };
     }
     // 0.74 filters the whole list first, so any id that is not a string throws.
-    const local = input.local.filter((s) => startsWith(s, arg));
+    const local = input.local.filter((s) => idMatches(s, arg));
     if (local.length > 0) return { kind: "local", path: local[0]!.path, how: local[0]!.id === arg ? "exact" : "prefix", cwd: local[0]!.cwd };
-    const global = input.all.filter((s) => startsWith(s, arg));
+    const global = input.all.filter((s) => idMatches(s, arg));
     if (global.length > 0) return { kind: "global", path: global[0]!.path, how: global[0]!.id === arg ? "exact" : "prefix", cwd: global[0]!.cwd };
     return { kind: "not-found" };
   } catch (error) {

@@ -11,6 +11,7 @@
  */
 
 import { dateTime } from "../base/loose";
+import { applyLabel, walkParents } from "../session/rules";
 import { ABSENT_KEY, KeyMaker, NULL_KEY, truthyKey } from "./keys";
 import { type LinePlace, PiLineFeed } from "./piLines";
 import type { PiVersion } from "./location";
@@ -247,8 +248,7 @@ export class SkeletonBuilder {
     this.leafKey = key;
     if (entry.type === "label") {
       const target = km.key(entry.targetId);
-      if (entry.label) this.labels.set(target, entry.label);
-      else this.labels.delete(target);
+      applyLabel(this.labels, target, entry.label, () => entry.label);
     }
     if (entry.type === "compaction") {
       this.firstKept.set(i, km.key(entry.firstKeptEntryId));
@@ -364,20 +364,16 @@ export function lastIndexByKey(sk: Skeleton): Map<string, number> {
 }
 
 /**
- * Pi's walk up from `leaf` (`getBranch`, `buildSessionContext`): entry indices, leaf first, following
- * a `parentId` only when it is truthy and names an entry of `byKey`. Undefined when the walk comes
- * back to an entry, a parent cycle on which Pi loops forever; each entry is visited at most once,
- * so the walk takes at most as many steps as there are entries.
+ * Pi's walk up from `leaf` (`getBranch`, `buildSessionContext`) through `walkParents`: entry
+ * indices, leaf first, following a `parentId` only when it is truthy and names an entry of `byKey`.
+ * Undefined when the walk comes back to an entry, a parent cycle on which Pi loops forever.
  */
 export function walkUp(sk: Skeleton, byKey: ReadonlyMap<string, number>, leaf: number | undefined): number[] | undefined {
-  const path: number[] = [];
-  const seen = new Uint8Array(sk.n);
-  for (let current = leaf; current !== undefined; ) {
-    if (seen[current]) return undefined;
-    seen[current] = 1;
-    path.push(current);
-    const parent = sk.flags[current]! & Flag.ParentNull ? undefined : sk.parentKeys[current]!;
-    current = parent !== undefined && truthyKey(parent) ? byKey.get(parent) : undefined;
-  }
-  return path;
+  return walkParents(leaf, (current) => walkParentOf(sk, byKey, current), sk.n);
+}
+
+/** The parent Pi's walk goes to from entry `i`: its `parentId`'s last holder, when that id is truthy. */
+export function walkParentOf(sk: Skeleton, byKey: ReadonlyMap<string, number>, i: number): number | undefined {
+  const parent = sk.flags[i]! & Flag.ParentNull ? undefined : sk.parentKeys[i]!;
+  return parent !== undefined && truthyKey(parent) ? byKey.get(parent) : undefined;
 }

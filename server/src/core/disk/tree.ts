@@ -11,6 +11,7 @@
  * the view says so and shows the tree with the loop cut.
  */
 
+import { sortByPiTime } from "../session/rules";
 import { Flag, lastIndexByKey, type Skeleton, walkUp } from "./skeleton";
 import { ABSENT_KEY, keyText as keyTextOf, NULL_KEY, truthyKey } from "./keys";
 import { type Gutters, PrefixCache } from "./treePrefix";
@@ -55,8 +56,11 @@ export interface TreeView {
   nodes: number;
 }
 
-/** `getTree()` as child lists over entry indices, plus what `/tree` needs to lay it out. */
-function buildNodeGraph(sk: Skeleton) {
+/**
+ * `getTree()` as child lists over entry indices (each id's last holder stands for it), children in
+ * Pi's order, plus what `/tree` needs to lay it out.
+ */
+export function treeGraph(sk: Skeleton) {
   const { n, keys, parentKeys, flags, times } = sk;
   const lastByKey = lastIndexByKey(sk);
   const roots: number[] = [];
@@ -72,8 +76,8 @@ function buildNodeGraph(sk: Skeleton) {
       else children.set(parent, [node]);
     }
   }
-  // Children oldest first, by the same comparator Pi sorts with.
-  for (const list of children.values()) if (list.length > 1) list.sort((a, b) => times[a]! - times[b]!);
+  // Children oldest first, by the rule the open document's siblings are sorted by.
+  for (const list of children.values()) sortByPiTime(list, (child) => times[child]!);
   return { lastByKey, roots, children };
 }
 
@@ -112,103 +116,135 @@ export interface TreeOptions {
 
 export function buildTreeView(sk: Skeleton, options: TreeOptions = {}): TreeView {
   const filter = options.filter ?? "default";
-  const { keys, parentKeys, flags, types, roles } = sk;
-  const { roots, children } = buildNodeGraph(sk);
+  const { keys } = sk;
+  const { roots, children } = treeGraph(sk);
   const view: TreeView = { rows: [], selectedIndex: 0, filter, nodes: new Set(keys).size };
   const loop = findLoop(roots, children, sk.n);
   if (loop !== undefined)
     view.hangs = `Pi's getTree() never returns on this file: duplicate id ${JSON.stringify(keys[loop])} makes line ${sk.lines[loop]! + 1} its own descendant`;
-  const leafKey = sk.leafKey;
+  const has = containsActive(sk, roots, children);
   const maxRows = options.maxRows ?? Math.max(10_000, 4 * sk.n);
-
-  // containsActive, post-order over the reachable nodes (each once).
-  const has = new Uint8Array(sk.n);
-  {
-    const order: number[] = [];
-    const seen = new Uint8Array(sk.n);
-    const stack = [...roots];
-    while (stack.length > 0) {
-      const node = stack.pop()!;
-      if (seen[node]) continue;
-      seen[node] = 1;
-      order.push(node);
-      const list = children.get(node);
-      if (list) for (let i = list.length - 1; i >= 0; i--) stack.push(list[i]!);
-    }
-    const leafMatches = leafKey !== undefined && leafKey !== NULL_KEY;
-    for (let k = order.length - 1; k >= 0; k--) {
-      const node = order[k]!;
-      let h = leafMatches && keys[node] === leafKey;
-      for (const child of children.get(node) ?? []) if (has[child]) h = true;
-      has[node] = h ? 1 : 0;
-    }
-  }
-
-  // flattenTree: depth-first, the active branch first; repeated nodes are expanded as Pi expands them, within a bound.
-  let multipleRoots = roots.length > 1;
-  const flat: FlatNode[] = [];
-  const expand = (once: boolean): boolean => {
-    flat.length = 0;
-    const emitted = new Uint8Array(sk.n);
-    type Item = [number, number, boolean, boolean, boolean, Gutters, boolean];
-    const stack: Item[] = [];
-    const orderedRoots = [...roots].sort((a, b) => has[b]! - has[a]!);
-    for (let i = orderedRoots.length - 1; i >= 0; i--) {
-      stack.push([orderedRoots[i]!, multipleRoots ? 1 : 0, multipleRoots, multipleRoots, i === orderedRoots.length - 1, undefined, multipleRoots]);
-    }
-    while (stack.length > 0) {
-      const [node, indent, justBranched, showConnector, isLast, gutters, isVirtualRootChild] = stack.pop()!;
-      if (once || loop !== undefined) {
-        if (emitted[node]) continue;
-        emitted[node] = 1;
-      }
-      flat.push({ entry: node, indent, showConnector, isLast, gutters, isVirtualRootChild });
-      if (flat.length > maxRows) return false;
-      const list = children.get(node) ?? [];
-      const multipleChildren = list.length > 1;
-      const ordered = list.filter((c) => has[c]).concat(list.filter((c) => !has[c]));
-      const childIndent = multipleChildren ? indent + 1 : justBranched && indent > 0 ? indent + 1 : indent;
-      const connectorDisplayed = showConnector && !isVirtualRootChild;
-      const currentDisplayIndent = multipleRoots ? Math.max(0, indent - 1) : indent;
-      const connectorPosition = Math.max(0, currentDisplayIndent - 1);
-      const childGutters: Gutters = connectorDisplayed ? { position: connectorPosition, show: !isLast, outer: gutters } : gutters;
-      for (let i = ordered.length - 1; i >= 0; i--) {
-        stack.push([ordered[i]!, childIndent, multipleChildren, multipleChildren, i === ordered.length - 1, childGutters, false]);
-      }
-    }
-    return true;
-  };
-  if (!expand(false)) {
+  let flat = flattenTree(sk, roots, children, has, { once: loop !== undefined, maxRows });
+  if (!flat) {
     view.collapsedRepeats = true;
-    expand(true);
+    flat = flattenTree(sk, roots, children, has, { once: true, maxRows })!;
   }
 
   // entryMap: id → the last flat node of that id.
   const entryMap = new Map<string, FlatNode>();
   for (const f of flat) entryMap.set(keys[f.entry]!, f);
-  const parentOf = (node: number): string | null => (flags[node]! & Flag.ParentNull || parentKeys[node] === ABSENT_KEY ? null : parentKeys[node]!);
   const bound = flat.length + 1;
+  const active = activeKeys(sk, entryMap, bound, view);
+  const filtered = applyFilter(sk, flat, filter, view);
+  const layout = recalculateVisualStructure(sk, filtered, entryMap, 50 * (flat.length + 10), roots.length > 1, view);
+  view.selectedIndex = nearestVisibleIndex(sk, filtered, entryMap, bound);
+  view.rows = rowsOf(sk, filtered, layout, active, view.selectedIndex);
+  return view;
+}
 
-  // buildActivePath: from the leaf up while the id is truthy.
-  const active = new Set<string>();
-  if (truthyKey(leafKey)) {
-    let current: string | null = leafKey!;
-    for (let steps = 0; current !== null && truthyKey(current) && steps <= bound; steps++) {
-      if (active.has(current)) {
-        // Pi's walk has no guard: it goes round this loop forever.
-        view.hangs ??= `Pi's /tree never opens on this file: the walk up from the leaf loops (${JSON.stringify(keyTextOf(current))} is its own ancestor)`;
-        break;
-      }
-      active.add(current);
-      const f = entryMap.get(current);
-      if (!f) break;
-      current = parentOf(f.entry);
+/** The parent id `/tree` follows from an entry: its `parentId`, null for a null or absent one. */
+function parentOf(sk: Skeleton, node: number): string | null {
+  return sk.flags[node]! & Flag.ParentNull || sk.parentKeys[node] === ABSENT_KEY ? null : sk.parentKeys[node]!;
+}
+
+/** Pi's `containsActive`, post-order over the reachable nodes (each once): 1 for a node whose subtree holds the leaf. */
+function containsActive(sk: Skeleton, roots: number[], children: Map<number, number[]>): Uint8Array {
+  const { keys, leafKey } = sk;
+  const has = new Uint8Array(sk.n);
+  const order: number[] = [];
+  const seen = new Uint8Array(sk.n);
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (seen[node]) continue;
+    seen[node] = 1;
+    order.push(node);
+    const list = children.get(node);
+    if (list) for (let i = list.length - 1; i >= 0; i--) stack.push(list[i]!);
+  }
+  const leafMatches = leafKey !== undefined && leafKey !== NULL_KEY;
+  for (let k = order.length - 1; k >= 0; k--) {
+    const node = order[k]!;
+    let h = leafMatches && keys[node] === leafKey;
+    for (const child of children.get(node) ?? []) if (has[child]) h = true;
+    has[node] = h ? 1 : 0;
+  }
+  return has;
+}
+
+/**
+ * Pi's `flattenTree`: depth-first, the active branch first. Repeated nodes are expanded as Pi
+ * expands them unless `once`; undefined when that makes more than `maxRows` rows.
+ */
+function flattenTree(
+  sk: Skeleton,
+  roots: number[],
+  children: Map<number, number[]>,
+  has: Uint8Array,
+  { once, maxRows }: { once: boolean; maxRows: number },
+): FlatNode[] | undefined {
+  const multipleRoots = roots.length > 1;
+  const flat: FlatNode[] = [];
+  const emitted = new Uint8Array(sk.n);
+  type Item = [number, number, boolean, boolean, boolean, Gutters, boolean];
+  const stack: Item[] = [];
+  const orderedRoots = [...roots].sort((a, b) => has[b]! - has[a]!);
+  for (let i = orderedRoots.length - 1; i >= 0; i--) {
+    stack.push([orderedRoots[i]!, multipleRoots ? 1 : 0, multipleRoots, multipleRoots, i === orderedRoots.length - 1, undefined, multipleRoots]);
+  }
+  while (stack.length > 0) {
+    const [node, indent, justBranched, showConnector, isLast, gutters, isVirtualRootChild] = stack.pop()!;
+    if (once) {
+      if (emitted[node]) continue;
+      emitted[node] = 1;
+    }
+    flat.push({ entry: node, indent, showConnector, isLast, gutters, isVirtualRootChild });
+    if (flat.length > maxRows) return undefined;
+    const list = children.get(node) ?? [];
+    const multipleChildren = list.length > 1;
+    const ordered = list.filter((c) => has[c]).concat(list.filter((c) => !has[c]));
+    const childIndent = multipleChildren ? indent + 1 : justBranched && indent > 0 ? indent + 1 : indent;
+    const childGutters = gutterBelow(showConnector, isVirtualRootChild, multipleRoots, indent, isLast, gutters);
+    for (let i = ordered.length - 1; i >= 0; i--) {
+      stack.push([ordered[i]!, childIndent, multipleChildren, multipleChildren, i === ordered.length - 1, childGutters, false]);
     }
   }
+  return flat;
+}
 
-  // applyFilter.
-  const isSettings = (type: string) =>
-    type === "label" || type === "context_edit" || type === "custom" || type === "model_change" || type === "thinking_level_change" || type === "session_info";
+/** The gutters a node's children are drawn with: its own, plus its connector's column when it shows one. */
+function gutterBelow(showConnector: boolean, isVirtualRootChild: boolean, multipleRoots: boolean, indent: number, isLast: boolean, gutters: Gutters): Gutters {
+  const connectorDisplayed = showConnector && !isVirtualRootChild;
+  const currentDisplayIndent = multipleRoots ? Math.max(0, indent - 1) : indent;
+  const connectorPosition = Math.max(0, currentDisplayIndent - 1);
+  return connectorDisplayed ? { position: connectorPosition, show: !isLast, outer: gutters } : gutters;
+}
+
+/** Pi's `buildActivePath`: the ids from the leaf up while the id is truthy. */
+function activeKeys(sk: Skeleton, entryMap: Map<string, FlatNode>, bound: number, view: TreeView): Set<string> {
+  const active = new Set<string>();
+  if (!truthyKey(sk.leafKey)) return active;
+  let current: string | null = sk.leafKey!;
+  for (let steps = 0; current !== null && truthyKey(current) && steps <= bound; steps++) {
+    if (active.has(current)) {
+      // Pi's walk has no guard: it goes round this loop forever.
+      view.hangs ??= `Pi's /tree never opens on this file: the walk up from the leaf loops (${JSON.stringify(keyTextOf(current))} is its own ancestor)`;
+      break;
+    }
+    active.add(current);
+    const f = entryMap.get(current);
+    if (!f) break;
+    current = parentOf(sk, f.entry);
+  }
+  return active;
+}
+
+const isSettings = (type: string) =>
+  type === "label" || type === "context_edit" || type === "custom" || type === "model_change" || type === "thinking_level_change" || type === "session_info";
+
+/** Pi's `applyFilter`: the flat nodes the filter mode shows. */
+function applyFilter(sk: Skeleton, flat: FlatNode[], filter: FilterMode, view: TreeView): FlatNode[] {
+  const { keys, flags, types, roles, leafKey } = sk;
   const filtered: FlatNode[] = [];
   for (const f of flat) {
     const e = f.entry;
@@ -237,18 +273,33 @@ export function buildTreeView(sk: Skeleton, options: TreeOptions = {}): TreeView
     }
     if (passes) filtered.push(f);
   }
+  return filtered;
+}
 
-  // recalculateVisualStructure.
+interface VisualStructure {
+  visibleParent: Map<string, string | null>;
+  visibleChildren: Map<string | null, string[]>;
+  multipleRoots: boolean;
+}
+
+/** Pi's `recalculateVisualStructure`: the visible nodes' parents and children, and their indents and gutters. */
+function recalculateVisualStructure(
+  sk: Skeleton,
+  filtered: FlatNode[],
+  entryMap: Map<string, FlatNode>,
+  steps: number,
+  multipleRoots: boolean,
+  view: TreeView,
+): VisualStructure {
+  const { keys } = sk;
   const visibleIds = new Set(filtered.map((f) => keys[f.entry]!));
   const visibleParent = new Map<string, string | null>();
   const visibleChildren = new Map<string | null, string[]>([[null, []]]);
-  let stepsLeft = 50 * (flat.length + 10);
+  let stepsLeft = steps;
   for (const f of filtered) {
     const id = keys[f.entry]!;
-    let current: string | null = (() => {
-      const start = entryMap.get(id);
-      return start ? parentOf(start.entry) : null;
-    })();
+    const start = entryMap.get(id);
+    let current: string | null = start ? parentOf(sk, start.entry) : null;
     while (current !== null && !visibleIds.has(current)) {
       if (--stepsLeft < 0) {
         view.hangs ??= "Pi's /tree never finishes laying out this file: its parentId links loop through hidden entries";
@@ -256,56 +307,45 @@ export function buildTreeView(sk: Skeleton, options: TreeOptions = {}): TreeView
         break;
       }
       const next = entryMap.get(current);
-      current = next ? parentOf(next.entry) : null;
+      current = next ? parentOf(sk, next.entry) : null;
     }
     visibleParent.set(id, current);
     const list = visibleChildren.get(current);
     if (list) list.push(id);
     else visibleChildren.set(current, [id]);
   }
-  if (filtered.length > 0) {
-    const visibleRoots = visibleChildren.get(null)!;
-    multipleRoots = visibleRoots.length > 1;
-    const byId = new Map<string, FlatNode>();
-    for (const f of filtered) byId.set(keys[f.entry]!, f);
-    type Item = [string, number, boolean, boolean, boolean, Gutters, boolean];
-    const stack: Item[] = [];
-    for (let i = visibleRoots.length - 1; i >= 0; i--)
-      stack.push([visibleRoots[i]!, multipleRoots ? 1 : 0, multipleRoots, multipleRoots, i === visibleRoots.length - 1, undefined, multipleRoots]);
-    let budget = 4 * (filtered.length + 10);
-    while (stack.length > 0) {
-      if (--budget < 0) {
-        view.hangs ??= "Pi's /tree never finishes laying out this file (its visible tree loops)";
-        break;
-      }
-      const [id, indent, justBranched, showConnector, isLast, gutters, isVirtualRootChild] = stack.pop()!;
-      const f = byId.get(id);
-      if (!f) continue;
-      Object.assign(f, { indent, showConnector, isLast, gutters, isVirtualRootChild });
-      const kids = visibleChildren.get(id) ?? [];
-      const multipleChildren = kids.length > 1;
-      const childIndent = multipleChildren ? indent + 1 : justBranched && indent > 0 ? indent + 1 : indent;
-      const connectorDisplayed = showConnector && !isVirtualRootChild;
-      const currentDisplayIndent = multipleRoots ? Math.max(0, indent - 1) : indent;
-      const connectorPosition = Math.max(0, currentDisplayIndent - 1);
-      const childGutters: Gutters = connectorDisplayed ? { position: connectorPosition, show: !isLast, outer: gutters } : gutters;
-      for (let i = kids.length - 1; i >= 0; i--)
-        stack.push([kids[i]!, childIndent, multipleChildren, multipleChildren, i === kids.length - 1, childGutters, false]);
+  if (filtered.length === 0) return { visibleParent, visibleChildren, multipleRoots };
+  const visibleRoots = visibleChildren.get(null)!;
+  const multiple = visibleRoots.length > 1;
+  const byId = new Map<string, FlatNode>();
+  for (const f of filtered) byId.set(keys[f.entry]!, f);
+  type Item = [string, number, boolean, boolean, boolean, Gutters, boolean];
+  const stack: Item[] = [];
+  for (let i = visibleRoots.length - 1; i >= 0; i--)
+    stack.push([visibleRoots[i]!, multiple ? 1 : 0, multiple, multiple, i === visibleRoots.length - 1, undefined, multiple]);
+  let budget = 4 * (filtered.length + 10);
+  while (stack.length > 0) {
+    if (--budget < 0) {
+      view.hangs ??= "Pi's /tree never finishes laying out this file (its visible tree loops)";
+      break;
     }
+    const [id, indent, justBranched, showConnector, isLast, gutters, isVirtualRootChild] = stack.pop()!;
+    const f = byId.get(id);
+    if (!f) continue;
+    Object.assign(f, { indent, showConnector, isLast, gutters, isVirtualRootChild });
+    const kids = visibleChildren.get(id) ?? [];
+    const multipleChildren = kids.length > 1;
+    const childIndent = multipleChildren ? indent + 1 : justBranched && indent > 0 ? indent + 1 : indent;
+    const childGutters = gutterBelow(showConnector, isVirtualRootChild, multiple, indent, isLast, gutters);
+    for (let i = kids.length - 1; i >= 0; i--)
+      stack.push([kids[i]!, childIndent, multipleChildren, multipleChildren, i === kids.length - 1, childGutters, false]);
   }
+  return { visibleParent, visibleChildren, multipleRoots: multiple };
+}
 
-  const isFoldable = (id: string): boolean => {
-    const kids = visibleChildren.get(id);
-    if (!kids || kids.length === 0) return false;
-    const parent = visibleParent.get(id);
-    if (parent === null || parent === undefined) return true;
-    const siblings = visibleChildren.get(parent);
-    return siblings !== undefined && siblings.length > 1;
-  };
-
-  const prefixes = new PrefixCache();
-
-  // findNearestVisibleIndex(leaf).
+/** Pi's `findNearestVisibleIndex(leaf)`: the row of the leaf or of its nearest visible ancestor, else the last row. */
+function nearestVisibleIndex(sk: Skeleton, filtered: FlatNode[], entryMap: Map<string, FlatNode>, bound: number): number {
+  const { keys, leafKey } = sk;
   const visibleIndex = new Map<string, number>();
   for (let i = 0; i < filtered.length; i++) visibleIndex.set(keys[filtered[i]!.entry]!, i);
   let selected = filtered.length - 1;
@@ -319,22 +359,35 @@ export function buildTreeView(sk: Skeleton, options: TreeOptions = {}): TreeView
       }
       const f = entryMap.get(current);
       if (!f) break;
-      current = parentOf(f.entry);
+      current = parentOf(sk, f.entry);
     }
   }
-  view.selectedIndex = Math.max(0, selected);
+  return Math.max(0, selected);
+}
 
-  view.rows = filtered.map((f, i) => {
+/** The rows as `/tree` draws them: prefix, connector, fold mark, active mark and label. */
+function rowsOf(sk: Skeleton, filtered: FlatNode[], layout: VisualStructure, active: Set<string>, selectedIndex: number): TreeRow[] {
+  const { keys } = sk;
+  const { visibleParent, visibleChildren, multipleRoots } = layout;
+  const isFoldable = (id: string): boolean => {
+    const kids = visibleChildren.get(id);
+    if (!kids || kids.length === 0) return false;
+    const parent = visibleParent.get(id);
+    if (parent === null || parent === undefined) return true;
+    const siblings = visibleChildren.get(parent);
+    return siblings !== undefined && siblings.length > 1;
+  };
+  const prefixes = new PrefixCache();
+  return filtered.map((f, i) => {
     const id = keys[f.entry]!;
     const displayIndent = multipleRoots ? Math.max(0, f.indent - 1) : f.indent;
     const connector = f.showConnector && !f.isVirtualRootChild ? `${f.isLast ? "└" : "├"}${isFoldable(id) ? "⊟" : "─"} ` : undefined;
     const prefix = prefixes.of(f.gutters, displayIndent, connector);
-    const row: TreeRow = { entry: f.entry, prefix, active: active.has(id), selected: i === view.selectedIndex, children: visibleChildren.get(id)?.length ?? 0 };
+    const row: TreeRow = { entry: f.entry, prefix, active: active.has(id), selected: i === selectedIndex, children: visibleChildren.get(id)?.length ?? 0 };
     const label = sk.labels.get(id);
     if (label !== undefined) row.label = label;
     return row;
   });
-  return view;
 }
 
 /** The status line under Pi's tree: `(3/120)` and the filter, as `/tree` prints it. */
@@ -354,7 +407,7 @@ export interface TreeShape {
 }
 
 export function treeShape(sk: Skeleton): TreeShape {
-  const { roots, children, lastByKey } = buildNodeGraph(sk);
+  const { roots, children, lastByKey } = treeGraph(sk);
   let leaves = 0;
   let branchPoints = 0;
   for (const node of lastByKey.values()) {

@@ -9,6 +9,7 @@
  */
 
 import { isAbsolute, resolveFrom } from "../base/posixPath";
+import { treeTitle } from "../session/rules";
 
 type Obj = Record<string, unknown>;
 
@@ -164,7 +165,7 @@ function displayText(entry: Obj, toolCall: (id: unknown) => ToolCallInfo | undef
     case "label":
       return `[label: ${(entry.label as string | undefined) ?? "(cleared)"}]`;
     case "session_info":
-      return entry.name ? `[title: ${entry.name}]` : "[title: empty]";
+      return treeTitle(entry.name);
     default:
       return "";
   }

@@ -19,6 +19,7 @@
  */
 
 import type { Entry } from "../session/analysis";
+import { walkParents } from "../session/rules";
 import { contextOfPath, type ContextResult, type PiFlavor } from "./buildContext";
 import { decodeRange, LineKind, type ScannedFacts, rawFacts } from "../line/rawFacts";
 import type { IdKey } from "../base/ids";
@@ -51,14 +52,17 @@ export function scannedContext(bytes: Uint8Array, options: ScannedContextOptions
     if (n === 0) return undefined;
     leaf = n - 1;
   }
-  // Pi's walk up from the leaf; more steps than entries is a cycle, which the full path describes.
-  const chain: number[] = [];
-  for (let e: number | undefined = leaf; e !== undefined; ) {
-    if (chain.length >= n) return undefined;
-    chain.push(e);
-    const parentId: string | null | undefined = parentIds[e];
-    e = parentId ? byId.get(parentId) : undefined;
-  }
+  // Pi's walk up from the leaf, following a truthy `parentId`; more steps than entries is a cycle,
+  // which the full path describes.
+  const chain = walkParents(
+    leaf,
+    (e) => {
+      const parentId = parentIds[e];
+      return parentId ? byId.get(parentId) : undefined;
+    },
+    n,
+  );
+  if (!chain) return undefined;
   const path: Entry[] = [];
   for (let k = chain.length - 1; k >= 0; k--) path.push(lazyEntry(bytes, index, chain[k]!));
   try {

@@ -5,7 +5,7 @@
 
 import type { Entry } from "../../core/session/analysis";
 import { ENTRY_TYPE_BY_NAME } from "../../core/line/schema";
-import { nameOfValue } from "../../core/session/semantics/sessionName";
+import { nameOfValue } from "../../core/session/rules";
 import { clip, groupDigits, shortValue } from "../../core/base/text";
 import { escapeMarkdown, inlineCode as code, quoteLine } from "../markdown";
 

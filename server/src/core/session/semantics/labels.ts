@@ -1,12 +1,13 @@
 /**
  * Labels, as Pi's `labelsById`: `label` entries in file order (on any branch), each keyed by its
- * raw `targetId`; a truthy `label` sets the target's label, a falsy one deletes it. The map keeps
- * Pi's insertion order (a relabelled target moves to the end, since deleting comes first).
+ * raw `targetId`, applied by `applyLabel` (`../rules.ts`), the rule the files on disk are read by
+ * too. The map keeps Pi's insertion order, which a fork writes its labels in.
  */
 
 import type { Entry } from "../analysis";
 import type { IdKey } from "../../base/ids";
 import { idKeyOf } from "../../base/ids";
+import { applyLabel } from "../rules";
 import { perStructure, perStructureAndLines } from "./memo";
 
 export interface Label {
@@ -40,8 +41,7 @@ export const labels = perStructureAndLines(labelLines, (a): Labels => {
     if (!o) continue;
     const target = idKeyOf(o.targetId);
     lastChange.set(target, entry);
-    byTarget.delete(target);
-    if (o.label) byTarget.set(target, { value: o.label, entry });
+    applyLabel(byTarget, target, o.label, () => ({ value: o.label, entry }));
   }
   return { byTarget, lastChange };
 });

@@ -8,6 +8,7 @@
  */
 
 import type { Entry, SessionAnalysis } from "../analysis";
+import { walkParents } from "../rules";
 
 /** The ancestors of `entry`, nearest first, each once (a cycle is gone around once). */
 export function* ancestors(a: SessionAnalysis, entry: Entry): Generator<Entry> {
@@ -46,18 +47,16 @@ export function cycleReachedFrom(a: SessionAnalysis, entry: Entry): number {
 }
 
 /**
- * The entries from the root to `leaf`, root first; empty when the walk up runs into a cycle. A
- * plain loop, not `ancestors`, because building a context walks 50,000 entries per request; it
- * throws like `ancestors` if the walk is longer than the number of entries.
+ * The entries from the root to `leaf`, root first; empty when the walk up runs into a cycle. Pi's
+ * walk (`walkParents`, the one the files on disk are walked with too), not `ancestors`, because
+ * building a context walks 50,000 entries per request; it throws like `ancestors` if the walk is
+ * longer than the number of entries.
  */
 export function pathTo(a: SessionAnalysis, leaf: Entry): Entry[] {
   if (a.reachesCycle[leaf.index]) return [];
   const limit = a.entries.length;
-  const path: Entry[] = [];
-  for (let e: Entry | undefined = leaf; e; e = a.parent[e.index]) {
-    if (path.length >= limit) throw tooLong(limit);
-    path.push(e);
-  }
+  const path = walkParents<Entry>(leaf, (e) => a.parent[e.index], limit);
+  if (!path) throw tooLong(limit);
   return path.reverse();
 }
 
