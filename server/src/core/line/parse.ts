@@ -14,7 +14,8 @@ import { type IdKey, idKeyOf } from "../base/ids";
 import { checkLine, type LineFinding } from "./findings";
 import { type CachedValueLine, NO_FINDINGS, ParsedValueLine } from "./record";
 import { rememberValue } from "./values";
-import { ENTRY_TYPE_BY_NAME, isoTime } from "./schema";
+import { ENTRY_TYPE_BY_NAME } from "./schema";
+import { isoTime } from "./isoTime";
 
 export type { LineFinding } from "./findings";
 export { CachedValueLine, type PackedFacts, type RareFacts, unpackedLine } from "./record";
