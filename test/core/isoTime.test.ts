@@ -7,7 +7,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { isIsoTimestamp, isoTime } from "../../server/src/core/line/schema";
+import { isIsoTimestamp, isoTime } from "../../server/src/core/line/isoTime";
 import { seededRandom } from "../helpers/lspClient";
 
 const PI_FORM = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})Z$/;

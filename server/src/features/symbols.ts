@@ -86,15 +86,15 @@
  * `truncated` is true.
  */
 
-import type { DocumentSymbol, Range } from "vscode-languageserver";
+import type { DocumentSymbol } from "vscode-languageserver";
 import type { Entry, SessionAnalysis } from "../core/session/analysis";
 import type { SessionDocument } from "../core/session/document";
-import { sessionName } from "../core/session/semantics/sessionName";
 import { subtreeAggregates } from "../core/session/semantics/subtrees";
 import { sortSiblings } from "../core/session/semantics/siblings";
-import { groupDigits, singleLine } from "../core/base/text";
-import { entryKind, entryTitle, NAME_CODE_POINTS, SYMBOL } from "./entryTitle";
+import { singleLine } from "../core/base/text";
+import { NAME_CODE_POINTS } from "./entryTitle";
 import { type KeptAnswers, keptAnswer, LinePatches } from "./keptAnswers";
+import { OutlineSymbols } from "./outlineSymbols";
 
 export interface DocumentSymbolsOptions {
   /** The most symbols to return, all levels counted (the server's default is 2,000). */
@@ -135,7 +135,7 @@ export function computeDocumentSymbols(doc: SessionDocument, options: DocumentSy
       return { result: builder.build(), hasHeader: builder.hasHeader, doc, max };
     },
     (k) => {
-      if (k.hasHeader) k.result.symbols[0] = new OutlineBuilder(k.doc, k.max).headerSymbol()!;
+      if (k.hasHeader) k.result.symbols[0] = new OutlineSymbols(k.doc).header()!;
     },
   );
   return { symbols: copyOf(kept.result.symbols), truncated: kept.result.truncated };
@@ -156,8 +156,10 @@ interface Frame {
   list: DocumentSymbol[];
 }
 
+/** The walk that places the symbols (`outlineSymbols.ts` says what each one says). */
 class OutlineBuilder {
   private readonly a: SessionAnalysis;
+  private readonly symbols: OutlineSymbols;
   private count = 0;
   private truncated = false;
   /** Per entry: entries in its subtree, and their first and last line (computed on first need). */
@@ -168,17 +170,18 @@ class OutlineBuilder {
   hasHeader = false;
 
   constructor(
-    private readonly doc: SessionDocument,
+    doc: SessionDocument,
     private readonly max: number,
     /** Where each symbol that reads a line's text says how to compute it again. */
-    private readonly patches = new LinePatches(),
+    patches = new LinePatches(),
   ) {
     this.a = doc.analysis;
+    this.symbols = new OutlineSymbols(doc, patches);
   }
 
   build(): DocumentSymbolsResult {
     const top: DocumentSymbol[] = [];
-    const header = this.headerSymbol();
+    const header = this.symbols.header();
     if (header && this.take(1)) {
       top.push(header);
       this.hasHeader = true;
@@ -196,26 +199,6 @@ class OutlineBuilder {
     }
     this.count += n;
     return true;
-  }
-
-  headerSymbol(): DocumentSymbol | undefined {
-    const a = this.a;
-    const line = a.headerLine;
-    if (line === undefined || (a.headerState !== "ok" && a.headerState !== "invalid")) return undefined;
-    const range = this.lineRange(line);
-    if (a.headerState === "invalid") return { name: "session (invalid header)", kind: SYMBOL.File, range, selectionRange: range };
-    const h = a.header!;
-    const named = sessionName(a).name;
-    const name = named === undefined ? undefined : singleLine(named, NAME_CODE_POINTS) || undefined;
-    const details = [typeof h.id === "string" ? singleLine(h.id, NAME_CODE_POINTS) : ""];
-    if (typeof h.cwd === "string" && h.cwd) details.push(singleLine(h.cwd, NAME_CODE_POINTS));
-    return {
-      name: name ? `session: ${name}` : "session",
-      detail: details.filter(Boolean).join(" · "),
-      kind: SYMBOL.File,
-      range,
-      selectionRange: this.idRange(line),
-    };
   }
 
   /**
@@ -271,7 +254,7 @@ class OutlineBuilder {
       }
       let notes = !first ? undefined : note === undefined ? this.rootNotes(e) : note === null ? undefined : [note];
       if (inline >= 0) (notes ??= []).push(this.branchPointNote(kids, inline));
-      list.push(this.entrySymbol(e, notes));
+      list.push(this.symbols.entry(e, notes));
       first = false;
       if (kids.length === 1) {
         e = kids[0]!;
@@ -305,24 +288,7 @@ class OutlineBuilder {
   private branchSymbol(first: Entry, i: number, of: number): DocumentSymbol {
     this.aggregate();
     const k = first.index;
-    const size = this.size![k]!;
-    const notes = [`${groupDigits(size)} ${size === 1 ? "entry" : "entries"}`];
-    if (this.a.activePath.length > 0) notes.push(this.a.onActivePath[k] ? "on the active path" : "off the active path");
-    const [from, to] = [this.minLine![k]!, this.maxLine![k]!];
-    const symbol: DocumentSymbol = {
-      name: `branch ${i + 1} of ${of}: ${entryTitle(first)}`,
-      detail: notes.join(" · "),
-      kind: SYMBOL.Namespace,
-      range: this.spanRange(from, to),
-      selectionRange: this.idRange(first.line),
-      children: [],
-    };
-    this.patches.on(first.line, () => {
-      symbol.name = `branch ${i + 1} of ${of}: ${entryTitle(first)}`;
-      symbol.selectionRange = this.idRange(first.line);
-    });
-    this.patches.on(to, () => (symbol.range = this.spanRange(from, to)));
-    return symbol;
+    return this.symbols.branch(first, i, of, this.size![k]!, this.minLine![k]!, this.maxLine![k]!);
   }
 
   /** The entries no root reaches (in or below a parent cycle), in file order, under one symbol. */
@@ -337,41 +303,9 @@ class OutlineBuilder {
     for (let i = 0; i < members.length; i++) {
       const entry = members[i]!;
       if (i > 0 && !this.take(1)) break;
-      children.push(this.entrySymbol(entry, [a.cycleOf[entry.index]! >= 0 ? "in the cycle" : "below the cycle"]));
+      children.push(this.symbols.entry(entry, [a.cycleOf[entry.index]! >= 0 ? "in the cycle" : "below the cycle"]));
     }
-    const firstLine = members[0]!.line;
-    const lastLine = members[members.length - 1]!.line;
-    const group: DocumentSymbol = {
-      name: `parent cycle (${groupDigits(members.length)} ${members.length === 1 ? "entry" : "entries"})`,
-      detail: "not reachable from any root; Pi hangs walking them",
-      kind: SYMBOL.Array,
-      range: this.spanRange(firstLine, lastLine),
-      selectionRange: this.idRange(firstLine),
-      children,
-    };
-    this.patches.on(firstLine, () => (group.selectionRange = this.idRange(firstLine)));
-    this.patches.on(lastLine, () => (group.range = this.spanRange(firstLine, lastLine)));
-    top.push(group);
-  }
-
-  private entrySymbol(entry: Entry, notes: string[] | undefined): DocumentSymbol {
-    const a = this.a;
-    let detail = entry.id === undefined ? "(no id)" : singleLine(entry.id, NAME_CODE_POINTS);
-    if (entry === a.leaf) detail += " · leaf";
-    if (notes) for (const note of notes) detail += ` · ${note}`;
-    if (entry.id !== undefined && a.duplicates.size > 0 && a.duplicates.has(entry.id)) {
-      const winner = a.byId.get(entry.id)!;
-      detail += winner === entry ? " · duplicate id" : ` · duplicate id, shadowed by line ${winner.line + 1}`;
-    }
-    const line = entry.line;
-    const selection = (): Range => (entry.id === undefined ? this.lineRange(line) : this.idRange(line));
-    const symbol: DocumentSymbol = { name: entryTitle(entry), detail, kind: entryKind(entry), range: this.lineRange(line), selectionRange: selection() };
-    this.patches.on(line, () => {
-      symbol.name = entryTitle(entry);
-      symbol.range = this.lineRange(line);
-      symbol.selectionRange = selection();
-    });
-    return symbol;
+    top.push(this.symbols.cycleGroup(members, children));
   }
 
   private aggregate(): void {
@@ -380,19 +314,6 @@ class OutlineBuilder {
     this.size = agg.size;
     this.minLine = agg.minLine;
     this.maxLine = agg.maxLine;
-  }
-
-  private lineRange(line: number): Range {
-    return this.doc.lineRange(line);
-  }
-
-  private spanRange(first: number, last: number): Range {
-    return this.doc.spanRange(first, 0, last, this.doc.lines[last]?.length ?? 0);
-  }
-
-  /** The range of the line's top-level `id` value, or of the whole line. */
-  private idRange(line: number): Range {
-    return this.doc.idRange(line);
   }
 }
 

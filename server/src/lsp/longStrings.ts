@@ -1,13 +1,45 @@
 /**
  * The long strings of a streamed message (`streamedBody.ts`): the placeholders that stand for them
- * while the rest of the message is parsed, putting them back, and their text and lines.
+ * while the rest of the message is parsed, that parse, putting them back, and their text and lines.
  */
 
 import { randomUUID } from "node:crypto";
 import type { SplitText } from "../core/line/split";
+import type { BodyChunks } from "./bodyChunks";
+
+/** A long string of the body: where its characters are (between its quotes) and its lines, decoded. */
+export interface LongString {
+  start: number;
+  end: number;
+  lines: string[];
+}
 
 /** Placeholders are unguessable, so that no string a client sends can pass for one. */
 const NONCE = `\u0000pi-session-lsp:${randomUUID()}:`;
+
+/**
+ * The message of `body` with each long string standing as its placeholder while it is parsed, then
+ * put back (`texts`, joined from their lines), and which of them was `params.textDocument.text`
+ * (-1 when none was); undefined when they do not come back exactly where they were. Throws
+ * `JSON.parse`'s error when what is left of the message is not JSON.
+ */
+export function assembleMessage(body: BodyChunks, long: readonly LongString[]): { message: unknown; texts: string[]; documentIndex: number } | undefined {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (let k = 0; k < long.length; k++) {
+    const s = long[k]!;
+    parts.push(body.slice(at, s.start), Buffer.from(placeholder(k), "utf8"));
+    at = s.end;
+  }
+  parts.push(body.slice(at, body.received));
+  const message: unknown = JSON.parse(Buffer.concat(parts).toString("utf8"));
+  // Which long string is the document's text, read while it is still a placeholder (comparing
+  // the rope itself with another string of its length would flatten both).
+  const documentIndex = placeholderIndex(record(record(record(message)?.params)?.textDocument)?.text);
+  const texts = long.map((s) => join(s.lines));
+  const placed = putBack(message, texts);
+  return placed === undefined ? undefined : { message: placed, texts, documentIndex };
+}
 
 /** The characters of placeholder `k` as they stand between the quotes of a JSON string. */
 export function placeholder(k: number): string {

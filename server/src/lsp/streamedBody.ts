@@ -30,7 +30,7 @@ import type { LineParses } from "../core/line/packed";
 import { keepsValues } from "../core/line/values";
 import { type LineParsePool, startParsePool } from "../io/parsePool";
 import { BodyChunks } from "./bodyChunks";
-import { join, placeholder, placeholderIndex, putBack, record, splitOf } from "./longStrings";
+import { assembleMessage, type LongString, splitOf } from "./longStrings";
 
 /** A string this long (in bytes of the message) or longer is taken out and split into lines. */
 export const LONG_STRING_BYTES = 1 << 16;
@@ -51,13 +51,6 @@ enum State {
   Escape = 2,
   /** Inside the four hex digits of a `\u` escape. */
   Hex = 3,
-}
-
-/** A long string of the body: where its characters are (between its quotes) and its lines, decoded. */
-interface LongString {
-  start: number;
-  end: number;
-  lines: string[];
 }
 
 /** The parsed message, and the lines of `params.textDocument.text` when it was a long string. */
@@ -382,27 +375,19 @@ export class StreamedBody {
     }
   }
 
-  /** The message with its long strings put back, or undefined when they do not come back exactly where they were. */
+  /**
+   * The message with its long strings put back, and the document's text with its lines (and their
+   * parses, when the pool parsed that string); undefined when the strings do not come back exactly
+   * where they were.
+   */
   private assemble(): DecodedBody | undefined {
-    const parts: Buffer[] = [];
-    let at = 0;
-    for (let k = 0; k < this.long.length; k++) {
-      const s = this.long[k]!;
-      parts.push(this.body.slice(at, s.start), Buffer.from(placeholder(k), "utf8"));
-      at = s.end;
-    }
-    parts.push(this.body.slice(at, this.body.received));
-    const message: unknown = JSON.parse(Buffer.concat(parts).toString("utf8"));
-    // Which long string is the document's text, read while it is still a placeholder (comparing
-    // the rope itself with another string of its length would flatten both).
-    const documentIndex = placeholderIndex(record(record(record(message)?.params)?.textDocument)?.text);
-    const texts = this.long.map((s) => join(s.lines));
-    const placed = putBack(message, texts);
-    if (placed === undefined) return undefined;
+    const assembled = assembleMessage(this.body, this.long);
+    if (assembled === undefined) return undefined;
+    const { message, texts, documentIndex } = assembled;
     const parses = documentIndex === this.parsesFor ? this.parses : undefined;
     if (!parses) this.parses?.dispose();
-    if (documentIndex < 0 || documentIndex >= texts.length) return { message: placed };
-    return { message: placed, documentText: { text: texts[documentIndex]!, split: splitOf(this.long[documentIndex]!.lines), parses } };
+    if (documentIndex < 0 || documentIndex >= texts.length) return { message };
+    return { message, documentText: { text: texts[documentIndex]!, split: splitOf(this.long[documentIndex]!.lines), parses } };
   }
 }
 

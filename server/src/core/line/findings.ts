@@ -17,10 +17,10 @@ import {
   MESSAGE_FIELD_EFFECT,
   ROLE_BY_NAME,
   USAGE_NUMBERS,
-  isIsoTimestamp,
   jsonKind,
   type FieldSpec,
 } from "./schema";
+import { isIsoTimestamp } from "./isoTime";
 
 /** A problem found in one line, positioned by UTF-16 offsets within that line. */
 export interface LineFinding {

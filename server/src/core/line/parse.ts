@@ -15,7 +15,8 @@ import type { BlankLine, LineFacts, MalformedLine, ParsedLine } from "./facts";
 import { checkLine, type LineFinding } from "./findings";
 import { type CachedValueLine, NO_FINDINGS, ParsedValueLine } from "./record";
 import { rememberValue } from "./values";
-import { ENTRY_TYPE_BY_NAME, isoTime } from "./schema";
+import { ENTRY_TYPE_BY_NAME } from "./schema";
+import { isoTime } from "./isoTime";
 
 export type { BlankLine, LineFacts, MalformedLine, ParsedLine, ValueLine } from "./facts";
 export type { LineFinding } from "./findings";

@@ -9,13 +9,15 @@
  * and colons in their places, nothing but whitespace after the value), so that a line the scan
  * calls valid is exactly a line `JSON.parse` accepts, and its top-level keys are the last of each
  * name, as `JSON.parse` keeps them. It does no allocation per byte: strings are walked byte by byte
- * in a tight loop, and only the short values it reports are decoded.
+ * in a tight loop, and only the short values it reports are decoded (`rawStrings.ts`).
  *
  * Whatever the scan cannot decide for sure it reports as `unsure` (a line that does not start with
  * `{`, whitespace Pi's `trim()` knows but JSON does not, an `id` that is not a string, a `parentId`
  * that is neither a string nor null, nesting deeper than `MAX_DEPTH`), and the caller takes the
  * full path instead. Pure: bytes in, facts out.
  */
+
+import { decodeRange, decodeShort, sameBytes, stringValue, typeOf } from "./rawStrings";
 
 /** What the scan found on one line. */
 export enum LineKind {
@@ -73,62 +75,6 @@ const TYPE = 1;
 const ID = 2;
 const PARENT_ID = 3;
 const MESSAGE = 4;
-
-const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-
-/** The text of `bytes[start, end)`, decoded as UTF-8 the way a whole file is decoded (a byte order mark kept). */
-export function decodeRange(bytes: Uint8Array, start: number, end: number): string {
-  return decoder.decode(bytes.subarray(start, end));
-}
-
-/** A Buffer's own slice of Latin-1 bytes, which makes the string without a view of the bytes first. */
-type Latin1Bytes = Uint8Array & { latin1Slice?: (start: number, end: number) => string };
-
-/**
- * `decodeRange` of a short value, an id or a parent: nearly every one is ASCII, whose UTF-8 and
- * Latin-1 readings are the same characters, and a Buffer makes that string without the view and
- * the decoder's call, which were a tenth of the scan of 50,000 lines.
- */
-function decodeShort(bytes: Latin1Bytes, start: number, end: number): string {
-  if (bytes.latin1Slice !== undefined && end - start <= 64) {
-    let ascii = true;
-    for (let k = start; k < end; k++) {
-      if (bytes[k]! >= 0x80) {
-        ascii = false;
-        break;
-      }
-    }
-    if (ascii) return bytes.latin1Slice(start, end);
-  }
-  return decodeRange(bytes, start, end);
-}
-
-/** Whether `text` is exactly the ASCII bytes `[start, end)`. */
-function sameAscii(text: string, bytes: Uint8Array, start: number, end: number): boolean {
-  if (text.length !== end - start) return false;
-  for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) !== bytes[start + k]) return false;
-  return true;
-}
-
-/** Whether the bytes `[a, a + length)` and `[b, b + length)` are equal. */
-function sameBytes(bytes: Uint8Array, a: number, b: number, length: number): boolean {
-  for (let k = 0; k < length; k++) if (bytes[a + k] !== bytes[b + k]) return false;
-  return true;
-}
-
-/**
- * The entry types seen, decoded once: every line repeats one of a few names. A string is reused
- * only for the same bytes, which decode to the same text.
- */
-const types: string[] = [];
-
-function typeOf(bytes: Uint8Array, start: number, end: number): string {
-  for (const type of types) if (sameAscii(type, bytes, start, end)) return type;
-  const type = decodeRange(bytes, start, end);
-  // Only short ASCII names are kept, and only a few: `sameAscii` compares them with the bytes.
-  if (types.length < 32 && type.length === end - start && type.length <= 40) types.push(type);
-  return type;
-}
 
 function isJsonSpace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
@@ -267,11 +213,6 @@ function keyOf(bytes: Uint8Array, start: number, end: number, escaped: boolean):
     default:
       return OTHER;
   }
-}
-
-/** The value of the JSON string `[start, end)` (quotes included). */
-function stringValue(bytes: Uint8Array, start: number, end: number, escaped: boolean): string {
-  return escaped ? (JSON.parse(decodeRange(bytes, start, end)) as string) : decodeRange(bytes, start + 1, end - 1);
 }
 
 // Where the scan is in the grammar.

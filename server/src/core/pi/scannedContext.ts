@@ -21,7 +21,8 @@
 import type { Entry } from "../session/analysis";
 import { walkParents } from "../session/rules";
 import { contextOfPath, type ContextResult, type PiFlavor } from "./buildContext";
-import { decodeRange, LineKind, type ScannedFacts, rawFacts } from "../line/rawFacts";
+import { LineKind, type ScannedFacts, rawFacts } from "../line/rawFacts";
+import { decodeRange } from "../line/rawStrings";
 import type { IdKey } from "../base/ids";
 import { type LineFacts, parseLine, parseLineWith, type ValueLine } from "../line/parse";
 

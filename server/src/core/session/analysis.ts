@@ -98,6 +98,69 @@ export interface AnalysisInput {
 }
 
 export function analyze(input: AnalysisInput): SessionAnalysis {
+  const lines = readLines(input);
+  const { entries } = lines;
+  const n = entries.length;
+  const { byId, duplicates, duplicated } = indexIds(entries);
+  const { parent, parentIndex, roots, childStart, childList } = linkParents(entries, byId, duplicated);
+  const childrenOf = (entry: Entry): Entry[] => {
+    const out: Entry[] = [];
+    for (let k = childStart[entry.index]!; k < childStart[entry.index + 1]!; k++) out.push(entries[childList[k]!]!);
+    return out;
+  };
+
+  // Cycles in the functional graph entry -> parent, each entry walked once (`cycles.ts`).
+  const { cycles, cycleOf, reachesCycle } = findCycles(entries, parentIndex);
+
+  const { depth, tin, tout } = orderTree(n, roots, childStart, childList);
+  const isAncestor = (a: Entry, b: Entry): boolean => {
+    const ta = tin[a.index]!;
+    const tb = tin[b.index]!;
+    return a !== b && ta >= 0 && tb >= 0 && ta < tb && tout[b.index]! < tout[a.index]!;
+  };
+
+  const { leaf, nullLeaf, activePath, onActivePath } = followLeaf(entries, parent, reachesCycle);
+
+  return {
+    headerLine: lines.headerLine,
+    headerState: lines.headerState,
+    header: lines.header,
+    extraHeaderLines: lines.extraHeaderLines,
+    falsyLines: lines.falsyLines,
+    entries,
+    entryAtLine: lines.entryAtLine,
+    byId,
+    duplicates,
+    parent,
+    childrenOf,
+    roots,
+    leaf,
+    nullLeaf,
+    cycles,
+    cycleOf,
+    reachesCycle,
+    depth,
+    activePath,
+    onActivePath,
+    treeLoops: duplicated && treeLoops(entries),
+    isAncestor,
+    endsWithNewline: input.endsWithNewline,
+    looksLikeSession: lines.looksLikeSession,
+    structure: {},
+  };
+}
+
+/** What one pass over the lines finds: the header Pi takes, the lines it skips, and the entries. */
+type LineRoles = Pick<
+  SessionAnalysis,
+  "headerLine" | "headerState" | "header" | "extraHeaderLines" | "falsyLines" | "entries" | "entryAtLine" | "looksLikeSession"
+>;
+
+/**
+ * Pi's `loadEntriesFromFile` over the parsed lines: the first parseable line is the header, later
+ * headers are ignored, and every other value line becomes an entry.
+ */
+function readLines(input: AnalysisInput): LineRoles {
   const { parsed } = input;
   const entries: Entry[] = [];
   const entryAtLine: (Entry | undefined)[] = new Array(parsed.length);
@@ -135,9 +198,12 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
     entries.push(entry);
     entryAtLine[line] = entry;
   }
+  return { headerLine, headerState, header, extraHeaderLines, falsyLines, entries, entryAtLine, looksLikeSession };
+}
 
+/** Pi's `_buildIndex`: `byId.set(entry.id, entry)` for every entry, whatever `id` holds; and the ids held twice. */
+function indexIds(entries: Entry[]): { byId: Map<IdKey, Entry>; duplicates: Map<IdKey, Entry[]>; duplicated: boolean } {
   const n = entries.length;
-  // Pi's `_buildIndex`: `byId.set(entry.id, entry)` for every entry, whatever `id` holds.
   const byId = new Map<IdKey, Entry>();
   const duplicates = new Map<IdKey, Entry[]>();
   // A duplicate shows as a `set` that does not grow the map; holders are gathered in a second
@@ -160,7 +226,20 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
     }
     for (const [id, list] of holders) if (list.length > 1) duplicates.set(id, list);
   }
+  return { byId, duplicates, duplicated };
+}
 
+/**
+ * Each entry's parent as Pi finds it, the roots, and the children in compressed form: the
+ * children of entry i are `childList[childStart[i] .. childStart[i + 1])`, in file order (two
+ * typed arrays instead of 50,000 small arrays).
+ */
+function linkParents(
+  entries: Entry[],
+  byId: Map<IdKey, Entry>,
+  duplicated: boolean,
+): { parent: (Entry | undefined)[]; parentIndex: Int32Array; roots: Entry[]; childStart: Int32Array; childList: Int32Array } {
+  const n = entries.length;
   // Pi follows `current.parentId ? byId.get(current.parentId) : undefined`, so an empty string,
   // 0 and false are roots like null, a number finds only the same number, and a self-parent
   // resolves to the entry itself (a cycle of length one).
@@ -183,8 +262,6 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
       roots.push(entry);
     }
   }
-  // Children in compressed form: the children of entry i are childList[childStart[i] .. childStart[i + 1]),
-  // in file order. Two typed arrays instead of 50,000 small arrays.
   const childStart = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) childStart[i + 1] = childStart[i]! + childCount[i]!;
   const fill = childStart.slice(0, n);
@@ -195,17 +272,15 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
     childList[fill[p]!] = i;
     fill[p] = fill[p]! + 1;
   }
-  const childrenOf = (entry: Entry): Entry[] => {
-    const out: Entry[] = [];
-    for (let k = childStart[entry.index]!; k < childStart[entry.index + 1]!; k++) out.push(entries[childList[k]!]!);
-    return out;
-  };
+  return { parent, parentIndex, roots, childStart, childList };
+}
 
-  // Cycles in the functional graph entry -> parent, each entry walked once (`cycles.ts`).
-  const { cycles, cycleOf, reachesCycle } = findCycles(entries, parentIndex);
-
-  // Depth and pre/post order numbers from an iterative depth-first walk over the acyclic part,
-  // with the stack and each entry's next child held in typed arrays.
+/**
+ * Depth and pre/post order numbers (`tin`, `tout`, which answer `isAncestor`) from an iterative
+ * depth-first walk over the acyclic part, with the stack and each entry's next child held in
+ * typed arrays.
+ */
+function orderTree(n: number, roots: Entry[], childStart: Int32Array, childList: Int32Array): { depth: Int32Array; tin: Int32Array; tout: Int32Array } {
   const depth = new Int32Array(n).fill(-1);
   const tin = new Int32Array(n).fill(-1);
   const tout = new Int32Array(n).fill(-1);
@@ -234,14 +309,20 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
       }
     }
   }
-  const isAncestor = (a: Entry, b: Entry): boolean => {
-    const ta = tin[a.index]!;
-    const tb = tin[b.index]!;
-    return a !== b && ta >= 0 && tb >= 0 && ta < tb && tout[b.index]! < tout[a.index]!;
-  };
+  return { depth, tin, tout };
+}
 
-  // Pi's leaf is the id of the last entry; `null` means no leaf, and any other value finds the
-  // last entry (by its id, or as Pi's fallback `entries[entries.length - 1]`).
+/**
+ * Pi's leaf is the id of the last entry; `null` means no leaf, and any other value finds the last
+ * entry (by its id, or as Pi's fallback `entries[entries.length - 1]`). The active path is the walk
+ * from the leaf up, root first.
+ */
+function followLeaf(
+  entries: Entry[],
+  parent: (Entry | undefined)[],
+  reachesCycle: Uint8Array,
+): Pick<SessionAnalysis, "leaf" | "nullLeaf" | "activePath" | "onActivePath"> {
+  const n = entries.length;
   const last = entries[n - 1];
   const nullLeaf = last && last.key === null ? last : undefined;
   const leaf = nullLeaf ? undefined : last;
@@ -249,7 +330,7 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
   const onActivePath = new Uint8Array(n);
   if (leaf && !reachesCycle[leaf.index]) {
     // The leaf reaches no cycle, so the walk ends at a root within n steps; a longer one means the
-    // cycle detection above is broken, and fails loudly instead of hanging.
+    // cycle detection (`cycles.ts`) is broken, and fails loudly instead of hanging.
     for (let e: Entry | undefined = leaf; e; e = parent[e.index]) {
       if (activePath.length >= n) throw new Error(`the active path took more than ${n} steps: a parent cycle went undetected`);
       activePath.push(e);
@@ -257,32 +338,5 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
     activePath.reverse();
     for (const e of activePath) onActivePath[e.index] = 1;
   }
-
-  return {
-    headerLine,
-    headerState,
-    header,
-    extraHeaderLines,
-    falsyLines,
-    entries,
-    entryAtLine,
-    byId,
-    duplicates,
-    parent,
-    childrenOf,
-    roots,
-    leaf,
-    nullLeaf,
-    cycles,
-    cycleOf,
-    reachesCycle,
-    depth,
-    activePath,
-    onActivePath,
-    treeLoops: duplicated && treeLoops(entries),
-    isAncestor,
-    endsWithNewline: input.endsWithNewline,
-    looksLikeSession,
-    structure: {},
-  };
+  return { leaf, nullLeaf, activePath, onActivePath };
 }

@@ -1,7 +1,7 @@
 /** The hover on the header: the session's name, directory, version, counts and parent session; and what Pi does with a bad header. */
 
 import type { SessionAnalysis } from "../../core/session/analysis";
-import { isoTime } from "../../core/line/schema";
+import { isoTime } from "../../core/line/isoTime";
 import { perStructure } from "../../core/session/semantics/memo";
 import { sessionName } from "../../core/session/semantics/sessionName";
 import { versionRules } from "../../core/session/semantics/version";

@@ -2,7 +2,7 @@
 
 import type { Entry, SessionAnalysis } from "../../core/session/analysis";
 import type { SessionDocument } from "../../core/session/document";
-import { isoTime } from "../../core/line/schema";
+import { isoTime } from "../../core/line/isoTime";
 import { groupDigits } from "../../core/base/text";
 import { inlineCode as code } from "../markdown";
 
