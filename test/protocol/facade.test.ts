@@ -8,12 +8,6 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO, repositoryFiles } from "../helpers/repositoryFiles";
 
-/**
- * Files that still name a feature's file: `workspaceIndex.ts` was being rebuilt elsewhere when the
- * facade came (issue 28); its three imports move onto `api.ts` with that work.
- */
-const NOT_YET = new Set(["server/src/lsp/workspaceIndex.ts"]);
-
 /** The features' files a source file imports, other than the facade. */
 function featureImports(file: string): string[] {
   const text = readFileSync(join(REPO, file), "utf8");
@@ -24,7 +18,7 @@ describe("the features' facade", () => {
   it("is the only way lsp/ reaches the features", () => {
     const lsp = repositoryFiles().filter((f) => f.startsWith("server/src/lsp/") && f.endsWith(".ts"));
     expect(lsp.length).toBeGreaterThan(10);
-    const bypassing = lsp.filter((f) => !NOT_YET.has(f) && featureImports(f).length > 0);
+    const bypassing = lsp.filter((f) => featureImports(f).length > 0);
     expect(bypassing).toEqual([]);
   });
 });

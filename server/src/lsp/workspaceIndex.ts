@@ -35,8 +35,7 @@ import type { SessionDocument } from "../core/session/document";
 import { documentPath } from "../core/base/posixPath";
 import type { SessionFacts } from "../core/disk/facts";
 import type { SessionLocation } from "../core/disk/location";
-import { targetAt } from "../features/target";
-import { computeWorkspaceSymbols, DEFAULT_MAX_WORKSPACE_SYMBOLS } from "../features/workspaceSymbols";
+import { computeWorkspaceSymbols, DEFAULT_MAX_WORKSPACE_SYMBOLS, targetAt } from "../features/api";
 import { fileEncoding, type FolderInputs, folderInputs, sessionFacts } from "../io/sessionFacts";
 import { type IndexedSession, indexFiles, indexSessions } from "../io/workspaceIndexer";
 
@@ -65,62 +64,98 @@ function matchRank(name: string, needle: string): number {
   return i === needle.length ? 1 : -1;
 }
 
-export function attachWorkspaceIndex(connection: Connection, documents: TextDocuments<SessionDocument>): WorkspaceIndexHooks {
-  const index = new Map<string, IndexedSession>();
-  const folders: string[] = [];
-  const watchers: FSWatcher[] = [];
-  const pending = new Map<string, NodeJS.Timeout>();
-  let location: SessionLocation | undefined;
-  let inputs: FolderInputs | undefined;
-  /** Per open document, its file's encoding, read from its first bytes once when it is first checked. */
-  const encodings = new Map<string, Encoded | undefined>();
-  documents.onDidClose((event) => encodings.delete(event.document.uri));
-  let watchedFilesRegistration = false;
-  let disposed = false;
-  let markReady: () => void = () => undefined;
-  const readyPromise = new Promise<void>((r) => (markReady = r));
+/** The symbols of one indexed (closed) session, with its container name. */
+function indexedSymbols(s: IndexedSession): { name: string; kind: SymbolKind; range: Range }[] {
+  const out: { name: string; kind: SymbolKind; range: Range }[] = [];
+  const sym = s.symbols;
+  if (!sym) return out;
+  if (sym.id) out.push({ name: `session ${sym.id.text}`, kind: SymbolKind.File, range: lineRange(sym.id.at.line, sym.id.at.start, sym.id.at.end) });
+  if (sym.name) out.push({ name: sym.name.text, kind: SymbolKind.Module, range: lineRange(sym.name.at.line, sym.name.at.start, sym.name.at.end) });
+  for (const label of sym.labels) out.push({ name: label.text, kind: SymbolKind.Key, range: lineRange(label.at.line, label.at.start, label.at.end) });
+  if (sym.firstMessage)
+    out.push({
+      name: sym.firstMessage.text,
+      kind: SymbolKind.String,
+      range: lineRange(sym.firstMessage.at.line, sym.firstMessage.at.start, sym.firstMessage.at.end),
+    });
+  return out;
+}
 
-  const openPaths = () => new Set(documents.all().flatMap((d) => documentPath(d.uri) ?? []));
+/** The folders the client names at `initialize`: its workspace folders, else its root. */
+function workspaceFolders(params: InitializeParams): string[] {
+  const folders: string[] = [];
+  for (const f of params.workspaceFolders ?? []) {
+    const path = documentPath(f.uri);
+    if (path) folders.push(path);
+  }
+  if (folders.length === 0 && params.rootUri) {
+    const path = documentPath(params.rootUri);
+    if (path) folders.push(path);
+  }
+  return folders;
+}
+
+/** The index and its upkeep: what is indexed, the watchers, the pending re-reads. */
+class WorkspaceIndex {
+  readonly index = new Map<string, IndexedSession>();
+  readonly folders: string[] = [];
+  private readonly watchers: FSWatcher[] = [];
+  private readonly pending = new Map<string, NodeJS.Timeout>();
+  location: SessionLocation | undefined;
+  inputs: FolderInputs | undefined;
+  watchedFilesRegistration = false;
+  private disposed = false;
+  private markReady: () => void = () => undefined;
+  readonly readyPromise = new Promise<void>((r) => (this.markReady = r));
+
+  constructor(
+    private readonly connection: Connection,
+    private readonly documents: TextDocuments<SessionDocument>,
+  ) {}
+
+  openPaths(): Set<string> {
+    return new Set(this.documents.all().flatMap((d) => documentPath(d.uri) ?? []));
+  }
 
   /** Re-reads changed files (a debounce per file, as Pi appends line by line). */
-  function schedule(path: string): void {
-    if (disposed || !path.endsWith(".jsonl")) return;
-    clearTimeout(pending.get(path));
-    pending.set(
+  schedule(path: string): void {
+    if (this.disposed || !path.endsWith(".jsonl")) return;
+    clearTimeout(this.pending.get(path));
+    this.pending.set(
       path,
       setTimeout(() => {
-        pending.delete(path);
+        this.pending.delete(path);
         if (!existsSync(path)) {
-          index.delete(path);
+          this.index.delete(path);
           return;
         }
         indexFiles([path], "1.x", { threads: 1 })
           .then(([entry]) => {
-            if (disposed) return;
-            if (entry) index.set(path, entry);
-            else index.delete(path);
+            if (this.disposed) return;
+            if (entry) this.index.set(path, entry);
+            else this.index.delete(path);
           })
-          .catch((error: unknown) => tell(() => connection.console.warn(`indexing ${path} failed: ${String(error)}`)));
+          .catch((error: unknown) => this.tell(() => this.connection.console.warn(`indexing ${path} failed: ${String(error)}`)));
       }, UPDATE_DELAY_MS),
     );
   }
 
-  function watchFolder(dir: string): void {
+  watchFolder(dir: string): void {
     if (!existsSync(dir)) return;
     try {
       const watcher = watch(dir, { recursive: true }, (_event, name) => {
-        if (name) schedule(join(dir, name.toString()));
+        if (name) this.schedule(join(dir, name.toString()));
       });
       watcher.on("error", () => undefined);
-      watchers.push(watcher);
+      this.watchers.push(watcher);
     } catch (error) {
-      connection.console.warn(`cannot watch ${dir}: ${error instanceof Error ? error.message : String(error)}`);
+      this.connection.console.warn(`cannot watch ${dir}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
   /** Calls the client, ignoring a connection that closed meanwhile (the index outlives no one). */
-  function tell(send: () => unknown): void {
-    if (disposed) return;
+  tell(send: () => unknown): void {
+    if (this.disposed) return;
     try {
       const sent = send();
       if (sent instanceof Promise) sent.catch(() => undefined);
@@ -129,19 +164,21 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
     }
   }
 
-  async function build(): Promise<void> {
+  async build(): Promise<void> {
+    const { connection } = this;
     let progress: Awaited<ReturnType<typeof connection.window.createWorkDoneProgress>> | undefined;
     try {
       progress = await connection.window.createWorkDoneProgress();
     } catch {
       // No progress when the client refuses it or the connection closed.
     }
-    tell(() => progress?.begin("Indexing Pi sessions", 0, "finding session files", false));
+    this.tell(() => progress?.begin("Indexing Pi sessions", 0, "finding session files", false));
     try {
+      const { location } = this;
       const sessionRoots = location ? [location.sessionsRoot, ...(location.all.kind === "flat" ? [location.all.dir] : [])] : [];
       let last = 0;
       const built = await indexSessions({
-        roots: folders,
+        roots: this.folders,
         sessionRoots,
         pool: {
           onProgress: (p) => {
@@ -149,136 +186,137 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
             if (now - last < 200 && p.files < p.totalFiles) return;
             last = now;
             const share = p.totalBytes > 0 ? p.bytes / p.totalBytes : p.files / Math.max(1, p.totalFiles);
-            tell(() => progress?.report(Math.min(100, Math.round(100 * share)), `${p.files}/${p.totalFiles} files`));
+            this.tell(() => progress?.report(Math.min(100, Math.round(100 * share)), `${p.files}/${p.totalFiles} files`));
           },
         },
       });
-      if (disposed) return;
-      for (const [path, entry] of built.byPath) index.set(path, entry);
-      tell(() =>
+      if (this.disposed) return;
+      for (const [path, entry] of built.byPath) this.index.set(path, entry);
+      this.tell(() =>
         connection.console.info(`indexed ${built.sessions} sessions (${built.symbols} symbols)${built.cut > 0 ? `; ${built.cut} files left out` : ""}`),
       );
     } catch (error) {
-      tell(() => connection.console.error(`indexing sessions failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
+      this.tell(() => connection.console.error(`indexing sessions failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
     } finally {
-      tell(() => progress?.done());
-      markReady();
+      this.tell(() => progress?.done());
+      this.markReady();
     }
   }
 
-  /** The symbols of one indexed (closed) session, with its container name. */
-  function indexedSymbols(s: IndexedSession): { name: string; kind: SymbolKind; range: Range }[] {
-    const out: { name: string; kind: SymbolKind; range: Range }[] = [];
-    const sym = s.symbols;
-    if (!sym) return out;
-    if (sym.id) out.push({ name: `session ${sym.id.text}`, kind: SymbolKind.File, range: lineRange(sym.id.at.line, sym.id.at.start, sym.id.at.end) });
-    if (sym.name) out.push({ name: sym.name.text, kind: SymbolKind.Module, range: lineRange(sym.name.at.line, sym.name.at.start, sym.name.at.end) });
-    for (const label of sym.labels) out.push({ name: label.text, kind: SymbolKind.Key, range: lineRange(label.at.line, label.at.start, label.at.end) });
-    if (sym.firstMessage)
-      out.push({
-        name: sym.firstMessage.text,
-        kind: SymbolKind.String,
-        range: lineRange(sym.firstMessage.at.line, sym.firstMessage.at.start, sym.firstMessage.at.end),
-      });
-    return out;
+  dispose(): void {
+    this.disposed = true;
+    for (const w of this.watchers) w.close();
+    for (const t of this.pending.values()) clearTimeout(t);
+    this.pending.clear();
   }
+}
 
-  /** The header of a session as a location: the open document's, else the index's. */
-  function headerLocation(path: string): Location | undefined {
-    const uri = pathToFileURL(path).href;
-    const open = documents.all().find((d) => documentPath(d.uri) === path);
-    if (open) {
-      const line = open.analysis.headerLine;
-      return line === undefined ? undefined : { uri: open.uri, range: open.valueRange(line, ["id"]) };
-    }
-    const at = index.get(path)?.symbols?.id?.at;
-    return at ? { uri, range: lineRange(at.line, at.start, at.end) } : existsSync(path) ? { uri, range: lineRange(0, 0, 0) } : undefined;
+/** The header of a session as a location: the open document's, else the index's. */
+function headerLocation(ix: WorkspaceIndex, documents: TextDocuments<SessionDocument>, path: string): Location | undefined {
+  const uri = pathToFileURL(path).href;
+  const open = documents.all().find((d) => documentPath(d.uri) === path);
+  if (open) {
+    const line = open.analysis.headerLine;
+    return line === undefined ? undefined : { uri: open.uri, range: open.valueRange(line, ["id"]) };
   }
+  const at = ix.index.get(path)?.symbols?.id?.at;
+  return at ? { uri, range: lineRange(at.line, at.start, at.end) } : existsSync(path) ? { uri, range: lineRange(0, 0, 0) } : undefined;
+}
 
-  /** Where each session forked from `parent` names it: the `parentSession` value of its header. */
-  function forksOf(parent: string): Location[] {
-    const out: Location[] = [];
-    const open = new Map(documents.all().flatMap((d) => (documentPath(d.uri) ? [[documentPath(d.uri)!, d] as const] : [])));
-    for (const [path, d] of open) {
-      const ps = d.analysis.header?.parentSession;
-      const line = d.analysis.headerLine;
-      if (typeof ps === "string" && ps !== "" && line !== undefined && resolve(dirname(path), ps) === parent)
-        out.push({ uri: d.uri, range: d.valueRange(line, ["parentSession"]) });
-    }
-    for (const s of index.values()) {
-      if (s.parentSession !== parent || open.has(s.path)) continue;
-      const at = s.symbols?.parentSession;
-      out.push({ uri: pathToFileURL(s.path).href, range: at ? lineRange(at.line, at.start, at.end) : lineRange(0, 0, 0) });
-    }
-    return out.sort((a, b) => a.uri.localeCompare(b.uri));
+/** Where each session forked from `parent` names it: the `parentSession` value of its header. */
+function forksOf(ix: WorkspaceIndex, documents: TextDocuments<SessionDocument>, parent: string): Location[] {
+  const out: Location[] = [];
+  const open = new Map(documents.all().flatMap((d) => (documentPath(d.uri) ? [[documentPath(d.uri)!, d] as const] : [])));
+  for (const [path, d] of open) {
+    const ps = d.analysis.header?.parentSession;
+    const line = d.analysis.headerLine;
+    if (typeof ps === "string" && ps !== "" && line !== undefined && resolve(dirname(path), ps) === parent)
+      out.push({ uri: d.uri, range: d.valueRange(line, ["parentSession"]) });
   }
+  for (const s of ix.index.values()) {
+    if (s.parentSession !== parent || open.has(s.path)) continue;
+    const at = s.symbols?.parentSession;
+    out.push({ uri: pathToFileURL(s.path).href, range: at ? lineRange(at.line, at.start, at.end) : lineRange(0, 0, 0) });
+  }
+  return out.sort((a, b) => a.uri.localeCompare(b.uri));
+}
+
+/** `initialized`: find where Pi keeps sessions, watch it and the workspace, and index in the background. */
+function startIndexing(ix: WorkspaceIndex, connection: Connection): void {
+  try {
+    ix.inputs = folderInputs({ version: "1.x", cwd: ix.folders[0] ?? process.cwd() }, ix.folders);
+    ix.location = ix.inputs.location;
+  } catch (error) {
+    connection.console.warn(`cannot tell where Pi keeps sessions: ${String(error)}`);
+  }
+  const { location } = ix;
+  if (location) {
+    ix.watchFolder(location.sessionsRoot);
+    if (location.all.kind === "flat") ix.watchFolder(location.all.dir);
+  }
+  if (ix.watchedFilesRegistration && ix.folders.length > 0) {
+    ix.tell(() => connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: "**/*.jsonl" }] }));
+  }
+  connection.onDidChangeWatchedFiles((params) => {
+    for (const change of params.changes) {
+      const path = documentPath(change.uri);
+      if (!path) continue;
+      if (change.type === FileChangeType.Deleted) ix.index.delete(path);
+      else ix.schedule(path);
+    }
+  });
+  // In the background: requests answer from whatever is indexed so far.
+  void ix.build();
+}
+
+/** Workspace symbols: the open documents' first, then the indexed (closed) sessions' by match rank. */
+function workspaceSymbols(ix: WorkspaceIndex, documents: TextDocuments<SessionDocument>, query: string): SymbolInformation[] {
+  const needle = query.trim().toLowerCase();
+  const max = DEFAULT_MAX_WORKSPACE_SYMBOLS;
+  const fromOpen = computeWorkspaceSymbols(documents.all(), query, max);
+  const open = ix.openPaths();
+  const more: { symbol: SymbolInformation; rank: number }[] = [];
+  for (const s of ix.index.values()) {
+    if (open.has(s.path)) continue;
+    const container = s.name ?? (s.id !== undefined ? `session ${s.symbols?.id?.text ?? s.id}` : basename(s.path));
+    for (const c of indexedSymbols(s)) {
+      const rank = matchRank(c.name.toLowerCase(), needle);
+      if (rank < 0) continue;
+      const symbol: SymbolInformation = { name: c.name, kind: c.kind, location: { uri: pathToFileURL(s.path).href, range: c.range } };
+      if (container !== c.name) symbol.containerName = container;
+      more.push({ symbol, rank });
+      if (more.length >= 4 * max) break;
+    }
+  }
+  more.sort((a, b) => a.rank - b.rank);
+  return fromOpen.concat(more.map((m) => m.symbol)).slice(0, max);
+}
+
+export function attachWorkspaceIndex(connection: Connection, documents: TextDocuments<SessionDocument>): WorkspaceIndexHooks {
+  const ix = new WorkspaceIndex(connection, documents);
+  /** Per open document, its file's encoding, read from its first bytes once when it is first checked. */
+  const encodings = new Map<string, Encoded | undefined>();
+  documents.onDidClose((event) => encodings.delete(event.document.uri));
 
   return {
     initialize(params) {
-      for (const f of params.workspaceFolders ?? []) {
-        const path = documentPath(f.uri);
-        if (path) folders.push(path);
-      }
-      if (folders.length === 0 && params.rootUri) {
-        const path = documentPath(params.rootUri);
-        if (path) folders.push(path);
-      }
-      watchedFilesRegistration = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
+      ix.folders.push(...workspaceFolders(params));
+      ix.watchedFilesRegistration = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     },
 
     initialized() {
-      try {
-        inputs = folderInputs({ version: "1.x", cwd: folders[0] ?? process.cwd() }, folders);
-        location = inputs.location;
-      } catch (error) {
-        connection.console.warn(`cannot tell where Pi keeps sessions: ${String(error)}`);
-      }
-      if (location) {
-        watchFolder(location.sessionsRoot);
-        if (location.all.kind === "flat") watchFolder(location.all.dir);
-      }
-      if (watchedFilesRegistration && folders.length > 0) {
-        tell(() => connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: "**/*.jsonl" }] }));
-      }
-      connection.onDidChangeWatchedFiles((params) => {
-        for (const change of params.changes) {
-          const path = documentPath(change.uri);
-          if (!path) continue;
-          if (change.type === FileChangeType.Deleted) index.delete(path);
-          else schedule(path);
-        }
-      });
-      // In the background: requests answer from whatever is indexed so far.
-      void build();
+      startIndexing(ix, connection);
     },
 
     symbols(query) {
-      const needle = query.trim().toLowerCase();
-      const max = DEFAULT_MAX_WORKSPACE_SYMBOLS;
-      const fromOpen = computeWorkspaceSymbols(documents.all(), query, max);
-      const open = openPaths();
-      const more: { symbol: SymbolInformation; rank: number }[] = [];
-      for (const s of index.values()) {
-        if (open.has(s.path)) continue;
-        const container = s.name ?? (s.id !== undefined ? `session ${s.symbols?.id?.text ?? s.id}` : basename(s.path));
-        for (const c of indexedSymbols(s)) {
-          const rank = matchRank(c.name.toLowerCase(), needle);
-          if (rank < 0) continue;
-          const symbol: SymbolInformation = { name: c.name, kind: c.kind, location: { uri: pathToFileURL(s.path).href, range: c.range } };
-          if (container !== c.name) symbol.containerName = container;
-          more.push({ symbol, rank });
-          if (more.length >= 4 * max) break;
-        }
-      }
-      more.sort((a, b) => a.rank - b.rank);
-      return fromOpen.concat(more.map((m) => m.symbol)).slice(0, max);
+      return workspaceSymbols(ix, documents, query);
     },
 
     definition(doc, position) {
       const target = targetAt(doc, position);
       const path = documentPath(doc.uri);
       if (target?.kind !== "parent-session" || !path) return undefined;
-      const parent = headerLocation(resolve(dirname(path), target.path));
+      const parent = headerLocation(ix, documents, resolve(dirname(path), target.path));
       return parent ? [parent] : undefined;
     },
 
@@ -290,13 +328,13 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
       if (!path || doc.piPosition(position)?.line !== doc.analysis.headerLine || !target) return undefined;
       if (target.kind !== "parent-session") {
         // The sessions forked from this one.
-        const self = headerLocation(path);
-        return [...(includeDeclaration && self ? [self] : []), ...forksOf(path)];
+        const self = headerLocation(ix, documents, path);
+        return [...(includeDeclaration && self ? [self] : []), ...forksOf(ix, documents, path)];
       }
       // On parentSession: the parent and every session forked from it, this one included.
       const parentPath = resolve(dirname(path), target.path);
-      const parent = headerLocation(parentPath);
-      return [...(includeDeclaration && parent ? [parent] : []), ...forksOf(parentPath)];
+      const parent = headerLocation(ix, documents, parentPath);
+      return [...(includeDeclaration && parent ? [parent] : []), ...forksOf(ix, documents, parentPath)];
     },
 
     facts(doc) {
@@ -306,16 +344,13 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
         const path = documentPath(doc.uri);
         encodings.set(doc.uri, path ? fileEncoding(path) : undefined);
       }
-      return sessionFacts(doc, inputs, encodings.get(doc.uri));
+      return sessionFacts(doc, ix.inputs, encodings.get(doc.uri));
     },
 
-    ready: () => readyPromise,
+    ready: () => ix.readyPromise,
 
     dispose() {
-      disposed = true;
-      for (const w of watchers) w.close();
-      for (const t of pending.values()) clearTimeout(t);
-      pending.clear();
+      ix.dispose();
     },
   };
 }
