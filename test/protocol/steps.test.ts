@@ -82,13 +82,15 @@ describe("requests written as steps", () => {
     expect(await codeOf(work)).toBe(-32801);
   });
 
-  it("a stepped handler checks the lifecycle first and costs one answer on failure", async () => {
+  it("work written as steps costs one answer on failure, and the lifecycle is checked before it runs", async () => {
     const g = guard();
-    const failing = g.stepped("x", "fallback", () => {
-      throw new Error("boom");
-    });
-    expect(await failing({}, tokenCancelledAfter(Number.POSITIVE_INFINITY))).toBe("fallback");
+    const failing = () =>
+      g.steps("x", "fallback", tokenCancelledAfter(Number.POSITIVE_INFINITY), () => {
+        throw new Error("boom");
+      });
+    expect(await failing()).toBe("fallback");
     g.state = "shut-down";
-    expect(await codeOf(failing({}, tokenCancelledAfter(Number.POSITIVE_INFINITY)))).toBe(-32600);
+    // The server admits every request (lifecycle, cancellation, params) before its handler runs.
+    expect(await codeOf((async () => g.admit(tokenCancelledAfter(Number.POSITIVE_INFINITY)))())).toBe(-32600);
   });
 });

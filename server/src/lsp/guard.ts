@@ -53,21 +53,6 @@ export class Guard {
   }
 
   /**
-   * A request handler for work written as steps: lifecycle and cancellation checked first, then
-   * `work`'s steps run as `steps` runs them.
-   */
-  stepped<P, R>(
-    what: string,
-    fallback: R,
-    work: (params: P) => { steps: Steps<R>; stillValid: () => boolean } | undefined,
-  ): (params: P, token: CancellationToken) => Promise<R> {
-    return async (params, token) => {
-      this.admit(token);
-      return this.steps(what, fallback, token, () => work(params));
-    };
-  }
-
-  /**
    * Runs the steps `start` returns a slice at a time, checking the token at every step and
    * yielding to the event loop (where `$/cancelRequest` and edits arrive) after each slice.
    * `stillValid` says whether the document is still the version the work started on; no steps
