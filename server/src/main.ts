@@ -30,6 +30,7 @@ Usage:
   pi-session-lsp resume-from FILE ID           make Pi resume from an entry (resume-from --help)
   pi-session-lsp drop-from-context FILE ID     leave a message out of Pi 1.x's context (drop-from-context --help)
   pi-session-lsp fork [options] FILE           a new session from the root to an entry (fork --help)
+  pi-session-lsp restore FILE                  put back FILE.bak, the file before the last change (restore --help)
   pi-session-lsp help COMMAND                  the options of COMMAND (the same as COMMAND --help)
   pi-session-lsp --version
 
@@ -54,6 +55,7 @@ const COMMANDS: Record<string, () => Command> = {
   "resume-from": () => (require("./cli/entryCommands") as typeof import("./cli/entryCommands")).runResumeFrom,
   "drop-from-context": () => (require("./cli/entryCommands") as typeof import("./cli/entryCommands")).runDropFromContext,
   fork: () => (require("./cli/entryCommands") as typeof import("./cli/entryCommands")).runFork,
+  restore: () => (require("./cli/restore") as typeof import("./cli/restore")).runRestore,
 };
 
 export function main(args: readonly string[]): void {
@@ -137,7 +139,7 @@ function unknownCommand(command: string): void {
   const hint = near === undefined ? "" : ` (did you mean ${Object.hasOwn(COMMANDS, near) ? near : `--${near}`}?)`;
   const what = command.startsWith("-") ? "option" : "command";
   process.stderr.write(
-    `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, sessions, find, tree, info, resume-from, drop-from-context, fork, help, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
+    `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, sessions, find, tree, info, resume-from, drop-from-context, fork, restore, help, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
   );
   process.exitCode = 2;
 }
