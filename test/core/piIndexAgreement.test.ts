@@ -21,7 +21,7 @@ import { sessionName } from "../../server/src/core/session/semantics/sessionName
 import { sortSiblings } from "../../server/src/core/session/semantics/siblings";
 import { LastSessionName } from "../../server/src/core/session/rules";
 import { ABSENT_KEY, KeyMaker, truthyKey } from "../../server/src/core/disk/keys";
-import { lastIndexByKey, type Skeleton, SkeletonBuilder, walkParentOf, walkUp } from "../../server/src/core/disk/skeleton";
+import { type Skeleton, SkeletonBuilder, skeletonIndex, walkParentOf, walkUp } from "../../server/src/core/disk/skeleton";
 import { treeGraph } from "../../server/src/core/disk/tree";
 import { scanFile } from "../../server/src/io/scanFile";
 
@@ -107,9 +107,10 @@ describe("the open document and the file on disk agree on Pi's index", () => {
       expect(diskDuplicates).toEqual(docDuplicates);
 
       // Each entry's parent, by the walk's rule.
-      const byKey = lastIndexByKey(sk);
+      const index = skeletonIndex(sk);
+      const byKey = index.byId;
       const diskParents = a.entries.map((e) => {
-        const p = walkParentOf(sk, byKey, atLine.get(e.line)!);
+        const p = walkParentOf(sk, index, atLine.get(e.line)!);
         return p === undefined ? undefined : sk.lines[p];
       });
       expect(diskParents).toEqual(a.entries.map((e) => lineOf(a.parent[e.index])));
@@ -132,7 +133,7 @@ describe("the open document and the file on disk agree on Pi's index", () => {
 
       // The active path from the leaf, root first (none when the walk meets a cycle).
       if (truthyKey(sk.leafKey)) {
-        const path = walkUp(sk, byKey, byKey.get(sk.leafKey!));
+        const path = walkUp(sk, index, byKey.get(sk.leafKey!));
         expect(path ? path.map((i) => sk.lines[i]!).reverse() : []).toEqual(a.activePath.map((e) => e.line));
       }
     });
