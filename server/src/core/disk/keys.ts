@@ -4,6 +4,8 @@
  * any size is held in plain strings. Every rule about those keys is here.
  */
 
+import type { IdKeying } from "../session/piIndex";
+
 /** The key of an absent id (`undefined`). */
 export const ABSENT_KEY = "\u0000u";
 /** The key of a `null` id. */
@@ -52,3 +54,6 @@ export function truthyKey(key: string | undefined): boolean {
   if (key === undefined || key === "") return false;
   return !(key === "\u0000n0" || key === "\u0000bfalse" || key === ABSENT_KEY || key === NULL_KEY);
 }
+
+/** The skeleton's keys as Pi's index (`PiIndex`) reads them. */
+export const DISK_KEYS: IdKeying<string> = { follows: truthyKey, isNull: (key) => key === NULL_KEY };

@@ -11,8 +11,9 @@
  */
 
 import { dateTime } from "../base/loose";
-import { applyLabel, walkParents } from "../session/rules";
-import { ABSENT_KEY, KeyMaker, NULL_KEY, truthyKey } from "./keys";
+import { PiIndex } from "../session/piIndex";
+import { applyLabel } from "../session/rules";
+import { ABSENT_KEY, DISK_KEYS, KeyMaker, NULL_KEY } from "./keys";
 import { type LinePlace, PiLineFeed } from "./piLines";
 import type { PiVersion } from "./location";
 
@@ -157,7 +158,6 @@ export class SkeletonBuilder {
   private toolCalls = new Map<string, number[]>();
   private firstKept = new Map<number, string>();
   private firstKeptIndex = new Map<number, number>();
-  private leafKey: string | undefined;
   private unreadLines: number[] = [];
   private parsedLines = 0;
   private contentLines = 0;
@@ -245,7 +245,6 @@ export class SkeletonBuilder {
     this.lines[i] = place.line;
     this.starts[i] = place.start;
     this.byteLengths[i] = place.bytes;
-    this.leafKey = key;
     if (entry.type === "label") {
       const target = km.key(entry.targetId);
       applyLabel(this.labels, target, entry.label, () => entry.label);
@@ -298,7 +297,6 @@ export class SkeletonBuilder {
       this.parentKeys[i] = i === 0 ? NULL_KEY : `\u0000m${i - 1}`;
       this.flags[i] = (this.flags[i]! & ~(Flag.ParentNull | Flag.SelfParent)) | (i === 0 ? Flag.ParentNull : 0);
     }
-    this.leafKey = n > 0 ? `\u0000m${n - 1}` : undefined;
     this.labels.clear();
     for (const [i, index] of this.firstKeptIndex) {
       const target = index - 1;
@@ -343,7 +341,8 @@ export class SkeletonBuilder {
       toolCalls: this.toolCalls,
       firstKept: this.firstKept,
       migrates,
-      leafKey: this.leafKey,
+      // Pi's `leafId`: the id of the last entry.
+      leafKey: n > 0 ? this.keys[n - 1] : undefined,
       unreadLines: this.unreadLines,
       skippedLines: this.contentLines - this.parsedLines,
       extraHeaders: this.extraHeaders,
@@ -356,24 +355,29 @@ export class SkeletonBuilder {
   }
 }
 
-/** The last entry of each key, as Pi's `byId` keeps it. */
-export function lastIndexByKey(sk: Skeleton): Map<string, number> {
-  const byKey = new Map<string, number>();
-  for (let i = 0; i < sk.n; i++) byKey.set(sk.keys[i]!, i);
-  return byKey;
+/** Pi's index of the skeleton's entries (`PiIndex`): each key's last entry, the leaf, the parent lookup. */
+export function skeletonIndex(sk: Skeleton): PiIndex<string, number> {
+  const index = new PiIndex<string, number>(DISK_KEYS);
+  const { keys } = sk;
+  for (let i = 0; i < sk.n; i++) index.add(keys[i]!, i);
+  return index;
 }
 
 /**
- * Pi's walk up from `leaf` (`getBranch`, `buildSessionContext`) through `walkParents`: entry
- * indices, leaf first, following a `parentId` only when it is truthy and names an entry of `byKey`.
- * Undefined when the walk comes back to an entry, a parent cycle on which Pi loops forever.
+ * Pi's walk up from `leaf` (`getBranch`, `buildSessionContext`): entry indices, leaf first,
+ * following each parent `walkParentOf` finds. Undefined when the walk comes back to an entry, a
+ * parent cycle on which Pi loops forever.
  */
-export function walkUp(sk: Skeleton, byKey: ReadonlyMap<string, number>, leaf: number | undefined): number[] | undefined {
-  return walkParents(leaf, (current) => walkParentOf(sk, byKey, current), sk.n);
+export function walkUp(sk: Skeleton, index: PiIndex<string, number>, leaf: number | undefined): number[] | undefined {
+  return index.walk(leaf, (i) => parentKeyOf(sk, i));
 }
 
 /** The parent Pi's walk goes to from entry `i`: its `parentId`'s last holder, when that id is truthy. */
-export function walkParentOf(sk: Skeleton, byKey: ReadonlyMap<string, number>, i: number): number | undefined {
-  const parent = sk.flags[i]! & Flag.ParentNull ? undefined : sk.parentKeys[i]!;
-  return parent !== undefined && truthyKey(parent) ? byKey.get(parent) : undefined;
+export function walkParentOf(sk: Skeleton, index: PiIndex<string, number>, i: number): number | undefined {
+  return index.find(parentKeyOf(sk, i));
+}
+
+/** The key of entry `i`'s `parentId`, undefined for `null` (whose key is not to be read). */
+function parentKeyOf(sk: Skeleton, i: number): string | undefined {
+  return sk.flags[i]! & Flag.ParentNull ? undefined : sk.parentKeys[i]!;
 }

@@ -11,8 +11,7 @@
  */
 
 import { looseText } from "../base/text";
-import { Flag, lastIndexByKey, Role, type Skeleton, walkUp } from "./skeleton";
-import { truthyKey } from "./keys";
+import { Flag, Role, type Skeleton, skeletonIndex, walkUp } from "./skeleton";
 
 type Obj = Record<string, unknown>;
 
@@ -344,10 +343,10 @@ function roleError(message: null | undefined): string {
 export function contextEntries074(sk: Skeleton): { entries: number[] } | { throws: string } {
   const n = sk.n;
   if (n === 0 || sk.leafKey === undefined) return { entries: [] };
-  const byKey = lastIndexByKey(sk);
-  let leaf = truthyKey(sk.leafKey) ? byKey.get(sk.leafKey) : undefined;
-  if (leaf === undefined) leaf = n - 1;
-  const path = walkUp(sk, byKey, leaf);
+  // Pi 0.74's leaf, looked up by its id or else its fallback `entries[entries.length - 1]`: the
+  // last entry either way.
+  const index = skeletonIndex(sk);
+  const path = walkUp(sk, index, index.last);
   if (!path) return { throws: "hangs: the path from the leaf runs into a parentId cycle" };
   path.reverse();
   let compactionAt = -1;

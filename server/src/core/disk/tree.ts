@@ -17,8 +17,8 @@
  */
 
 import { sortByPiTime } from "../session/rules";
-import { Flag, lastIndexByKey, type Skeleton, walkUp } from "./skeleton";
-import { NULL_KEY, truthyKey } from "./keys";
+import { Flag, type Skeleton, skeletonIndex, walkUp } from "./skeleton";
+import { NULL_KEY } from "./keys";
 import { activeKeys, type FlatNode, gutterBelow, nearestVisibleIndex, recalculateVisualStructure, rowsOf, type TreeRow } from "./treeLayout";
 import type { Gutters } from "./treePrefix";
 
@@ -47,7 +47,8 @@ export interface TreeView {
  */
 export function treeGraph(sk: Skeleton) {
   const { n, keys, parentKeys, flags, times } = sk;
-  const lastByKey = lastIndexByKey(sk);
+  const index = skeletonIndex(sk);
+  const lastByKey = index.byId;
   const roots: number[] = [];
   const children = new Map<number, number[]>();
   for (let i = 0; i < n; i++) {
@@ -63,7 +64,7 @@ export function treeGraph(sk: Skeleton) {
   }
   // Children oldest first, by the rule the open document's siblings are sorted by.
   for (const list of children.values()) sortByPiTime(list, (child) => times[child]!);
-  return { lastByKey, roots, children };
+  return { index, lastByKey, roots, children };
 }
 
 /** A reachable node that is its own descendant: `getTree`'s sorting loop then never ends. */
@@ -246,7 +247,7 @@ export interface TreeShape {
 }
 
 export function treeShape(sk: Skeleton): TreeShape {
-  const { roots, children, lastByKey } = treeGraph(sk);
+  const { roots, children, index, lastByKey } = treeGraph(sk);
   let leaves = 0;
   let branchPoints = 0;
   for (const node of lastByKey.values()) {
@@ -254,6 +255,7 @@ export function treeShape(sk: Skeleton): TreeShape {
     if (count === 0) leaves++;
     else if (count > 1) branchPoints++;
   }
-  const activePath = truthyKey(sk.leafKey) ? walkUp(sk, lastByKey, lastByKey.get(sk.leafKey!))?.length : 0;
+  // `getBranch()` from the leaf's id: no path when the id is falsy.
+  const activePath = walkUp(sk, index, index.find(sk.leafKey))?.length;
   return { nodes: lastByKey.size, roots: roots.length, leaves, branchPoints, activePath };
 }

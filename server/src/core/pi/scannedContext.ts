@@ -4,7 +4,7 @@
  * `context FILE` has one answer to give, and most of a long session is not in it: the lines off
  * the path, and on the path those before the last compaction, matter only through their `id`,
  * `parentId` and `type`. So every line is scanned (`entryScan.ts`: valid or not, and those three
- * facts) to build Pi's index (`byId` keeping the last entry of each id, the leaf the last entry)
+ * facts) to build Pi's index (`PiIndex`: the last entry of each id, the leaf the last entry)
  * and walk the path up from the leaf; only the lines the build reads (`contextOfPath`) are decoded
  * and parsed, on demand, with the same `parseLine` as every other reader.
  *
@@ -19,7 +19,7 @@
  */
 
 import type { Entry } from "../session/analysis";
-import { walkParents } from "../session/rules";
+import { PiIndex, VALUE_KEYS } from "../session/piIndex";
 import { contextOfPath, type ContextResult, type PiFlavor } from "./buildContext";
 import { LineKind, type ScannedFacts, rawFacts } from "../line/rawFacts";
 import { decodeRange } from "../line/rawStrings";
@@ -41,28 +41,14 @@ class ScanMismatch extends Error {}
  */
 export function scannedContext(bytes: Uint8Array, options: ScannedContextOptions): ContextResult | undefined {
   if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return undefined;
-  const index = indexOf(bytes);
+  const index = scanIndex(bytes);
   if (!index) return undefined;
-  const { ids, parentIds, byId } = index;
-  const n = ids.length;
-  let leaf: number | undefined;
-  if (options.leafId !== undefined) {
-    leaf = byId.get(options.leafId);
-    if (leaf === undefined) return undefined;
-  } else {
-    if (n === 0) return undefined;
-    leaf = n - 1;
-  }
-  // Pi's walk up from the leaf, following a truthy `parentId`; more steps than entries is a cycle,
-  // which the full path describes.
-  const chain = walkParents(
-    leaf,
-    (e) => {
-      const parentId = parentIds[e];
-      return parentId ? byId.get(parentId) : undefined;
-    },
-    n,
-  );
+  const { parentIds, pi } = index;
+  // The leaf asked for, else Pi's: the last entry (the scan takes no `null` id).
+  const leaf = options.leafId !== undefined ? pi.byId.get(options.leafId) : pi.last;
+  if (leaf === undefined) return undefined;
+  // Pi's walk up from the leaf; a parent cycle the full path describes.
+  const chain = pi.walk(leaf, (e) => parentIds[e]);
   if (!chain) return undefined;
   const path: Entry[] = [];
   for (let k = chain.length - 1; k >= 0; k--) path.push(lazyEntry(bytes, index, chain[k]!));
@@ -76,7 +62,7 @@ export function scannedContext(bytes: Uint8Array, options: ScannedContextOptions
 }
 
 /** Pi's index of the scanned entries: per entry (in file order) its line, byte range and facts. */
-interface ScannedIndex {
+export interface ScannedIndex {
   lines: number[];
   starts: number[];
   ends: number[];
@@ -84,16 +70,16 @@ interface ScannedIndex {
   ids: (string | undefined)[];
   parentIds: (string | null | undefined)[];
   hasMessage: boolean[];
-  /** The last entry of each id, as Pi's `byId`. */
-  byId: Map<string, number>;
+  /** Pi's index of the entries by id (`PiIndex`), over their positions. */
+  pi: PiIndex<IdKey, number>;
 }
 
 /**
  * Every line scanned, the header checked, the entries indexed; undefined when a line is one the
  * scan is unsure of, or the header is not a valid version 3 header (which the full path reports).
  */
-function indexOf(bytes: Uint8Array): ScannedIndex | undefined {
-  const index: ScannedIndex = { lines: [], starts: [], ends: [], types: [], ids: [], parentIds: [], hasMessage: [], byId: new Map() };
+export function scanIndex(bytes: Uint8Array): ScannedIndex | undefined {
+  const index: ScannedIndex = { lines: [], starts: [], ends: [], types: [], ids: [], parentIds: [], hasMessage: [], pi: new PiIndex(VALUE_KEYS) };
   const facts: ScannedFacts = { type: undefined, id: undefined, parentId: undefined, hasMessage: false, oddId: false, oddParent: false };
   let header = false;
   let line = 0;
@@ -121,7 +107,7 @@ function indexOf(bytes: Uint8Array): ScannedIndex | undefined {
         index.ids.push(facts.id);
         index.parentIds.push(facts.parentId);
         index.hasMessage.push(facts.hasMessage);
-        if (facts.id !== undefined) index.byId.set(facts.id, entry);
+        index.pi.add(facts.id, entry);
       }
     }
     start = nl + 1;

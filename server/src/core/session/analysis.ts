@@ -3,9 +3,9 @@
  * cached per-line parses.
  *
  * It mirrors how Pi reads the file (`loadEntriesFromFile`, `_buildIndex`, `buildSessionContext`):
- * the header is the first parseable line, every later non-header line is an entry, `byId` keeps the
- * last entry of each id, the leaf is the last entry, and a parent is found by looking its id up in
- * `byId`. On top of that it records what Pi does not guard against: duplicate ids, dangling links
+ * the header is the first parseable line, every later non-header line is an entry, and Pi's index of
+ * them (`byId` keeping the last entry of each id, the leaf, the parent lookup) is `PiIndex`, the one
+ * the files on disk are indexed with too. On top of that it records what Pi does not guard against: duplicate ids, dangling links
  * and cycles.
  *
  * Architecture invariant: no walk here is recursive, and every walk along `parentId` is linear
@@ -13,9 +13,10 @@
  * exist. The whole analysis is O(lines).
  */
 
-import { type IdKey, isFollowed } from "../base/ids";
+import type { IdKey } from "../base/ids";
 import { findCycles, treeLoops } from "./cycles";
 import { Entry } from "./entry";
+import { PiIndex, VALUE_KEYS } from "./piIndex";
 import type { ParsedLine } from "../line/parse";
 
 // Entry lives in its own file so that cycles.ts can name it without importing the analysis back.
@@ -101,8 +102,8 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
   const lines = readLines(input);
   const { entries } = lines;
   const n = entries.length;
-  const { byId, duplicates, duplicated } = indexIds(entries);
-  const { parent, parentIndex, roots, childStart, childList } = linkParents(entries, byId, duplicated);
+  const { ids, duplicates } = indexIds(entries);
+  const { parent, parentIndex, roots, childStart, childList } = linkParents(entries, ids);
   const childrenOf = (entry: Entry): Entry[] => {
     const out: Entry[] = [];
     for (let k = childStart[entry.index]!; k < childStart[entry.index + 1]!; k++) out.push(entries[childList[k]!]!);
@@ -119,7 +120,7 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
     return a !== b && ta >= 0 && tb >= 0 && ta < tb && tout[b.index]! < tout[a.index]!;
   };
 
-  const { leaf, nullLeaf, activePath, onActivePath } = followLeaf(entries, parent, reachesCycle);
+  const { leaf, nullLeaf, activePath, onActivePath } = followLeaf(ids, parent, reachesCycle);
 
   return {
     headerLine: lines.headerLine,
@@ -129,7 +130,7 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
     falsyLines: lines.falsyLines,
     entries,
     entryAtLine: lines.entryAtLine,
-    byId,
+    byId: ids.byId,
     duplicates,
     parent,
     childrenOf,
@@ -142,7 +143,7 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
     depth,
     activePath,
     onActivePath,
-    treeLoops: duplicated && treeLoops(entries),
+    treeLoops: ids.duplicated && treeLoops(entries),
     isAncestor,
     endsWithNewline: input.endsWithNewline,
     looksLikeSession: lines.looksLikeSession,
@@ -201,21 +202,13 @@ function readLines(input: AnalysisInput): LineRoles {
   return { headerLine, headerState, header, extraHeaderLines, falsyLines, entries, entryAtLine, looksLikeSession };
 }
 
-/** Pi's `_buildIndex`: `byId.set(entry.id, entry)` for every entry, whatever `id` holds; and the ids held twice. */
-function indexIds(entries: Entry[]): { byId: Map<IdKey, Entry>; duplicates: Map<IdKey, Entry[]>; duplicated: boolean } {
-  const n = entries.length;
-  const byId = new Map<IdKey, Entry>();
+/** Pi's index of the entries (`piIndex.ts`), and the ids held twice with every holder in file order. */
+function indexIds(entries: Entry[]): { ids: PiIndex<IdKey, Entry>; duplicates: Map<IdKey, Entry[]> } {
+  const ids = new PiIndex<IdKey, Entry>(VALUE_KEYS);
+  for (const entry of entries) ids.add(entry.key, entry);
   const duplicates = new Map<IdKey, Entry[]>();
-  // A duplicate shows as a `set` that does not grow the map; holders are gathered in a second
-  // pass only when there is one, so the common case costs one map operation per entry.
-  let duplicated = false;
-  for (let i = 0; i < n; i++) {
-    const entry = entries[i]!;
-    const size = byId.size;
-    byId.set(entry.key, entry);
-    if (byId.size === size) duplicated = true;
-  }
-  if (duplicated) {
+  // Holders are gathered in a second pass only when an id is held twice, which is rare.
+  if (ids.duplicated) {
     const holders = new Map<IdKey, Entry[]>();
     for (const entry of entries) {
       // Entries without an id share the key `undefined`, which no parent lookup ever asks for.
@@ -226,7 +219,7 @@ function indexIds(entries: Entry[]): { byId: Map<IdKey, Entry>; duplicates: Map<
     }
     for (const [id, list] of holders) if (list.length > 1) duplicates.set(id, list);
   }
-  return { byId, duplicates, duplicated };
+  return { ids, duplicates };
 }
 
 /**
@@ -236,24 +229,22 @@ function indexIds(entries: Entry[]): { byId: Map<IdKey, Entry>; duplicates: Map<
  */
 function linkParents(
   entries: Entry[],
-  byId: Map<IdKey, Entry>,
-  duplicated: boolean,
+  ids: PiIndex<IdKey, Entry>,
 ): { parent: (Entry | undefined)[]; parentIndex: Int32Array; roots: Entry[]; childStart: Int32Array; childList: Int32Array } {
   const n = entries.length;
-  // Pi follows `current.parentId ? byId.get(current.parentId) : undefined`, so an empty string,
-  // 0 and false are roots like null, a number finds only the same number, and a self-parent
-  // resolves to the entry itself (a cycle of length one).
+  // Pi's lookup (`ids.find`) makes an empty string, 0 and false roots like null, finds a number
+  // only under the same number, and resolves a self-parent to the entry itself (a cycle of length one).
   const parent: (Entry | undefined)[] = new Array(n);
   const parentIndex = new Int32Array(n).fill(-1);
   const roots: Entry[] = [];
   const childCount = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) {
     const entry = entries[i]!;
-    // Most entries are children of the entry just above them; without duplicates that entry is
-    // the one `byId` would return, so the lookup can be skipped.
+    // Most entries are children of the entry just above them, which `find` then takes without a
+    // map lookup unless an id is held twice.
     const above = i > 0 ? entries[i - 1]! : undefined;
     const key = entry.parentKey;
-    const p = !isFollowed(key) ? undefined : !duplicated && above !== undefined && above.key === key ? above : byId.get(key);
+    const p = ids.find(key, above !== undefined && above.key === key ? above : undefined);
     parent[i] = p;
     if (p) {
       parentIndex[i] = p.index;
@@ -313,19 +304,17 @@ function orderTree(n: number, roots: Entry[], childStart: Int32Array, childList:
 }
 
 /**
- * Pi's leaf is the id of the last entry; `null` means no leaf, and any other value finds the last
- * entry (by its id, or as Pi's fallback `entries[entries.length - 1]`). The active path is the walk
- * from the leaf up, root first.
+ * Pi's leaf (`PiIndex.leaf`: the last entry, none when its id is `null`), and the active path, the
+ * walk from the leaf up, root first.
  */
 function followLeaf(
-  entries: Entry[],
+  ids: PiIndex<IdKey, Entry>,
   parent: (Entry | undefined)[],
   reachesCycle: Uint8Array,
 ): Pick<SessionAnalysis, "leaf" | "nullLeaf" | "activePath" | "onActivePath"> {
-  const n = entries.length;
-  const last = entries[n - 1];
-  const nullLeaf = last && last.key === null ? last : undefined;
-  const leaf = nullLeaf ? undefined : last;
+  const n = ids.size;
+  const leaf = ids.leaf;
+  const nullLeaf = leaf === undefined ? ids.last : undefined;
   const activePath: Entry[] = [];
   const onActivePath = new Uint8Array(n);
   if (leaf && !reachesCycle[leaf.index]) {

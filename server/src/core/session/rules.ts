@@ -3,7 +3,8 @@
  * `semantics/`) and the readers of files on disk (`disk/skeleton`, `disk/tree`, `disk/info`,
  * `disk/resolve`, `io/sessionFind`, `pi/scannedContext`) hold the entries in different shapes, so
  * every rule here takes the few values it reads, or an accessor, and never an entry of either
- * model. `test/core/piIndexAgreement.test.ts` holds the two models to the same answers.
+ * model. The index itself (`byId`, the leaf, the parent lookup) is `PiIndex` (`piIndex.ts`).
+ * `test/core/piIndexAgreement.test.ts` holds the models to the same answers.
  */
 
 /**
