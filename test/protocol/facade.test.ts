@@ -18,8 +18,9 @@ const SOURCE = join(REPO, "server/src");
 let checker: Checker;
 beforeAll(async () => {
   checker = await import("../../scripts/imports.mjs");
+  // Building out/ can take a while on a busy machine; the runs below need it current.
   await ensureBuilt();
-});
+}, 120_000);
 
 /** The files of `features/` other than the facade that a file of `layer` imports, by file. */
 function bypassing(layer: string): Record<string, string[]> {
@@ -38,7 +39,7 @@ function featuresLoaded(args: readonly string[]): string[] {
   const program = `
     process.on("exit", () => {
       const loaded = Object.keys(require.cache).filter((f) => f.startsWith(${JSON.stringify(join(out, "features"))}));
-      process.stderr.write("LOADED " + JSON.stringify(loaded.map((f) => f.slice(${join(out, "features").length + 1}))) + "\\n");
+      process.stderr.write("LOADED " + JSON.stringify(loaded.map((f) => f.slice(${join(out, "features").length + 1}).split(require("node:path").sep).join("/"))) + "\\n");
     });
     require(${JSON.stringify(join(out, "main.js"))}).main(${JSON.stringify(args)});`;
   const run = spawnSync(process.execPath, ["-e", program], { cwd: REPO, encoding: "utf8" });
