@@ -17,8 +17,9 @@ const ts = createRequire(import.meta.url)("typescript");
 /**
  * What each layer may import besides itself, by path under server/src (a file's layer is the
  * longest key its path starts with). lsp/ and cli/ stand beside each other over features/, io/ and
- * the core; features/ uses the core alone; io/ (files, threads) serves lsp/ and cli/ with the
- * core's parsers; inside the core, base < line < session < pi < {edits, disk}.
+ * the core, and reach features/ only through its facade, features/api/; features/ uses the core
+ * alone; io/ (files, threads) serves lsp/ and cli/ with the core's parsers; inside the core,
+ * base < line < session < pi < {edits, disk}.
  */
 export const MAY_IMPORT = {
   "core/base/": [],
@@ -29,11 +30,17 @@ export const MAY_IMPORT = {
   "core/disk/": ["core/base/", "core/line/", "core/session/", "core/pi/"],
   "io/": ["core/"],
   "features/": ["core/"],
-  "lsp/": ["features/", "core/", "io/", "version.ts"],
-  "cli/": ["features/", "core/", "io/", "version.ts"],
+  "lsp/": ["features/api/", "core/", "io/", "version.ts"],
+  "cli/": ["features/api/", "core/", "io/", "version.ts"],
   "version.ts": [],
   "main.ts": ["lsp/", "cli/", "version.ts"],
 };
+
+/**
+ * The facades: the only files that re-export what another module declares. Anywhere else a
+ * re-export is a shim left by a move, and an importer should name the declaring module instead.
+ */
+export const FACADES = ["features/api/"];
 
 export const MAX_FUNCTION_LINES = 100;
 export const MAX_FILE_LINES = 400;
@@ -161,7 +168,38 @@ export function layerViolations(graph) {
     for (const target of targets) {
       const to = layerOf(target);
       if (to === from || MAY_IMPORT[from].some((allowed) => target.startsWith(allowed))) continue;
-      violations.push({ file, target, message: `${from} may not import ${to ?? target}` });
+      // A layer allowed only a part of the target's layer (its facade) is told which part.
+      const through = MAY_IMPORT[from].find((allowed) => to !== undefined && allowed.startsWith(to));
+      const message = through ? `${from} may import ${to} only through ${through}` : `${from} may not import ${to ?? target}`;
+      violations.push({ file, target, message });
+    }
+  }
+  return violations;
+}
+
+/**
+ * Each re-export outside FACADES: an `export … from "…"`, or an `export { x }` of a name the file
+ * imports. A module exports what it declares, so that its importers name where a thing lives.
+ */
+export function reexportViolations(root) {
+  const violations = [];
+  for (const file of sourceFiles(root)) {
+    if (FACADES.some((facade) => file.startsWith(facade))) continue;
+    const source = ts.createSourceFile(file, readFileSync(join(root, file), "utf8"), ts.ScriptTarget.Latest, true);
+    const imported = new Set();
+    for (const statement of source.statements) {
+      const clause = ts.isImportDeclaration(statement) ? statement.importClause : undefined;
+      if (clause?.name) imported.add(clause.name.text);
+      const bindings = clause?.namedBindings;
+      if (bindings && ts.isNamespaceImport(bindings)) imported.add(bindings.name.text);
+      if (bindings && ts.isNamedImports(bindings)) for (const element of bindings.elements) imported.add(element.name.text);
+    }
+    for (const statement of source.statements) {
+      if (!ts.isExportDeclaration(statement)) continue;
+      const line = source.getLineAndCharacterOfPosition(statement.getStart()).line + 1;
+      const names = statement.exportClause && ts.isNamedExports(statement.exportClause) ? statement.exportClause.elements : [];
+      const local = names.filter((element) => imported.has((element.propertyName ?? element.name).text));
+      if (statement.moduleSpecifier || local.length > 0) violations.push({ file, line, message: "re-exports what another module declares" });
     }
   }
   return violations;
@@ -203,19 +241,21 @@ function main(args) {
   const graph = importGraph(root);
   const cycles = findCycles(graph);
   const violations = layerViolations(graph);
+  const reexports = reexportViolations(root);
   const sizes = sizeReport(root);
   for (const { files, loop } of cycles) console.log(`import cycle among ${files.length} files, one loop: ${loop.join(" -> ")}`);
   for (const { file, target, message } of violations) console.log(`layering: ${file}${target ? ` imports ${target}` : ""}: ${message}`);
+  for (const { file, line, message } of reexports) console.log(`re-export: ${file}:${line} ${message} (import it from there)`);
   for (const { file, lines } of sizes.files) console.log(`size: ${file} has ${lines} lines (over ${MAX_FILE_LINES})`);
   for (const { file, line, name, lines } of sizes.functions) {
     console.log(`size: ${file}:${line} ${name} has ${lines} lines (over ${MAX_FUNCTION_LINES})`);
   }
   const oversized = sizes.files.length + sizes.functions.length;
   console.log(
-    `${graph.size} files: ${cycles.length} import cycles, ${violations.length} layering faults, ` +
+    `${graph.size} files: ${cycles.length} import cycles, ${violations.length} layering faults, ${reexports.length} re-exports, ` +
       `${oversized} over the size limits${strictSize ? "" : " (reported only; --strict-size fails on them)"}`,
   );
-  return cycles.length > 0 || violations.length > 0 || (strictSize && oversized > 0) ? 1 : 0;
+  return cycles.length > 0 || violations.length > 0 || reexports.length > 0 || (strictSize && oversized > 0) ? 1 : 0;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = main(process.argv.slice(2));

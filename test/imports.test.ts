@@ -1,7 +1,8 @@
 /**
- * scripts/imports.mjs, the import-graph check: on the real tree it finds no cycle and no import
- * against the layering; on a small tree made for the purpose it finds the cycle and the upward
- * import planted there, so that a pass on the real tree means something.
+ * scripts/imports.mjs, the import-graph check: on the real tree it finds no cycle, no import
+ * against the layering and no re-export outside the features' facade; on a small tree made for the
+ * purpose it finds the cycle, the upward import and the re-exports planted there, so that a pass on
+ * the real tree means something.
  */
 
 import { spawnSync } from "node:child_process";
@@ -33,6 +34,10 @@ describe("the import check on server/src", () => {
     expect(checker.layerViolations(checker.importGraph(SOURCE))).toEqual([]);
   });
 
+  it("finds no re-export outside the features' facade", () => {
+    expect(checker.reexportViolations(SOURCE)).toEqual([]);
+  });
+
   it("leaves generated data out of the size report", () => {
     const report = checker.sizeReport(SOURCE);
     expect(report.files.map((entry) => entry.file)).not.toContain("core/pi/provider/catalog.generated.ts");
@@ -59,6 +64,11 @@ describe("the import check on a tree made to fail", () => {
     // A file over 400 lines holding a function over 100.
     write("features/big.ts", `export function long(): void {\n${lines(120)}}\n${"// filler\n".repeat(300)}`);
     write("core/pi/provider/catalog.generated.ts", "// data\n".repeat(500));
+    // Two shims left by a move, each kind of re-export once (b.ts above is a third), and a facade,
+    // which may re-export.
+    write("features/shim.ts", 'export { feature } from "./feature";\n');
+    write("core/session/alias.ts", 'import { c as moved } from "./c";\nexport { moved };\nexport const own = 1;\n');
+    write("features/api/index.ts", 'export * from "../feature";\n');
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -78,6 +88,14 @@ describe("the import check on a tree made to fail", () => {
     ]);
   });
 
+  it("finds the re-exports outside the facade, and not the facade's", () => {
+    expect(checker.reexportViolations(root)).toEqual([
+      { file: "core/session/alias.ts", line: 2, message: "re-exports what another module declares" },
+      { file: "core/session/b.ts", line: 1, message: "re-exports what another module declares" },
+      { file: "features/shim.ts", line: 1, message: "re-exports what another module declares" },
+    ]);
+  });
+
   it("reports the long file and the long function, and not the generated one", () => {
     expect(checker.sizeReport(root)).toEqual({
       files: [{ file: "features/big.ts", lines: 422 }],
@@ -91,10 +109,14 @@ describe("the import check on a tree made to fail", () => {
     expect(failing.status).toBe(1);
     expect(failing.stdout).toContain("import cycle among 3 files, one loop: core/session/a.ts -> core/session/b.ts -> core/session/c.ts -> core/session/a.ts");
     expect(failing.stdout).toContain("layering: core/base/up.ts imports features/feature.ts: core/base/ may not import features/");
+    expect(failing.stdout).toContain("re-export: features/shim.ts:1 re-exports what another module declares");
 
     rmSync(join(root, "core/base/up.ts"));
     rmSync(join(root, "core/session/c.ts"));
     write("core/session/c.ts", "export const c = 3;\n");
+    rmSync(join(root, "features/shim.ts"));
+    rmSync(join(root, "core/session/alias.ts"));
+    write("core/session/b.ts", "export type B = number;\n");
     const sizeOnly = run(root);
     expect(sizeOnly.stdout).toContain("size: features/big.ts has 422 lines (over 400)");
     expect(sizeOnly.status).toBe(0);

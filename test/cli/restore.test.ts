@@ -118,7 +118,7 @@ describe("pi-session-lsp restore", () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
       new RegExp(
-        `^${escape(s.file)}: restored the file as it was at \\d{4}-\\d\\d-\\d\\dT[^;]+; what it held until now is ${escape(s.file)}\\.bak \\(restore again to undo\\)`,
+        `^${literal(s.file)}: restored the file as it was at \\d{4}-\\d\\d-\\d\\dT[^;]+; what it held until now is ${literal(s.file)}\\.bak \\(restore again to undo\\)`,
       ),
     );
     expect(readFileSync(s.file, "utf8")).toBe(first);
@@ -137,7 +137,7 @@ describe("pi-session-lsp restore", () => {
     const fixed = readFileSync(s.file, "utf8");
     const r = s.run("restore", "--dry-run", s.file);
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^${escape(s.file)}: would restore ${escape(s.file)}\\.bak \\(${first.length} bytes, last written `));
+    expect(r.stdout).toMatch(new RegExp(`^${literal(s.file)}: would restore ${literal(s.file)}\\.bak \\(${first.length} bytes, last written `));
     expect(readFileSync(s.file, "utf8")).toBe(fixed);
     expect(s.beside()).toEqual(["dry.jsonl", "dry.jsonl.bak"]);
   });
@@ -171,6 +171,6 @@ describe("pi-session-lsp restore", () => {
   });
 });
 
-function escape(text: string): string {
+function literal(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -19,8 +19,8 @@ import { ensureBuilt } from "../helpers/lspClient";
 
 // In this process, checking a file named boom.jsonl throws as a stack overflow in the core would.
 // Fixing a file named boom-fix.jsonl throws the same way.
-vi.mock("../../server/src/features/fixes", async (importOriginal) => {
-  const original = await importOriginal<typeof import("../../server/src/features/fixes")>();
+vi.mock("../../server/src/features/fixes/fixAll", async (importOriginal) => {
+  const original = await importOriginal<typeof import("../../server/src/features/fixes/fixAll")>();
   return {
     ...original,
     applyFixes: (doc: { uri: string }, options?: Parameters<typeof original.applyFixes>[1]) => {

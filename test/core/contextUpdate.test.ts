@@ -12,12 +12,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Entry } from "../../server/src/core/session/analysis";
+import type { Entry } from "../../server/src/core/session/entry";
 import { buildContext, type ContextResult, type PiFlavor } from "../../server/src/core/pi/buildContext";
 import { activeContext, activeContext074 } from "../../server/src/core/pi/activeContext";
 import { contextSplice } from "../../server/src/core/pi/contextUpdate";
 import { SessionDocument } from "../../server/src/core/session/document";
-import { buildProviderRequest, type ProviderResult } from "../../server/src/core/pi/provider/request";
+import { buildProviderRequest } from "../../server/src/core/pi/provider/request";
+import type { ProviderResult } from "../../server/src/core/pi/provider/types";
 import { requestSplice } from "../../server/src/core/pi/provider/requestUpdate";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { providerRequestOf } from "../../server/src/features/providerView";

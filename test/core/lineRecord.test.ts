@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { CachedValueLine, unpackedLine } from "../../server/src/core/line/record";
-import { type ParsedLine, parseLine, type ValueLine } from "../../server/src/core/line/parse";
+import { parseLine } from "../../server/src/core/line/parse";
+import type { ParsedLine, ValueLine } from "../../server/src/core/line/facts";
 
 const T = "2026-03-02T10:00:00.000Z";
 const line = (value: unknown) => JSON.stringify(value);

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type PackedBatch, packLines, unpackLines } from "../../server/src/core/line/packed";
 import { OpaqueId } from "../../server/src/core/base/ids";
-import { type ParsedLine, parseLine } from "../../server/src/core/line/parse";
+import { parseLine } from "../../server/src/core/line/parse";
+import type { ParsedLine } from "../../server/src/core/line/facts";
 
 /** The hostile-session generator (an ES module: imported, not required). */
 let hostile: Awaited<ReturnType<typeof loadHostile>>;

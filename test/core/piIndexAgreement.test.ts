@@ -17,7 +17,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Entry, SessionAnalysis } from "../../server/src/core/session/analysis";
+import type { SessionAnalysis } from "../../server/src/core/session/analysis";
+import type { Entry } from "../../server/src/core/session/entry";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { labels } from "../../server/src/core/session/semantics/labels";
 import { sessionName } from "../../server/src/core/session/semantics/sessionName";

@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Entry } from "../../server/src/core/session/analysis";
+import type { Entry } from "../../server/src/core/session/entry";
 import { buildContext, type PiFlavor } from "../../server/src/core/pi/buildContext";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { appendedText, piReads } from "../../server/src/core/edits/appendLine";

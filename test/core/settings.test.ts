@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SessionDocument } from "../../server/src/core/session/document";
-import { applySeverityOverrides, computeDiagnostics } from "../../server/src/features/diagnostics";
+import { computeDiagnostics } from "../../server/src/features/diagnostics";
+import { applySeverityOverrides } from "../../server/src/features/diagnostics/report";
 import { DEFAULT_SETTINGS, readSettings } from "../../server/src/lsp/settings";
 
 describe("settings", () => {

@@ -13,7 +13,8 @@ import { FIX_ALL_KIND, computeCodeActions } from "../../server/src/features/code
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { editsBetween, lineDiff, unifiedDiff, unitsOf } from "../../server/src/core/edits/diff";
 import { cwdForDocument } from "../../server/src/core/disk/location";
-import { applySafeFixes, quickFixes } from "../../server/src/features/fixes";
+import { quickFixes } from "../../server/src/features/fixes";
+import { applySafeFixes } from "../../server/src/features/fixes/fixAll";
 import { freshEntryId, uuidv7 } from "../../server/src/core/base/ids";
 import { HEADER, assistant, session, user } from "../helpers/piLines";
 

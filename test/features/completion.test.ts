@@ -11,7 +11,8 @@ import { describe, expect, it } from "vitest";
 import type { CompletionItem, CompletionList, TextEdit } from "vscode-languageserver";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { readTypedLine } from "../../server/src/core/line/typedLine";
-import { type CompletionOptions, computeCompletion, MAX_ID_ITEMS } from "../../server/src/features/completion";
+import { type CompletionOptions, computeCompletion } from "../../server/src/features/completion";
+import { MAX_ID_ITEMS } from "../../server/src/features/completion/common";
 import { documentWithCursor, textOf } from "../helpers/cursor";
 
 const HEADER = `{"type":"session","version":3,"id":"019cae1a-4f00-7000-8000-000000000001","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/home/dev/project"}`;

@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { buildContext, type ContextBuild, type PiFlavor } from "../../server/src/core/pi/buildContext";
 import { SessionDocument } from "../../server/src/core/session/document";
-import { contextMarkdownOptions, renderContextMarkdown, shorten } from "../../server/src/features/contextMarkdown";
+import { contextMarkdownOptions, renderContextMarkdown } from "../../server/src/features/contextMarkdown";
+import { shorten } from "../../server/src/features/markdown";
 import { sessionName as sessionNameQuery } from "../../server/src/core/session/semantics/sessionName";
 
 const sessionName = (a: Parameters<typeof sessionNameQuery>[0]) => sessionNameQuery(a).name;

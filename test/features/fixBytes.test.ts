@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
-import { applySafeFixes } from "../../server/src/features/fixes";
+import { applySafeFixes } from "../../server/src/features/fixes/fixAll";
 import { HEADER, user } from "../helpers/piLines";
 
 const URI = "file:///home/dev/.pi/agent/sessions/--home-dev-p--/2026-03-02T10-00-00-000Z_x.jsonl";

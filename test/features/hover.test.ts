@@ -13,7 +13,8 @@ import type { Hover } from "vscode-languageserver";
 import type { SessionDocument } from "../../server/src/core/session/document";
 import { ContextState, contextSelection, isInContext } from "../../server/src/core/pi/activeContext";
 import { SessionDocument as Doc } from "../../server/src/core/session/document";
-import { computeHover, duration, MAX_HOVER_CHARS, timeInWords } from "../../server/src/features/hover";
+import { computeHover, MAX_HOVER_CHARS } from "../../server/src/features/hover";
+import { duration, timeInWords } from "../../server/src/features/hover/time";
 import { documentWithCursor, textOf } from "../helpers/cursor";
 
 const HEADER = `{"type":"session","version":3,"id":"019cae1a-4f00-7000-8000-000000000001","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/home/dev/project"}`;

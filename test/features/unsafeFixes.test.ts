@@ -12,7 +12,8 @@ import { buildContext } from "../../server/src/core/pi/buildContext";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { computeCodeActions, FIX_ALL_KIND, QUICK_FIX_KIND, UNSAFE_FIX_ALL_KIND } from "../../server/src/features/codeActions";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
-import { applyFixes, applySafeFixes, quickFixes } from "../../server/src/features/fixes";
+import { quickFixes } from "../../server/src/features/fixes";
+import { applyFixes, applySafeFixes } from "../../server/src/features/fixes/fixAll";
 import { insertionsInto, recoverLine } from "../../server/src/features/fixes/recover";
 import { HEADER, assistant, session, user } from "../helpers/piLines";
 

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { OpaqueId } from "../../server/src/core/base/ids";
-import type { ParsedLine } from "../../server/src/core/line/parse";
+import type { ParsedLine } from "../../server/src/core/line/facts";
 import { setValueBudget } from "../../server/src/core/line/values";
 import { StreamedBody } from "../../server/src/lsp/streamedBody";
 import { LineParsePool, startParsePool } from "../../server/src/io/parsePool";

@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildContext, type PiFlavor } from "../../server/src/core/pi/buildContext";
 import { SessionDocument } from "../../server/src/core/session/document";
-import { buildProviderRequest, type ProviderRequest } from "../../server/src/core/pi/provider/request";
+import { buildProviderRequest } from "../../server/src/core/pi/provider/request";
+import type { ProviderRequest } from "../../server/src/core/pi/provider/types";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
 
 interface Block {

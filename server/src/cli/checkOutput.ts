@@ -7,8 +7,7 @@
 import type { Diagnostic } from "vscode-languageserver";
 import { CODES, type DiagnosticCode } from "../core/base/codes";
 import type { SessionDocument } from "../core/session/document";
-import { quickFixes, type UnsafeFixApplied } from "../features/fixes";
-import { needsMigration } from "../features/migration";
+import { needsMigration, quickFixes, type UnsafeFixApplied } from "../features/api/fixes";
 import type { FixOutcome } from "./fix";
 import { displayPath } from "./report";
 import { escapeControls } from "./terminal";

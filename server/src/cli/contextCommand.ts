@@ -25,8 +25,9 @@ import { scannedContext } from "../core/pi/scannedContext";
 import { keepAllValues } from "../core/line/values";
 import { type OptionSpecs, type OptionValues, quote, readCommandLine } from "./commandLine";
 import type { CliIo } from "./io";
-import { closeFile, decodeSession, encodingName, openSessionFile, readStdin, utf16Of } from "./files";
-import type { ContextStage } from "./providerStage";
+import { closeFile, decodeSession, openSessionFile, readStdin } from "./files";
+import { encodingName, utf16Of } from "../core/base/encoding";
+import type { ContextStage } from "../features/api/context";
 import { escapeControls } from "./terminal";
 import { errorText } from "./walk";
 

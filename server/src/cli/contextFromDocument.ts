@@ -9,16 +9,16 @@
 
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import type { SessionAnalysis } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import { buildContext, type ContextFailure, type PiFlavor } from "../core/pi/buildContext";
 import { SessionDocument } from "../core/session/document";
 import { versionRules } from "../core/session/semantics/version";
 import { cycleMetFrom } from "../core/session/semantics/walk";
 import { singleLine } from "../core/base/text";
-import { contextMarkdownOptions, renderContextMarkdown } from "../features/contextMarkdown";
-import { contextDocument, migrationNote } from "../features/migratedView";
+import { type ContextStage, contextDocument, contextMarkdownOptions, migrationNote, renderContextMarkdown } from "../features/api/context";
 import type { CliIo } from "./io";
-import { type ContextStage, printProvider } from "./providerStage";
+import { printProvider } from "./providerStage";
 import { escapeControls, escapeControlsKeepingLines } from "./terminal";
 
 export function printContext(

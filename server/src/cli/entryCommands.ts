@@ -14,7 +14,7 @@
 import * as nodeFs from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Entry } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import { SessionDocument } from "../core/session/document";
 import { type AppendedLine, appendedText, type EditClock, type Refusal } from "../core/edits/appendLine";
 import { dropFromContextLine, OLD_PI_NOTE } from "../core/edits/dropFromContext";
@@ -23,7 +23,8 @@ import { resumeFromLine } from "../core/edits/resumeFrom";
 import { clip } from "../core/base/text";
 import { type OptionSpecs, oneFile, readCommandLine } from "./commandLine";
 import type { CliIo } from "./io";
-import { closeFile, decodeSession, encodingName, openSessionFile, type OpenedFile } from "./files";
+import { closeFile, decodeSession, openSessionFile, type OpenedFile } from "./files";
+import { encodingName } from "../core/base/encoding";
 import { appendToFile, FileChanged, type FixFs } from "./replace";
 import { escapeControls } from "./terminal";
 import { errorText } from "./walk";

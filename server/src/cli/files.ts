@@ -9,9 +9,6 @@ import { type Decoded, utf16Of } from "../core/base/encoding";
 import { kindOf } from "../io/lineReader";
 import { groupDigits } from "../core/base/text";
 
-export { kindOf };
-export { type Decoded, type Encoded, type Encoding, encodingName, headEncoding, utf16Of } from "../core/base/encoding";
-
 /** The largest file read: far above real sessions (tens of MB), and below V8's longest string. */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
 

@@ -12,10 +12,10 @@ import { infoJson, type ListedSession } from "../core/disk/list";
 import { type FindResult, findSessions } from "../io/sessionFind";
 import { type OptionSpecs, readCommandLine } from "./commandLine";
 import { type CliIo, Progress } from "./io";
-import { jsonLine } from "./terminal";
+import { escapeControls, jsonLine } from "./terminal";
 import { tildePath } from "./sessions";
 import { REGEX_TEST_TIMEOUT_MS } from "../io/boundedRegex";
-import { escapeControls, formatDateTime, oneLine, terminalWidth } from "./sessionOutput";
+import { formatDateTime, oneLine, terminalWidth } from "./sessionOutput";
 
 export const FIND_USAGE = `Usage: pi-session-lsp find [--cwd DIR] [--session-dir DIR] [--pi 1.x|0.74] [--text | --ids] [--json] ID|PREFIX|TEXT
 

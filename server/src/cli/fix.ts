@@ -13,8 +13,9 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { SessionDocument } from "../core/session/document";
 import { unifiedDiff, unitsOf } from "../core/edits/diff";
-import { applyFixes, type FixAllResult, type UnsafeFixApplied } from "../features/fixes";
-import { closeFile, decodeSession, encodingName, openSessionFile, type Decoded, type OpenedFile } from "./files";
+import { applyFixes, type FixAllResult, type UnsafeFixApplied } from "../features/api/fixes";
+import { closeFile, decodeSession, openSessionFile, type OpenedFile } from "./files";
+import { encodingName, type Decoded } from "../core/base/encoding";
 import { FileChanged, FixRefused, replaceFile, type FixFs, type Replaced } from "./replace";
 import { errorText, type Target } from "./walk";
 

@@ -25,9 +25,9 @@ import { folderFacts, folderInputs } from "../io/sessionFacts";
 import { readSkeleton } from "../io/skeletonReader";
 import { type OptionSpecs, oneFile, readCommandLine } from "./commandLine";
 import type { CliIo } from "./io";
-import { jsonLine } from "./terminal";
+import { escapeControls, jsonLine } from "./terminal";
 import { tildePath } from "./sessions";
-import { escapeControls, formatBytes, formatDateTime, oneLine, terminalWidth } from "./sessionOutput";
+import { formatBytes, formatDateTime, oneLine, terminalWidth } from "./sessionOutput";
 
 export const INFO_USAGE = `Usage: pi-session-lsp info [--pi 1.x|0.74] [--json] FILE
 

@@ -8,11 +8,9 @@
 import type { SessionAnalysis } from "../core/session/analysis";
 import type { ContextBuild, PiFlavor } from "../core/pi/buildContext";
 import { providerViewJson } from "../core/pi/provider/request";
-import { providerRequestOf, renderProviderMarkdown } from "../features/providerView";
+import { providerRequestOf, renderProviderMarkdown } from "../features/api/context";
 import type { CliIo } from "./io";
 import { escapeControls, escapeControlsKeepingLines } from "./terminal";
-
-export type { ContextStage } from "../features/providerView";
 
 /** `shown` is the file's name with its control characters escaped; everything printed as text is escaped too. */
 export function printProvider(a: SessionAnalysis, build: ContextBuild, flavor: PiFlavor, format: string, shown: string, io: CliIo): number {

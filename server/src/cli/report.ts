@@ -12,7 +12,7 @@
 
 import { isAbsolute, relative, resolve } from "node:path";
 import type { Diagnostic } from "vscode-languageserver";
-import { MAX_PER_CODE, MAX_PER_FILE } from "../features/diagnosticCap";
+import { MAX_PER_CODE, MAX_PER_FILE } from "../features/api/diagnostics";
 import { escapeControls, escapeControlsKeepingLines, escapeJsonControls, type Style } from "./terminal";
 import { groupDigits } from "../core/base/text";
 

@@ -6,9 +6,6 @@
 
 import { escapeControls } from "./terminal";
 
-/** Control characters made visible, as every command prints untrusted text (`terminal.ts`). */
-export { escapeControls };
-
 /** Display columns of one code point: 2 for East Asian wide and emoji ranges, 0 for combining marks, else 1. */
 function columnsOf(code: number): number {
   if ((code >= 0x300 && code <= 0x36f) || (code >= 0x200b && code <= 0x200d) || code === 0xfe0f) return 0;

@@ -20,8 +20,8 @@ import { type Listing, listSessions } from "../io/sessionQuery";
 import { pathKey } from "../io/sessionStore";
 import { type OptionSpecs, quote, readCommandLine } from "./commandLine";
 import { type CliIo, Progress } from "./io";
-import { jsonLine } from "./terminal";
-import { escapeControls, formatBytes, formatDateTime, oneLine, oneLineTail, padEnd, padStart, terminalWidth } from "./sessionOutput";
+import { escapeControls, jsonLine } from "./terminal";
+import { formatBytes, formatDateTime, oneLine, oneLineTail, padEnd, padStart, terminalWidth } from "./sessionOutput";
 
 export const SESSIONS_USAGE = `Usage: pi-session-lsp sessions [--cwd DIR | --all] [--session-dir DIR] [--pi 1.x|0.74] [--json] [--limit N]
 

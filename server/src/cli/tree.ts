@@ -18,8 +18,8 @@ import { EntryReader, readSkeleton } from "../io/skeletonReader";
 import type { PiVersion } from "../core/disk/location";
 import { type OptionSpecs, oneFile, readCommandLine } from "./commandLine";
 import type { CliIo } from "./io";
-import { jsonLine } from "./terminal";
-import { clipColumns, escapeControls, oneLine, terminalWidth } from "./sessionOutput";
+import { escapeControls, jsonLine } from "./terminal";
+import { clipColumns, oneLine, terminalWidth } from "./sessionOutput";
 
 export const TREE_USAGE = `Usage: pi-session-lsp tree [--filter MODE] [--depth N] [--all] [--pi 1.x|0.74] [--json] FILE
 

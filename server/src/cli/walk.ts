@@ -12,7 +12,7 @@
 
 import * as nodeFs from "node:fs";
 import { join } from "node:path";
-import { kindOf } from "./files";
+import { kindOf } from "../io/lineReader";
 import { groupDigits } from "../core/base/text";
 
 export interface Target {

@@ -13,7 +13,9 @@ import type { SessionDocument } from "../core/session/document";
 import { editsBetween } from "../core/edits/diff";
 import { computeDiagnostics } from "./diagnostics";
 import { ENTRY_ACTION_KINDS, type EntryActionOptions, entryActions } from "./entryActions";
-import { applyFixes, applySafeFixes, quickFixes, type FixOptions } from "./fixes";
+import { quickFixes } from "./fixes";
+import { applyFixes, applySafeFixes } from "./fixes/fixAll";
+import type { FixOptions } from "./fixes/fixContext";
 import { migrationAction } from "./migration";
 
 export const QUICK_FIX_KIND = "quickfix";

@@ -27,7 +27,8 @@
  */
 
 import type { CodeLens, Command } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import type { SessionAnalysis } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import { selectEntries } from "../core/pi/buildContext";
 import { pathTo } from "../core/session/semantics/walk";
 import type { SessionDocument } from "../core/session/document";

@@ -25,9 +25,6 @@ import { idCompletion, toolCallCompletion } from "./completion/ids";
 import { newEntryCompletion } from "./completion/newEntries";
 import { jsonContent } from "./completion/snippet";
 
-export { MAX_ID_ITEMS } from "./completion/common";
-export { freshId } from "./completion/ids";
-
 export interface CompletionOptions {
   /** The clock; defaults to the real one. */
   now?: () => Date;

@@ -12,14 +12,14 @@
  * The number of messages is not bounded unless `maxMessages` is given (the CLI prints them all).
  */
 
-import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import type { SessionAnalysis } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import type { ContextBuild, PiFlavor } from "../core/pi/buildContext";
 import { sessionName } from "../core/session/semantics/sessionName";
 import { groupDigits, safeSlice, shortValue, singleLine } from "../core/base/text";
 import { code, entryRef, modelName, NAME_CODE_POINTS, plural, renderFooter } from "./contextFooter";
 import { codeBlock, escapeMarkdown, shorten } from "./markdown";
 
-export { shorten } from "./markdown";
 import { asObject } from "../core/line/schema";
 
 export interface ContextMarkdownOptions {

@@ -14,7 +14,8 @@
  * megabytes of references), except the last one asked for, which the command reuses after a lens.
  */
 
-import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import type { SessionAnalysis } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import { cycleReachedFrom } from "../core/session/semantics/walk";
 import { buildContext, type ContextBuild, type ContextFailure, type ContextResult, type PiFlavor, type SessionContext } from "../core/pi/buildContext";
 import { MAX_ANSWER_DEPTH, messagesDeeperThan, nestedDeeperThan } from "../core/base/depth";

@@ -26,8 +26,6 @@ import { checkCycles, checkDuplicates } from "./diagnostics/treeChecks";
 import { requestDiagnostics } from "./requestDiagnostics";
 import { ohMyPiSession, sessionFaultDiagnostics } from "./sessionFaults";
 
-export { applySeverityOverrides, DIAGNOSTIC_SOURCE, type SeverityOverrides } from "./diagnostics/report";
-
 /** The checks in order, with the name a `check-failed` note gives them. */
 const CHECKS: readonly [string, (r: Report, facts: SessionFacts) => void][] = [
   ["byte order mark", checkBom],

@@ -13,7 +13,7 @@
 
 import { pathToFileURL } from "node:url";
 import type { CodeAction, Range, WorkspaceEdit } from "vscode-languageserver";
-import type { Entry } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import type { SessionDocument } from "../core/session/document";
 import { documentPath } from "../core/base/posixPath";
 import type { Random } from "../core/base/ids";

@@ -10,7 +10,7 @@
  */
 
 import type { SymbolKind } from "vscode-languageserver";
-import type { Entry } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import { nameOfValue } from "../core/session/rules";
 import { groupDigits, singleLine } from "../core/base/text";
 

@@ -36,7 +36,8 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import type { SessionAnalysis } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import { contextSelection, ContextState } from "../core/pi/activeContext";
 import type { SessionDocument } from "../core/session/document";
 import { editStep, linesEditedSince } from "../core/session/reanalyze";

@@ -31,9 +31,6 @@ import type { SessionDocument } from "../core/session/document";
 import { type Fix, type FixOptions, makeContext } from "./fixes/fixContext";
 import { fixesIn } from "./fixes/perCode";
 
-export type { Fix, FixOptions } from "./fixes/fixContext";
-export { applyFixes, applySafeFixes, type FixAllOptions, type FixAllResult, type UnsafeFixApplied } from "./fixes/fixAll";
-
 /** The quick fixes for each of `diagnostics`, in order; fresh ids never collide across them. */
 export function quickFixes(doc: SessionDocument, diagnostics: readonly Diagnostic[], options: FixOptions = {}): { diagnostic: Diagnostic; fixes: Fix[] }[] {
   if (diagnostics.length === 0) return [];

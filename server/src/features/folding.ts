@@ -41,7 +41,8 @@
  */
 
 import type { FoldingRange } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import type { SessionAnalysis } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import { boundSteps } from "../core/session/semantics/walk";
 import type { SessionDocument } from "../core/session/document";
 import { groupDigits } from "../core/base/text";

@@ -21,7 +21,8 @@
  */
 
 import type { CallHierarchyIncomingCall, CallHierarchyOutgoingCall, Position, Range, SymbolKind } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import type { SessionAnalysis } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import type { SessionDocument } from "../core/session/document";
 import { sortSiblings } from "../core/session/semantics/siblings";
 import { groupDigits } from "../core/base/text";

@@ -26,8 +26,6 @@ import { roleHover, typeHover } from "./hover/schema";
 import { timestampHover } from "./hover/time";
 import { type Target, targetAt } from "./target";
 
-export { duration, timeInWords } from "./hover/time";
-
 /** No hover is longer than this, whatever the line. */
 export const MAX_HOVER_CHARS = 3000;
 

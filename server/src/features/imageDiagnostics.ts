@@ -18,10 +18,10 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import type { Entry } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import type { SessionDocument } from "../core/session/document";
 import { findModel, type ModelInfo } from "../core/pi/provider/catalog";
-import type { ProviderRequest } from "../core/pi/provider/request";
+import type { ProviderRequest } from "../core/pi/provider/types";
 import { groupDigits } from "../core/base/text";
 import { diagnostic } from "./diagnostics/report";
 import { type ProviderRule, ruleFor } from "./providerRules";

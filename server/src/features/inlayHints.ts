@@ -36,7 +36,8 @@
  */
 
 import type { InlayHint, Position, Range } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import type { SessionAnalysis } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import { activeContext, contextSelection, ContextState } from "../core/pi/activeContext";
 import type { SessionDocument } from "../core/session/document";
 import { estimateTokens, formatTokens, usableUsage } from "../core/pi/tokens";

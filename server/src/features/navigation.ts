@@ -16,7 +16,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { DocumentHighlight, DocumentLink, Location, Position, Range } from "vscode-languageserver";
-import type { Entry } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import type { SessionDocument } from "../core/session/document";
 import { documentPath } from "../core/base/posixPath";
 import { referencesTo } from "../core/session/semantics/references";

@@ -7,7 +7,8 @@
  */
 
 import type { DocumentSymbol, Range } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import type { SessionAnalysis } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import type { SessionDocument } from "../core/session/document";
 import { sessionName } from "../core/session/semantics/sessionName";
 import { groupDigits, singleLine } from "../core/base/text";

@@ -13,9 +13,11 @@
  * the time of the request.
  */
 
-import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import type { SessionAnalysis } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import type { ContextBuild, PiFlavor } from "../core/pi/buildContext";
-import { type ProviderRequest, type ProviderResult, sharedProviderRequest } from "../core/pi/provider/request";
+import { sharedProviderRequest } from "../core/pi/provider/request";
+import type { ProviderRequest, ProviderResult } from "../core/pi/provider/types";
 import type { ResumedModel } from "../core/pi/provider/resumedModel";
 import { messagesDeeperThan, nestedDeeperThan } from "../core/base/depth";
 import { contextMarkdownOptions, renderContextMarkdown } from "./contextMarkdown";

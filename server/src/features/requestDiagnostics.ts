@@ -20,13 +20,14 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import type { SessionAnalysis } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import { type ContextBuild, selectEntries } from "../core/pi/buildContext";
 import { toolCallBlock } from "../core/session/semantics/toolPairs";
 import { pathTo } from "../core/session/semantics/walk";
 import { activeContext, activeContext074 } from "../core/pi/activeContext";
 import type { SessionDocument } from "../core/session/document";
-import type { ProviderRequest, ProviderResult } from "../core/pi/provider/request";
+import type { ProviderRequest, ProviderResult } from "../core/pi/provider/types";
 import { type KeptForInputs, keptForSameInputs, perStructure, releasedTable } from "../core/session/semantics/memo";
 import { versionRules } from "../core/session/semantics/version";
 import { singleLine } from "../core/base/text";

@@ -17,7 +17,8 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import type { SessionAnalysis } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import { ancestors } from "../core/session/semantics/walk";
 import type { DiagnosticCode } from "../core/base/codes";
 import type { SessionDocument } from "../core/session/document";

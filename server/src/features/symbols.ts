@@ -87,7 +87,8 @@
  */
 
 import type { DocumentSymbol } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../core/session/analysis";
+import type { SessionAnalysis } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import type { SessionDocument } from "../core/session/document";
 import { subtreeAggregates } from "../core/session/semantics/subtrees";
 import { sortSiblings } from "../core/session/semantics/siblings";

@@ -12,7 +12,7 @@
  */
 
 import type { Position, Range } from "vscode-languageserver";
-import type { Entry } from "../core/session/analysis";
+import type { Entry } from "../core/session/entry";
 import type { SessionDocument } from "../core/session/document";
 import { locateAt, type JsonPath, type Span } from "../core/line/locate";
 import { isReferenceField, type ReferenceField } from "../core/session/semantics/references";

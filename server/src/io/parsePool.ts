@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { LineParses } from "../core/line/packed";
 import { unpackLines } from "../core/line/packed";
-import type { ParsedLine } from "../core/line/parse";
+import type { ParsedLine } from "../core/line/facts";
 import { CLAIMED_HERE, type LineBatch, type PackedReply, type WorkerSetup } from "./parseProtocol";
 
 export const PARSE_WORKER = join(__dirname, "parseWorker.js");

@@ -18,7 +18,9 @@
 
 import * as nodeFs from "node:fs";
 import { SessionDocument } from "../core/session/document";
-import { CachedValueLine, type LineFacts, type MalformedLine, type ParsedLine, parseLine, parseLineWith } from "../core/line/parse";
+import { parseLine, parseLineWith } from "../core/line/parse";
+import { CachedValueLine } from "../core/line/record";
+import type { LineFacts, MalformedLine, ParsedLine } from "../core/line/facts";
 import { LineEnds } from "../core/line/split";
 import { PositionMap } from "../core/line/positions";
 import { parseWithoutKeeping, setValueBudget } from "../core/line/values";

@@ -22,8 +22,6 @@ import { NULL_KEY } from "./keys";
 import { activeKeys, type FlatNode, gutterBelow, nearestVisibleIndex, recalculateVisualStructure, rowsOf, type TreeRow } from "./treeLayout";
 import type { Gutters } from "./treePrefix";
 
-export type { TreeRow } from "./treeLayout";
-
 export type FilterMode = "default" | "no-tools" | "user-only" | "labeled-only" | "all";
 export const FILTER_MODES: readonly FilterMode[] = ["default", "no-tools", "user-only", "labeled-only", "all"];
 

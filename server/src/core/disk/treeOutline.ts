@@ -6,7 +6,8 @@
  * levels, and a line budget caps the whole. With `all`, every row is kept.
  */
 
-import type { TreeRow, TreeView } from "./tree";
+import type { TreeView } from "./tree";
+import type { TreeRow } from "./treeLayout";
 import type { Skeleton } from "./skeleton";
 
 export type OutlineItem = { kind: "row"; index: number } | { kind: "elided"; count: number; prefix: string; deeper: boolean };

@@ -8,7 +8,8 @@
  * as Pi 1.x adds one when it opens such a file, so that the cut-off text stays a line of its own.
  */
 
-import type { Entry, SessionAnalysis } from "../session/analysis";
+import type { SessionAnalysis } from "../session/analysis";
+import type { Entry } from "../session/entry";
 import type { SessionDocument } from "../session/document";
 import { freshEntryId, type Random } from "../base/ids";
 import { versionRules } from "../session/semantics/version";

@@ -14,7 +14,7 @@
  * anyway. So the edit is made only for files Pi 1.x opens.
  */
 
-import type { Entry } from "../session/analysis";
+import type { Entry } from "../session/entry";
 import { activeContext } from "../pi/activeContext";
 import type { SessionDocument } from "../session/document";
 import { type AppendedLine, type EditClock, nameable, newEntryId, piReads, type Refusal, refuse } from "./appendLine";

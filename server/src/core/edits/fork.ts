@@ -20,7 +20,7 @@
  * the JSON text of the id it now names, so no other byte of the source changes.
  */
 
-import type { Entry } from "../session/analysis";
+import type { Entry } from "../session/entry";
 import type { SessionDocument } from "../session/document";
 import { freshEntryId, type IdKey, uuidv7 } from "../base/ids";
 import { locate } from "../line/locate";

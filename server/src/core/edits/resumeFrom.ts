@@ -15,7 +15,8 @@
  * test/parity/verify-actions.mjs).
  */
 
-import type { Entry, SessionAnalysis } from "../session/analysis";
+import type { SessionAnalysis } from "../session/analysis";
+import type { Entry } from "../session/entry";
 import type { SessionDocument } from "../session/document";
 import { type AppendedLine, type EditClock, nameable, newEntryId, type Refusal, refuse, unreadable } from "./appendLine";
 

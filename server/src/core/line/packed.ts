@@ -8,7 +8,9 @@
  * not JSON from its first character) is not sent at all but parsed again by `unpackLines`.
  */
 
-import { CachedValueLine, parseLine, type PackedFacts, type ParsedLine, type RareFacts, unpackedLine } from "./parse";
+import { parseLine } from "./parse";
+import { CachedValueLine, type PackedFacts, type RareFacts, unpackedLine } from "./record";
+import type { ParsedLine } from "./facts";
 
 /** What a line's parse is in a batch. */
 enum Kind {

@@ -18,10 +18,6 @@ import { rememberValue } from "./values";
 import { ENTRY_TYPE_BY_NAME } from "./schema";
 import { isoTime } from "./isoTime";
 
-export type { BlankLine, LineFacts, MalformedLine, ParsedLine, ValueLine } from "./facts";
-export type { LineFinding } from "./findings";
-export { CachedValueLine, type PackedFacts, type RareFacts, unpackedLine } from "./record";
-
 const BLANK: BlankLine = { kind: "blank" };
 
 /** Whether Pi treats the line as blank: `line.trim()` is empty. */

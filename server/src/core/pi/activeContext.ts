@@ -12,7 +12,8 @@
  * but contribute none. The selection is O(path) and memoised per analysis, never computed per query.
  */
 
-import type { Entry, SessionAnalysis } from "../session/analysis";
+import type { SessionAnalysis } from "../session/analysis";
+import type { Entry } from "../session/entry";
 import { buildContext, selectEntries, type ContextResult } from "./buildContext";
 import { updateContext } from "./contextUpdate";
 import { perStructure, perStructureAndLines } from "../session/semantics/memo";

@@ -26,7 +26,8 @@
 import { releasedTable } from "../session/semantics/memo";
 import { dateTime } from "../base/loose";
 import { pathTo } from "../session/semantics/walk";
-import type { Entry, SessionAnalysis } from "../session/analysis";
+import type { SessionAnalysis } from "../session/analysis";
+import type { Entry } from "../session/entry";
 
 /**
  * Which Pi to follow: `1.x` is the `SessionManager` of Pi 1.x (1.6.0 checked); `0.74` that of

@@ -18,13 +18,14 @@
  * bytes in, a context out.
  */
 
-import type { Entry } from "../session/analysis";
+import type { Entry } from "../session/entry";
 import { PiIndex, VALUE_KEYS } from "../session/piIndex";
 import { contextOfPath, type ContextResult, type PiFlavor } from "./buildContext";
 import { LineKind, type ScannedFacts, rawFacts } from "../line/rawFacts";
 import { decodeRange } from "../line/rawStrings";
 import type { IdKey } from "../base/ids";
-import { type LineFacts, parseLine, parseLineWith, type ValueLine } from "../line/parse";
+import { parseLine, parseLineWith } from "../line/parse";
+import type { LineFacts, ValueLine } from "../line/facts";
 
 export interface ScannedContextOptions {
   flavor: PiFlavor;

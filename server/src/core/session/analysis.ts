@@ -17,10 +17,7 @@ import type { IdKey } from "../base/ids";
 import { findCycles, treeLoops } from "./cycles";
 import { Entry } from "./entry";
 import { PiIndex, VALUE_KEYS } from "./piIndex";
-import type { ParsedLine } from "../line/parse";
-
-// Entry lives in its own file so that cycles.ts can name it without importing the analysis back.
-export { Entry };
+import type { ParsedLine } from "../line/facts";
 
 export type HeaderState =
   /** The first parseable line is a header with a string id. */

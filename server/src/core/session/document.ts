@@ -22,7 +22,8 @@ import { detachLines, LineEnds, type SplitText, splitLines } from "../line/split
 import { CachedValueLine } from "../line/record";
 import { locate, locateIdFast, type JsonPath } from "../line/locate";
 import type { LineParses } from "../line/packed";
-import { parseLine, type ParsedLine } from "../line/parse";
+import { parseLine } from "../line/parse";
+import type { ParsedLine } from "../line/facts";
 import { type PiPosition, PositionMap } from "../line/positions";
 import { keepsValues, parseWithoutKeeping } from "../line/values";
 

@@ -4,7 +4,7 @@
  */
 
 import type { AnalysisInput, SessionAnalysis } from "./analysis";
-import type { ParsedLine, ValueLine } from "../line/parse";
+import type { ParsedLine, ValueLine } from "../line/facts";
 
 /**
  * Whether two parses of a line play the same part in the tree: both not values, or both values

@@ -1,7 +1,7 @@
 /** Completion of field names at a key position of an entry or of its `message`: the fields of that type or role not yet present, each with a value to fill in. */
 
 import type { CompletionItem, CompletionList, Range } from "vscode-languageserver";
-import type { Entry } from "../../core/session/analysis";
+import type { Entry } from "../../core/session/entry";
 import { BASE_FIELDS, ENTRY_TYPE_BY_NAME, ENTRY_TYPES, type FieldSpec, type JsonKind, ROLE_BY_NAME, ROLES } from "../../core/line/schema";
 import { isReferenceField } from "../../core/session/semantics/references";
 import { escapeMarkdown } from "../markdown";

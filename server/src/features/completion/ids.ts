@@ -5,7 +5,8 @@
  */
 
 import type { CompletionItem, CompletionList, Range } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../../core/session/analysis";
+import type { SessionAnalysis } from "../../core/session/analysis";
+import type { Entry } from "../../core/session/entry";
 import { freshEntryId, type Random } from "../../core/base/ids";
 import { ancestors } from "../../core/session/semantics/walk";
 import { openToolCalls } from "../../core/session/semantics/toolPairs";

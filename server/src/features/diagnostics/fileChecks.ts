@@ -2,7 +2,8 @@
 
 import { describe } from "../../core/line/findings";
 import { CURRENT_VERSION, ENTRY_TYPES } from "../../core/line/schema";
-import { COERCION_DEPTH_LIMIT, versionRules } from "../../core/session/semantics/version";
+import { versionRules } from "../../core/session/semantics/version";
+import { COERCION_DEPTH_LIMIT } from "../../core/base/loose";
 import { groupDigits } from "../../core/base/text";
 import type { Report } from "./report";
 

@@ -1,6 +1,6 @@
 /** Checks of each line: blank, malformed and cut-off lines, values that are not objects, the line's own findings, and what needs the parent. */
 
-import type { Entry } from "../../core/session/analysis";
+import type { Entry } from "../../core/session/entry";
 import { describe } from "../../core/line/findings";
 import { versionRules } from "../../core/session/semantics/version";
 import { shortValue } from "../../core/base/text";

@@ -1,6 +1,6 @@
 /** Checks of what each entry names: its parent, a label's or edit's target, a summary's branch, a compaction's kept range, a result's tool call. */
 
-import type { Entry } from "../../core/session/analysis";
+import type { Entry } from "../../core/session/entry";
 import { perStructure } from "../../core/session/semantics/memo";
 import { callFor, toolIndex } from "../../core/session/semantics/toolPairs";
 import { clip } from "../../core/base/text";

@@ -5,7 +5,8 @@
  */
 
 import type { Diagnostic, DiagnosticRelatedInformation, DiagnosticTag, Range } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../../core/session/analysis";
+import type { SessionAnalysis } from "../../core/session/analysis";
+import type { Entry } from "../../core/session/entry";
 import { type DiagnosticCode, type PresentationCode, type Severity, severityOf } from "../../core/base/codes";
 import type { SessionDocument } from "../../core/session/document";
 import type { JsonPath } from "../../core/line/locate";

@@ -4,9 +4,10 @@
  */
 
 import type { Diagnostic, TextEdit } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../../core/session/analysis";
+import type { SessionAnalysis } from "../../core/session/analysis";
+import type { Entry } from "../../core/session/entry";
 import type { SessionDocument } from "../../core/session/document";
-import { DIAGNOSTIC_SOURCE } from "../diagnostics";
+import { DIAGNOSTIC_SOURCE } from "../diagnostics/report";
 
 export interface FixOptions {
   /** The clock for header timestamps and UUIDv7 ids; default `new Date()`. */

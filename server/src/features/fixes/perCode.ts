@@ -3,7 +3,8 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
-import type { Entry, SessionAnalysis } from "../../core/session/analysis";
+import type { SessionAnalysis } from "../../core/session/analysis";
+import type { Entry } from "../../core/session/entry";
 import { freshEntryId, uuidv7 } from "../../core/base/ids";
 import { CURRENT_VERSION } from "../../core/line/schema";
 import { shortValue } from "../../core/base/text";

@@ -3,7 +3,7 @@
  * a preview of its text, found without reading more than a few content blocks.
  */
 
-import type { Entry } from "../../core/session/analysis";
+import type { Entry } from "../../core/session/entry";
 import { ENTRY_TYPE_BY_NAME } from "../../core/line/schema";
 import { nameOfValue } from "../../core/session/rules";
 import { clip, groupDigits, shortValue } from "../../core/base/text";

@@ -3,7 +3,8 @@
  * children, label), on the active path or not, in the context Pi builds or why not, and its usage.
  */
 
-import type { Entry, SessionAnalysis } from "../../core/session/analysis";
+import type { SessionAnalysis } from "../../core/session/analysis";
+import type { Entry } from "../../core/session/entry";
 import { ContextState, contextSelection } from "../../core/pi/activeContext";
 import { ROLE_BY_NAME } from "../../core/line/schema";
 import { labels } from "../../core/session/semantics/labels";

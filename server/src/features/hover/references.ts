@@ -4,7 +4,8 @@
  * call it answers) and a tool call's id (the result that answers it).
  */
 
-import type { Entry, SessionAnalysis } from "../../core/session/analysis";
+import type { SessionAnalysis } from "../../core/session/analysis";
+import type { Entry } from "../../core/session/entry";
 import type { ReferenceField } from "../../core/session/semantics/references";
 import { referencesTo } from "../../core/session/semantics/references";
 import { callFor, resultsFor, toolCallName, toolIndex } from "../../core/session/semantics/toolPairs";

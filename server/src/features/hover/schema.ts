@@ -1,6 +1,7 @@
 /** Hovers on an entry `type` or a message `role`: the schema table's row, and what the value means to Pi. */
 
-import type { Entry, SessionAnalysis } from "../../core/session/analysis";
+import type { SessionAnalysis } from "../../core/session/analysis";
+import type { Entry } from "../../core/session/entry";
 import { ENTRY_TYPE_BY_NAME, ENTRY_TYPES, type FieldSpec, ROLE_BY_NAME, ROLES, SESSION_HEADER_TYPE } from "../../core/line/schema";
 import { inlineCode as code } from "../markdown";
 import { objectAt } from "./common";

@@ -1,6 +1,7 @@
 /** The hover on a timestamp: the time in words, and the gap since the parent entry. */
 
-import type { Entry, SessionAnalysis } from "../../core/session/analysis";
+import type { SessionAnalysis } from "../../core/session/analysis";
+import type { Entry } from "../../core/session/entry";
 import type { SessionDocument } from "../../core/session/document";
 import { isoTime } from "../../core/line/isoTime";
 import { groupDigits } from "../../core/base/text";

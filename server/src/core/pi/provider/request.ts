@@ -17,7 +17,7 @@
  * Pi's carry `Date.now()`.
  */
 
-import type { Entry } from "../../session/analysis";
+import type { Entry } from "../../session/entry";
 import type { ContextBuild, PiFlavor } from "../buildContext";
 import { contextSplice } from "../contextUpdate";
 import { convertToLlm, type PipelineVersion } from "./convertToLlm";
@@ -25,8 +25,6 @@ import { chooseModel, type ModelChoice } from "./resumedModel";
 import { updateRequest } from "./requestUpdate";
 import { transformMessages } from "./transformMessages";
 import type { ProviderRequest, ProviderResult } from "./types";
-
-export type { ProviderPlaceholder, ProviderRequest, ProviderResult } from "./types";
 
 export interface ProviderOptions {
   flavor?: PiFlavor;

@@ -14,8 +14,8 @@
  * the user's models.json) is not restored, and Pi falls back to its default model.
  */
 
-import type { Entry } from "../../session/analysis";
-import type { ValueLine } from "../../line/parse";
+import type { Entry } from "../../session/entry";
+import type { ValueLine } from "../../line/facts";
 import type { SessionContext } from "../buildContext";
 import { type CatalogVersion, findModel, type ModelInfo } from "./catalog";
 import type { PipelineVersion } from "./convertToLlm";

@@ -4,7 +4,7 @@
  * too. The map keeps Pi's insertion order, which a fork writes its labels in.
  */
 
-import type { Entry } from "../analysis";
+import type { Entry } from "../entry";
 import type { IdKey } from "../../base/ids";
 import { idKeyOf } from "../../base/ids";
 import { applyLabel } from "../rules";

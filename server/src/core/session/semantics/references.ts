@@ -7,7 +7,7 @@
  * values name nothing, as Pi follows none of them.
  */
 
-import type { Entry } from "../analysis";
+import type { Entry } from "../entry";
 import { type IdKey, OpaqueId } from "../../base/ids";
 import { perStructure } from "./memo";
 

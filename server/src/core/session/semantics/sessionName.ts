@@ -5,7 +5,7 @@
  * in its session list and its footer alike.
  */
 
-import type { Entry } from "../analysis";
+import type { Entry } from "../entry";
 import { nameOfValue } from "../rules";
 import { perAnalysis, perStructure } from "./memo";
 

@@ -11,7 +11,7 @@
  */
 
 import { dateTime } from "../../base/loose";
-import type { Entry } from "../analysis";
+import type { Entry } from "../entry";
 import { sortByPiTime } from "../rules";
 
 /** The time Pi sorts an entry by among its siblings. */

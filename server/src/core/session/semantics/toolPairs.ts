@@ -8,7 +8,8 @@
  * analysis) and the tree's ancestor test settle it, so no answer walks the whole 50,000-deep path.
  */
 
-import type { Entry, SessionAnalysis } from "../analysis";
+import type { SessionAnalysis } from "../analysis";
+import type { Entry } from "../entry";
 import { ancestors } from "./walk";
 import { perStructure } from "./memo";
 

@@ -19,7 +19,6 @@ import { CURRENT_VERSION } from "../../line/schema";
 import { perAnalysis } from "./memo";
 
 // The diagnostics name the depth limit beside the version rules it bounds.
-export { COERCION_DEPTH_LIMIT } from "../../base/loose";
 
 export interface VersionRules {
   /** Whether the header has a `version` member. */

@@ -7,7 +7,8 @@
  * cycle detection is broken. A broken detector then fails a test instead of hanging.
  */
 
-import type { Entry, SessionAnalysis } from "../analysis";
+import type { SessionAnalysis } from "../analysis";
+import type { Entry } from "../entry";
 import { walkParents } from "../rules";
 
 /** The ancestors of `entry`, nearest first, each once (a cycle is gone around once). */
