@@ -31,9 +31,12 @@ export const CODES = {
   },
   "parent-cycle": {
     severity: "error",
-    pi: "Pi has no cycle guard: building the context from an entry in or below the cycle hangs (0.73/0.74) or runs out of memory with a RangeError (1.x)",
+    pi: 'Pi has no cycle guard: when the last line leads into the cycle, Pi 0.73/0.74 hangs opening the session and Pi 1.x stops with "RangeError: Invalid array length"; otherwise /tree does not show the cycle',
   },
-  "self-parent": { severity: "error", pi: "A cycle of length one: building the context through this entry hangs (0.73/0.74) or fails with a RangeError (1.x)" },
+  "self-parent": {
+    severity: "error",
+    pi: 'A cycle of length one: opening the session from it or below, or going there in /tree, hangs Pi 0.73/0.74 and fails in Pi 1.x with "RangeError: Invalid array length"',
+  },
   "dangling-parent": { severity: "error", pi: "Pi treats the entry as a root: the context built through it stops here and loses everything above" },
   "duplicate-id": {
     severity: "error",
