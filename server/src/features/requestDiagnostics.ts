@@ -35,7 +35,7 @@ import { updateRequestFindings } from "./requestFindingsUpdate";
 import {
   capital,
   contentPath,
-  emptyUserAt,
+  emptyUsers,
   type Located,
   located,
   modelOf,
@@ -110,7 +110,7 @@ function computeRequestFindings(doc: SessionDocument, inputs: readonly unknown[]
   return withAll({
     head,
     pairing: toolPairing(doc, built.build, request),
-    empty: emptyUsers(doc, request),
+    empty: emptyUsers(doc, built.build, request, old),
     window: overWindow(doc, built.build, request),
     images: imageFindings(doc, request),
     size: requestSizeFindings(doc, request),
@@ -267,15 +267,4 @@ function producesMessage(e: Entry): boolean {
   if (e.type === "custom_message" || e.type === "branch_summary") return true;
   if (e.type !== "message") return false;
   return (e.parsed.object?.message as Message | undefined)?.role !== "system";
-}
-
-// ---- Empty user messages and the window ------------------------------------------------------
-
-function emptyUsers(doc: SessionDocument, request: ProviderRequest): { at: number; found: Located }[] {
-  const out: { at: number; found: Located }[] = [];
-  for (let k = 0; k < request.messages.length; k++) {
-    const found = emptyUserAt(doc, request, k);
-    if (found) out.push({ at: k, found });
-  }
-  return out;
 }

@@ -117,7 +117,10 @@ export const CODES = {
   "unknown-usage-kind": { severity: "information", pi: "Pi counts it as ordinary usage" },
   "tool-call-without-result": { severity: "information", pi: 'Pi answers the call with a synthetic error result, "No result provided"; providers accept it' },
   "image-not-sent": { severity: "information", pi: "The model takes no images: Pi sends a text placeholder instead" },
-  "empty-user-message": { severity: "information", pi: "Pi sends a user message without text: dropped by its Anthropic conversion, sent empty to other APIs" },
+  "empty-user-message": {
+    severity: "information",
+    pi: 'A user message without text: Pi leaves it out of an Anthropic request (and of any request when its content is empty), and otherwise sends it empty, or "<empty>" to Bedrock (Pi 1.x)',
+  },
   "interleaved-writers": { severity: "information", pi: "Two processes appended to the file; Pi resumes the branch of the last line and leaves the other out" },
   "check-failed": {
     severity: "information",
