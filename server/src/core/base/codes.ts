@@ -88,7 +88,7 @@ export const CODES = {
   },
   "context-over-window": {
     severity: "warning",
-    pi: "Over the model's context window (pi-ai's catalogue): requests fail until a compaction succeeds; Pi 1.x compacts first, 0.73/0.74 after the overflow error",
+    pi: "Over the model's context window (pi-ai's catalogue): requests fail until a compaction succeeds; Pi 1.x compacts first, 0.73/0.74 first only when the last recorded usage is over its threshold, else after the overflow error",
   },
   "leaf-hides-messages": {
     severity: "warning",

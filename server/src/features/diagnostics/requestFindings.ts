@@ -177,8 +177,8 @@ export function overWindow(doc: SessionDocument, build: ContextBuild, request: P
   const over = estimate.tokens - model.contextWindow;
   const message =
     `Pi estimates the context it resumes with at ${groupDigits(estimate.tokens)} tokens, ${groupDigits(over)} over the ${groupDigits(model.contextWindow)}-token window of ${modelOf(request)} (pi-ai's catalogue); this message takes it over. ` +
-    `${capital(ruleFor(model.api).provider)} rejects a prompt longer than the window, so every request fails until a compaction succeeds: ` +
-    "Pi 1.x compacts before sending when auto-compaction is on, Pi 0.73/0.74 after the provider's overflow error, and the compaction's own request must fit the window too.";
+    `${capital(ruleFor(model.api).provider)} rejects a prompt longer than the window, so every request fails until a compaction succeeds. ` +
+    "With auto-compaction on, Pi 1.x compacts before sending; Pi 0.73/0.74 does so only when the usage the last assistant message records is over its threshold, and otherwise after the provider's overflow error. The compaction's own request must fit the window too.";
   const usage = (entry.parsed.object?.message as Message | undefined)?.usage as Message | undefined;
   const usageRange = usage?.totalTokens !== undefined ? doc.valueRange(entry.line, ["message", "usage", "totalTokens"]) : doc.lineRange(entry.line);
   return [diagnostic("context-over-window", message, usageRange)];
