@@ -96,11 +96,13 @@ function checkVersion(r: Report, line: number): void {
   const v = versionRules(r.a);
   const range = r.valueRange(line, v.present ? ["version"] : ["type"]);
   if (v.throws) {
+    // The depth at which the comparison overflows depends on the stack in front of it: measured
+    // with Pi 1.6.0 and 0.74.2 on Node 22, 3,100 levels still migrate and 6,000 throw (loose.ts).
     const why =
       v.error === "RangeError"
-        ? `is an array nested more than ${groupDigits(COERCION_DEPTH_LIMIT)} deep. Pi compares it with \`>= ${CURRENT_VERSION}\`, which turns it into text recursively and throws a RangeError (stack overflow)`
-        : `holds an object with a \`toString\` member. Pi compares it with \`>= ${CURRENT_VERSION}\`, which throws a TypeError ("Cannot convert object to primitive value")`;
-    r.add("invalid-header", `\`version\` ${why}: Pi cannot open the file.`, range);
+        ? `is an array nested more than ${groupDigits(COERCION_DEPTH_LIMIT)} deep. Pi compares it with \`>= ${CURRENT_VERSION}\`, which turns it into text recursively: from about 3,130 levels (Node 22) that throws a RangeError (stack overflow) and Pi cannot open the file; just below, Pi migrates it as a v1 file`
+        : `holds an object with a \`toString\` member. Pi compares it with \`>= ${CURRENT_VERSION}\`, which throws a TypeError ("Cannot convert object to primitive value"): Pi cannot open the file`;
+    r.add("invalid-header", `\`version\` ${why}. Set it to ${CURRENT_VERSION}.`, range);
     return;
   }
   const rewrite = "rewrites the whole file (dropping blank lines and lines it cannot parse)";
