@@ -86,7 +86,7 @@ export function checkHeader(r: Report): void {
   for (const extra of a.extraHeaderLines) {
     r.add(
       "second-header",
-      `A second session header (the first is on line ${line + 1}). Pi ignores every header after the first; Pi 0.73 wrote one when it re-saved a session that had no assistant reply yet.`,
+      `A second session header (the first is on line ${line + 1}). Pi ignores every header after the first. Pi 0.73/0.74 writes one when it continues a session that has no assistant reply yet: at the first reply it appends the whole session again, header included. This line can be deleted.`,
       r.valueRange(extra, ["type"]),
     );
   }
