@@ -168,7 +168,7 @@ function toolPairing(doc: SessionDocument, build: ContextBuild, request: Provide
     const message =
       `Pi sends this tool result for "${singleLine(String(id), 60)}" to ${modelOf(request)} without its call: ${cause}. ` +
       `${capital(rule.provider)} documents that ${rule.toolResultRule}, and answers "${rule.toolResultError}", ` +
-      "so every request of this session fails (every prompt, and /compact) until this entry or its call is fixed.";
+      "so every prompt of this session fails until this entry or its call is fixed.";
     out.push(located(doc, "orphaned-tool-result", message, entry.line, ["message", "toolCallId"]));
   }
   if (request.placeholders.length === 0) return out;

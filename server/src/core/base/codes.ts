@@ -54,7 +54,7 @@ export const CODES = {
   },
   "orphaned-tool-result": {
     severity: "error",
-    pi: "Pi drops the call's turn (error/aborted) or answers the call before this result, but sends the result: the provider rejects every request",
+    pi: "Pi drops the call's turn (error/aborted) or answers the call before this result, but sends the result: the provider rejects every prompt (not /compact, which sends the conversation as text)",
   },
   "request-throws": { severity: "error", pi: "Pi's message pipeline (convertToLlm, transformMessages) throws on this message, so no request is sent" },
   "too-many-images": { severity: "error", pi: "Pi sends every image; the provider refuses a request with more than its documented number" },
