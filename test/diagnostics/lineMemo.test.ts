@@ -55,10 +55,32 @@ const EDITS: readonly [RegExp, string][] = [
   // A new id: on a malformed line it changes the id the dangling-parent message names.
   [/"id":"([^"]*)"/, '"id":"$1x"'],
   [/"parentId":"([^"]*)"/, '"parentId":"$1x"'],
+  // Both falsy, but a null line first makes Pi 0.73/0.74 throw where a false one makes it overwrite the file.
+  [/^null$/, "false"],
+  [/^false$/, "null"],
 ];
 
 /** Pi's labels as plain data: target, value and the line of the label entry that set it. */
 const labelsOf = (doc: SessionDocument) => [...labels(doc.analysis).byTarget].map(([target, l]) => [target, l.value, l.entry.line]);
+
+describe("a falsy line made null or not null before the header", () => {
+  it("gives the other falsy lines' findings afresh: Pi 0.73/0.74 throws on a null header, overwrites the file on another", () => {
+    const header = readFileSync(join(FIXTURES, "fault-null-before-header.jsonl"), "utf8").split("\n").slice(1).join("\n");
+    const doc = new SessionDocument("file:///falsy.jsonl", "jsonl", 1, `false\nfalse\n${header}`);
+    const before = computeDiagnostics(doc).filter((d) => d.range.start.line === 1);
+    expect(before.map((d) => d.message).join()).toContain("overwrites the whole file");
+    doc.update([{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 5 } }, text: "null" }], 2);
+    const fresh = new SessionDocument("file:///falsy.jsonl", "jsonl", 1, doc.getText());
+    const after = computeDiagnostics(doc);
+    expect(after).toEqual(computeDiagnostics(fresh));
+    expect(
+      after
+        .filter((d) => d.range.start.line === 1)
+        .map((d) => d.message)
+        .join(),
+    ).toContain("throws a TypeError on the null on line 1");
+  });
+});
 
 describe("replayed line findings, kept hints and the kept outline equal a fresh computation", () => {
   it(`after random edits inside lines of ${files.length} fixtures`, () => {

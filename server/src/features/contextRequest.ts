@@ -260,7 +260,7 @@ function errorOf(a: SessionAnalysis, failure: ContextFailure): NonNullable<Build
   const where = cycle ? ` (${cycle.length === 1 ? "line" : "lines"} ${cycleLines(cycle)})` : "";
   return {
     kind: "cycle",
-    message: `the path from line ${line + 1} runs into a parent cycle${where}: Pi never finishes building the context (0.74 hangs, 1.x runs out of memory)`,
+    message: `the path from line ${line + 1} runs into a parent cycle${where}: Pi never builds the context (0.73/0.74 hangs, 1.x stops with "RangeError: Invalid array length")`,
     line,
   };
 }

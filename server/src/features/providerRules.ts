@@ -1,7 +1,7 @@
 /**
  * What each provider API documents about the requests Pi sends it, for the request diagnostics:
  * who answers, how a tool result must follow its call, and what Pi's own conversion for that API
- * does with a user message without text. Keyed by pi-ai's `api` of the model Pi resumes with.
+ * does with a user message without text (`emptyUserFate`). Keyed by pi-ai's `api` of the model Pi resumes with.
  *
  * Sources: Anthropic, "Handle tool calls" (tool_result blocks must immediately follow the assistant
  * message with their tool_use blocks) and "Images and vision" (100 images per request for models
@@ -27,8 +27,6 @@ export interface ProviderRule {
   toolResultRule: string;
   /** What the provider answers when it is broken, quoted from its error. */
   toolResultError: string;
-  /** What Pi's conversion for this API does with a user message without text. */
-  emptyUser: string;
   /** Whether Anthropic's documented per-image dimension limits apply. */
   anthropicImages: boolean;
   /** What the provider documents about a request's size, and answers past it, where pi-ai's catalogue gives a limit. */
@@ -41,7 +39,6 @@ const ANTHROPIC: ProviderRule = {
   toolResultRule: "each tool_result block must answer a tool_use block of the assistant message right before it",
   toolResultError:
     "unexpected `tool_use_id` found in `tool_result` blocks … Each `tool_result` block must have a corresponding `tool_use` block in the previous message",
-  emptyUser: "Pi's Anthropic conversion leaves it out of the request, so the model never sees it",
   anthropicImages: true,
   requestSize: 'Anthropic documents 32 MB per Messages API request and answers larger ones with HTTP 413 "request_too_large"',
 };
@@ -54,7 +51,6 @@ const RESPONSES: ProviderRule = {
   adjacentResults: false,
   toolResultRule: "a function_call_output must answer a function_call with the same call_id earlier in the input",
   toolResultError: "No tool call found for function call output with call_id …",
-  emptyUser: "Pi sends it as an input_text with no text",
   anthropicImages: false,
 };
 
@@ -68,7 +64,6 @@ const RULES: Record<string, ProviderRule> = {
     adjacentResults: true,
     toolResultRule: "a message with role tool must answer a tool_calls entry of the assistant message before it",
     toolResultError: "Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls'",
-    emptyUser: "Pi sends it with empty content",
     anthropicImages: false,
   },
   "google-generative-ai": {
@@ -76,7 +71,6 @@ const RULES: Record<string, ProviderRule> = {
     adjacentResults: true,
     toolResultRule: "a function response turn must come right after the function call turn it answers",
     toolResultError: "Please ensure that function response turn comes immediately after a function call turn",
-    emptyUser: "Pi sends it as a part with empty text",
     anthropicImages: false,
     requestSize: GEMINI_SIZE,
   },
@@ -85,7 +79,6 @@ const RULES: Record<string, ProviderRule> = {
     adjacentResults: true,
     toolResultRule: "a function response turn must come right after the function call turn it answers",
     toolResultError: "Please ensure that function response turn comes immediately after a function call turn",
-    emptyUser: "Pi sends it as a part with empty text",
     anthropicImages: false,
   },
   "bedrock-converse-stream": {
@@ -93,7 +86,6 @@ const RULES: Record<string, ProviderRule> = {
     adjacentResults: true,
     toolResultRule: "toolResult blocks must answer the toolUse blocks of the previous assistant turn",
     toolResultError: "The number of toolResult blocks at messages.N.content exceeds the number of toolUse blocks of previous turn",
-    emptyUser: 'Pi sends "<empty>" in its place',
     anthropicImages: false,
   },
   "mistral-conversations": {
@@ -101,7 +93,6 @@ const RULES: Record<string, ProviderRule> = {
     adjacentResults: true,
     toolResultRule: "tool messages must answer the tool calls of the assistant message before them",
     toolResultError: "Not the same number of function calls and responses",
-    emptyUser: "Pi sends it with empty content",
     anthropicImages: false,
   },
 };
@@ -113,10 +104,44 @@ const UNKNOWN: ProviderRule = {
   toolResultRule:
     "Anthropic, OpenAI Chat Completions, Gemini, Bedrock and Mistral all require a tool result to come right after the assistant message with its call",
   toolResultError: "a 400 error naming the tool call id",
-  emptyUser: "Pi sends it as it is",
   anthropicImages: false,
 };
 
 export function ruleFor(api: unknown): ProviderRule {
   return typeof api === "string" && Object.hasOwn(RULES, api) ? RULES[api]! : UNKNOWN;
+}
+
+/** What Pi's conversion for an API does with a user message that has no text. */
+export type EmptyUserFate = "left out" | "sent empty" | "placeholder" | "as stored";
+
+/**
+ * What pi-ai's conversion of `api` does with a user message whose content (after Pi's pipeline,
+ * which turns a missing content into `[]`) holds no text: read from each version's compiled
+ * conversion (`convertMessages` of anthropic-messages, openai-completions, google-shared, mistral,
+ * bedrock-converse-stream; `convertResponsesMessages` of openai-responses-shared). Every one of
+ * them drops a message whose content array is empty; they differ on a blank string and on blank
+ * text blocks.
+ */
+export function emptyUserFate(api: unknown, content: unknown, version: "1.x" | "0.74"): EmptyUserFate {
+  const none = Array.isArray(content) && content.length === 0;
+  switch (typeof api === "string" ? api : "") {
+    case "anthropic-messages":
+      return "left out";
+    case "bedrock-converse-stream":
+      // Pi 1.x puts "<empty>" in place of a blank text; Pi 0.73/0.74 sends what it has.
+      return version === "1.x" ? "placeholder" : "sent empty";
+    case "openai-completions":
+      // Pi 1.x drops text blocks of length zero, and then the message if nothing is left.
+      if (version === "1.x" && Array.isArray(content) && content.every((b) => (b as { text?: unknown }).text === "")) return "left out";
+      return none ? "left out" : "sent empty";
+    case "openai-responses":
+    case "azure-openai-responses":
+    case "openai-codex-responses":
+    case "google-generative-ai":
+    case "google-vertex":
+    case "mistral-conversations":
+      return none ? "left out" : "sent empty";
+    default:
+      return "as stored";
+  }
 }

@@ -36,7 +36,7 @@ import { updateRequestFindings } from "./requestFindingsUpdate";
 import {
   capital,
   contentPath,
-  emptyUserAt,
+  emptyUsers,
   type Located,
   located,
   modelOf,
@@ -111,7 +111,7 @@ function computeRequestFindings(doc: SessionDocument, inputs: readonly unknown[]
   return withAll({
     head,
     pairing: toolPairing(doc, built.build, request),
-    empty: emptyUsers(doc, request),
+    empty: emptyUsers(doc, built.build, request, old),
     window: overWindow(doc, built.build, request),
     images: imageFindings(doc, request),
     size: requestSizeFindings(doc, request),
@@ -169,7 +169,7 @@ function toolPairing(doc: SessionDocument, build: ContextBuild, request: Provide
     const message =
       `Pi sends this tool result for "${singleLine(String(id), 60)}" to ${modelOf(request)} without its call: ${cause}. ` +
       `${capital(rule.provider)} documents that ${rule.toolResultRule}, and answers "${rule.toolResultError}", ` +
-      "so every request of this session fails (every prompt, and /compact) until this entry or its call is fixed.";
+      "so every prompt of this session fails until this entry or its call is fixed.";
     out.push(located(doc, "orphaned-tool-result", message, entry.line, ["message", "toolCallId"]));
   }
   if (request.placeholders.length === 0) return out;
@@ -268,15 +268,4 @@ function producesMessage(e: Entry): boolean {
   if (e.type === "custom_message" || e.type === "branch_summary") return true;
   if (e.type !== "message") return false;
   return (e.parsed.object?.message as Message | undefined)?.role !== "system";
-}
-
-// ---- Empty user messages and the window ------------------------------------------------------
-
-function emptyUsers(doc: SessionDocument, request: ProviderRequest): { at: number; found: Located }[] {
-  const out: { at: number; found: Located }[] = [];
-  for (let k = 0; k < request.messages.length; k++) {
-    const found = emptyUserAt(doc, request, k);
-    if (found) out.push({ at: k, found });
-  }
-  return out;
 }

@@ -6,7 +6,7 @@
  *
  * - the tool pairing findings as they were (they read only what the update keeps), placed again
  *   when their line was edited (a value's range moves with the text before it);
- * - the empty user messages checked again for the replaced messages only;
+ * - the empty user messages checked again, every one (what Pi 0.73/0.74 sends for one may change too);
  * - the window checked again (Pi's estimate reads the text; it stops at the last usage);
  * - the image findings as they were when no replaced message, old or new, holds an image;
  * - the request's size from its last count and the replaced messages' bytes.
@@ -20,7 +20,7 @@ import { contextSplice } from "../core/pi/contextUpdate";
 import type { SessionDocument } from "../core/session/document";
 import { requestSplice } from "../core/pi/provider/requestUpdate";
 import { messageBytes, updatedSize } from "./imageDiagnostics";
-import { emptyUserAt, type Located, overWindow, type RequestFindings, type RequestInputs, withAll } from "./diagnostics/requestFindings";
+import { emptyUsers, type Located, overWindow, type RequestFindings, type RequestInputs, withAll } from "./diagnostics/requestFindings";
 
 export function updateRequestFindings(
   doc: SessionDocument,
@@ -51,13 +51,7 @@ export function updateRequestFindings(
   const lines = new Set(splice.changed.map((c) => b1.build.sources[c]!.line));
   const place = (x: Located): Located =>
     lines.has(x.line) ? { ...x, diagnostic: { ...x.diagnostic, range: x.path ? doc.valueRange(x.line, x.path) : doc.lineRange(x.line) } } : x;
-  const redone = new Set(changed);
-  const empty = last.empty.filter((x) => !redone.has(x.at)).map((x) => ({ at: x.at, found: place(x.found) }));
-  for (const k of changed) {
-    const found = emptyUserAt(doc, request, k);
-    if (found) empty.push({ at: k, found });
-  }
-  empty.sort((x, y) => x.at - y.at);
+  const empty = emptyUsers(doc, b1.build, request, q1);
   return withAll({ head: [], pairing: last.pairing.map(place), empty, window: overWindow(doc, b1.build, request), images: last.images, size });
 }
 

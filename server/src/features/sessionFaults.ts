@@ -25,7 +25,7 @@ import type { SessionDocument } from "../core/session/document";
 import type { JsonPath } from "../core/line/locate";
 import { isResumeMarker } from "../core/edits/resumeFrom";
 import { groupDigits, singleLine } from "../core/base/text";
-import { diagnostic } from "./diagnostics/report";
+import { diagnostic, olderRefusal } from "./diagnostics/report";
 
 /** Entries that give the model a message; every other type is metadata. */
 const MESSAGE_TYPES: ReadonlySet<string | undefined> = new Set(["message", "custom_message", "branch_summary", "compaction"]);
@@ -89,7 +89,7 @@ function misplacedHeader(doc: SessionDocument): Finding | undefined {
     if (p.kind !== "value" || p.type !== "session") continue;
     const message =
       `This is the session header, but Pi reads only the first line it can parse as the header (line ${a.headerLine + 1}) and takes this one for an ordinary entry: ` +
-      "Pi 1.x refuses to open the file and Pi 0.73/0.74 overwrites it with a fresh header. Move this line to the top of the file.";
+      `Pi 1.x refuses to open the file and Pi 0.73/0.74 ${olderRefusal(doc)}. Move this line to the top of the file.`;
     return { code: "misplaced-header", message, line, path: ["type"] };
   }
   return undefined;

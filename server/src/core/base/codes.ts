@@ -31,9 +31,12 @@ export const CODES = {
   },
   "parent-cycle": {
     severity: "error",
-    pi: "Pi has no cycle guard: building the context from an entry in or below the cycle hangs (0.73/0.74) or runs out of memory with a RangeError (1.x)",
+    pi: 'Pi has no cycle guard: when the last line leads into the cycle, Pi 0.73/0.74 hangs opening the session and Pi 1.x stops with "RangeError: Invalid array length"; otherwise /tree does not show the cycle',
   },
-  "self-parent": { severity: "error", pi: "A cycle of length one: building the context through this entry hangs (0.73/0.74) or fails with a RangeError (1.x)" },
+  "self-parent": {
+    severity: "error",
+    pi: 'A cycle of length one: opening the session from it or below, or going there in /tree, hangs Pi 0.73/0.74 and fails in Pi 1.x with "RangeError: Invalid array length"',
+  },
   "dangling-parent": { severity: "error", pi: "Pi treats the entry as a root: the context built through it stops here and loses everything above" },
   "duplicate-id": {
     severity: "error",
@@ -51,7 +54,7 @@ export const CODES = {
   },
   "orphaned-tool-result": {
     severity: "error",
-    pi: "Pi drops the call's turn (error/aborted) or answers the call before this result, but sends the result: the provider rejects every request",
+    pi: "Pi drops the call's turn (error/aborted) or answers the call before this result, but sends the result: the provider rejects every prompt (not /compact, which sends the conversation as text)",
   },
   "request-throws": { severity: "error", pi: "Pi's message pipeline (convertToLlm, transformMessages) throws on this message, so no request is sent" },
   "too-many-images": { severity: "error", pi: "Pi sends every image; the provider refuses a request with more than its documented number" },
@@ -85,7 +88,7 @@ export const CODES = {
   },
   "context-over-window": {
     severity: "warning",
-    pi: "Over the model's context window (pi-ai's catalogue): requests fail until a compaction succeeds; Pi 1.x compacts first, 0.73/0.74 after the overflow error",
+    pi: "Over the model's context window (pi-ai's catalogue): requests fail until a compaction succeeds; Pi 1.x compacts first, 0.73/0.74 first only when the last recorded usage is over its threshold, else after the overflow error",
   },
   "leaf-hides-messages": {
     severity: "warning",
@@ -114,7 +117,10 @@ export const CODES = {
   "unknown-usage-kind": { severity: "information", pi: "Pi counts it as ordinary usage" },
   "tool-call-without-result": { severity: "information", pi: 'Pi answers the call with a synthetic error result, "No result provided"; providers accept it' },
   "image-not-sent": { severity: "information", pi: "The model takes no images: Pi sends a text placeholder instead" },
-  "empty-user-message": { severity: "information", pi: "Pi sends a user message without text: dropped by its Anthropic conversion, sent empty to other APIs" },
+  "empty-user-message": {
+    severity: "information",
+    pi: 'A user message without text: Pi leaves it out of an Anthropic request (and of any request when its content is empty), and otherwise sends it empty, or "<empty>" to Bedrock (Pi 1.x)',
+  },
   "interleaved-writers": { severity: "information", pi: "Two processes appended to the file; Pi resumes the branch of the last line and leaves the other out" },
   "check-failed": {
     severity: "information",

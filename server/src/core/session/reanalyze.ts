@@ -8,7 +8,7 @@ import type { ParsedLine, ValueLine } from "../line/facts";
 
 /**
  * Whether two parses of a line play the same part in the tree: both not values, or both values
- * with the same type, id key, parent key, falsiness and Pi-likeness. A line edited without changing
+ * with the same type, id key, parent key, falsiness (and nullness) and Pi-likeness. A line edited without changing
  * any of these (typing inside a message, the usual keystroke) leaves every cross-line fact as it was.
  */
 export function sameStructure(x: ParsedLine, y: ParsedLine): boolean {
@@ -20,6 +20,8 @@ export function sameStructure(x: ParsedLine, y: ParsedLine): boolean {
     x.id === y.id &&
     x.parentId === y.parentId &&
     x.falsy === y.falsy &&
+    // A null line before the header makes Pi 0.73/0.74 throw where another falsy one makes it overwrite the file.
+    (!x.falsy || (x.value === null) === (y.value === null)) &&
     x.looksLikePi === y.looksLikePi &&
     x.time === y.time &&
     x.role === y.role &&

@@ -5,13 +5,15 @@ import { CURRENT_VERSION, ENTRY_TYPES } from "../../core/line/schema";
 import { versionRules } from "../../core/session/semantics/version";
 import { COERCION_DEPTH_LIMIT } from "../../core/base/loose";
 import { groupDigits } from "../../core/base/text";
-import type { Report } from "./report";
+import { olderRefusal, type Report } from "./report";
 
 /** Text that marks an unparsable line as a damaged Pi line rather than foreign JSON. */
 const PI_LIKE_TEXT = new RegExp(`"parentId"\\s*:|"type"\\s*:\\s*"(session|${ENTRY_TYPES.map((t) => t.type).join("|")})"`);
 
-const REFUSAL =
-  'Pi 0.73/0.74 treats the whole file as invalid and overwrites it with a fresh header, losing every entry; Pi 1.x refuses to open it ("not a valid pi session").';
+/** What both versions do with a file without a valid header. */
+function refusal(r: Report): string {
+  return `Pi 0.73/0.74 ${olderRefusal(r.doc)}; Pi 1.x refuses to open it ("not a valid pi session").`;
+}
 
 /** Reports a file that is empty, blank or not a session at all; returns whether checking stops there. */
 export function checkNotASession(r: Report): boolean {
@@ -37,7 +39,7 @@ export function checkNotASession(r: Report): boolean {
   if (!a.looksLikeSession && !damagedPiLine()) {
     r.add(
       "not-a-session",
-      "This file does not look like a Pi session: no line is a Pi header or entry. It is not checked further. (Pi 0.73/0.74 would overwrite it with a fresh header; Pi 1.x would refuse to open it.)",
+      `This file does not look like a Pi session: no line is a Pi header or entry. It is not checked further. (Pi 0.73/0.74 ${olderRefusal(doc)}; Pi 1.x refuses to open it.)`,
       r.lineRange(r.firstNonBlankLine()),
     );
     return true;
@@ -60,28 +62,32 @@ export function checkHeader(r: Report): void {
   const { a } = r;
   const line = a.headerLine;
   if (a.headerState === "no-entries") {
-    r.add("missing-header", `No line of this file can be parsed, so it has no session header. ${REFUSAL}`, r.lineRange(r.firstNonBlankLine()));
+    r.add("missing-header", `No line of this file can be parsed, so it has no session header. ${refusal(r)}`, r.lineRange(r.firstNonBlankLine()));
     return;
   }
   if (line === undefined) return;
   if (a.headerState === "missing") {
     const laterHeader = r.doc.parsed.findIndex((p) => p.kind === "value" && p.type === "session");
     const where = laterHeader >= 0 ? ` The header is on line ${laterHeader + 1}; it must be the first line Pi can parse.` : "";
-    r.add("missing-header", `The first line Pi can parse is ${r.describeLine(line)}, not a session header.${where} ${REFUSAL}`, r.valueRange(line, ["type"]));
+    r.add(
+      "missing-header",
+      `The first line Pi can parse is ${r.describeLine(line)}, not a session header.${where} ${refusal(r)}`,
+      r.valueRange(line, ["type"]),
+    );
     return;
   }
   if (a.headerState === "invalid") {
     const p = r.doc.parsed[line]!;
     const id = p.kind === "value" ? p.object?.id : undefined;
     const problem = id === undefined ? "has no `id`" : `has ${describe(id)} as its \`id\``;
-    r.add("invalid-header", `The session header ${problem}; Pi requires a string id. ${REFUSAL}`, r.valueRange(line, id === undefined ? ["type"] : ["id"]));
+    r.add("invalid-header", `The session header ${problem}; Pi requires a string id. ${refusal(r)}`, r.valueRange(line, id === undefined ? ["type"] : ["id"]));
     return;
   }
   checkVersion(r, line);
   for (const extra of a.extraHeaderLines) {
     r.add(
       "second-header",
-      `A second session header (the first is on line ${line + 1}). Pi ignores every header after the first; Pi 0.73 wrote one when it re-saved a session that had no assistant reply yet.`,
+      `A second session header (the first is on line ${line + 1}). Pi ignores every header after the first. Pi 0.73/0.74 writes one when it continues a session that has no assistant reply yet: at the first reply it appends the whole session again, header included. This line can be deleted.`,
       r.valueRange(extra, ["type"]),
     );
   }
@@ -91,11 +97,13 @@ function checkVersion(r: Report, line: number): void {
   const v = versionRules(r.a);
   const range = r.valueRange(line, v.present ? ["version"] : ["type"]);
   if (v.throws) {
+    // The depth at which the comparison overflows depends on the stack in front of it: measured
+    // with Pi 1.6.0 and 0.74.2 on Node 22, 3,100 levels still migrate and 6,000 throw (loose.ts).
     const why =
       v.error === "RangeError"
-        ? `is an array nested more than ${groupDigits(COERCION_DEPTH_LIMIT)} deep. Pi compares it with \`>= ${CURRENT_VERSION}\`, which turns it into text recursively and throws a RangeError (stack overflow)`
-        : `holds an object with a \`toString\` member. Pi compares it with \`>= ${CURRENT_VERSION}\`, which throws a TypeError ("Cannot convert object to primitive value")`;
-    r.add("invalid-header", `\`version\` ${why}: Pi cannot open the file.`, range);
+        ? `is an array nested more than ${groupDigits(COERCION_DEPTH_LIMIT)} deep. Pi compares it with \`>= ${CURRENT_VERSION}\`, which turns it into text recursively: from about 3,130 levels (Node 22) that throws a RangeError (stack overflow) and Pi cannot open the file; just below, Pi migrates it as a v1 file`
+        : `holds an object with a \`toString\` member. Pi compares it with \`>= ${CURRENT_VERSION}\`, which throws a TypeError ("Cannot convert object to primitive value"): Pi cannot open the file`;
+    r.add("invalid-header", `\`version\` ${why}. Set it to ${CURRENT_VERSION}.`, range);
     return;
   }
   const rewrite = "rewrites the whole file (dropping blank lines and lines it cannot parse)";

@@ -5,7 +5,7 @@ import { describe } from "../../core/line/findings";
 import { versionRules } from "../../core/session/semantics/version";
 import { shortValue } from "../../core/base/text";
 import { type Add, ascending, checkByLine, type LineFindings } from "./replay";
-import type { Report } from "./report";
+import { olderRefusal, type Report } from "./report";
 
 /** Fields that a v1 file lacks and Pi's migration adds. */
 const V1_ADDED_FIELDS: ReadonlySet<string> = new Set(["id", "parentId", "firstKeptEntryId"]);
@@ -118,7 +118,7 @@ function notAnObjectMessage(r: Report, line: number, value: unknown): string {
   const what = `This line is JSON (${describe(value)}) but not an object.`;
   const beforeHeader = a.headerLine === undefined || line < a.headerLine;
   if (line === a.headerLine) {
-    return `${what} Pi takes it for the header: Pi 0.73/0.74 overwrites the whole file with a fresh header, and Pi 1.x refuses to open it.`;
+    return `${what} Pi takes it for the header: Pi 0.73/0.74 ${olderRefusal(r.doc)}, and Pi 1.x refuses to open it.`;
   }
   if (value === null) {
     return beforeHeader
@@ -129,7 +129,7 @@ function notAnObjectMessage(r: Report, line: number, value: unknown): string {
   const lastKept = line === r.lastValueLine();
   if (!value) {
     return beforeHeader
-      ? `${what} Pi 1.x skips it; Pi 0.73/0.74 takes it for an invalid header and overwrites the whole file with a fresh one.`
+      ? `${what} Pi 1.x skips it; Pi 0.73/0.74 reads the first line it can parse as the header and ${olderRefusal(r.doc)}.`
       : `${what} Pi 1.x skips it; Pi 0.73/0.74 keeps it as an entry without an id.${lastKept ? " It is the last entry there, so Pi 0.73/0.74 resumes from it with an empty context." : ""}`;
   }
   const resumes = lastKept ? " It is the last entry, so the session resumes from it with an empty context." : "";

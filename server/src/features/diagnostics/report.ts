@@ -23,6 +23,19 @@ export const LSP_SEVERITY: Record<Severity, 1 | 2 | 3 | 4> = { error: 1, warning
 export const MAX_RELATED = 10;
 
 /**
+ * What Pi 0.73/0.74 does with a file it finds no valid header in. It takes the first line it can
+ * parse for the header and reads its `type`: a `null` there throws a TypeError (the file is left as
+ * it is, and Pi does not start); anything else makes it overwrite the file with a fresh header.
+ */
+export function olderRefusal(doc: SessionDocument): string {
+  const first = doc.parsed.findIndex((p) => p.kind === "value");
+  const p = first < 0 ? undefined : doc.parsed[first];
+  return p?.kind === "value" && p.falsy && p.value === null
+    ? `throws a TypeError on the null on line ${first + 1} and leaves the file as it is`
+    : "overwrites the whole file with a fresh header, losing every entry";
+}
+
+/**
  * The only constructor of a diagnostic: its severity is always the one `core/base/codes.ts` gives
  * its code, so that the editor and `check` cannot disagree on it (a user's overrides are applied
  * afterwards, by `applySeverityOverrides` alone). Checks report through `Report.add`; the rule

@@ -15,7 +15,7 @@ import { estimateContextTokens, estimateTokens, usableUsage } from "../../core/p
 import type { Entry } from "../../core/session/entry";
 import type { SessionDocument } from "../../core/session/document";
 import type { SizeFindings } from "../imageDiagnostics";
-import { ruleFor } from "../providerRules";
+import { type EmptyUserFate, emptyUserFate, ruleFor } from "../providerRules";
 import { modelName } from "../providerView";
 import { diagnostic } from "./report";
 
@@ -77,14 +77,82 @@ function isEmptyContent(content: unknown): boolean {
   );
 }
 
-/** The finding on provider message `k`, when it is a user message without text. */
-export function emptyUserAt(doc: SessionDocument, request: ProviderRequest, k: number): Located | undefined {
-  const m = request.messages[k] as Message;
-  const entry = request.sources[k];
-  if (m.role !== "user" || !entry || !isEmptyContent(m.content)) return undefined;
-  const rule = ruleFor(request.model?.inCatalog === false ? undefined : request.model?.api);
-  const message = `Pi sends this user message to ${modelOf(request)} without any text: ${rule.emptyUser}.`;
-  return located(doc, "empty-user-message", message, entry.line, contentPath(entry));
+const FATE: Record<EmptyUserFate, string> = {
+  "left out": "leaves it out of the request, so the model never sees it",
+  "sent empty": "sends it with empty text",
+  placeholder: 'sends "<empty>" in its place',
+  "as stored": "sends it as it is",
+};
+
+/**
+ * The user messages of Pi 1.x's request that hold no text, each with what Pi does with it. Pi
+ * 0.73/0.74's request (`older`: undefined when that version builds no context) is read to say
+ * whether it does the same: it ignores context edits, and its conversions differ for some APIs.
+ * Every message is read on every call, after an edit too: a test per message, as cheap as the
+ * window's estimate, and an edit of one entry can change what either version sends for it.
+ */
+export function emptyUsers(
+  doc: SessionDocument,
+  build: ContextBuild,
+  request: ProviderRequest,
+  older: ProviderResult | undefined,
+): { at: number; found: Located }[] {
+  const out: { at: number; found: Located }[] = [];
+  let olderEmpty: Map<Entry, unknown> | undefined;
+  let edits: Map<unknown, Entry> | undefined;
+  for (let k = 0; k < request.messages.length; k++) {
+    const m = request.messages[k] as Message;
+    const entry = request.sources[k];
+    if (m.role !== "user" || !entry || !isEmptyContent(m.content)) continue;
+    // Built on the first empty message only, so that a session without one pays nothing.
+    olderEmpty ??= emptyUserContents(older);
+    edits ??= lastEdits(build);
+    const edit = edits.get(entry.key);
+    const what = edit ? `The context edit on line ${edit.line + 1} replaces this user message with one that has no text.` : "This user message has no text.";
+    const api = apiOf(request);
+    const fate = emptyUserFate(api, m.content, "1.x");
+    const who = oldFate(olderEmpty.get(entry), fate, api, older, edit !== undefined);
+    const next = edit ? `Change line ${edit.line + 1}'s replacement if the model should see it.` : "Nothing to do unless it should say something.";
+    out.push({ at: k, found: located(doc, "empty-user-message", `${what} For ${modelOf(request)}, ${who}. ${next}`, entry.line, contentPath(entry)) });
+  }
+  return out;
+}
+
+/** The API of the model Pi resumes with, or undefined for a model pi-ai's catalogue lacks. */
+function apiOf(request: ProviderRequest): unknown {
+  return request.model?.inCatalog === false ? undefined : request.model?.api;
+}
+
+/** Who does what with the message: both versions alike, or Pi 1.x and then what Pi 0.73/0.74 does, where that is known. */
+function oldFate(old: unknown, fate: EmptyUserFate, api: unknown, older: ProviderResult | undefined, edited: boolean): string {
+  const newer = `Pi 1.x ${FATE[fate]}`;
+  // No result: Pi 0.73/0.74 builds no context from this session, which other findings say.
+  if (!older) return newer;
+  if (!older.ok) return `${newer}; Pi 0.73/0.74 sends no request at all (its pipeline throws)`;
+  if (old !== undefined && apiOf(older.request) === api) {
+    const before = emptyUserFate(api, old, "0.74");
+    return before === fate ? `Pi ${FATE[fate]}` : `${newer}; Pi 0.73/0.74 ${FATE[before]}`;
+  }
+  return edited && old === undefined ? `${newer}; Pi 0.73/0.74 ignores context edits and sends the message as stored` : newer;
+}
+
+/** The content of each user message without text in Pi 0.73/0.74's request, by the entry it comes from. */
+function emptyUserContents(older: ProviderResult | undefined): Map<Entry, unknown> {
+  const out = new Map<Entry, unknown>();
+  if (!older?.ok) return out;
+  const { messages, sources } = older.request;
+  for (let k = 0; k < messages.length; k++) {
+    const m = messages[k] as Message;
+    if (m.role === "user" && sources[k] && isEmptyContent(m.content)) out.set(sources[k]!, m.content);
+  }
+  return out;
+}
+
+/** The context edit Pi 1.x applies to each entry it selects: the last selected one naming it. */
+function lastEdits(build: ContextBuild): Map<unknown, Entry> {
+  const out = new Map<unknown, Entry>();
+  for (const e of build.selected) if (e.type === "context_edit") out.set(e.parsed.reference, e);
+  return out;
 }
 
 export function overWindow(doc: SessionDocument, build: ContextBuild, request: ProviderRequest): Diagnostic[] {
@@ -109,8 +177,8 @@ export function overWindow(doc: SessionDocument, build: ContextBuild, request: P
   const over = estimate.tokens - model.contextWindow;
   const message =
     `Pi estimates the context it resumes with at ${groupDigits(estimate.tokens)} tokens, ${groupDigits(over)} over the ${groupDigits(model.contextWindow)}-token window of ${modelOf(request)} (pi-ai's catalogue); this message takes it over. ` +
-    `${capital(ruleFor(model.api).provider)} rejects a prompt longer than the window, so every request fails until a compaction succeeds: ` +
-    "Pi 1.x compacts before sending when auto-compaction is on, Pi 0.73/0.74 after the provider's overflow error, and the compaction's own request must fit the window too.";
+    `${capital(ruleFor(model.api).provider)} rejects a prompt longer than the window, so every request fails until a compaction succeeds. ` +
+    "With auto-compaction on, Pi 1.x compacts before sending; Pi 0.73/0.74 does so only when the usage the last assistant message records is over its threshold, and otherwise after the provider's overflow error. The compaction's own request must fit the window too.";
   const usage = (entry.parsed.object?.message as Message | undefined)?.usage as Message | undefined;
   const usageRange = usage?.totalTokens !== undefined ? doc.valueRange(entry.line, ["message", "usage", "totalTokens"]) : doc.lineRange(entry.line);
   return [diagnostic("context-over-window", message, usageRange)];
