@@ -212,12 +212,12 @@ describe("resolved titles", () => {
 });
 
 describe("failing builds", () => {
-  it("says Pi hangs when the active path runs into a parent cycle", () => {
+  it("says Pi cannot build the context when the active path runs into a parent cycle", () => {
     const d = fixture("fault-cycle-leaf-path.jsonl");
-    expect(resolveCodeLens(d, lensAt(d, 0)).command!.title).toBe("context: Pi hangs here (parent cycle)");
+    expect(resolveCodeLens(d, lensAt(d, 0)).command!.title).toBe("context: Pi cannot build it (parent cycle)");
   });
 
-  it("says Pi hangs on a branch tip whose path runs into a cycle, and builds the others", () => {
+  it("says Pi cannot build a branch tip whose path runs into a cycle, and builds the others", () => {
     const d = doc(
       session(
         HEADER,
@@ -228,14 +228,14 @@ describe("failing builds", () => {
         assistant("last", "r", "Fine."), // 5
       ),
     );
-    expect(titles(d)).toEqual(["0: context: 2 messages · ~3.3k tokens · anthropic/claude-sonnet-4-5", "4: branch context: Pi hangs here (parent cycle)"]);
+    expect(titles(d)).toEqual(["0: context: 2 messages · ~3.3k tokens · anthropic/claude-sonnet-4-5", "4: branch context: Pi cannot build it (parent cycle)"]);
     const answer = computeShowContext(d, [uri, "z"]);
     if (!answer.ok) throw new Error(answer.message);
     expect(answer.result.context).toBeNull();
     expect(answer.result.error).toEqual({ kind: "cycle", line: 4, message: expect.stringContaining("lines 3, 4") as unknown });
   });
 
-  it("says Pi hangs on a compaction in or below a parent cycle, without walking its path", () => {
+  it("says Pi cannot build a compaction in or below a parent cycle, without walking its path", () => {
     // Walking up from k1 or k2 never ends: the title must come from the cycle flag, not the path.
     const d = doc(
       session(
@@ -246,8 +246,8 @@ describe("failing builds", () => {
         user("r", null, "Root", 4), // 4
       ),
     );
-    expect(resolveCodeLens(d, lensAt(d, 2)).command!.title).toBe("compaction: Pi hangs here (parent cycle)");
-    expect(resolveCodeLens(d, lensAt(d, 3)).command!.title).toBe("compaction: Pi hangs here (parent cycle)");
+    expect(resolveCodeLens(d, lensAt(d, 2)).command!.title).toBe("compaction: Pi cannot build it (parent cycle)");
+    expect(resolveCodeLens(d, lensAt(d, 3)).command!.title).toBe("compaction: Pi cannot build it (parent cycle)");
   });
 
   it("says Pi throws when an entry makes it fail", () => {

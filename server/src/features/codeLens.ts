@@ -172,7 +172,7 @@ function inert(title: string): Command {
 /** `context: 37 messages · ~48k tokens · anthropic/claude-sonnet-4-5 · thinking high · after compaction`. */
 export function contextTitle(prefix: string, summary: ContextSummary): string {
   const { stats, failure } = summary;
-  if (failure?.kind === "cycle") return `${prefix}: Pi hangs here (parent cycle)`;
+  if (failure?.kind === "cycle") return `${prefix}: Pi cannot build it (parent cycle)`;
   if (failure) return `${prefix}: Pi fails here (TypeError: ${failure.reason}, line ${failure.entry.line + 1})`;
   const parts = [`${groupDigits(stats.messages)} message${stats.messages === 1 ? "" : "s"}`, `~${formatTokens(stats.estimatedTokens)} tokens`];
   parts.push(stats.model === null ? "no model" : singleLine(stats.model, NAME_CODE_POINTS));
@@ -190,7 +190,7 @@ export function contextTitle(prefix: string, summary: ContextSummary): string {
  * kept entries, then the rest. Lines are 1-based, as editors show them.
  */
 export function compactionTitle(a: SessionAnalysis, compaction: Entry): string {
-  if (a.reachesCycle[compaction.index]) return "compaction: Pi hangs here (parent cycle)";
+  if (a.reachesCycle[compaction.index]) return "compaction: Pi cannot build it (parent cycle)";
   const path = pathTo(a, compaction);
   const before = selectEntries(path.slice(0, -1), "1.x").selected;
   const { keptFrom } = selectEntries(path, "1.x");

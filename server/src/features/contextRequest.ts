@@ -83,7 +83,7 @@ export interface BuildContextResult {
   /** Pi's `buildSessionContext()` result (its messages bounded by `messages`), or null when Pi would fail (see `error`); absent with `context: false`. */
   context?: SessionContext | null;
   stats: ContextStats;
-  /** Why Pi builds no context from this leaf: "cycle" (Pi hangs) or "type-error" (Pi throws). */
+  /** Why Pi builds no context from this leaf: "cycle" (Pi 0.74 hangs, 1.x throws a RangeError) or "type-error" (Pi throws). */
   error?: { kind: ContextFailure["kind"]; message: string; line: number };
   /** The conversation as Markdown, when asked for with `format: "markdown"` (the provider's messages for `stage: "provider"`). */
   markdown?: string;

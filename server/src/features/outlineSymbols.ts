@@ -99,7 +99,7 @@ export class OutlineSymbols {
     const lastLine = members[members.length - 1]!.line;
     const group: DocumentSymbol = {
       name: `parent cycle (${groupDigits(members.length)} ${members.length === 1 ? "entry" : "entries"})`,
-      detail: "not reachable from any root; Pi hangs walking them",
+      detail: "not reachable from any root; walking up from them, Pi 0.74 hangs and Pi 1.x fails",
       kind: SYMBOL.Array,
       range: this.spanRange(firstLine, lastLine),
       selectionRange: this.doc.idRange(firstLine),

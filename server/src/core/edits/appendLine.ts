@@ -78,7 +78,7 @@ export function unreadable(doc: SessionDocument): Refusal | undefined {
 export function nameable(a: SessionAnalysis, entry: Entry): Refusal | undefined {
   if (typeof entry.id !== "string" || entry.id === "") return refuse("this entry has no string id that a new line could name as its parent");
   if (a.byId.get(entry.key) !== entry) return refuse(`a later entry has the same id ${JSON.stringify(clip(entry.id))}, and Pi would find that one instead`);
-  if (a.reachesCycle[entry.index]) return refuse("the path from this entry runs into a parent cycle, on which Pi hangs");
+  if (a.reachesCycle[entry.index]) return refuse("the path from this entry runs into a parent cycle, on which Pi 0.74 hangs and Pi 1.x fails");
   return undefined;
 }
 

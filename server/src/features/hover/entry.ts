@@ -38,10 +38,10 @@ function treeFacts(a: SessionAnalysis, entry: Entry): string {
   if (cycle >= 0) {
     const members = a.cycles[cycle]!;
     parts.push(
-      `in a parent cycle of ${members.length} ${members.length === 1 ? "entry" : "entries"} (${lineList(members.map((e) => e.line))}): Pi hangs walking up from here`,
+      `in a parent cycle of ${members.length} ${members.length === 1 ? "entry" : "entries"} (${lineList(members.map((e) => e.line))}): walking up from here, Pi 0.74 hangs and Pi 1.x fails`,
     );
   } else if (depth < 0) {
-    parts.push("below a parent cycle: Pi hangs walking up from here");
+    parts.push("below a parent cycle: walking up from here, Pi 0.74 hangs and Pi 1.x fails");
   } else {
     parts.push(`depth ${groupDigits(depth)}`);
   }
@@ -69,7 +69,8 @@ function pathFacts(a: SessionAnalysis, entry: Entry): string {
       ? "none: this last entry's id is null, so Pi resumes from no entry (an empty context)"
       : `none: the last entry (line ${a.nullLeaf.line + 1}) has the id null, so Pi resumes from no entry`;
   }
-  if (a.leaf && a.activePath.length === 0) return `none: the last entry (line ${a.leaf.line + 1}) leads into a parent cycle, so Pi hangs resuming this session`;
+  if (a.leaf && a.activePath.length === 0)
+    return `none: the last entry (line ${a.leaf.line + 1}) leads into a parent cycle, so Pi cannot resume this session (0.74 hangs, 1.x fails with a RangeError)`;
   return "not on it (another branch)";
 }
 

@@ -58,7 +58,7 @@ export function headerHover(a: SessionAnalysis, line: number): string {
   );
   if (a.leaf)
     facts.push(
-      `- **Resumes at:** line ${a.leaf.line + 1}${a.activePath.length > 0 ? `, depth ${groupDigits(a.depth[a.leaf.index]!)}` : " (its path runs into a parent cycle: Pi hangs)"}`,
+      `- **Resumes at:** line ${a.leaf.line + 1}${a.activePath.length > 0 ? `, depth ${groupDigits(a.depth[a.leaf.index]!)}` : " (its path runs into a parent cycle: Pi 0.74 hangs, Pi 1.x fails with a RangeError)"}`,
     );
   else if (a.nullLeaf) facts.push(`- **Resumes at:** no entry: the last entry (line ${a.nullLeaf.line + 1}) has the id null`);
   if (h && h.parentSession !== undefined)

@@ -63,7 +63,8 @@ export function referenceHover(a: SessionAnalysis, entry: Entry, field: Referenc
   }
   const out = [`${title} → ${headline(target)}${previewLine(target)}`];
   const notes: string[] = [];
-  if (target === entry) notes.push("This is the entry's own id: a parent cycle of one entry. Pi hangs walking up from here.");
+  if (target === entry)
+    notes.push("This is the entry's own id: a parent cycle of one entry. Walking up from here, Pi 0.74 hangs and Pi 1.x fails with a RangeError.");
   const holders = a.duplicates.get(id);
   if (holders) notes.push(`${duplicateNote(a, id, holders)}.`);
   if (field === "firstKeptEntryId" && !a.reachesCycle[entry.index] && !a.isAncestor(target, entry)) {
