@@ -4,7 +4,7 @@
  */
 
 import type { TextEdit } from "vscode-languageserver";
-import { lineDiff, unitsOf } from "../../core/edits/diff";
+import { type Hunk, lineDiff, unitsOf } from "../../core/edits/diff";
 import type { SessionDocument } from "../../core/session/document";
 import { computeDiagnostics } from "../diagnostics";
 import { migrationFix } from "../migration";
@@ -118,13 +118,13 @@ function fixRound(doc: SessionDocument, options: FixAllOptions): { fixes: Candid
 }
 
 /**
- * The line of `original` that line `line` of `current` comes from, or -1 when a fix added it. The
+ * The line of the original that line `line` of the current copy comes from (`hunks` lead from one to the other), or -1 when a fix added it. The
  * lines a line was split into (or a run joined into) all come from the lines it replaced: each
  * is given the one at its place in the run, or the run's last.
  */
-function originalLine(original: readonly string[], current: readonly string[], line: number): number {
+function originalLine(hunks: readonly Hunk[], line: number): number {
   let shift = 0;
-  for (const h of lineDiff(original, current)) {
+  for (const h of hunks) {
     if (line < h.bStart) break;
     if (line < h.bEnd) return h.aEnd === h.aStart ? -1 : Math.min(h.aStart + (line - h.bStart), h.aEnd - 1);
     shift = h.aEnd - h.bEnd;
@@ -150,9 +150,9 @@ export function applyFixes(doc: SessionDocument, options: FixAllOptions = {}): F
     const risky = fixes.filter((f) => !f.fix.safe);
     if (risky.length > 0) {
       originalUnits ??= unitsOf(doc);
-      const now = unitsOf(current);
-      for (const { fix, code, start } of risky)
-        unsafe.push({ code, summary: fix.summary ?? fix.title, line: originalLine(originalUnits, now, current.toPi(start).line) });
+      // One diff per round, not one per fix: a round can hold thousands of them.
+      const hunks = lineDiff(originalUnits, unitsOf(current));
+      for (const { fix, code, start } of risky) unsafe.push({ code, summary: fix.summary ?? fix.title, line: originalLine(hunks, current.toPi(start).line) });
     }
     const edits = fixes.flatMap((f) => f.fix.edits);
     // From the end backwards, so that every range still names the text it was computed on.
