@@ -62,13 +62,13 @@ describe("mending the fixtures gives Pi's file back", () => {
     [
       "joined-assistant-compaction",
       12,
-      'Split line 12 into its 2 entries (assistant message "0bc69f73", compaction "99725907"), one per line, every byte kept: Pi then reads both, and 1 entry below them no longer dangles',
+      'Split line 12 into 2 lines (assistant message "0bc69f73", compaction "99725907"), every byte kept: Pi then reads both entries, and 1 entry below them no longer dangles',
       true,
     ],
     [
       "joined-assistant-user",
       10,
-      'Split line 10 into its 2 entries (assistant message "ca121002", user message "fba37a0b"), one per line, every byte kept: Pi then reads both, and 1 entry below them no longer dangles',
+      'Split line 10 into 2 lines (assistant message "ca121002", user message "fba37a0b"), every byte kept: Pi then reads both entries, and 1 entry below them no longer dangles',
       true,
     ],
   ];
@@ -91,7 +91,7 @@ describe("mending the fixtures gives Pi's file back", () => {
     expect(result.doc.getText()).toBe(ORIGINAL);
     expect(result.unsafe.map((u) => [u.code, u.line + 1])).toEqual([["malformed-json", line]]);
     expect(result.unsafe[0]!.summary).toMatch(
-      /^(mended the line into the .* message "[0-9a-f]{8}": (inserted|dropped) |split the line into its 2 entries .*, every byte kept$)/,
+      /^(mended the line into the .* message "[0-9a-f]{8}": (inserted|dropped) |split the line into 2 lines .*, every byte kept$)/,
     );
   });
 
@@ -129,6 +129,16 @@ describe("splitLine", () => {
     const split = splitLine(`${a}${u.slice(0, 40)}`, free)!;
     expect(split.entries.map((e) => e.id)).toEqual(["b0000002"]);
     expect(split.cutRest).toEqual({ start: a.length, end: a.length + 40 });
+  });
+
+  it("puts the entries Pi 0.73/0.74 wrote onto a cut-off line on lines of their own", () => {
+    const cut = '{"type":"custom","id":"c0000009","parentId":null,"data":{"text":"hel';
+    const split = splitLine(cut + a + u, free)!;
+    expect(split.cutHead).toEqual({ start: 0, end: cut.length });
+    expect(split.entries.map((e) => e.id)).toEqual(["b0000002", "a0000003"]);
+    // Text that is not an entry before a whole one is kept on its own line too; blank text is not a cut.
+    expect(splitLine(`# note ${a}`, free)?.cutHead).toEqual({ start: 0, end: 7 });
+    expect(splitLine(`{"type":"x",${a}`, free)?.entries.map((e) => e.id)).toEqual(["b0000002"]);
   });
 
   it("refuses objects that are not entries Pi can use, ids held twice, and text that is not an object after them", () => {
@@ -176,6 +186,28 @@ describe("repairLine", () => {
     const huge = user("a0000009", "a0000001", "y".repeat(MAX_REPAIR_CHARS), 5).replace(',"message"', '"message"');
     const titles = fixesOf(session(HEADER, user("a0000001", null, "hi", 1), huge)).map((f) => f.title);
     expect(titles).toEqual([expect.stringMatching(/^Delete the cut-off last line|^Delete line 3 \(its text is lost: 1,048,7\d\d characters, /)]);
+  });
+});
+
+describe("a cut-off entry with the next entry written onto it", () => {
+  it("is split, the cut-off entry recovered, and both fixes noted on the line as read", () => {
+    const a = user("a0000001", null, "hi", 1);
+    const cut = '{"type":"custom","id":"c0000002","parentId":"a0000001","timestamp":"2026-03-02T10:00:02.000Z","customType":"x","data":{"text":"hel';
+    const next = user("a0000003", "c0000002", "next", 3);
+    const after = assistant("b0000004", "a0000003", "ok", 4);
+    const text = session(HEADER, a, cut + next, after);
+    expect(fixesOf(text)[0]!.title).toBe(
+      'Split line 3 into 2 lines (cut-off text, user message "a0000003"), every byte kept: Pi then reads the entry, and 1 entry below it no longer dangles (unsafe: changes the context)',
+    );
+    const result = applyFixes(doc(text), { ...options, unsafe: true });
+    const lines = result.doc.getText().split("\n");
+    expect(lines[2]!.startsWith(cut)).toBe(true);
+    expect(lines[3]).toBe(next);
+    expect(result.unsafe.map((u) => [u.code, u.line + 1, u.summary.slice(0, 20)])).toEqual([
+      ["malformed-json", 3, "split the line into "],
+      ["malformed-json", 3, "recovered the cut-of"],
+    ]);
+    expect(computeDiagnostics(result.doc).filter((d) => d.severity === 1)).toEqual([]);
   });
 });
 

@@ -55,10 +55,10 @@ interface Scan {
 
 const isSpace = (c: number) => c === 32 || c === 9 || c === 13;
 
-/** The whole objects at the start of `text`, with only spaces between them; linear in the line. */
-export function scanObjects(text: string): Scan {
+/** The whole objects at `from` in `text`, with only spaces between them; linear in the line. */
+export function scanObjects(text: string, from = 0): Scan {
   const objects: Span[] = [];
-  let i = 0;
+  let i = from;
   while (i < text.length && isSpace(text.charCodeAt(i))) i++;
   let rest = i;
   while (i < text.length && text.charCodeAt(i) === 123 && objects.length <= MAX_PIECES) {
@@ -96,25 +96,54 @@ function objectEnd(text: string, start: number): number | undefined {
   return undefined;
 }
 
-/** The entries a split makes, and the cut-off object left after them (kept on a line of its own). */
+/** The entries a split makes, and the cut-off text before or after them (each kept on a line of its own). */
 export interface Split {
   entries: (UsableEntry & Span)[];
-  /** A last object that does not close on the line: it gets a line of its own and stays malformed. */
+  /** Text before the entries that is not a whole entry (a cut-off one Pi 0.73/0.74 wrote its next entry after). */
+  cutHead: Span | undefined;
+  /** A last object that does not close on the line. */
   cutRest: Span | undefined;
 }
 
+/** Places where Pi's next entry may start after a cut-off one: Pi writes every entry's `type` first. */
+const ENTRY_START = '{"type":"';
+
+/** At most this many such places are tried on one line, each costing a scan of the rest of it. */
+const MAX_HEAD_CANDIDATES = 16;
+
 /**
- * The entries of a line that holds whole entries back to back: two or more, or one followed by the
- * start of another that was cut off. Each must be an entry Pi can use, with an id that neither
+ * Where whole objects start that run to the end of the line, after text that is not one (a cut-off
+ * entry, when Pi 0.73/0.74 wrote its next entry onto the cut line); undefined if there is none.
+ */
+function wholeTail(text: string): number | undefined {
+  let at = text.indexOf(ENTRY_START, 1);
+  for (let tries = 0; at > 0 && tries < MAX_HEAD_CANDIDATES; tries++) {
+    const scan = scanObjects(text, at);
+    if (scan.objects.length > 0 && scan.rest === text.length) return at;
+    at = text.indexOf(ENTRY_START, at + 1);
+  }
+  return undefined;
+}
+
+/**
+ * The entries of a line that holds whole entries back to back: two or more, or one before or after
+ * the start of another that was cut off. Each must be an entry Pi can use, with an id that neither
  * another entry nor another piece holds.
  */
 export function splitLine(text: string, idInUse: (id: string) => boolean): Split | undefined {
   try {
-    const { objects, rest } = scanObjects(text);
+    let { objects, rest } = scanObjects(text);
+    let cutHead: Span | undefined;
+    if (objects.length === 0) {
+      const start = wholeTail(text);
+      if (start === undefined || text.slice(0, start).trim() === "") return undefined;
+      cutHead = { start: 0, end: start };
+      ({ objects, rest } = scanObjects(text, start));
+    }
     if (objects.length === 0 || objects.length > MAX_PIECES) return undefined;
     const cutRest = rest < text.length ? { start: rest, end: text.length } : undefined;
     if (cutRest && text.charCodeAt(rest) !== 123) return undefined;
-    if (objects.length + (cutRest ? 1 : 0) < 2) return undefined;
+    if (objects.length + (cutRest ? 1 : 0) + (cutHead ? 1 : 0) < 2) return undefined;
     const ids = new Set<string>();
     const entries: (UsableEntry & Span)[] = [];
     for (const span of objects) {
@@ -123,7 +152,7 @@ export function splitLine(text: string, idInUse: (id: string) => boolean): Split
       ids.add(entry.id);
       entries.push({ ...entry, ...span });
     }
-    return { entries, cutRest };
+    return { entries, cutHead, cutRest };
   } catch {
     // A mend that fails is not offered; deleting the line still is.
     return undefined;
@@ -239,24 +268,28 @@ export function splitFix(ctx: Context, line: number): Fix | undefined {
   if (!split) return undefined;
   const base = doc.jsonOffset(line);
   const eol = eolOf(doc);
-  const starts = [...split.entries.slice(1), ...(split.cutRest ? [split.cutRest] : [])].map((x) => x.start);
-  // Only the spaces between the objects change: each becomes a line break.
-  const edits: TextEdit[] = starts.map((start, i) => ({ range: doc.spanRange(line, base + split.entries[i]!.end, line, base + start), newText: eol }));
+  const pieces: Span[] = [...(split.cutHead ? [split.cutHead] : []), ...split.entries, ...(split.cutRest ? [split.cutRest] : [])];
+  // Only the spaces between the pieces change: each becomes a line break.
+  const edits: TextEdit[] = pieces.slice(1).map((piece, i) => ({ range: doc.spanRange(line, base + pieces[i]!.end, line, base + piece.start), newText: eol }));
   edits.push(...finalNewline(ctx, line));
-  const names = split.entries.map((e) => `${e.kind} "${clip(e.id, 24)}"`).join(", ");
+  const names = [
+    ...(split.cutHead ? ["cut-off text"] : []),
+    ...split.entries.map((e) => `${e.kind} "${clip(e.id, 24)}"`),
+    ...(split.cutRest ? ["a cut-off entry"] : []),
+  ];
+  const what = `${pieces.length} lines (${names.join(", ")})`;
   const n = split.entries.length;
-  const what = split.cutRest ? `${plural(n, "entry", "entries")} (${names}) and the cut-off entry after ${n === 1 ? "it" : "them"}` : `${n} entries (${names})`;
   const back = childrenBack(
     ctx,
     split.entries.map((e) => e.id),
     n === 1 ? "it" : "them",
   );
   return {
-    title: `Split line ${line + 1} into its ${what}, one per line, every byte kept: Pi then reads ${n === 1 ? "the entry" : n === 2 ? "both" : "all of them"}${back} (unsafe: changes the context)`,
+    title: `Split line ${line + 1} into ${what}, every byte kept: Pi then reads ${n === 1 ? "the entry" : n === 2 ? "both entries" : `all ${n} entries`}${back} (unsafe: changes the context)`,
     edits,
     safe: false,
     preferred: true,
-    summary: `split the line into its ${what}, every byte kept`,
+    summary: `split the line into ${what}, every byte kept`,
   };
 }
 
