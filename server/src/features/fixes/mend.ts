@@ -10,6 +10,9 @@
  *   only when the repair only *inserts*: every character of the line, strings included, stays
  *   where it was, in order. Garbage after a whole object is dropped only when it holds no string.
  *
+ * A cut-off entry that Pi 0.73/0.74 wrote its next entry onto is split too: the cut-off text gets a
+ * line of its own, where it may be recovered (`recover.ts`).
+ *
  * Both are unsafe (the file changes and the context Pi builds with it), and both come before
  * deleting the line, which stays the last resort.
  */
@@ -18,6 +21,7 @@ import type { TextEdit } from "vscode-languageserver";
 import { clip, plural } from "../../core/base/text";
 import { type Context, eolOf, type Fix } from "./fixContext";
 import { insertionsInto, type UsableEntry, usableEntry } from "./recover";
+import { mayRepair } from "./slips";
 
 // jsonrepair is loaded on the first repair, as in recover.ts, so that a run with nothing to repair never loads it.
 let repairer: ((text: string) => string) | undefined;
@@ -27,10 +31,10 @@ function jsonrepair(text: string): string {
 }
 
 /**
- * Lines longer than this are not given to jsonrepair: it took 240 ms on a broken 1 MB line and
- * 2.4 s on a 10 MB one (one long string; 145 ms and 1.5 s for many short ones), and the quick fix
- * must answer while the user waits. Splitting has no such bound: it is one scan and one
- * `JSON.parse` per object.
+ * Lines longer than this are not given to jsonrepair: it took 240 ms on a 1 MB line with one slip
+ * and 2.4 s on a 10 MB one (one long string; 145 ms and 1.5 s for many short ones), and the quick
+ * fix must answer while the user waits. Lines over 64 KiB also need few slips (`slips.ts`).
+ * Splitting has no such bound: it is one scan and one `JSON.parse` per object.
  */
 export const MAX_REPAIR_CHARS = 1024 * 1024;
 
@@ -202,6 +206,7 @@ export function repairLine(text: string, idInUse: (id: string) => boolean): Repa
 function repairWhole(text: string, idInUse: (id: string) => boolean): Omit<Repair, "dropped"> | undefined {
   const asIs = usableEntry(text, idInUse);
   if (asIs) return { entry: asIs, insertions: [] };
+  if (!mayRepair(text, MAX_INSERTIONS)) return undefined;
   let repaired: string;
   try {
     repaired = jsonrepair(text);

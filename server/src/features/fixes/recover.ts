@@ -17,6 +17,7 @@ import { CODES } from "../../core/base/codes";
 import { parseLine } from "../../core/line/parse";
 import { singleLine } from "../../core/base/text";
 import { type Context, eolOf, type Fix } from "./fixContext";
+import { mayRepair } from "./slips";
 
 // The package is an ES module with a CommonJS build that `require` loads; only its types are
 // imported as a module, so that this CommonJS file compiles. It is loaded on the first repair:
@@ -112,7 +113,7 @@ export function recoverLine(text: string, idInUse: (id: string) => boolean): { i
   // string at an earlier comma and makes a key of the rest ("(a, b)" → "(a", "b)": null). A cut
   // inside an escape cannot be closed without changing what the escape says.
   const cut = cutPoint(text);
-  if (cut.inEscape) return undefined;
+  if (cut.inEscape || !mayRepair(text, MAX_INSERTIONS)) return undefined;
   let repaired: string;
   try {
     repaired = jsonrepair(cut.inString ? `${text}"` : text);
