@@ -95,6 +95,12 @@ describe("mending the fixtures gives Pi's file back", () => {
     );
   });
 
+  it("in a file with CRLF line endings, the split writes CRLF too", () => {
+    const crlf = (text: string) => text.replaceAll("\n", "\r\n");
+    const result = applyFixes(doc(crlf(fixture("joined-assistant-user"))), { ...options, unsafe: true });
+    expect(result.doc.getText()).toBe(crlf(ORIGINAL));
+  });
+
   it("a Windows path with unescaped backslashes: jsonrepair would drop the backslashes, so only deleting the line is offered", async () => {
     const { jsonrepair } = await import("jsonrepair");
     const text = fixture("lossy-repair");
