@@ -65,12 +65,20 @@ describe("check --unsafe-fixes", () => {
       .split("\n")
       .map((l) => JSON.parse(l) as { file: string; fixed: Record<string, number>; unsafeFixes: unknown[] });
     expect(reports.map((x) => [x.file, x.fixed, x.unsafeFixes])).toEqual([
-      ["fault-array-line.jsonl", { "not-an-object": 1 }, [{ line: 5, code: "not-an-object", summary: "deleted the line (its text is lost)" }]],
+      [
+        "fault-array-line.jsonl",
+        { "not-an-object": 1 },
+        [{ line: 5, code: "not-an-object", summary: 'deleted the line (its text is lost: 20 characters, [{"type":"message"}])' }],
+      ],
       [
         "fault-malformed-middle.jsonl",
         { "malformed-json": 1, "dangling-parent": 1 },
         [
-          { line: 5, code: "malformed-json", summary: "deleted the line (its text is lost)" },
+          {
+            line: 5,
+            code: "malformed-json",
+            summary: 'deleted the line (its text is lost: 275 characters, {"type":"message","id":"a0000004","parentId":"a0…)',
+          },
           { line: 6, code: "dangling-parent", summary: "re-linked parentId a0000004 to a0000003" },
         ],
       ],
@@ -94,7 +102,9 @@ describe("check --unsafe-fixes", () => {
     expect(r.stdout).toContain("fault-cut-entry-middle.jsonl:5: would apply an unsafe fix (malformed-json): recovered the cut-off entry");
     // The cut-off last line is a message cut before its message: it cannot be recovered, so it is deleted.
     expect(r.stdout).toContain(`-${before.split("\n")[8]!}\n\\ No newline at end of file\n`);
-    expect(r.stdout).toContain("fault-truncated-last-line.jsonl:9: would apply an unsafe fix (malformed-json): deleted the line (its text is lost)");
+    expect(r.stdout).toContain(
+      'fault-truncated-last-line.jsonl:9: would apply an unsafe fix (malformed-json): deleted the line (its text is lost: 70 characters, {"type":"message","id":"a0000008","parentId":"a0…)',
+    );
     expect(r.stdout.trimEnd().split("\n").at(-1)).toMatch(/; --fix would change 2 files$/);
     // Without --unsafe-fixes the dry run shows only the safe fix, the final newline.
     const safe = run(folder, "check", "--dry-run", "fault-truncated-last-line.jsonl");

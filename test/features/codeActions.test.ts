@@ -70,7 +70,9 @@ describe("quick fixes", () => {
   it("deletes a malformed line (not preferred: its text is lost)", () => {
     const text = session(HEADER, a, '{"type":"message", oops', b);
     const { actions } = actionsFor(text, "malformed-json");
-    expect(actions.map((x) => [x.title, x.isPreferred ?? false])).toEqual([["Delete line 3 (its text is lost)", false]]);
+    expect(actions.map((x) => [x.title, x.isPreferred ?? false])).toEqual([
+      ['Delete line 3 (its text is lost: 23 characters, {"type":"message", oops)', false],
+    ]);
     const fixed = fix(text, "malformed-json", "Delete line 3");
     expect(fixed).toBe(session(HEADER, a, b));
     expect(codes(fixed)).not.toContain("malformed-json");
@@ -278,7 +280,7 @@ describe("quick fixes", () => {
   it("does not offer a join for a malformed line that is not a pretty-printed object", () => {
     const text = session(HEADER, a, "{", '"not": closed', b);
     const { actions } = actionsFor(text, "malformed-json");
-    expect(actions.map((x) => x.title)).toEqual(["Delete line 3 (its text is lost)"]);
+    expect(actions.map((x) => x.title)).toEqual(["Delete line 3 (its text is lost: 1 character, {)"]);
   });
 
   it("adds a final newline, in the file's line ending style", () => {

@@ -83,7 +83,10 @@ describe("recover the entry", () => {
 
   it("comes before deleting the line, and the deletion stays offered", () => {
     const titles = fixesFor(fixture("fault-cut-entry-middle.jsonl"), "malformed-json").map((f) => f.title);
-    expect(titles).toEqual(['Recover the entry "a0000004" (unsafe: guesses how the entry ended)', "Delete line 5 (its text is lost)"]);
+    expect(titles).toEqual([
+      'Recover the entry "a0000004" (unsafe: guesses how the entry ended)',
+      'Delete line 5 (its text is lost: 227 characters, {"type":"message","id":"a0000004","parentId":"a0…)',
+    ]);
   });
 
   it("inserts in the middle of the line where the repair needs it, keeping every character in order", () => {
@@ -161,7 +164,11 @@ describe("fix all with the unsafe fixes", () => {
     const result = applyFixes(doc(fixture("fault-malformed-middle.jsonl")), { ...options, unsafe: true });
     expect(errors(result.doc)).toEqual([]);
     expect(result.unsafe).toEqual([
-      { code: "malformed-json", summary: "deleted the line (its text is lost)", line: 4 },
+      {
+        code: "malformed-json",
+        summary: 'deleted the line (its text is lost: 275 characters, {"type":"message","id":"a0000004","parentId":"a0…)',
+        line: 4,
+      },
       { code: "dangling-parent", summary: "re-linked parentId a0000004 to a0000003", line: 5 },
     ]);
     expect(result.fixed).toEqual(

@@ -49,12 +49,14 @@ export function computeCodeActions(
   const actions: CodeAction[] = [];
   if (wanted(QUICK_FIX_KIND, context.only)) {
     for (const { diagnostic, fixes } of quickFixes(doc, withEmptyFile(doc, context.diagnostics), options)) {
+      // A mend that keeps every character is preferred where no safe fix is offered: it comes before deleting the line.
+      const mend = fixes.some((f) => f.safe) ? undefined : fixes.find((f) => f.preferred);
       for (const fix of fixes) {
         actions.push({
           title: fix.title,
           kind: QUICK_FIX_KIND,
           diagnostics: [diagnostic],
-          ...(fix.safe ? { isPreferred: true } : {}),
+          ...(fix.safe || fix === mend ? { isPreferred: true } : {}),
           edit: { changes: { [doc.uri]: fix.edits } },
         });
       }

@@ -20,10 +20,12 @@
  *   every reference still resolves to the entry it resolves to now);
  * - `parent-cycle`, `self-parent`: one link per cycle is re-linked to the nearest entry above that
  *   does not lead into a cycle (or made a root), since Pi cannot follow a cycle at all.
- * Unsafe fixes, offered as quick fixes only: deleting a malformed or cut-off line, or a line
- * holding an array or another non-object value (its text is lost), and re-linking a dangling
- * `parentId` (a guess that changes the context Pi builds). `check --fix` keeps the original as
- * FILE.bak in any case.
+ * Unsafe fixes, offered as quick fixes only: mending a malformed line (splitting entries joined
+ * without a newline, recovering a cut-off entry, taking jsonrepair's repair when it only inserts;
+ * `fixes/mend.ts`, `fixes/recover.ts`), deleting a malformed or cut-off line that cannot be mended,
+ * or a line holding an array or another non-object value (its text is lost, and the title says
+ * what), and re-linking a dangling `parentId` (a guess that changes the context Pi builds).
+ * `check --fix` keeps the original as FILE.bak in any case.
  */
 
 import type { Diagnostic } from "vscode-languageserver";

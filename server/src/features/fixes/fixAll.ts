@@ -4,7 +4,7 @@
  */
 
 import type { TextEdit } from "vscode-languageserver";
-import { lineDiff, unitsOf } from "../../core/edits/diff";
+import { type Hunk, lineDiff, unitsOf } from "../../core/edits/diff";
 import type { SessionDocument } from "../../core/session/document";
 import { computeDiagnostics } from "../diagnostics";
 import { migrationFix } from "../migration";
@@ -117,12 +117,16 @@ function fixRound(doc: SessionDocument, options: FixAllOptions): { fixes: Candid
   return { fixes: [] };
 }
 
-/** The line of `original` that line `line` of `current` comes from, or -1 when a fix added it. */
-function originalLine(original: readonly string[], current: readonly string[], line: number): number {
+/**
+ * The line of the original that line `line` of the current copy comes from (`hunks` lead from one to the other), or -1 when a fix added it. The
+ * lines a line was split into (or a run joined into) all come from the lines it replaced: each
+ * is given the one at its place in the run, or the run's last.
+ */
+function originalLine(hunks: readonly Hunk[], line: number): number {
   let shift = 0;
-  for (const h of lineDiff(original, current)) {
+  for (const h of hunks) {
     if (line < h.bStart) break;
-    if (line < h.bEnd) return h.aEnd - h.aStart === h.bEnd - h.bStart ? h.aStart + (line - h.bStart) : -1;
+    if (line < h.bEnd) return h.aEnd === h.aStart ? -1 : Math.min(h.aStart + (line - h.bStart), h.aEnd - 1);
     shift = h.aEnd - h.bEnd;
   }
   return line + shift;
@@ -146,9 +150,9 @@ export function applyFixes(doc: SessionDocument, options: FixAllOptions = {}): F
     const risky = fixes.filter((f) => !f.fix.safe);
     if (risky.length > 0) {
       originalUnits ??= unitsOf(doc);
-      const now = unitsOf(current);
-      for (const { fix, code, start } of risky)
-        unsafe.push({ code, summary: fix.summary ?? fix.title, line: originalLine(originalUnits, now, current.toPi(start).line) });
+      // One diff per round, not one per fix: a round can hold thousands of them.
+      const hunks = lineDiff(originalUnits, unitsOf(current));
+      for (const { fix, code, start } of risky) unsafe.push({ code, summary: fix.summary ?? fix.title, line: originalLine(hunks, current.toPi(start).line) });
     }
     const edits = fixes.flatMap((f) => f.fix.edits);
     // From the end backwards, so that every range still names the text it was computed on.
@@ -161,5 +165,9 @@ export function applyFixes(doc: SessionDocument, options: FixAllOptions = {}): F
     );
     for (const { code } of fixes) fixed.set(code, (fixed.get(code) ?? 0) + 1);
   }
+  // One numbering, in order: the lines of the file as it was read, whichever round fixed them
+  // (a dangling parent re-linked in the last round may sit above a line mended in the first).
+  // Lines a fix added (-1) come first, as a header inserted at the top does; the sort is stable.
+  unsafe.sort((x, y) => x.line - y.line);
   return { doc: current, fixed, unsafe };
 }

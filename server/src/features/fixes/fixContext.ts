@@ -25,6 +25,11 @@ export interface Fix {
   edits: TextEdit[];
   /** Whether `source.fixAll` and `check --fix` apply it (see `../fixes.ts`). */
   safe: boolean;
+  /**
+   * For an unsafe fix that keeps every character of the text it mends, whether the editor marks it
+   * preferred when the diagnostic has no safe fix (so that it comes before deleting the line).
+   */
+  preferred?: boolean;
   /** For an unsafe fix, what it did in a few words without line numbers, as `check --unsafe-fixes` lists it. */
   summary?: string;
 }
@@ -48,6 +53,8 @@ export interface Context {
   /** Every id in use, for fresh ids; shared by the fixes of one request so they never collide. */
   taken: Set<unknown>;
   joins: Map<number, JoinRun> | undefined;
+  /** How many entries hang from each id no entry holds (`mend.ts`), computed once per request. */
+  dangling?: Map<string, number>;
 }
 
 export function makeContext(doc: SessionDocument, options: FixOptions): Context {

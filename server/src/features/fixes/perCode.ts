@@ -7,17 +7,24 @@ import type { SessionAnalysis } from "../../core/session/analysis";
 import type { Entry } from "../../core/session/entry";
 import { freshEntryId, uuidv7 } from "../../core/base/ids";
 import { CURRENT_VERSION } from "../../core/line/schema";
-import { shortValue } from "../../core/base/text";
+import { plural, shortValue, singleLine } from "../../core/base/text";
 import { cwdForDocument } from "../../core/disk/location";
 import { type Context, describeEntry, eolOf, type Fix, isOurs, lineOf } from "./fixContext";
 import { joinFix, joinRuns } from "./join";
+import { repairFix, splitFix } from "./mend";
 import { recoverFix } from "./recover";
+
+/** What deleting a line loses, for the fix's title: its length and its first characters. */
+function lostText(ctx: Context, line: number): string {
+  const text = ctx.doc.jsonText(line);
+  return `its text is lost: ${plural(text.length, "character")}, ${singleLine(text, 48)}`;
+}
 
 function deleteLineFix(ctx: Context, line: number, title: string): Fix {
   const { doc } = ctx;
   // The line and its ending; the last line keeps the ending of the line above as the file's final newline.
   const r = line < doc.lineCount - 1 ? doc.spanRange(line, 0, line + 1, 0) : doc.spanRange(line, 0, line, doc.lines[line]!.length);
-  return { title, edits: [{ range: r, newText: "" }], safe: false, summary: "deleted the line (its text is lost)" };
+  return { title, edits: [{ range: r, newText: "" }], safe: false, summary: `deleted the line (${lostText(ctx, line)})` };
 }
 
 function headerFix(ctx: Context, wholeFile: boolean): Fix {
@@ -125,8 +132,11 @@ export function fixesIn(ctx: Context, d: Diagnostic): Fix[] {
       if (p.kind !== "malformed") break;
       const run = joinRuns(ctx).get(line);
       if (run) out.push(joinFix(ctx, run));
-      out.push(recoverFix(ctx, line));
-      out.push(deleteLineFix(ctx, line, `Delete line ${line + 1} (its text is lost)`));
+      // Mends first, each keeping every character of what it mends; deleting the line comes last.
+      out.push(splitFix(ctx, line));
+      const recovered = recoverFix(ctx, line);
+      out.push(recovered ?? repairFix(ctx, line));
+      out.push(deleteLineFix(ctx, line, `Delete line ${line + 1} (${lostText(ctx, line)})`));
       break;
     }
     case "not-an-object": {
@@ -150,8 +160,10 @@ export function fixesIn(ctx: Context, d: Diagnostic): Fix[] {
           edits: [{ range: doc.spanRange(line, doc.lines[line]!.length, line, doc.lines[line]!.length), newText: eolOf(doc) }],
           safe: true,
         });
-      out.push(recoverFix(ctx, line));
-      out.push(deleteLineFix(ctx, line, "Delete the cut-off last line (its text is lost)"));
+      out.push(splitFix(ctx, line));
+      const recovered = recoverFix(ctx, line);
+      out.push(recovered ?? repairFix(ctx, line));
+      out.push(deleteLineFix(ctx, line, `Delete the cut-off last line (${lostText(ctx, line)})`));
       break;
     }
     case "empty-file":

@@ -17,6 +17,7 @@ import { CODES } from "../../core/base/codes";
 import { parseLine } from "../../core/line/parse";
 import { singleLine } from "../../core/base/text";
 import { type Context, eolOf, type Fix } from "./fixContext";
+import { mayRepair } from "./slips";
 
 // The package is an ES module with a CommonJS build that `require` loads; only its types are
 // imported as a module, so that this CommonJS file compiles. It is loaded on the first repair:
@@ -112,7 +113,7 @@ export function recoverLine(text: string, idInUse: (id: string) => boolean): { i
   // string at an earlier comma and makes a key of the rest ("(a, b)" → "(a", "b)": null). A cut
   // inside an escape cannot be closed without changing what the escape says.
   const cut = cutPoint(text);
-  if (cut.inEscape) return undefined;
+  if (cut.inEscape || !mayRepair(text, MAX_INSERTIONS)) return undefined;
   let repaired: string;
   try {
     repaired = jsonrepair(cut.inString ? `${text}"` : text);
@@ -123,11 +124,29 @@ export function recoverLine(text: string, idInUse: (id: string) => boolean): { i
   // (a comma or quote inserted in the middle) is jsonrepair reading a line that was not just cut.
   const insertions = insertionsInto(text, repaired);
   if (!insertions || insertions.length === 0 || insertions.length > MAX_INSERTIONS || insertions.some((x) => x.offset < cut.tokenStart)) return undefined;
-  const parsed = parseLine(repaired);
+  const entry = usableEntry(repaired, idInUse);
+  return entry ? { insertions, id: entry.id } : undefined;
+}
+
+/** What a mend says of the entry it makes: its id, and its type and role as the title names them. */
+export interface UsableEntry {
+  id: string;
+  /** "user message", "compaction", …: the role of a message, else the entry's type. */
+  kind: string;
+}
+
+/**
+ * The entry `text` is, when Pi can use it: an object that is not a header, whose `id` is a
+ * non-empty string no other entry holds, whose `parentId` is a string or null, and whose own line
+ * raises no error (a message entry without its `message` would make Pi throw building the context).
+ */
+export function usableEntry(text: string, idInUse: (id: string) => boolean): UsableEntry | undefined {
+  const parsed = parseLine(text);
   if (parsed.kind !== "value" || !parsed.isObject || parsed.type === "session") return undefined;
   if (parsed.id === undefined || parsed.id === "" || parsed.parentId === undefined || idInUse(parsed.id)) return undefined;
   if (parsed.noMessage || parsed.findings.some((f) => CODES[f.code].severity === "error")) return undefined;
-  return { insertions, id: parsed.id };
+  const type = singleLine(parsed.type ?? "entry", 24);
+  return { id: parsed.id, kind: parsed.role !== undefined ? `${singleLine(parsed.role, 16)} message` : type };
 }
 
 /** "Recover the entry": the quick fix of a malformed or cut-off line, when `recoverLine` finds an entry in it. */
