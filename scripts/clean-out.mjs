@@ -1,6 +1,6 @@
-// Empties out/ before `npm pack` builds it again (`prepack`: this, then tsc -p server). tsc never
+// Empties out/ before every build (`build`, `postprepare`, `prepack`: this, then tsc -p server). tsc never
 // deletes what it compiled earlier, so without this a module whose source was renamed or removed
-// would still be shipped in the tarball.
+// would still be shipped in the tarball, or loaded in a clone in place of its new home.
 //
 // The build of a clone runs as `postprepare`, not `prepare`: npm ci and npm install run both for
 // the project itself, but npm 11 lists a `prepare` script in the package.json of a tarball it

@@ -12,7 +12,8 @@ import type { TextEdit } from "vscode-languageserver";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { computeCodeActions } from "../../server/src/features/codeActions";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
-import { applyFixes, quickFixes } from "../../server/src/features/fixes";
+import { quickFixes } from "../../server/src/features/fixes";
+import { applyFixes } from "../../server/src/features/fixes/fixAll";
 import { MAX_REPAIR_CHARS, repairLine, splitLine } from "../../server/src/features/fixes/mend";
 import { HEADER, assistant, compaction, session, user } from "../helpers/piLines";
 
