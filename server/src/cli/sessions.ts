@@ -163,6 +163,9 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
       `warning: Pi 1.6's /resume shows no sessions here (${listing.scope === "all" ? 'its All tab says "No sessions found"' : '"No sessions in current folder"'}): the header of ${escapeControls(tildePath(throwing.info.path, home))} has a parentSession that is not a path (${oneLine(shortValue(throwing.info.parentSessionPath), 40)}), on which its threaded view throws a TypeError while the list loads, and the loading then comes back empty. \`pi --session ID\` still opens each session.`,
     );
   }
+  // A file Pi's list hangs or dies on is not left out: /resume shows nothing at all.
+  for (const o of listing.omitted.filter((o) => o.piFails !== undefined).slice(0, 10))
+    lines.push(`warning: ${escapeControls(tildePath(o.path, home))}: ${escapeControls(o.piFails!)}. Move it out of the folder.`);
   lines.push("");
 
   const keyOf = (path: string) => pathKey(path, listing.process.cwd);
@@ -205,10 +208,11 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
   const unread = listing.sessions.filter((s) => s.unreadLines > 0);
   for (const s of unread)
     lines.push(`note: ${escapeControls(tildePath(s.info.path, home))} has ${s.unreadLines} line(s) too long to read here; Pi's numbers for it may differ.`);
-  if (listing.omitted.length > 0) {
-    lines.push("", `${listing.omitted.length} file${listing.omitted.length === 1 ? "" : "s"} Pi leaves out of its list:`);
-    for (const o of listing.omitted.slice(0, 50)) lines.push(`  ${escapeControls(tildePath(o.path, home))}: ${escapeControls(o.reason)}`);
-    if (listing.omitted.length > 50) lines.push(`  … ${listing.omitted.length - 50} more (--json lists all)`);
+  const left = listing.omitted.filter((o) => o.piFails === undefined);
+  if (left.length > 0) {
+    lines.push("", `${left.length} file${left.length === 1 ? "" : "s"} Pi leaves out of its list:`);
+    for (const o of left.slice(0, 50)) lines.push(`  ${escapeControls(tildePath(o.path, home))}: ${escapeControls(o.reason)}`);
+    if (left.length > 50) lines.push(`  … ${left.length - 50} more (--json lists all)`);
   }
   return `${lines.join("\n")}\n`;
 }

@@ -15,8 +15,9 @@
  * - images and request size: `imageDiagnostics.ts`; compactions: `compactionKeepsToolResult`.
  *
  * Each diagnostic is on the entry to blame and says what Pi does and what the provider answers.
- * Nothing here runs for a file Pi would not open as it is (no header, older version): the
- * structural diagnostics say that first.
+ * Nothing here runs for a file Pi would not open (no header); for an older version, which Pi
+ * migrates first, only `request-throws` is said (`migratedThrows`), the structural diagnostics
+ * saying the rest.
  */
 
 import type { Diagnostic } from "vscode-languageserver";
