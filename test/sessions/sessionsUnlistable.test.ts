@@ -62,7 +62,7 @@ describe("files Pi's list hangs or dies on", () => {
   it("says Pi 0.74 waits forever on a FIFO and leaves /dev/zero out", () => {
     const r = sessions("--pi", "0.74");
     expect(r.stdout).toContain(`warning: ${join(folder, "fifo.jsonl")}: it is a FIFO`);
-    expect(r.stdout).not.toContain("warning: " + join(folder, "zero.jsonl"));
+    expect(r.stdout).not.toContain(`warning: ${join(folder, "zero.jsonl")}`);
     expect(r.stdout).toContain(`${join(folder, "zero.jsonl")}: it is a character device, not a regular file`);
   });
 });
