@@ -79,6 +79,19 @@ describe("resume-from", () => {
     expect(readdirSync(join(file, ".."))).toEqual(["s.jsonl"]);
   });
 
+  it("warns that Pi 1.x refuses a file that starts with a byte order mark, and appends for Pi 0.73/0.74", () => {
+    const file = sessionFile(`\ufeff${TEXT}`);
+    const t = io();
+    expect(runResumeFrom([file, "a1"], t.io)).toBe(0);
+    expect(t.err.join("")).toBe(
+      `pi-session-lsp resume-from: warning: ${file}: Pi 1.x refuses this file as it is, so only Pi 0.73/0.74 resumes from the new line: the file starts with a byte order mark (U+FEFF), on which Pi 1.x's header line does not parse (\`pi-session-lsp check --fix\` removes it)\n`,
+    );
+    expect(readFileSync(file, "utf8").startsWith(`\ufeff${TEXT}`)).toBe(true);
+    const plain = io();
+    expect(runResumeFrom([sessionFile(), "a1"], plain.io)).toBe(0);
+    expect(plain.err).toEqual([]);
+  });
+
   it("computes the line again when Pi appends after the file was read, losing none of Pi's line", () => {
     const file = sessionFile();
     const pis = `${user("p1", "a2", "from pi", 6)}\n`;

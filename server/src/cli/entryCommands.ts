@@ -128,6 +128,7 @@ function runAppend(command: string, usage: string, make: LineMaker, args: readon
       const line = make(read.doc, entry, now());
       if (!line.ok) return fail(`${path}: line ${entry.line + 1} (${shownId(entry.id)}): ${line.reason}`);
       const text = appendedText(read.doc, line.line);
+      if (line.warning) io.err(`pi-session-lsp ${command}: warning: ${escapeControls(`${path}: ${line.warning.text}`)}\n`);
       if (parsed.values["dry-run"]) {
         io.out(`${escapeControls(line.line)}\n`);
         return 0;
