@@ -251,8 +251,9 @@ function forkedFrom(s: ListedSession, byKey: Map<string, ListedSession>, home: s
   if (!existsSync(file)) return `forked from ${oneLine(tildePath(parent, home), 60)} (missing)`;
   const probe = probeHeader(file, Number.POSITIVE_INFINITY);
   const id = probe.header ? probe.header.id.slice(0, 8) : basename(parent);
-  const cwd = typeof probe.header?.cwd === "string" ? ` in ${tildePath(probe.header.cwd, home)}` : "";
-  return `forked from ${oneLine(id, 8)}${oneLine(cwd, 60)}`;
+  // The folder is cut to one line on its own: `oneLine` trims, and would take the space before "in".
+  const cwd = typeof probe.header?.cwd === "string" ? ` in ${oneLine(tildePath(probe.header.cwd, home), 57)}` : "";
+  return `forked from ${oneLine(id, 8)}${cwd}`;
 }
 
 /**
