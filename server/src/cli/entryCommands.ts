@@ -106,7 +106,10 @@ const now = (): EditClock => ({ now: new Date() });
 
 type LineMaker = (doc: SessionDocument, entry: Entry, clock: EditClock) => AppendedLine | Refusal;
 
-function runAppend(command: string, usage: string, make: LineMaker, args: readonly string[], io: CliIo, fs: FixFs): number {
+/** What the appended line does to `entry`, in words, for the line the command prints ("line 5 (a2)" is the entry given). */
+type Effect = (entry: string) => string;
+
+function runAppend(command: string, usage: string, make: LineMaker, effect: Effect, args: readonly string[], io: CliIo, fs: FixFs): number {
   const parsed = readCommandLine(args, io, {
     name: command,
     usage,
@@ -136,9 +139,8 @@ function runAppend(command: string, usage: string, make: LineMaker, args: readon
       try {
         const done = appendToFile(read.file, text, fs);
         const at = read.doc.lineCount + (read.doc.analysis.endsWithNewline ? 0 : 1);
-        io.out(
-          `${escapeControls(path)}: appended line ${at} (entry ${line.id}, after line ${entry.line + 1}, ${escapeControls(shownId(entry.id))}); the file as it was: ${escapeControls(done.backup)}\n`,
-        );
+        const named = `line ${entry.line + 1} (${escapeControls(shownId(entry.id))})`;
+        io.out(`${escapeControls(path)}: appended line ${at}, entry ${line.id}: ${effect(named)}. The file as it was: ${escapeControls(done.backup)}\n`);
         if (done.interleaved)
           io.err(`pi-session-lsp ${command}: another process appended to ${escapeControls(path)} at the same moment; check which line is last\n`);
         return 0;
@@ -153,11 +155,19 @@ function runAppend(command: string, usage: string, make: LineMaker, args: readon
 }
 
 export function runResumeFrom(args: readonly string[], io: CliIo, fs: FixFs = nodeFs): number {
-  return runAppend("resume-from", RESUME_FROM_USAGE, resumeFromLine, args, io, fs);
+  return runAppend("resume-from", RESUME_FROM_USAGE, resumeFromLine, (entry) => `its parent is ${entry}, the entry Pi now resumes from`, args, io, fs);
 }
 
 export function runDropFromContext(args: readonly string[], io: CliIo, fs: FixFs = nodeFs): number {
-  return runAppend("drop-from-context", DROP_USAGE, dropFromContextLine, args, io, fs);
+  return runAppend(
+    "drop-from-context",
+    DROP_USAGE,
+    dropFromContextLine,
+    (entry) => `it drops the message on ${entry} from the context Pi 1.x sends the model (${OLD_PI_NOTE})`,
+    args,
+    io,
+    fs,
+  );
 }
 
 export function runFork(args: readonly string[], io: CliIo): number {
