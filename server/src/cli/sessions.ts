@@ -32,7 +32,8 @@ in <agent>/settings.json or DIR/.pi/settings.json, else <agent>/sessions/--<DIR>
 is $PI_CODING_AGENT_DIR or ~/.pi/agent.
   --pi 1.x|0.74   whose rules to follow (default 1.x)
   --json          {location, sessions, details, omitted}: "sessions" is exactly what Pi's
-                  SessionManager.list (or listAll) returns, without allMessagesText
+                  SessionManager.list (or listAll) returns, without allMessagesText; an
+                  "omitted" file with "piFails" is one Pi's list hangs or dies on
   --limit N       print at most N sessions (default 200; 0 prints all)`;
 
 const OPTIONS: OptionSpecs = {
