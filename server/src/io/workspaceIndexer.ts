@@ -130,7 +130,9 @@ export async function indexSessions(options: IndexOptions): Promise<SessionIndex
       if (files.length < max) files.push(p);
     }
   };
-  for (const root of options.sessionRoots ?? []) add(await jsonlFiles(root, 2, max + 1, true));
+  // Pi 1.x follows links to project folders in its sessions folder; 0.73/0.74 reads real folders only.
+  const linked = (options.version ?? "1.x") === "1.x";
+  for (const root of options.sessionRoots ?? []) add(await jsonlFiles(root, 2, max + 1, linked));
   for (const root of options.roots) add(await jsonlFiles(root, MAX_DEPTH, max + 1));
   const sizes = await Promise.all(
     files.map((f) =>
