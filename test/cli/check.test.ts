@@ -125,4 +125,17 @@ describe("pi-session-lsp check", () => {
     expect(uris.length).toBeGreaterThan(0);
     expect(new Set(uris)).toEqual(new Set([pathToFileURL(join(__dirname, "../../client-samples/sessions/broken.jsonl")).href]));
   });
+
+  it("exits 1 for a v1 file whose assistant message Pi's pipeline throws on after migrating it", () => {
+    // Pi migrates the file and loads it, then every prompt throws (`assistantMsg.content.flatMap is
+    // not a function`, recorded from Pi 1.6.0 and 0.74.2): an error, on the streamed check too.
+    const file = join(dir, "v1-string-content.jsonl");
+    const v1Header = '{"type":"session","id":"0197a0b0-0000-7000-8000-000000000002","timestamp":"2026-03-02T10:00:00.002Z","cwd":"/home/dev/p"}';
+    const assistant =
+      '{"type":"message","timestamp":"2026-03-02T10:00:02.000Z","message":{"role":"assistant","content":"hello","provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"stop","timestamp":1772445602000}}';
+    writeFileSync(file, `${v1Header}\n${assistant}\n`);
+    const r = run("check", file);
+    expect(r.stdout).toContain(`${file}:2:98: error request-throws: Pi 1.x's message pipeline`);
+    expect(r.status).toBe(1);
+  });
 });

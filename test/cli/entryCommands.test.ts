@@ -13,6 +13,7 @@ import { runDropFromContext, runFork, runResumeFrom } from "../../server/src/cli
 import type { FixFs } from "../../server/src/cli/replace";
 import { buildContext } from "../../server/src/core/pi/buildContext";
 import { SessionDocument } from "../../server/src/core/session/document";
+import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { HEADER, assistant, label, session, user } from "../helpers/piLines";
 
 let dir: string;
@@ -77,6 +78,41 @@ describe("resume-from", () => {
     expect(JSON.parse(t.out.join(""))).toMatchObject({ parentId: "u2" });
     expect(readFileSync(file, "utf8")).toBe(TEXT);
     expect(readdirSync(join(file, ".."))).toEqual(["s.jsonl"]);
+  });
+
+  it("warns that Pi 1.x refuses a file that starts with a byte order mark, and appends for Pi 0.73/0.74", () => {
+    const file = sessionFile(`\ufeff${TEXT}`);
+    const t = io();
+    expect(runResumeFrom([file, "a1"], t.io)).toBe(0);
+    expect(t.err.join("")).toBe(
+      `pi-session-lsp resume-from: warning: ${file}: Pi 1.x refuses this file as it is, so only Pi 0.73/0.74 resumes from the new line: the file starts with a byte order mark (U+FEFF), on which Pi 1.x's header line does not parse (\`pi-session-lsp check --fix\` removes it)\n`,
+    );
+    expect(readFileSync(file, "utf8").startsWith(`\ufeff${TEXT}`)).toBe(true);
+    const plain = io();
+    expect(runResumeFrom([sessionFile(), "a1"], plain.io)).toBe(0);
+    expect(plain.err).toEqual([]);
+  });
+
+  it("says plainly what the line does, and resume-from then drop-from-context checks clean", () => {
+    const file = sessionFile();
+    const t = io();
+    expect(runResumeFrom([file, "a1"], t.io)).toBe(0);
+    expect(runDropFromContext([file, "u1"], t.io)).toBe(0);
+    const [resumed, dropped] = t.out.join("").split("\n");
+    expect(resumed).toMatch(
+      new RegExp(
+        `^${file}: appended line 7, entry [0-9a-f]{8}: its parent is line 3 \\(a1\\), the entry Pi now resumes from\\. The file as it was: ${file}\\.bak$`,
+      ),
+    );
+    expect(dropped).toMatch(
+      /: appended line 8, entry [0-9a-f]{8}: it drops the message on line 2 \(u1\) from the context Pi 1\.x sends the model \(Pi 0\.73\/0\.74 ignores/,
+    );
+    // The drop's context_edit hangs on the resume marker, which hangs on an older entry: chosen, not stale.
+    const after = new SessionDocument("file:///x.jsonl", "jsonl", 0, readFileSync(file, "utf8"));
+    expect(computeDiagnostics(after).map((d) => d.code)).not.toContain("leaf-hides-messages");
+    // The same context_edit on a branch nobody chose (a custom entry of an extension) is still reported.
+    const stale = new SessionDocument("file:///y.jsonl", "jsonl", 0, readFileSync(file, "utf8").replace("pi-session-lsp.resume-from", "my-extension"));
+    expect(computeDiagnostics(stale).map((d) => d.code)).toContain("leaf-hides-messages");
   });
 
   it("computes the line again when Pi appends after the file was read, losing none of Pi's line", () => {
@@ -177,7 +213,7 @@ describe("ids too long to print", () => {
     for (const run of [runResumeFrom, runDropFromContext]) {
       const t = io();
       expect(run([sessionFile(text), "Z"], t.io)).toBe(0);
-      expect(t.out.join("")).toMatch(/appended line 6 .*Zbbb/);
+      expect(t.out.join("")).toMatch(/appended line 6, .*Zbbb/);
       expect(t.out.join("").length).toBeLessThan(1000);
     }
     const t = io();

@@ -102,7 +102,7 @@ describe("backups beside a session", () => {
     writeFileSync(`${s.file}.bak`, "before");
     const r = s.run("resume-from", s.file, "a1");
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain(`the file as it was: ${s.file}.bak; older backups were moved to ${s.history}`);
+    expect(r.stdout).toContain(`The file as it was: ${s.file}.bak; older backups were moved to ${s.history}`);
     expect(s.beside()).toEqual(["resume.jsonl", "resume.jsonl.bak"]);
     expect(s.kept()).toEqual(["before"]);
   });

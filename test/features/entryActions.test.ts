@@ -55,6 +55,14 @@ describe("resume from here", () => {
     expect(codes(other)).toContain("leaf-hides-messages");
   });
 
+  it("says in its title that only Pi 0.73/0.74 resumes a file starting with a byte order mark, which Pi 1.x refuses", () => {
+    const bom = docOf(`\ufeff${branches}`);
+    const [resume] = entryActions(bom, at(5), [RESUME_KIND], base);
+    expect(resume?.title).toMatch(/^Resume from here \(line 6, .*\): append a line Pi resumes from \(Pi 0\.73\/0\.74 only; the other Pi refuses this file\)$/);
+    const [plain] = entryActions(docOf(branches), at(5), [RESUME_KIND], base);
+    expect(plain?.title).not.toMatch(/only/);
+  });
+
   it("is not offered on the leaf, the header, or when only quick fixes are asked for", () => {
     const doc = docOf(branches);
     const leafLine = doc.analysis.leaf!.line;

@@ -107,7 +107,10 @@ const now = (): EditClock => ({ now: new Date() });
 
 type LineMaker = (doc: SessionDocument, entry: Entry, clock: EditClock) => AppendedLine | Refusal;
 
-function runAppend(command: string, usage: string, make: LineMaker, args: readonly string[], io: CliIo, fs: FixFs): number {
+/** What the appended line does to `entry`, in words, for the line the command prints ("line 5 (a2)" is the entry given). */
+type Effect = (entry: string) => string;
+
+function runAppend(command: string, usage: string, make: LineMaker, effect: Effect, args: readonly string[], io: CliIo, fs: FixFs): number {
   const parsed = readCommandLine(args, io, {
     name: command,
     usage,
@@ -129,6 +132,7 @@ function runAppend(command: string, usage: string, make: LineMaker, args: readon
       const line = make(read.doc, entry, now());
       if (!line.ok) return fail(`${path}: line ${entry.line + 1} (${shownId(entry.id)}): ${line.reason}`);
       const text = appendedText(read.doc, line.line);
+      if (line.warning) io.err(`pi-session-lsp ${command}: warning: ${escapeControls(`${path}: ${line.warning.text}`)}\n`);
       if (parsed.values["dry-run"]) {
         io.out(`${escapeControls(line.line)}\n`);
         return 0;
@@ -136,8 +140,9 @@ function runAppend(command: string, usage: string, make: LineMaker, args: readon
       try {
         const done = appendToFile(read.file, text, fs);
         const at = read.doc.lineCount + (read.doc.analysis.endsWithNewline ? 0 : 1);
+        const named = `line ${entry.line + 1} (${escapeControls(shownId(entry.id))})`;
         io.out(
-          `${escapeControls(path)}: appended line ${at} (entry ${line.id}, after line ${entry.line + 1}, ${escapeControls(shownId(entry.id))}); the file as it was: ${escapeControls(done.backup)}${done.history ? `; older backups were moved to ${escapeControls(done.history)}` : ""}\n`,
+          `${escapeControls(path)}: appended line ${at}, entry ${line.id}: ${effect(named)}. The file as it was: ${escapeControls(done.backup)}${done.history ? `; older backups were moved to ${escapeControls(done.history)}` : ""}\n`,
         );
         if (done.interleaved)
           io.err(`pi-session-lsp ${command}: another process appended to ${escapeControls(path)} at the same moment; check which line is last\n`);
@@ -153,11 +158,19 @@ function runAppend(command: string, usage: string, make: LineMaker, args: readon
 }
 
 export function runResumeFrom(args: readonly string[], io: CliIo, fs: FixFs = nodeFs): number {
-  return runAppend("resume-from", RESUME_FROM_USAGE, resumeFromLine, args, io, fs);
+  return runAppend("resume-from", RESUME_FROM_USAGE, resumeFromLine, (entry) => `its parent is ${entry}, the entry Pi now resumes from`, args, io, fs);
 }
 
 export function runDropFromContext(args: readonly string[], io: CliIo, fs: FixFs = nodeFs): number {
-  return runAppend("drop-from-context", DROP_USAGE, dropFromContextLine, args, io, fs);
+  return runAppend(
+    "drop-from-context",
+    DROP_USAGE,
+    dropFromContextLine,
+    (entry) => `it drops the message on ${entry} from the context Pi 1.x sends the model (${OLD_PI_NOTE})`,
+    args,
+    io,
+    fs,
+  );
 }
 
 export function runFork(args: readonly string[], io: CliIo): number {

@@ -32,7 +32,8 @@ in <agent>/settings.json or DIR/.pi/settings.json, else <agent>/sessions/--<DIR>
 is $PI_CODING_AGENT_DIR or ~/.pi/agent.
   --pi 1.x|0.74   whose rules to follow (default 1.x)
   --json          {location, sessions, details, omitted}: "sessions" is exactly what Pi's
-                  SessionManager.list (or listAll) returns, without allMessagesText
+                  SessionManager.list (or listAll) returns, without allMessagesText; an
+                  "omitted" file with "piFails" is one Pi's list hangs or dies on
   --limit N       print at most N sessions (default 200; 0 prints all)`;
 
 const OPTIONS: OptionSpecs = {
@@ -163,6 +164,9 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
       `warning: Pi 1.6's /resume shows no sessions here (${listing.scope === "all" ? 'its All tab says "No sessions found"' : '"No sessions in current folder"'}): the header of ${escapeControls(tildePath(throwing.info.path, home))} has a parentSession that is not a path (${oneLine(shortValue(throwing.info.parentSessionPath), 40)}), on which its threaded view throws a TypeError while the list loads, and the loading then comes back empty. \`pi --session ID\` still opens each session.`,
     );
   }
+  // A file Pi's list hangs or dies on is not left out: /resume shows nothing at all.
+  for (const o of listing.omitted.filter((o) => o.piFails !== undefined).slice(0, 10))
+    lines.push(`warning: ${escapeControls(tildePath(o.path, home))}: ${escapeControls(o.piFails!)}. Move it out of the folder.`);
   lines.push("");
 
   const keyOf = (path: string) => pathKey(path, listing.process.cwd);
@@ -205,10 +209,11 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
   const unread = listing.sessions.filter((s) => s.unreadLines > 0);
   for (const s of unread)
     lines.push(`note: ${escapeControls(tildePath(s.info.path, home))} has ${s.unreadLines} line(s) too long to read here; Pi's numbers for it may differ.`);
-  if (listing.omitted.length > 0) {
-    lines.push("", `${listing.omitted.length} file${listing.omitted.length === 1 ? "" : "s"} Pi leaves out of its list:`);
-    for (const o of listing.omitted.slice(0, 50)) lines.push(`  ${escapeControls(tildePath(o.path, home))}: ${escapeControls(o.reason)}`);
-    if (listing.omitted.length > 50) lines.push(`  … ${listing.omitted.length - 50} more (--json lists all)`);
+  const left = listing.omitted.filter((o) => o.piFails === undefined);
+  if (left.length > 0) {
+    lines.push("", `${left.length} file${left.length === 1 ? "" : "s"} Pi leaves out of its list:`);
+    for (const o of left.slice(0, 50)) lines.push(`  ${escapeControls(tildePath(o.path, home))}: ${escapeControls(o.reason)}`);
+    if (left.length > 50) lines.push(`  … ${left.length - 50} more (--json lists all)`);
   }
   return `${lines.join("\n")}\n`;
 }
@@ -247,8 +252,9 @@ function forkedFrom(s: ListedSession, byKey: Map<string, ListedSession>, home: s
   if (!existsSync(file)) return `forked from ${oneLine(tildePath(parent, home), 60)} (missing)`;
   const probe = probeHeader(file, Number.POSITIVE_INFINITY);
   const id = probe.header ? probe.header.id.slice(0, 8) : basename(parent);
-  const cwd = typeof probe.header?.cwd === "string" ? ` in ${tildePath(probe.header.cwd, home)}` : "";
-  return `forked from ${oneLine(id, 8)}${oneLine(cwd, 60)}`;
+  // The folder is cut to one line on its own: `oneLine` trims, and would take the space before "in".
+  const cwd = typeof probe.header?.cwd === "string" ? ` in ${oneLine(tildePath(probe.header.cwd, home), 57)}` : "";
+  return `forked from ${oneLine(id, 8)}${cwd}`;
 }
 
 /**

@@ -74,7 +74,15 @@ export function entryActions(doc: SessionDocument, range: Range, only: readonly 
   const where = `line ${entry.line + 1}, ${entryTitle(entry)}`;
   if (wanted(RESUME_KIND, only)) {
     const resume = resumeFromLine(doc, entry, clock);
-    if (resume.ok) actions.push({ title: `Resume from here (${where}): append a line Pi resumes from`, kind: RESUME_KIND, edit: appendEdit(doc, resume.line) });
+    if (resume.ok) {
+      // A file only one Pi reads (a byte order mark: Pi 1.x refuses it) is resumed by that one alone: the title says which.
+      const who = resume.warning ? `Pi ${resume.warning.only === "0.74" ? "0.73/0.74" : "1.x"} only; the other Pi refuses this file` : undefined;
+      actions.push({
+        title: `Resume from here (${where}): append a line Pi resumes from${who ? ` (${who})` : ""}`,
+        kind: RESUME_KIND,
+        edit: appendEdit(doc, resume.line),
+      });
+    }
   }
   if (wanted(DROP_KIND, only) && isEditableTarget(entry)) {
     const drop = dropFromContextLine(doc, entry, clock);

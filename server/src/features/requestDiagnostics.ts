@@ -15,8 +15,9 @@
  * - images and request size: `imageDiagnostics.ts`; compactions: `compactionKeepsToolResult`.
  *
  * Each diagnostic is on the entry to blame and says what Pi does and what the provider answers.
- * Nothing here runs for a file Pi would not open as it is (no header, older version): the
- * structural diagnostics say that first.
+ * Nothing here runs for a file Pi would not open (no header); for an older version, which Pi
+ * migrates first, only `request-throws` is said (`migratedThrows`), the structural diagnostics
+ * saying the rest.
  */
 
 import type { Diagnostic } from "vscode-languageserver";
@@ -46,6 +47,8 @@ import {
   withAll,
 } from "./diagnostics/requestFindings";
 import { diagnostic } from "./diagnostics/report";
+import { contextDocument } from "./migratedView";
+import { needsMigration } from "./migration";
 import { ruleFor } from "./providerRules";
 import { providerRequestOf } from "./providerView";
 
@@ -65,7 +68,8 @@ const memo: KeptForInputs<RequestFindings> = releasedTable();
 
 export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
   const a = doc.analysis;
-  if (a.headerState !== "ok" || !versionRules(a).current) return [];
+  if (a.headerState !== "ok") return [];
+  if (!versionRules(a).current) return migratedThrows(doc);
   const compactions = keptForSameInputs(compactionMemo, a.structure, compactionParses(a), () => compactionKeepsToolResult(doc));
   const inputs = requestsOf(a);
   const value = keptForSameInputs(
@@ -76,6 +80,25 @@ export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
     (lastInputs, last) => updateRequestFindings(doc, lastInputs, last, inputs),
   ).all;
   return compactions.length === 0 ? value : [...compactions, ...value];
+}
+
+/**
+ * A v1 or v2 file: Pi migrates it in memory when it opens it and builds every prompt from the
+ * migrated entries, whose messages the migration leaves as they were, so a message its pipeline
+ * throws on fails every prompt as in a current file (an assistant message whose content is a
+ * string, in real converted files). That is said here, on the original line; the other request
+ * checks wait until the file is migrated, as the structural diagnostics say first.
+ */
+function migratedThrows(doc: SessionDocument): Diagnostic[] {
+  if (!needsMigration(doc)) return [];
+  const migrated = contextDocument(doc).analysis;
+  const built = activeContext(migrated);
+  if (!built.ok) return [];
+  const result = providerRequestOf(built.build, "1.x");
+  if (!result.ok) return [throwsDiagnostic(doc, result, "Pi 1.x", "")];
+  const older = activeContext074(migrated);
+  const old = older.ok ? providerRequestOf(older.build, "0.74") : undefined;
+  return old && !old.ok ? [throwsDiagnostic(doc, old, "Pi 0.73/0.74", " (Pi 1.x's does not)")] : [];
 }
 
 /**

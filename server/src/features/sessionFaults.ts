@@ -121,8 +121,12 @@ function leafHidesMessages(a: SessionAnalysis): Finding | undefined {
   // Only a metadata entry that hangs on an older entry: a last line with no parent (a bare JSON
   // value, a new root) is reported by the structural checks.
   if (!leaf || leaf.type === undefined || MESSAGE_TYPES.has(leaf.type) || !a.parent[leaf.index] || a.reachesCycle[leaf.index]) return undefined;
-  // "Resume from here" appends this on purpose: the branch was chosen.
-  if (isResumeMarker(leaf)) return undefined;
+  // "Resume from here" appends its marker on purpose: the branch was chosen, and metadata appended
+  // after it (a drop-from-context's context_edit, a label) keeps that choice. Bounded by the depth.
+  for (const e of [leaf, ...ancestors(a, leaf)]) {
+    if (isResumeMarker(e)) return undefined;
+    if (MESSAGE_TYPES.has(e.type)) break;
+  }
   let newest: Entry | undefined;
   for (let i = a.entries.length - 1; i >= 0 && !newest; i--) if (MESSAGE_TYPES.has(a.entries[i]!.type)) newest = a.entries[i];
   if (!newest || a.onActivePath[newest.index] || a.reachesCycle[newest.index]) return undefined;

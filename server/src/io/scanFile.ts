@@ -6,12 +6,12 @@
  */
 
 import { constants } from "node:buffer";
-import { statSync } from "node:fs";
+import { type Stats, statSync } from "node:fs";
 import { HEADER_SCAN_BYTES, headerCandidate16, type SessionScan, SessionInfoBuilder } from "../core/disk/info";
 import type { PiVersion } from "../core/disk/location";
 import { parseSearchQuery } from "../core/disk/search";
 import { BoundedRegex } from "./boundedRegex";
-import { type ReadOptions, readLinesSync } from "./lineReader";
+import { kindOf, type ReadOptions, readLinesSync } from "./lineReader";
 
 export interface ScanTask {
   path: string;
@@ -39,6 +39,8 @@ export interface ScanOutcome {
   probe?: HeaderProbe;
   /** The file could not be read (Pi's list skips it). */
   error?: string;
+  /** What Pi's list does on this file instead of skipping it: it waits forever or dies (see `unlistable`). */
+  piFails?: string;
   /**
    * The query's regular expression did not finish on this file, which did not match as far as it
    * was searched: "timeout", a test ran out of time here; "skipped", the pattern had run out of
@@ -74,6 +76,26 @@ export function probeHeader(path: string, size: number): HeaderProbe {
   return result ?? { missing: size > HEADER_SCAN_BYTES ? "too-long" : "none" };
 }
 
+/**
+ * Why a `*.jsonl` that is not a regular file is not listed, and what Pi does with it instead of
+ * leaving it out, as recorded from Pi 1.6.0 and 0.74.2's `SessionManager.list`: both open a FIFO
+ * to read it and wait for a writer forever, so `/resume` never finishes loading; Pi 1.x reads a
+ * character device line by line, and on one that never ends (a link to `/dev/zero`) its line
+ * buffer outgrows a string and the process dies with "RangeError: Invalid string length", where
+ * 0.74's `readFile` fails and the file is left out. A folder or a socket fails to open: left out.
+ */
+function unlistable(stats: Stats, version: PiVersion): Pick<ScanOutcome, "error" | "piFails"> {
+  const error = `it is ${kindOf(stats)}, not a regular file`;
+  if (stats.isFIFO())
+    return { error, piFails: `it is a FIFO, which Pi's /resume opens and then waits on for a writer forever: its list never finishes loading` };
+  if (stats.isCharacterDevice() && version === "1.x")
+    return {
+      error,
+      piFails: `it is a character device, which Pi 1.x's /resume reads as a session: one that never ends (a link to /dev/zero) makes Pi die with "RangeError: Invalid string length"`,
+    };
+  return { error };
+}
+
 export function scanFile(task: ScanTask, onChunk?: ReadOptions["onChunk"]): ScanOutcome {
   let size = 0;
   let mtimeMs: number | undefined;
@@ -81,7 +103,7 @@ export function scanFile(task: ScanTask, onChunk?: ReadOptions["onChunk"]): Scan
     const stats = statSync(task.path);
     size = stats.size;
     mtimeMs = stats.mtimeMs;
-    if (!stats.isFile()) return { path: task.path, size, mtimeMs, error: "not a file" };
+    if (!stats.isFile()) return { path: task.path, size, mtimeMs, ...unlistable(stats, task.version) };
   } catch (error) {
     return { path: task.path, size, mtimeMs, error: (error as Error).message };
   }

@@ -16,10 +16,23 @@ export function readSkeleton(path: string, version: PiVersion, observers: EntryO
 
 type Obj = Record<string, unknown>;
 
+/** The tool calls kept in `EntryReader`'s call maps at most (besides the last message's). */
+const MAX_CACHED_CALLS = 100_000;
+
 /** Entries of a skeleton read back from the file one at a time. */
 export class EntryReader {
   private readonly file: LineFile;
   private readonly cache = new Map<number, Obj | undefined>();
+  /**
+   * The tool calls of each assistant message read for a tool result, by entry: one message may
+   * hold thousands of calls, each answered by its own row, and building its map again for each
+   * row made `tree --all` quadratic. Kept apart from `cache`, and cleared only when the maps hold
+   * more than `MAX_CACHED_CALLS` calls, so a message with very many calls keeps its own map.
+   */
+  private readonly callMaps = new Map<number, Map<unknown, ToolCallInfo>>();
+  private cachedCalls = 0;
+  /** How many call maps were built, for the test that each message's is built once. */
+  callMapsBuilt = 0;
 
   constructor(
     path: string,
@@ -51,11 +64,26 @@ export class EntryReader {
     const owners = this.sk.toolCalls.get(keyOf(id));
     if (!owners) return undefined;
     for (let k = owners.length - 1; k >= 0; k--) {
-      const entry = this.entry(owners[k]!);
-      const call = entry ? toolCallsOf(entry).get(id) : undefined;
+      const call = this.callsOf(owners[k]!)?.get(id);
       if (call) return call;
     }
     return undefined;
+  }
+
+  private callsOf(i: number): Map<unknown, ToolCallInfo> | undefined {
+    const known = this.callMaps.get(i);
+    if (known) return known;
+    const entry = this.entry(i);
+    if (!entry) return undefined;
+    const calls = toolCallsOf(entry);
+    this.callMapsBuilt++;
+    if (this.cachedCalls + calls.size > MAX_CACHED_CALLS) {
+      this.callMaps.clear();
+      this.cachedCalls = 0;
+    }
+    this.callMaps.set(i, calls);
+    this.cachedCalls += calls.size;
+    return calls;
   }
 
   close(): void {

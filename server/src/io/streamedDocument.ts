@@ -189,7 +189,23 @@ class StreamedSessionDocument extends SessionDocument {
   override get hasBom(): boolean {
     return this.bom;
   }
+
+  /**
+   * A copy in memory, every line's text read back, that can be edited: the migration Pi runs on a
+   * v1 or v2 file is applied to such a copy (`features/migratedView.ts`), so that the streamed
+   * check reports what Pi's pipeline does with the migrated entries, as the editor does. Refused
+   * for a file larger than `MAX_COPY_CHARS`, which the streamed check exists to keep out of memory.
+   */
+  override clone(): SessionDocument {
+    if (this.chars > MAX_COPY_CHARS) throw new Error(`the file holds ${mib(this.chars)} of text, more than the ${mib(MAX_COPY_CHARS)} copied into memory`);
+    const copy = super.clone();
+    copy.lines = Array.from({ length: this.lines.length }, (_, i) => this.lines[i]!);
+    return copy;
+  }
 }
+
+/** The most characters of text `StreamedSessionDocument.clone` copies into memory. */
+const MAX_COPY_CHARS = 128 * 1024 * 1024;
 
 /** A line longer than the reader decodes (`maxLineBytes`): the streamed check refuses the file, as the in-memory one refuses a file that long. */
 export class LineTooLong extends Error {}

@@ -49,14 +49,29 @@ export const DEFAULT_MAX_FILES = 20_000;
 const SKIP_DIRS = new Set(["node_modules", ".git", ".hg", ".svn", "out", "dist", "build", "target", ".venv", "__pycache__"]);
 const MAX_DEPTH = 12;
 
-/** The `*.jsonl` files under `root`: `depth` levels deep, skipping build and dependency folders, at most `max`. */
-export async function jsonlFiles(root: string, depth: number, max: number): Promise<string[]> {
+/** At most this many folders are read under one root, so that a hostile tree ends in bounded time. */
+const MAX_FOLDERS = 100_000;
+
+/**
+ * The `*.jsonl` files under `root`: `depth` levels deep, skipping build and dependency folders, at
+ * most `max`, each real folder read once. A folder comes from someone else's machine as often as
+ * a session does: a `self -> .` link would list every file again, and a few such links would fill
+ * the index with copies or never end, so links to folders are followed only with `linkedFolders`
+ * (Pi 1.x follows links to project folders in its sessions folder), and even then a folder already
+ * read (known by device and inode, which also catches a bind mount) is not read again.
+ */
+export async function jsonlFiles(root: string, depth: number, max: number, linkedFolders = false): Promise<string[]> {
   const out: string[] = [];
+  const seenFolders = new Set<string>();
   const queue: { dir: string; level: number }[] = [{ dir: resolve(root), level: 0 }];
-  while (queue.length > 0 && out.length < max) {
-    const { dir, level } = queue.shift()!;
+  for (let next = 0; next < queue.length && out.length < max && seenFolders.size < MAX_FOLDERS; next++) {
+    const { dir, level } = queue[next]!;
     let entries: Dirent[];
     try {
+      const stat = await fsp.stat(dir);
+      const key = `${stat.dev}:${stat.ino}`;
+      if (seenFolders.has(key)) continue;
+      seenFolders.add(key);
       entries = await fsp.readdir(dir, { withFileTypes: true });
     } catch {
       continue;
@@ -66,7 +81,7 @@ export async function jsonlFiles(root: string, depth: number, max: number): Prom
       if (entry.isFile() && entry.name.endsWith(".jsonl")) {
         out.push(path);
         if (out.length >= max) break;
-      } else if ((entry.isDirectory() || entry.isSymbolicLink()) && level + 1 < depth && !SKIP_DIRS.has(entry.name)) {
+      } else if ((entry.isDirectory() || (linkedFolders && entry.isSymbolicLink())) && level + 1 < depth && !SKIP_DIRS.has(entry.name)) {
         queue.push({ dir: path, level: level + 1 });
       }
     }
@@ -115,7 +130,9 @@ export async function indexSessions(options: IndexOptions): Promise<SessionIndex
       if (files.length < max) files.push(p);
     }
   };
-  for (const root of options.sessionRoots ?? []) add(await jsonlFiles(root, 2, max + 1));
+  // Pi 1.x follows links to project folders in its sessions folder; 0.73/0.74 reads real folders only.
+  const linked = (options.version ?? "1.x") === "1.x";
+  for (const root of options.sessionRoots ?? []) add(await jsonlFiles(root, 2, max + 1, linked));
   for (const root of options.roots) add(await jsonlFiles(root, MAX_DEPTH, max + 1));
   const sizes = await Promise.all(
     files.map((f) =>

@@ -152,6 +152,15 @@ export interface ScannedFile {
   mtimeMs: number | undefined;
   scan?: SessionScan;
   error?: string;
+  /** What Pi's list does on this file instead of leaving it out (it hangs or dies). */
+  piFails?: string;
+}
+
+/** A file Pi's list does not show: why, and what Pi does instead of leaving it out when it does not. */
+export interface OmittedFile {
+  path: string;
+  reason: string;
+  piFails?: string;
 }
 
 /** A session in a listing: Pi's `SessionInfo` and what our listing adds. */
@@ -170,7 +179,7 @@ export interface AssembledList {
   /** In Pi's order. */
   sessions: ListedSession[];
   /** Files Pi's list skips, with the reason. */
-  omitted: { path: string; reason: string }[];
+  omitted: OmittedFile[];
   /** Sessions left out because their header `cwd` is another project (Pi 1.x, shared folder). */
   otherProjects: number;
 }
@@ -182,12 +191,13 @@ export interface AssembledList {
  */
 export function assembleList(files: readonly ScannedFile[], keep?: (info: PiSessionInfo) => boolean): AssembledList {
   const sessions: ListedSession[] = [];
-  const omitted: { path: string; reason: string }[] = [];
+  const omitted: OmittedFile[] = [];
   let otherProjects = 0;
   for (const file of files) {
     const scan = file.scan;
     if (!scan?.info) {
-      omitted.push({ path: file.path, reason: file.error ?? scan?.dropped ?? "unreadable" });
+      const reason = file.error ?? scan?.dropped ?? "unreadable";
+      omitted.push(file.piFails ? { path: file.path, reason, piFails: file.piFails } : { path: file.path, reason });
       continue;
     }
     const info: PiSessionInfo = { path: file.path, ...scan.info };

@@ -31,6 +31,8 @@ export interface AppendedLine {
   line: string;
   /** The new entry's id. */
   id: string;
+  /** What the user should know before relying on the line: only one Pi reads the file. */
+  warning?: ReaderWarning;
 }
 
 export interface EditClock {
@@ -69,6 +71,32 @@ export function unreadable(doc: SessionDocument): Refusal | undefined {
   if (a.headerState !== "ok") return refuse("Pi does not open this file (no valid session header), so there is no session to resume, edit or fork");
   if (!versionRules(a).current) return refuse("Pi migrates this file and gives its entries new ids when it opens it; migrate it to version 3 first");
   return refuse("neither Pi 1.x nor Pi 0.73/0.74 opens this file as it is; fix the errors first");
+}
+
+/**
+ * Which Pi will not read the line appended to a file that one Pi reads: said with the line, as
+ * `drop-from-context` says it refusing, so that no line goes in without a word. A file starting
+ * with a byte order mark is the case in practice: Pi 0.73/0.74 strips the mark, Pi 1.x refuses.
+ */
+export function otherReaderWarning(doc: SessionDocument): ReaderWarning | undefined {
+  if (!piReads(doc, "1.x") && piReads(doc, "0.74")) {
+    const text = "Pi 1.x refuses this file as it is, so only Pi 0.73/0.74 resumes from the new line";
+    return {
+      only: "0.74",
+      text: doc.hasBom
+        ? `${text}: the file starts with a byte order mark (U+FEFF), on which Pi 1.x's header line does not parse (\`pi-session-lsp check --fix\` removes it)`
+        : text,
+    };
+  }
+  if (piReads(doc, "1.x") && !piReads(doc, "0.74"))
+    return { only: "1.x", text: "Pi 0.73/0.74 throws opening this file (a line holds null), so only Pi 1.x resumes from the new line" };
+  return undefined;
+}
+
+/** The one Pi that reads a file another refuses, and the sentence that says so. */
+export interface ReaderWarning {
+  only: PiReader;
+  text: string;
 }
 
 /**

@@ -18,7 +18,7 @@
 import type { SessionAnalysis } from "../session/analysis";
 import type { Entry } from "../session/entry";
 import type { SessionDocument } from "../session/document";
-import { type AppendedLine, type EditClock, nameable, newEntryId, type Refusal, refuse, unreadable } from "./appendLine";
+import { type AppendedLine, type EditClock, nameable, newEntryId, otherReaderWarning, type Refusal, refuse, unreadable } from "./appendLine";
 
 /** The `customType` of the line "resume from here" appends; `leaf-hides-messages` knows it is on purpose. */
 export const RESUME_CUSTOM_TYPE = "pi-session-lsp.resume-from";
@@ -37,5 +37,6 @@ export function resumeFromLine(doc: SessionDocument, entry: Entry, clock: EditCl
   const id = newEntryId(a, clock.random);
   // Pi's key order for `appendCustomEntry` (`data` is left out, as Pi leaves out an undefined one).
   const line = JSON.stringify({ type: "custom", customType: RESUME_CUSTOM_TYPE, id, parentId: entry.id, timestamp: clock.now.toISOString() });
-  return { ok: true, line, id };
+  const warning = otherReaderWarning(doc);
+  return warning ? { ok: true, line, id, warning } : { ok: true, line, id };
 }
