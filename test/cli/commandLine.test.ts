@@ -165,3 +165,28 @@ describe("help COMMAND", () => {
     expect(typo.stderr).toContain('pi-session-lsp: unknown command "chekc" (did you mean check?)');
   });
 });
+
+describe("the tool's --help", () => {
+  const bin = join(__dirname, "../../bin/pi-session-lsp.js");
+  const program = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 20_000 });
+
+  it("lists every command in one line each, and no command's options; help COMMAND gives each one's", () => {
+    ensureBuilt();
+    const help = program("--help");
+    expect(help.status).toBe(0);
+    const lines = help.stdout.split("\n");
+    for (const name of Object.keys(COMMANDS)) {
+      const listed = lines.filter((line) => line.startsWith(`  ${name} `));
+      expect(listed, name).toHaveLength(1);
+      const own = program("help", name);
+      expect(own.status, name).toBe(0);
+      expect(own.stdout, name).toMatch(new RegExp(`^Usage: pi-session-lsp ${name} `));
+      expect(own.stdout, name).toBe(program(name, "--help").stdout);
+    }
+    // The options are each command's own help: the tool's help names none of check's or context's.
+    expect(help.stdout).not.toContain("--min-severity");
+    expect(help.stdout).not.toContain("--stage");
+    expect(lines.length).toBeLessThan(30);
+    expect(program("-h").stdout).toBe(help.stdout);
+  });
+});
