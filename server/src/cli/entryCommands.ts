@@ -21,31 +21,34 @@ import { dropFromContextLine, OLD_PI_NOTE } from "../core/edits/dropFromContext"
 import { forkSession } from "../core/edits/fork";
 import { resumeFromLine } from "../core/edits/resumeFrom";
 import { clip } from "../core/base/text";
-import { type OptionSpecs, oneFile, readCommandLine } from "./commandLine";
+import { type OptionSpecs, type OptionValues, oneFile, readCommandLine } from "./commandLine";
 import type { CliIo } from "./io";
 import { closeFile, decodeSession, encodingName, openSessionFile, type OpenedFile } from "./files";
 import { appendToFile, FileChanged, type FixFs } from "./replace";
 import { escapeControls } from "./terminal";
+import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 import { errorText } from "./walk";
 
-export const RESUME_FROM_USAGE = `Usage: pi-session-lsp resume-from [--dry-run] FILE ID
+export const RESUME_FROM_USAGE = `Usage: pi-session-lsp resume-from [--dry-run] [--session-dir DIR] FILE ID
 
 Makes Pi resume the session FILE from the entry ID (or a unique prefix of it) without changing
 what the model sees: appends one "custom" entry whose parent is ID, which Pi keeps in the tree and
 sends nothing for (Pi resumes from the last line). Nothing above it changes; the file as it was is
 kept as FILE.bak.
   --dry-run   print the line instead of appending it
+${FILE_OR_ID_HELP}
 Exit status: 0 appended (or printed), 2 usage error, unreadable file, or no such entry.`;
 
-export const DROP_USAGE = `Usage: pi-session-lsp drop-from-context [--dry-run] FILE ID
+export const DROP_USAGE = `Usage: pi-session-lsp drop-from-context [--dry-run] [--session-dir DIR] FILE ID
 
 Drops the message ID from the context Pi 1.x sends the model, keeping it in the file: appends a
 "context_edit" entry with "replacement": null on the branch Pi resumes. ${OLD_PI_NOTE}. The file as
 it was is kept as FILE.bak.
   --dry-run   print the line instead of appending it
+${FILE_OR_ID_HELP}
 Exit status: 0 appended (or printed), 2 usage error, unreadable file, or the message cannot be dropped.`;
 
-export const FORK_USAGE = `Usage: pi-session-lsp fork [--leaf ID] [--out PATH] FILE
+export const FORK_USAGE = `Usage: pi-session-lsp fork [--leaf ID] [--out PATH] [--session-dir DIR] FILE
 
 Writes a new session holding the path from the root to ID (default: the entry Pi resumes from), as
 Pi 1.6's /fork writes it: labels re-chained, a fresh session id, "parentSession" naming FILE, the
@@ -53,10 +56,11 @@ file named <timestamp>_<id>.jsonl in FILE's folder. No parent is left dangling (
 them). FILE is only read; an existing file is never overwritten.
   --leaf ID    the last entry of the new session (an id or a unique prefix)
   --out PATH   the new file, or the folder to write it into
+${FILE_OR_ID_HELP}
 Exit status: 0 written, 2 usage error, unreadable file, no such entry, or PATH exists.`;
 
-const APPEND_OPTIONS: OptionSpecs = { "dry-run": { type: "boolean" } };
-const FORK_OPTIONS: OptionSpecs = { leaf: { type: "string" }, out: { type: "string" } };
+const APPEND_OPTIONS: OptionSpecs = { "dry-run": { type: "boolean" }, "session-dir": SESSION_DIR_OPTION };
+const FORK_OPTIONS: OptionSpecs = { leaf: { type: "string" }, out: { type: "string" }, "session-dir": SESSION_DIR_OPTION };
 
 /** Attempts at appending to a file that changes under the command, before it gives up. */
 const ATTEMPTS = 3;
@@ -106,7 +110,7 @@ const now = (): EditClock => ({ now: new Date() });
 
 type LineMaker = (doc: SessionDocument, entry: Entry, clock: EditClock) => AppendedLine | Refusal;
 
-function runAppend(command: string, usage: string, make: LineMaker, args: readonly string[], io: CliIo, fs: FixFs): number {
+function runAppend(command: string, usage: string, make: LineMaker, args: readonly string[], io: CliIo, fs: FixFs): number | Promise<number> {
   const parsed = readCommandLine(args, io, {
     name: command,
     usage,
@@ -114,7 +118,13 @@ function runAppend(command: string, usage: string, make: LineMaker, args: readon
     check: (_values, words) => (words.length === 2 ? undefined : "give the session FILE and the entry ID"),
   });
   if (typeof parsed === "number") return parsed;
-  const [path, id] = parsed.positionals as [string, string];
+  const [file, id] = parsed.positionals as [string, string];
+  const sessionDir = parsed.values["session-dir"] as string | undefined;
+  return withSessionFile(command, file, io, { version: "1.x", sessionDir }, (path) => appendTo(path, id, command, make, parsed.values, io, fs));
+}
+
+/** Appends the line `make` makes for the entry `id` to `path`, a few times when the file changes under it. */
+function appendTo(path: string, id: string, command: string, make: LineMaker, values: OptionValues, io: CliIo, fs: FixFs): number {
   const fail = (message: string) => {
     io.err(`pi-session-lsp ${command}: ${escapeControls(message)}\n`);
     return 2;
@@ -128,7 +138,7 @@ function runAppend(command: string, usage: string, make: LineMaker, args: readon
       const line = make(read.doc, entry, now());
       if (!line.ok) return fail(`${path}: line ${entry.line + 1} (${shownId(entry.id)}): ${line.reason}`);
       const text = appendedText(read.doc, line.line);
-      if (parsed.values["dry-run"]) {
+      if (values["dry-run"]) {
         io.out(`${escapeControls(line.line)}\n`);
         return 0;
       }
@@ -151,15 +161,15 @@ function runAppend(command: string, usage: string, make: LineMaker, args: readon
   }
 }
 
-export function runResumeFrom(args: readonly string[], io: CliIo, fs: FixFs = nodeFs): number {
+export function runResumeFrom(args: readonly string[], io: CliIo, fs: FixFs = nodeFs): number | Promise<number> {
   return runAppend("resume-from", RESUME_FROM_USAGE, resumeFromLine, args, io, fs);
 }
 
-export function runDropFromContext(args: readonly string[], io: CliIo, fs: FixFs = nodeFs): number {
+export function runDropFromContext(args: readonly string[], io: CliIo, fs: FixFs = nodeFs): number | Promise<number> {
   return runAppend("drop-from-context", DROP_USAGE, dropFromContextLine, args, io, fs);
 }
 
-export function runFork(args: readonly string[], io: CliIo): number {
+export function runFork(args: readonly string[], io: CliIo): number | Promise<number> {
   const parsed = readCommandLine(args, io, {
     name: "fork",
     usage: FORK_USAGE,
@@ -168,8 +178,12 @@ export function runFork(args: readonly string[], io: CliIo): number {
     check: (values, words) => (values.out === "" ? "--out needs a path (given an empty one)" : oneFile(values, words)),
   });
   if (typeof parsed === "number") return parsed;
-  const { values, positionals } = parsed;
-  const path = positionals[0]!;
+  const sessionDir = parsed.values["session-dir"] as string | undefined;
+  return withSessionFile("fork", parsed.positionals[0]!, io, { version: "1.x", sessionDir }, (path) => forkFrom(path, parsed.values, io));
+}
+
+/** Writes the fork of `path` that `values` ask for. */
+function forkFrom(path: string, values: OptionValues, io: CliIo): number {
   const fail = (message: string) => {
     io.err(`pi-session-lsp fork: ${escapeControls(message)}\n`);
     return 2;

@@ -16,12 +16,13 @@ import { outlineTree } from "../core/disk/treeOutline";
 import { rowText } from "../core/disk/treeText";
 import { EntryReader, readSkeleton } from "../io/skeletonReader";
 import type { PiVersion } from "../core/disk/location";
-import { type OptionSpecs, oneFile, readCommandLine } from "./commandLine";
+import { type CommandLine, type OptionSpecs, oneFile, readCommandLine } from "./commandLine";
 import type { CliIo } from "./io";
 import { jsonLine } from "./terminal";
+import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 import { clipColumns, escapeControls, oneLine, terminalWidth } from "./sessionOutput";
 
-export const TREE_USAGE = `Usage: pi-session-lsp tree [--filter MODE] [--depth N] [--all] [--pi 1.x|0.74] [--json] FILE
+export const TREE_USAGE = `Usage: pi-session-lsp tree [--filter MODE] [--depth N] [--all] [--pi 1.x|0.74] [--session-dir DIR] [--json] FILE
 
 Prints the session tree of FILE as Pi's /tree shows it: the branch with the leaf first, a ├─/└─ at
 each branch point, • on the active path, [labels], compactions and branch summaries, and › on the
@@ -31,6 +32,7 @@ row Pi selects. Long runs of entries fold into "⋮ N more" lines.
   --all           print every row (no folding, no line limit)
   --pi 1.x|0.74   read the file as Pi 1.x (default) or Pi 0.73/0.74 opens it
   --json          the rows as data: {file, leaf, rows: [{id, line, text, prefix, active, selected, label}], …}
+${FILE_OR_ID_HELP}
 Exit status: 0 printed, 1 Pi would not show this tree (it refuses the file, throws or hangs), 2 usage
 error or unreadable file.`;
 
@@ -39,6 +41,7 @@ const OPTIONS: OptionSpecs = {
   depth: { type: "string", whole: {} },
   all: { type: "boolean" },
   json: { type: "boolean" },
+  "session-dir": SESSION_DIR_OPTION,
 };
 
 export interface PrintedRow {
@@ -130,13 +133,17 @@ export function treeReport(path: string, version: PiVersion, options: { filter?:
   return { sk, view, outline, printed, problems, rowThrows };
 }
 
-export function runTree(args: readonly string[], io: CliIo): number {
+export function runTree(args: readonly string[], io: CliIo): number | Promise<number> {
   const line = readCommandLine(args, io, { name: "tree", usage: TREE_USAGE, options: OPTIONS, pi: true, check: oneFile });
   if (typeof line === "number") return line;
-  const { values, positionals, version } = line;
+  const sessionDir = line.values["session-dir"] as string | undefined;
+  return withSessionFile("tree", line.positionals[0]!, io, { version: line.version, sessionDir }, (path) => printTree(path, line, io));
+}
+
+function printTree(path: string, line: CommandLine, io: CliIo): number {
+  const { values, version } = line;
   const filter = (values.filter ?? "default") as FilterMode;
   const depth = values.depth === undefined ? undefined : Number(values.depth);
-  const path = positionals[0]!;
   let report: TreeReport;
   try {
     report = treeReport(path, version, { filter, all: values.all === true, depth });
