@@ -20,12 +20,12 @@ import { type AppendedLine, appendedText, type EditClock, type Refusal } from ".
 import { dropFromContextLine, OLD_PI_NOTE } from "../core/edits/dropFromContext";
 import { forkSession } from "../core/edits/fork";
 import { resumeFromLine } from "../core/edits/resumeFrom";
-import { clip } from "../core/base/text";
 import { type OptionSpecs, type OptionValues, oneFile, readCommandLine } from "./commandLine";
 import type { CliIo } from "./io";
 import { closeFile, decodeSession, encodingName, openSessionFile, type OpenedFile } from "./files";
 import { appendToFile, FileChanged, type FixFs } from "./replace";
 import { escapeControls } from "./terminal";
+import { findEntry, shownId } from "./entryArg";
 import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 import { errorText } from "./walk";
 
@@ -83,29 +83,6 @@ function readSession(path: string): Read {
   return { ok: true, file, doc: new SessionDocument(pathToFileURL(resolve(path)).href, "jsonl", 0, decoded.text) };
 }
 
-/** The entry named ID: the entry Pi finds under it, or the one entry whose id starts with it. */
-function findEntry(doc: SessionDocument, id: string): Entry | string {
-  const a = doc.analysis;
-  const exact = a.byId.get(id);
-  if (exact) return exact;
-  // "" is a prefix of every id, so it would name the one entry of a file that has one: an empty
-  // word is a forgotten value, not a prefix.
-  if (id === "") return `no entry has the id ""`;
-  const matches = a.entries.filter((e) => e.id?.startsWith(id) && a.byId.get(e.key) === e);
-  if (matches.length === 1) return matches[0]!;
-  return matches.length === 0
-    ? `no entry has the id ${JSON.stringify(shownId(id))}`
-    : `${matches.length} entries have ids starting with ${JSON.stringify(shownId(id))}; give more of it`;
-}
-
-/**
- * An id as messages show it, clipped: an id in the file, or one given on the command line, can be
- * megabytes long, and a message is one short line whatever it names.
- */
-function shownId(id: string | undefined): string {
-  return clip(id ?? "");
-}
-
 const now = (): EditClock => ({ now: new Date() });
 
 type LineMaker = (doc: SessionDocument, entry: Entry, clock: EditClock) => AppendedLine | Refusal;
@@ -133,7 +110,7 @@ function appendTo(path: string, id: string, command: string, make: LineMaker, va
     const read = readSession(path);
     if (!read.ok) return fail(read.message);
     try {
-      const entry = findEntry(read.doc, id);
+      const entry = findEntry(read.doc.analysis, id);
       if (typeof entry === "string") return fail(`${path}: ${entry}`);
       const line = make(read.doc, entry, now());
       if (!line.ok) return fail(`${path}: line ${entry.line + 1} (${shownId(entry.id)}): ${line.reason}`);
@@ -193,7 +170,7 @@ function forkFrom(path: string, values: OptionValues, io: CliIo): number {
   closeFile(read.file);
   const doc = read.doc;
   const leafId = typeof values.leaf === "string" ? values.leaf : undefined;
-  const entry = leafId === undefined ? doc.analysis.leaf : findEntry(doc, leafId);
+  const entry = leafId === undefined ? doc.analysis.leaf : findEntry(doc.analysis, leafId);
   if (entry === undefined) return fail(`${path}: the file has no entry Pi resumes from`);
   if (typeof entry === "string") return fail(`${path}: ${entry}`);
   const source = resolve(path);
