@@ -181,6 +181,13 @@ describe("entry ids in tree's answer, and taken back", () => {
     expect(r.stdout).toMatch(/\n {2}\(3\/4\) \[all\] {2}\(Pi's status: › is row 3 of the 4 rows filter all shows, of 4 entries\)\n$/);
     // The snippet of the row is escaped: no terminal control reaches the terminal.
     expect(r.stdout).not.toContain("\u001b");
+    const json = JSON.parse(run(["tree", "--json", "--filter", "all", fileA()]).stdout);
+    expect(json.rows.map((row: { id: string; short: string; leaf: boolean }) => [row.id, row.short, row.leaf])).toEqual([
+      ["e1000000", "e1000000", false],
+      ["abcdef01b", "abcdef01b", false],
+      ["f2000000", "f2000000", true],
+      ["abcdef01a", "abcdef01a", false],
+    ]);
   });
 
   it("takes the short id printed in every entry argument, and refuses an ambiguous start", () => {
