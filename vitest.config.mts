@@ -12,7 +12,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     testTimeout: 20_000,
-    setupFiles: ["test/setup/hasAssertions.ts"],
+    setupFiles: ["test/setup/hasAssertions.ts", "test/setup/backupDir.ts"],
     projects: [
       { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/clients/**"] } },
       { extends: true, test: { name: "editors", include: ["test/clients/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/clients/vscode/**"] } },

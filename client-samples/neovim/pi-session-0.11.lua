@@ -22,8 +22,9 @@
 --   * in session buffers: K hover and, as Neovim 0.11 maps them, grr references, gra quick fixes,
 --     grn rename and CTRL-X CTRL-O completion; gd definition, <leader>pl runs the code lens of
 --     the line, <leader>pc opens the built context, <leader>pf Fix all; code lenses
---     kept up to date (vim.lsp.codelens.enable on 0.12+, refreshed on BufEnter, InsertLeave and
---     BufWritePost on 0.11);
+--     kept up to date (vim.lsp.codelens.enable on 0.12+, refreshed on BufEnter, InsertLeave,
+--     TextChanged, BufWritePost and after Fix all on 0.11); <leader>pd shows the line's problems
+--     (and on 0.11 its lenses) in a float, as does resting the cursor on it (`line_float`);
 --   * :PiSessionFixAll applies every safe fix (the server's source.fixAll) to the buffer;
 --   * :PiSessionContext opens, as Markdown in a read-only scratch split, the context Pi builds
 --     when resuming from the entry on the cursor line (from the file's last entry on the header,
@@ -41,6 +42,9 @@ local opts = vim.tbl_deep_extend('force', {
   -- Hints (mostly the faded `not-in-context` lines) get no sign and no virtual text, so that they
   -- do not hide the errors on the same lines; they stay in the diagnostic lists.
   quiet_hints = true,
+  -- When the cursor rests on a line ('updatetime', 4 s unless you set it lower), a float shows
+  -- the line's problems and (before 0.12) its lenses, which are off screen on long lines.
+  line_float = true,
 }, user)
 -- Lists are replaced, not merged.
 opts.cmd = user.cmd or { 'pi-session-lsp', '--stdio' }
@@ -186,6 +190,10 @@ local function fix_all(bufnr)
     for _, action in ipairs(actions or {}) do
       if action.edit and type(action.kind) == 'string' and action.kind:find('^source%.fixAll') then
         vim.lsp.util.apply_workspace_edit(action.edit, client.offset_encoding or 'utf-16')
+        -- On 0.11 the lenses would go on describing the broken session until refreshed.
+        if not vim.lsp.codelens.enable then
+          vim.lsp.codelens.refresh({ bufnr = bufnr })
+        end
         vim.notify('pi-session: ' .. action.title, vim.log.levels.INFO)
         return
       end
@@ -197,6 +205,53 @@ end
 vim.api.nvim_create_user_command('PiSessionFixAll', function()
   fix_all(vim.api.nvim_get_current_buf())
 end, { desc = 'Apply every safe fix of pi-session-lsp to this buffer (source.fixAll)' })
+
+--- What the cursor's line says, as lines for a float: its problems (hints too unless
+--- `quiet_hints`), and before 0.12 its code lenses. A session is shown unwrapped and its lines run
+--- for thousands of columns, so the message at the end of a line (virtual text, off by default
+--- from 0.11) and a lens drawn there (before 0.12) are usually off screen: only the sign shows.
+local function line_info(bufnr, row)
+  local names = { 'error', 'warning', 'info', 'hint' }
+  local lowest = opts.quiet_hints and vim.diagnostic.severity.INFO or vim.diagnostic.severity.HINT
+  local diagnostics = vim.diagnostic.get(bufnr, { lnum = row })
+  table.sort(diagnostics, function(a, b)
+    return a.severity < b.severity or (a.severity == b.severity and a.col < b.col)
+  end)
+  local lines = {}
+  for _, d in ipairs(diagnostics) do
+    if d.severity <= lowest then
+      local code = d.code and (' ' .. tostring(d.code)) or ''
+      for i, text in ipairs(vim.split(d.message, '\n', { plain = true })) do
+        table.insert(lines, i == 1 and (names[d.severity] .. code .. ': ' .. text) or ('  ' .. text))
+      end
+    end
+  end
+  if not vim.lsp.codelens.enable then
+    for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
+      if lens.range.start.line == row and lens.command and lens.command.title ~= '' then
+        table.insert(lines, 'lens: ' .. lens.command.title)
+      end
+    end
+  end
+  return lines
+end
+
+--- Opens the float of the cursor's line (see line_info) unless the line says nothing or another
+--- float (a hover, a completion's documentation) is open. It closes when the cursor moves.
+local function show_line_info(bufnr)
+  if vim.api.nvim_get_current_buf() ~= bufnr then
+    return
+  end
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_win_get_config(win).relative ~= '' then
+      return
+    end
+  end
+  local lines = line_info(bufnr, vim.api.nvim_win_get_cursor(0)[1] - 1)
+  if #lines > 0 then
+    vim.lsp.util.open_floating_preview(lines, 'plaintext', { focus_id = 'pi_session_line', focus = false })
+  end
+end
 
 --- Diagnostic display for this client's namespaces: the most severe sign and message of a line
 --- win, and hints are only underlined (faded) unless `quiet_hints` is false. The user's own choice
@@ -252,11 +307,20 @@ vim.lsp.config(NAME, {
       vim.lsp.codelens.enable(true, { bufnr = bufnr })
     else
       vim.lsp.codelens.refresh({ bufnr = bufnr })
-      vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost' }, {
+      vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost', 'TextChanged' }, {
         group = group,
         buffer = bufnr,
         callback = function()
           vim.lsp.codelens.refresh({ bufnr = bufnr })
+        end,
+      })
+    end
+    if opts.line_float then
+      vim.api.nvim_create_autocmd('CursorHold', {
+        group = group,
+        buffer = bufnr,
+        callback = function()
+          show_line_info(bufnr)
         end,
       })
     end
@@ -268,6 +332,9 @@ vim.lsp.config(NAME, {
       map('<leader>pl', vim.lsp.codelens.run, 'pi-session: run the code lens of this line')
       map('<leader>pc', '<cmd>PiSessionContext<CR>', 'pi-session: built context of this entry')
       map('<leader>pf', '<cmd>PiSessionFixAll<CR>', 'pi-session: fix all safe problems (source.fixAll)')
+      map('<leader>pd', function()
+        show_line_info(bufnr)
+      end, "pi-session: this line's problems and lenses in a float")
     end
   end,
 })

@@ -19,8 +19,9 @@
 --     `settings.piSession` (answered to workspace/configuration) and as init_options;
 --   * in session buffers: K hover, gd definition, gr references, <leader>pl runs the code lens of
 --     the line, <leader>pc opens the built context, <leader>pa quick fixes, <leader>pf Fix all,
---     <leader>pr rename, CTRL-X CTRL-O completion; code lenses refreshed on BufEnter,
---     InsertLeave and BufWritePost;
+--     <leader>pr rename, <leader>pd the line's problems and lenses in a float (also shown when
+--     the cursor rests: `line_float`), CTRL-X CTRL-O completion; code lenses refreshed on
+--     BufEnter, InsertLeave, TextChanged, BufWritePost and after Fix all;
 --   * :PiSessionFixAll applies every safe fix (the server's source.fixAll) to the buffer;
 --   * :PiSessionContext opens, as Markdown in a read-only scratch split, the context Pi builds
 --     when resuming from the entry on the cursor line (from the file's last entry on the header,
@@ -38,6 +39,9 @@ local opts = vim.tbl_deep_extend('force', {
   -- Hints (mostly the faded `not-in-context` lines) get no sign and no virtual text, so that they
   -- do not hide the errors on the same lines; they stay in the diagnostic lists.
   quiet_hints = true,
+  -- When the cursor rests on a line ('updatetime', 4 s unless you set it lower), a float shows
+  -- the line's problems and (before 0.12) its lenses, which are off screen on long lines.
+  line_float = true,
 }, user)
 -- Lists are replaced, not merged.
 opts.cmd = user.cmd or { 'pi-session-lsp', '--stdio' }
@@ -189,6 +193,14 @@ vim.api.nvim_create_user_command('PiSessionContext', function(cmd)
   show_context(bufnr, leaf_id)
 end, { nargs = '?', bang = true, desc = 'Show the context Pi builds from the entry on this line (! : from the last entry)' })
 
+--- Asks for the lenses again (before 0.12, Neovim only does when told; 0.7 takes the current
+--- buffer).
+local function refresh_lenses(bufnr)
+  vim.api.nvim_buf_call(bufnr, function()
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+  end)
+end
+
 --- Fix all: asks the server for its `source.fixAll` action and applies its edit to the buffer at
 --- once (vim.lsp.buf.code_action of 0.7 has no `apply`, and would show a menu of one). Neovim
 --- changes the buffer only: `:w` writes it.
@@ -212,6 +224,10 @@ local function fix_all(bufnr)
     for _, action in ipairs(actions or {}) do
       if action.edit and type(action.kind) == 'string' and action.kind:find('^source%.fixAll') then
         vim.lsp.util.apply_workspace_edit(action.edit, client.offset_encoding or 'utf-16')
+        -- Before 0.12 the lenses would go on describing the broken session until refreshed.
+        if not vim.lsp.codelens.enable then
+          refresh_lenses(bufnr)
+        end
         vim.notify('pi-session: ' .. action.title, vim.log.levels.INFO)
         return
       end
@@ -224,10 +240,51 @@ vim.api.nvim_create_user_command('PiSessionFixAll', function()
   fix_all(vim.api.nvim_get_current_buf())
 end, { desc = 'Apply every safe fix of pi-session-lsp to this buffer (source.fixAll)' })
 
-local function refresh_lenses(bufnr)
-  vim.api.nvim_buf_call(bufnr, function()
-    vim.lsp.codelens.refresh({ bufnr = bufnr })
+--- What the cursor's line says, as lines for a float: its problems (hints too unless
+--- `quiet_hints`), and before 0.12 its code lenses. A session is shown unwrapped and its lines run
+--- for thousands of columns, so the message at the end of a line (virtual text, off by default
+--- from 0.11) and a lens drawn there (before 0.12) are usually off screen: only the sign shows.
+local function line_info(bufnr, row)
+  local names = { 'error', 'warning', 'info', 'hint' }
+  local lowest = opts.quiet_hints and vim.diagnostic.severity.INFO or vim.diagnostic.severity.HINT
+  local diagnostics = vim.diagnostic.get(bufnr, { lnum = row })
+  table.sort(diagnostics, function(a, b)
+    return a.severity < b.severity or (a.severity == b.severity and a.col < b.col)
   end)
+  local lines = {}
+  for _, d in ipairs(diagnostics) do
+    if d.severity <= lowest then
+      local code = d.code and (' ' .. tostring(d.code)) or ''
+      for i, text in ipairs(vim.split(d.message, '\n', { plain = true })) do
+        table.insert(lines, i == 1 and (names[d.severity] .. code .. ': ' .. text) or ('  ' .. text))
+      end
+    end
+  end
+  if not vim.lsp.codelens.enable then
+    for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
+      if lens.range.start.line == row and lens.command and lens.command.title ~= '' then
+        table.insert(lines, 'lens: ' .. lens.command.title)
+      end
+    end
+  end
+  return lines
+end
+
+--- Opens the float of the cursor's line (see line_info) unless the line says nothing or another
+--- float (a hover, a completion's documentation) is open. It closes when the cursor moves.
+local function show_line_info(bufnr)
+  if vim.api.nvim_get_current_buf() ~= bufnr then
+    return
+  end
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_win_get_config(win).relative ~= '' then
+      return
+    end
+  end
+  local lines = line_info(bufnr, vim.api.nvim_win_get_cursor(0)[1] - 1)
+  if #lines > 0 then
+    vim.lsp.util.open_floating_preview(lines, 'plaintext', { focus_id = 'pi_session_line', focus = false })
+  end
 end
 
 --- Diagnostic display for this client's namespaces: the most severe sign and message of a line
@@ -264,11 +321,20 @@ local function on_attach(client, bufnr)
     vim.lsp.codelens.enable(true, { bufnr = bufnr })
   else
     refresh_lenses(bufnr)
-    vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost' }, {
+    vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost', 'TextChanged' }, {
       group = group,
       buffer = bufnr,
       callback = function()
         refresh_lenses(bufnr)
+      end,
+    })
+  end
+  if opts.line_float then
+    vim.api.nvim_create_autocmd('CursorHold', {
+      group = group,
+      buffer = bufnr,
+      callback = function()
+        show_line_info(bufnr)
       end,
     })
   end
@@ -284,6 +350,9 @@ local function on_attach(client, bufnr)
     map('<leader>pa', vim.lsp.buf.code_action, 'pi-session: quick fixes for the diagnostics of this line')
     map('<leader>pf', '<cmd>PiSessionFixAll<CR>', 'pi-session: fix all safe problems (source.fixAll)')
     map('<leader>pr', vim.lsp.buf.rename, 'pi-session: rename the id under the cursor, with its references')
+    map('<leader>pd', function()
+      show_line_info(bufnr)
+    end, "pi-session: this line's problems and lenses in a float")
   end
 end
 

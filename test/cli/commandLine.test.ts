@@ -13,6 +13,7 @@ import { runContext } from "../../server/src/cli/contextCommand";
 import { runDropFromContext, runFork, runResumeFrom } from "../../server/src/cli/entryCommands";
 import { runFind } from "../../server/src/cli/find";
 import { runInfo } from "../../server/src/cli/info";
+import { runRestore } from "../../server/src/cli/restore";
 import type { CliIo } from "../../server/src/cli/io";
 import { runSessions } from "../../server/src/cli/sessions";
 import { runTree } from "../../server/src/cli/tree";
@@ -30,6 +31,7 @@ const COMMANDS: Record<string, Run> = {
   "resume-from": runResumeFrom,
   "drop-from-context": runDropFromContext,
   fork: runFork,
+  restore: (args, io) => runRestore(args, io),
 };
 
 async function run(name: string, args: readonly string[]) {

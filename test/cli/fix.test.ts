@@ -47,7 +47,9 @@ describe("pi-session-lsp check --fix", () => {
     const r = run("check", "--fix", file);
     expect(readFileSync(`${file}.bak`, "utf8")).toBe(broken);
     expect(readFileSync(file, "utf8")).toBe(repaired);
-    expect(r.stdout).toContain(`${file}: fixed bom, no-final-newline, self-parent; the original is saved as ${file}.bak\n`);
+    expect(r.stdout).toContain(
+      `${file}: fixed bom, no-final-newline, self-parent; the original is saved as ${file}.bak (pi-session-lsp restore puts it back)\n`,
+    );
     // What is left is reported on the fixed file, and sets the exit status.
     expect(r.stdout).toContain(`${file}:3:1: error malformed-json`);
     expect(r.stdout).not.toContain("self-parent:");
@@ -56,16 +58,19 @@ describe("pi-session-lsp check --fix", () => {
     expect(readdirSync(join(file, "..")).sort()).toEqual(["broken.jsonl", "broken.jsonl.bak"]);
   });
 
-  it("exits 0 when the fixes leave no error, and never overwrites an earlier backup", () => {
+  it("exits 0 when the fixes leave no error, and moves an earlier backup out of the session's folder", () => {
     const file = sessionFile("fixable", `${header}\n${user("a1", "a1")}`);
     writeFileSync(`${file}.bak`, "an older backup");
+    const history = process.env.PI_SESSION_LSP_BACKUP_DIR!;
     const r = run("check", "--fix", file);
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(
-      `${file}: fixed no-final-newline, self-parent; the original is saved as ${file}.bak.1\nNo problems in 1 file; fixed 2 problems in 1 file\n`,
+      `${file}: fixed no-final-newline, self-parent; the original is saved as ${file}.bak (pi-session-lsp restore puts it back); older backups were moved to ${history}\nNo problems in 1 file; fixed 2 problems in 1 file\n`,
     );
-    expect(readFileSync(`${file}.bak`, "utf8")).toBe("an older backup");
-    expect(readFileSync(`${file}.bak.1`, "utf8")).toBe(`${header}\n${user("a1", "a1")}`);
+    expect(readdirSync(join(file, "..")).sort()).toEqual(["fixable.jsonl", "fixable.jsonl.bak"]);
+    expect(readFileSync(`${file}.bak`, "utf8")).toBe(`${header}\n${user("a1", "a1")}`);
+    const moved = readdirSync(history).filter((n) => n.startsWith("fixable.jsonl."));
+    expect(moved.map((n) => readFileSync(join(history, n), "utf8"))).toEqual(["an older backup"]);
     expect(readFileSync(file, "utf8")).toBe(`${header}\n${user("a1", null)}\n`);
   });
 

@@ -134,7 +134,7 @@ describe("a session id where a FILE is asked for", () => {
     }
   });
 
-  it("is taken by info, context, fork, resume-from, drop-from-context and check", () => {
+  it("is taken by info, context, fork, resume-from, drop-from-context, check and restore", () => {
     const prefix = "019f0000-aaaa";
     expect(run(["info", "--json", prefix]).stdout).toContain(`"id":"${ID_A}"`);
     expect(JSON.parse(run(["context", prefix]).stdout).messages).toHaveLength(3);
@@ -143,6 +143,10 @@ describe("a session id where a FILE is asked for", () => {
     const check = run(["check", prefix]);
     expect(check.stdout).toContain("in 1 file");
     expect(check.stderr).toContain(`check: ${prefix} is session ${ID_A}`);
+    // restore finds the session by id too; it has no backup yet, and says so.
+    const restore = run(["restore", "--dry-run", prefix]);
+    expect(restore.stderr).toContain(`restore: ${prefix} is session ${ID_A}`);
+    expect(restore.stderr).toContain("no backup to restore beside");
     const out = join(root, "forks");
     mkdirSync(out, { recursive: true });
     const fork = run(["fork", "--out", out, prefix]);

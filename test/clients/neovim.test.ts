@@ -53,6 +53,7 @@ interface Diagnostic {
   character: number;
   severity: number;
   code: string | null;
+  message?: string;
 }
 
 interface Lens {
@@ -101,6 +102,12 @@ interface DriverResult {
   contextLens?: Scratch;
   fixAll?: BufferState;
   rename?: BufferState;
+  /** The float opened when the cursor rests on each of PI_NVIM_FLOAT_LINES (CursorHold). */
+  lineFloats?: { line: number; lines: string[] }[];
+  /** The Fix all buffer's lenses before, after (with no refresh by hand), and a fresh buffer's with its text. */
+  lensesBeforeFixAll?: Lens[];
+  lensesAfterFixAll?: Lens[];
+  lensesOfFixedText?: Lens[];
 }
 
 /** A buffer after an edit: its lines, 'eol' and 'modified'. */
@@ -254,6 +261,9 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
       const fixCopy = join(copies, `fix-${testCase.file}`);
       const renameCopy = join(copies, `rename-${testCase.file}`);
       const original = readFileSync(file, "utf8");
+      // Where the cursor rests: the header (its lens) and the first line with an error, if any.
+      const firstError = checkDiagnostics(file).find((d) => d.severity === 1);
+      const floatLines = firstError ? [0, firstError.line] : [0];
       afterAll(() => {
         if (copies) rmSync(copies, { recursive: true, force: true });
       });
@@ -277,6 +287,7 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
             PI_NVIM_HOVER: reference.position,
             PI_NVIM_DEFINITION: reference.position,
             PI_NVIM_CONTEXT: String(testCase.referenceLine),
+            PI_NVIM_FLOAT_LINES: floatLines.join(","),
             PI_NVIM_TIMEOUT_MS: String(STEP_TIMEOUT_MS),
             PI_NVIM_WATCHDOG_MS: String(WATCHDOG_MS),
             ...edits,
@@ -378,8 +389,34 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
         expect(scratch!.lines).toEqual(contextMarkdown(file));
       });
 
+      it("shows the line's problems, and its lenses before 0.12, in a float when the cursor rests on it", () => {
+        // Sessions are unwrapped and their lines long: the message and a lens at the end of the
+        // line are off screen, so the float is where they can be read.
+        const lensesAbove = version !== undefined && (version[0] > 0 || version[1] >= 12);
+        const names = ["", "error", "warning", "info", "hint"];
+        const expected = floatLines.map((line) => {
+          const problems = (result.diagnostics ?? [])
+            .filter((d) => d.line === line && d.severity <= 3)
+            .sort((a, b) => a.severity - b.severity || a.character - b.character)
+            .flatMap((d) => (d.message ?? "").split("\n").map((text, i) => (i === 0 ? `${names[d.severity]} ${d.code}: ${text}` : `  ${text}`)));
+          const lenses = lensesAbove ? [] : (result.codelens ?? []).filter((l) => l.line === line).map((l) => `lens: ${l.title}`);
+          return { line, lines: [...problems, ...lenses] };
+        });
+        expect(result.lineFloats, why(run, result)).toEqual(expected);
+        // The header's float says what its (cut) lens says; the error line's float holds the error.
+        if (!lensesAbove) expect(result.lineFloats?.[0]?.lines.join("\n")).toMatch(/^lens: context: /);
+        if (firstError) expect(result.lineFloats?.[1]?.lines[0]).toMatch(new RegExp(`^error ${firstError.code}: `));
+      });
+
       if (testCase.edits) {
         const { id, to } = testCase.edits.rename;
+
+        it("refreshes the lenses after :PiSessionFixAll, with no refresh by hand", () => {
+          expect(result.lensesOfFixedText, why(run, result)).toBeDefined();
+          // Fix all changes what the lenses say here, so stale lenses would show.
+          expect(result.lensesBeforeFixAll).not.toEqual(result.lensesOfFixedText);
+          expect(result.lensesAfterFixAll, "the lenses of the fixed buffer, against a fresh buffer with the same text").toEqual(result.lensesOfFixedText);
+        });
 
         it(":PiSessionFixAll fixes the buffer as `check --fix` fixes the file, and writes nothing", () => {
           const fixed = result.fixAll;

@@ -24,7 +24,8 @@ export function fixedLine(shownPath: string, outcome: FixOutcome, cwd: string): 
   const summary = [...outcome.fixed!].map(([code, count]) => (count > 1 ? `${code} ×${count}` : code)).join(", ");
   const replaced = outcome.replaced!;
   const linked = replaced.viaLink ? ` (in ${displayPath(replaced.target, cwd)}, the file it links to)` : "";
-  let line = `${shownPath}: fixed ${escapeControls(summary)}${linked}; the original is saved as ${displayPath(replaced.backup, cwd)}`;
+  let line = `${shownPath}: fixed ${escapeControls(summary)}${linked}; the original is saved as ${displayPath(replaced.backup, cwd)} (pi-session-lsp restore puts it back)`;
+  if (replaced.history) line += `; older backups were moved to ${displayPath(replaced.history, cwd)}`;
   if (replaced.recovered > 0) {
     line += `; ${groupDigits(replaced.recovered)} bytes appended to it during the replacement were kept at its end`;
     if (replaced.reordered) line += " (after an entry appended later: check the order of the last lines)";

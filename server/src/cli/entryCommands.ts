@@ -123,7 +123,7 @@ function appendTo(path: string, id: string, command: string, make: LineMaker, va
         const done = appendToFile(read.file, text, fs);
         const at = read.doc.lineCount + (read.doc.analysis.endsWithNewline ? 0 : 1);
         io.out(
-          `${escapeControls(path)}: appended line ${at} (entry ${line.id}, after line ${entry.line + 1}, ${escapeControls(shownId(entry.id))}); the file as it was: ${escapeControls(done.backup)}\n`,
+          `${escapeControls(path)}: appended line ${at} (entry ${line.id}, after line ${entry.line + 1}, ${escapeControls(shownId(entry.id))}); the file as it was: ${escapeControls(done.backup)}${done.history ? `; older backups were moved to ${escapeControls(done.history)}` : ""}\n`,
         );
         if (done.interleaved)
           io.err(`pi-session-lsp ${command}: another process appended to ${escapeControls(path)} at the same moment; check which line is last\n`);

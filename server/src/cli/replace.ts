@@ -7,9 +7,10 @@
  * every time, and rewrites a file in place only when it migrates it. So there is no lock to take,
  * and the writer instead makes sure the file is still what was read:
  *
- * 1. The backup is a second name for the original (a hard link FILE.bak, else FILE.bak.1 …; a copy
- *    of the bytes read where the file system has no hard links), so it keeps its mode, owner and
- *    times, and whatever is written to the original until the rename ends up in it.
+ * 1. The backup is a second name for the original (a hard link FILE.bak; a copy of the bytes read
+ *    where the file system has no hard links), so it keeps its mode, owner and times, and whatever
+ *    is written to the original until the rename ends up in it. An older FILE.bak is first moved
+ *    out of Pi's folder (`backups.ts`), so one backup stays beside each session.
  * 2. The fixed text is written and flushed to a temporary file next to the file, with the file's
  *    mode and owner (a replacement that cannot keep the owner is refused).
  * 3. Just before the rename, the file is compared with what was read: same inode, size and mtime,
@@ -29,6 +30,7 @@
 
 import * as nodeFs from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { backupBeside, retireBackups } from "./backups";
 import { readAll, type OpenedFile } from "./files";
 import { groupDigits } from "../core/base/text";
 
@@ -59,6 +61,8 @@ export class FixRefused extends Error {}
 export interface Replaced {
   /** Where the original is saved. */
   backup: string;
+  /** Where the older backups beside the file were moved, when there were any. */
+  history?: string;
   /** The file written: the file a link names, or the path itself. */
   target: string;
   /** Whether the path given is a symbolic link (it stays one; `target` is what it names). */
@@ -69,7 +73,7 @@ export interface Replaced {
   reordered: boolean;
 }
 
-export function replaceFile(file: OpenedFile, text: string, fs: FixFs = nodeFs): Replaced {
+export function replaceFile(file: OpenedFile, text: string | Buffer, fs: FixFs = nodeFs): Replaced {
   const read = file.stat;
   // A link is resolved so that the link stays a link and the file it names gets the fix.
   const target = fs.realpathSync(file.path);
@@ -81,7 +85,8 @@ export function replaceFile(file: OpenedFile, text: string, fs: FixFs = nodeFs):
       `it has ${read.nlink} hard links: replacing it would leave the other names on the unfixed original, and rewriting it in place cannot be made safe against Pi appending to it; fix a copy, or remove the other links`,
     );
   }
-  const bytes = Buffer.from(text, "utf8");
+  const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text;
+  const history = retireBackups(target);
   const backup = makeBackup(fs, target, file);
   let temp: string | undefined;
   try {
@@ -97,12 +102,12 @@ export function replaceFile(file: OpenedFile, text: string, fs: FixFs = nodeFs):
     throw error;
   }
   syncFolder(fs, dirname(target));
-  return { backup: backup.path, target, viaLink, ...recoverTail(fs, file, target, bytes.length, backup.linked ? undefined : backup.path) };
+  return { backup: backup.path, history, target, viaLink, ...recoverTail(fs, file, target, bytes.length, backup.linked ? undefined : backup.path) };
 }
 
-/** FILE.bak, FILE.bak.1, …: the first that does not exist. */
+/** FILE.bak, else (when an older one could not be moved away) FILE.bak.1, …: the first free. */
 function backupName(target: string, n: number): string {
-  return `${target}.bak${n === 0 ? "" : `.${n}`}`;
+  return n === 0 ? backupBeside(target) : `${backupBeside(target)}.${n}`;
 }
 
 function makeBackup(fs: FixFs, target: string, file: OpenedFile): { path: string; linked: boolean } {
@@ -235,6 +240,8 @@ function removeQuietly(fs: FixFs, path: string | undefined): void {
 export interface Appended {
   /** Where the original is saved: a copy of the bytes read (a hard link would receive the append too). */
   backup: string;
+  /** Where the older backups beside the file were moved, when there were any. */
+  history?: string;
   /** The file appended to: the file a link names, or the path itself. */
   target: string;
   /** Whether another writer appended right around this append (its line then is not the last one). */
@@ -244,13 +251,14 @@ export interface Appended {
 /**
  * Appends `text` to the file, as Pi appends an entry: one `O_APPEND` write at the end, so nothing
  * written before or after is lost, and no byte that was there changes. Before it, a copy of what
- * was read is kept as FILE.bak (FILE.bak.1, …), and the file is compared with what was read, so
+ * was read is kept as FILE.bak (an older one moved away first), and the file is compared with what was read, so
  * that a line computed from that text is not appended after lines Pi added meanwhile
  * (`FileChanged`; nothing is appended and the copy is removed).
  */
 export function appendToFile(file: OpenedFile, text: string, fs: FixFs = nodeFs): Appended {
   const target = fs.realpathSync(file.path);
   const bytes = Buffer.from(text, "utf8");
+  const history = retireBackups(target);
   const backup = writeExclusive(fs, (n) => backupName(target, n), file.bytes, file.stat, false);
   let fd: number | undefined;
   try {
@@ -268,7 +276,7 @@ export function appendToFile(file: OpenedFile, text: string, fs: FixFs = nodeFs)
   try {
     for (let n = 0; n < bytes.length; ) n += fs.writeSync(fd, bytes, n, bytes.length - n);
     fs.fsyncSync(fd);
-    return { backup, target, interleaved: fs.fstatSync(fd).size !== file.stat.size + bytes.length };
+    return { backup, history, target, interleaved: fs.fstatSync(fd).size !== file.stat.size + bytes.length };
   } finally {
     fs.closeSync(fd);
   }

@@ -10,6 +10,7 @@
 --   PI_NVIM_HOVER       where to press K
 --   PI_NVIM_DEFINITION  where to press gd
 --   PI_NVIM_CONTEXT     line on which to run :PiSessionContext
+--   PI_NVIM_FLOAT_LINES lines ("0,3") on which the cursor rests: the float each one opens
 --   PI_NVIM_FIX_FILE    a session (a copy: it is edited) on which to run :PiSessionFixAll
 --   PI_NVIM_RENAME_FILE a session (a copy) on which to rename, with PI_NVIM_RENAME
 --   PI_NVIM_RENAME      "line:character:newName", what to rename there (vim.lsp.buf.rename)
@@ -350,6 +351,24 @@ local function main()
     fail('codelens', 'no resolved code lens within ' .. timeout .. ' ms of vim.lsp.codelens.refresh()')
   end
 
+  -- 5b. The cursor resting on a line (CursorHold): the float with the line's problems and lenses.
+  for row in (os.getenv('PI_NVIM_FLOAT_LINES') or ''):gmatch('%d+') do
+    out.lineFloats = out.lineFloats or {}
+    for _, w in ipairs(float_windows()) do
+      vim.api.nvim_win_close(w, true)
+    end
+    vim.api.nvim_win_set_cursor(0, { tonumber(row) + 1, 0 })
+    -- The sample opens the float at once (the diagnostics and lenses are already there): no wait,
+    -- so that a line with nothing to say costs nothing.
+    vim.cmd('doautocmd CursorHold')
+    local win = float_windows()[1]
+    local shown = win and vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false) or {}
+    table.insert(out.lineFloats, { line = tonumber(row), lines = shown })
+    if win then
+      vim.api.nvim_win_close(win, true)
+    end
+  end
+
   -- 6. :PiSessionContext on an entry line: the context from that entry in a read-only scratch split.
   local base = 'pi-context://' .. vim.fn.fnamemodify(file, ':t') .. '/'
   local context_line = tonumber(os.getenv('PI_NVIM_CONTEXT') or '')
@@ -415,9 +434,30 @@ local function main()
   if fix_file and fix_file ~= '' then
     local buf = edit_copy('fixAll', fix_file)
     if buf then
+      local before = wait_for(function()
+        return resolved_lenses(buf)
+      end)
       out.fixAll = after_change('fixAll', buf, function()
         vim.cmd('PiSessionFixAll')
       end)
+      -- The lenses after Fix all, without any refresh by hand, once they differ from before; then
+      -- those of a fresh buffer with the same text, to compare.
+      local same = vim.deep_equal or function(a, b)
+        return vim.inspect(a) == vim.inspect(b)
+      end
+      out.lensesBeforeFixAll = before
+      out.lensesAfterFixAll = wait_for(function()
+        local now = resolved_lenses(buf)
+        return now and not same(now, before) and now
+      end) or resolved_lenses(buf)
+      local fresh_path = fix_file .. '.fresh.jsonl'
+      vim.fn.writefile(vim.api.nvim_buf_get_lines(buf, 0, -1, false), fresh_path)
+      local fresh = edit_copy('fixAll', fresh_path)
+      if fresh then
+        out.lensesOfFixedText = wait_for(function()
+          return resolved_lenses(fresh)
+        end)
+      end
     end
   end
   local rename_file = os.getenv('PI_NVIM_RENAME_FILE')
