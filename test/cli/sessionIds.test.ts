@@ -116,6 +116,19 @@ describe("a session id where a FILE is asked for", () => {
     expect(readFileSync(fileA(), "utf8")).toBe(before);
   });
 
+  it("refuses a full id two files share, and says Pi takes the first file of the folder", () => {
+    const copy = join(sessions, "copy-of-b.jsonl");
+    writeFileSync(copy, session(ID_B, project, [message("b2000000", null, "user", "A copy.", 9)]));
+    try {
+      const r = run(["info", ID_B]);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain(`pi-session-lsp info: 2 sessions have the id ${ID_B}; give more of the id, or the file:`);
+      expect(r.stderr).toMatch(/would open ~\/\.pi\/agent\/sessions\/.*\.jsonl without a word \(the first file of this project's folder with that id\)\.\n$/);
+    } finally {
+      rmSync(copy);
+    }
+  });
+
   it("says that an id matches no session", () => {
     const r = run(["context", "0123abcd"]);
     expect(r.status).toBe(2);

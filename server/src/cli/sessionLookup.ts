@@ -81,9 +81,16 @@ function ambiguity(result: FindResult, meant: Candidate[], home: string): string
   }
   if (meant.length > SHOWN_CANDIDATES) lines.push(`  … ${meant.length - SHOWN_CANDIDATES} more (\`pi-session-lsp find --ids ${arg}\` lists all)`);
   const r = result.resolution;
-  if (r.kind === "local" || r.kind === "global")
-    lines.push(
-      `pi --session ${arg} would open ${escapeControls(tildePath(r.path, home))} without a word (${r.kind === "local" ? "the first of this project's list, newest first" : "the first of every project's list"}).`,
-    );
+  if (r.kind === "local" || r.kind === "global") {
+    // Pi 1.x finds an exact id of this project by reading its folder's headers in folder order, and
+    // a prefix in its list, newest first (`resolveSessionPath`, main.js:231-255).
+    const rule =
+      r.kind === "local"
+        ? r.how === "exact"
+          ? "the first file of this project's folder with that id"
+          : "the first of this project's list, newest first"
+        : "the first of every project's list";
+    lines.push(`pi --session ${arg} would open ${escapeControls(tildePath(r.path, home))} without a word (${rule}).`);
+  }
   return lines.join("\n");
 }
