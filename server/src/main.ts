@@ -13,30 +13,39 @@ import type { CliIo } from "./cli/io";
 import { escapeControls } from "./cli/terminal";
 import { VERSION } from "./version";
 
-/** The help of every command; it names the options of `check` and `context`, loaded only to print it. */
+/** Each command in one line of the tool's help: its words and what it answers. */
+const SUMMARIES: readonly (readonly [string, string])[] = [
+  ["check PATH|ID...", "check sessions for what Pi would skip, hang on or overwrite"],
+  ["context FILE|ID", "print the context Pi builds when it resumes a session"],
+  ["sessions", "Pi's sessions for this folder, as /resume lists them"],
+  ["find ID|PREFIX|TEXT", "which session pi --session opens; search names and messages"],
+  ["tree FILE|ID", "the session tree as /tree draws it, with each entry's id"],
+  ["info FILE|ID", "a one-screen summary of a session"],
+  ["resume-from FILE|ID ENTRY", "make Pi resume from an entry"],
+  ["drop-from-context FILE|ID ENTRY", "leave a message out of Pi 1.x's context"],
+  ["fork FILE|ID", "a new session from the root to an entry (--leaf ENTRY)"],
+  ["restore FILE|ID", "put back FILE.bak, the file before the last change"],
+  ["help COMMAND", "the options of COMMAND (the same as COMMAND --help)"],
+  ["--stdio", "start the language server on stdin/stdout"],
+  ["--version", "print the version"],
+];
+
+/**
+ * The tool's help: every command in one line, not any command's options, which `COMMAND --help`
+ * gives; so it fits a screen and loads no command's module.
+ */
 function usage(): string {
-  const { CHECK_USAGE } = require("./cli/checkOptions") as typeof import("./cli/checkOptions");
-  const { CONTEXT_USAGE } = require("./cli/contextCommand") as typeof import("./cli/contextCommand");
-  return `pi-session-lsp ${VERSION}: a language server for Pi session files (*.jsonl)
+  const width = Math.max(...SUMMARIES.map(([words]) => words.length)) + 2;
+  const lines = SUMMARIES.map(([words, what]) => `  ${words.padEnd(width)}${what}`);
+  return `pi-session-lsp ${VERSION}: a language server and checker for Pi session files (*.jsonl)
 
-Usage:
-  pi-session-lsp --stdio                       start the language server on stdin/stdout
-  pi-session-lsp check [options] PATH...       check sessions (pi-session-lsp check --help)
-  pi-session-lsp context [options] FILE        print the context Pi builds (context --help)
-  pi-session-lsp sessions [options]            Pi's sessions, as /resume lists them (sessions --help)
-  pi-session-lsp find [options] ID|PREFIX|TEXT what pi --session opens (find --help)
-  pi-session-lsp tree [options] FILE           the tree as /tree shows it (tree --help)
-  pi-session-lsp info [options] FILE           a one-screen summary (info --help)
-  pi-session-lsp resume-from FILE ID           make Pi resume from an entry (resume-from --help)
-  pi-session-lsp drop-from-context FILE ID     leave a message out of Pi 1.x's context (drop-from-context --help)
-  pi-session-lsp fork [options] FILE           a new session from the root to an entry (fork --help)
-  pi-session-lsp restore FILE                  put back FILE.bak, the file before the last change (restore --help)
-  pi-session-lsp help COMMAND                  the options of COMMAND (the same as COMMAND --help)
-  pi-session-lsp --version
+Usage: pi-session-lsp COMMAND [options] ...
 
-${CHECK_USAGE}
+${lines.join("\n")}
 
-${CONTEXT_USAGE}`;
+FILE|ID is a session file, or a session id or the start of one, found as pi --session finds it.
+ENTRY is an entry id or the start of one, as tree prints it.
+Run "pi-session-lsp help COMMAND" (or "pi-session-lsp COMMAND --help") for a command's options.`;
 }
 
 type Command = (args: readonly string[], io: CliIo) => number | Promise<number>;

@@ -13,6 +13,7 @@ import { runContext } from "../../server/src/cli/contextCommand";
 import { runDropFromContext, runFork, runResumeFrom } from "../../server/src/cli/entryCommands";
 import { runFind } from "../../server/src/cli/find";
 import { runInfo } from "../../server/src/cli/info";
+import { runRestore } from "../../server/src/cli/restore";
 import type { CliIo } from "../../server/src/cli/io";
 import { runSessions } from "../../server/src/cli/sessions";
 import { runTree } from "../../server/src/cli/tree";
@@ -30,6 +31,7 @@ const COMMANDS: Record<string, Run> = {
   "resume-from": runResumeFrom,
   "drop-from-context": runDropFromContext,
   fork: runFork,
+  restore: (args, io) => runRestore(args, io),
 };
 
 async function run(name: string, args: readonly string[]) {
@@ -163,5 +165,30 @@ describe("help COMMAND", () => {
     const typo = program("help", "chekc");
     expect(typo.status).toBe(2);
     expect(typo.stderr).toContain('pi-session-lsp: unknown command "chekc" (did you mean check?)');
+  });
+});
+
+describe("the tool's --help", () => {
+  const bin = join(__dirname, "../../bin/pi-session-lsp.js");
+  const program = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 20_000 });
+
+  it("lists every command in one line each, and no command's options; help COMMAND gives each one's", () => {
+    ensureBuilt();
+    const help = program("--help");
+    expect(help.status).toBe(0);
+    const lines = help.stdout.split("\n");
+    for (const name of Object.keys(COMMANDS)) {
+      const listed = lines.filter((line) => line.startsWith(`  ${name} `));
+      expect(listed, name).toHaveLength(1);
+      const own = program("help", name);
+      expect(own.status, name).toBe(0);
+      expect(own.stdout, name).toMatch(new RegExp(`^Usage: pi-session-lsp ${name} `));
+      expect(own.stdout, name).toBe(program(name, "--help").stdout);
+    }
+    // The options are each command's own help: the tool's help names none of check's or context's.
+    expect(help.stdout).not.toContain("--min-severity");
+    expect(help.stdout).not.toContain("--stage");
+    expect(lines.length).toBeLessThan(30);
+    expect(program("-h").stdout).toBe(help.stdout);
   });
 });

@@ -163,10 +163,10 @@ describe("pi-session-lsp restore", () => {
 
   it("is listed by --help and has its own", () => {
     const s = setUp("help", first);
-    expect(s.run("--help").stdout).toContain("pi-session-lsp restore FILE");
+    expect(s.run("--help").stdout).toMatch(/^ {2}restore FILE\|ID +put back FILE.bak/m);
     const own = s.run("restore", "--help");
     expect(own.status).toBe(0);
-    expect(own.stdout).toContain("Usage: pi-session-lsp restore [--dry-run] FILE");
+    expect(own.stdout).toContain("Usage: pi-session-lsp restore [--dry-run] [--session-dir DIR] FILE");
     expect(dirname(s.file)).toBe(s.folder);
   });
 });

@@ -77,7 +77,7 @@ describe("a 1 GiB session", () => {
       `Session 019e0000-0000-7000-8000-00000000e001: ${entries} entries, leaf e${String(entries - 1).padStart(7, "0")}; /tree filter default, ${(entries / 24) * 12 + 1} rows`,
     );
     expect(r.stdout).toMatch(/⋮ \d+ more/);
-    expect(lines[lines.length - 1]).toMatch(/^ {2}\(\d+\/\d+\)$/);
+    expect(lines[lines.length - 1]).toMatch(/^ {2}\(\d+\/\d+\) {2}\(Pi's status: › is row \d+ of the \d+ rows filter default shows, of \d+ entries\)$/);
     expect(r.rssMiB).toBeLessThan(400);
   });
 

@@ -126,7 +126,23 @@ describe("tree and info on the command line", () => {
     expect(r.status).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines[0]).toBe("Session 019d1a00-0000-7000-8000-00000000a001: 17 entries, leaf a0010017; /tree filter default, 10 rows");
-    expect(lines.slice(2)).toEqual(recorded("16")["fake-a1"]!.rows!.default);
+    expect(lines[1]).toMatch(/^Each row starts with its entry's id/);
+    expect(lines[3]).toBe("");
+    // Each row is its entry's id, then Pi's row as Pi draws it; the leaf's row ends with a mark,
+    // and Pi's status line with what it counts.
+    const rows = lines.slice(4, -1);
+    const pis = rows.map((line) => line.slice(9).replace(/ {2}← leaf$/, ""));
+    const status = lines.at(-1)!.replace(/ {2}\(Pi's status: .*\)$/, "");
+    expect([...pis, status]).toEqual(recorded("16")["fake-a1"]!.rows!.default);
+    for (const line of rows) expect(line.slice(0, 9)).toMatch(/^a00100\d\d $/);
+    // The leaf, a0010017, is a bookkeeping entry the default filter hides: no row is marked, and the
+    // status line says why the selected row is another.
+    expect(rows.filter((line) => line.endsWith("  ← leaf"))).toEqual([]);
+    expect(lines.at(-1)).toBe(
+      "  (7/10)  (Pi's status: › is row 7 of the 10 rows filter default shows, of 17 entries; filter default hides the leaf, so › marks its nearest shown ancestor)",
+    );
+    const all = run("tree", "--filter", "all", home.written.a1.path).stdout.trimEnd().split("\n");
+    expect(all.filter((line) => line.endsWith("  ← leaf"))).toEqual([expect.stringMatching(/^a0010017 › /)]);
   });
 
   it("info --json carries Pi's totals and the lineage of a fork", () => {

@@ -31,6 +31,7 @@ import { fixFile, type FixOutcome } from "./fix";
 import { addTotals, diffNames, displayPath, emptyTotals, formatDiagnostic, formatDiff, formatSummary, writeJsonReport, type Totals } from "./report";
 import { escapeControls, styleFor, type Style } from "./terminal";
 import { errorText, expandPaths, type Target } from "./walk";
+import { withSessionFiles } from "./sessionArg";
 
 export function runCheck(args: readonly string[], io: CliIo): number | Promise<number> {
   const line = readCheckLine(args, io);
@@ -50,7 +51,8 @@ export function runCheck(args: readonly string[], io: CliIo): number | Promise<n
         },
       }
     : io;
-  return new CheckRun(line.options, shown).run(line.paths, line.threads, progress);
+  const ids = { version: "1.x" as const, sessionDir: line.options.sessionDir };
+  return withSessionFiles("check", line.paths, shown, ids, (paths) => new CheckRun(line.options, shown).run(paths, line.threads, progress));
 }
 
 /** Checks one file as `check` does, into a report of what it printed and counted (a worker thread's task). */

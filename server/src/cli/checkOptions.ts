@@ -31,6 +31,8 @@ Options:
                          missing project folder (cwd-missing) and a folder Pi keeps for another
                          project (folder-mismatch), as the editor checks them
   -h, --help             print this help
+A PATH that names no file and looks like a session id is the session \`pi --session ID\` opens
+(an ambiguous start of an id is refused, with the sessions it could mean).
 
 --fix applies the fixes that keep every entry and its content (byte order mark, final newline,
 pretty-printed entries joined, missing or invalid header, bare null lines, duplicate ids, parent

@@ -30,11 +30,13 @@ import { encodingName, utf16Of } from "../core/base/encoding";
 import type { ContextStage } from "../features/api/context";
 import { escapeControls } from "./terminal";
 import { errorText } from "./walk";
+import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 
-export const CONTEXT_USAGE = `Usage: pi-session-lsp context [--stage context|provider] [--leaf ID] [--format json|markdown] [--pi 1.x|0.74] FILE
+export const CONTEXT_USAGE = `Usage: pi-session-lsp context [--stage context|provider] [--leaf ID] [--format json|markdown] [--pi 1.x|0.74] [--session-dir DIR] FILE
 
 Prints what the model sees when Pi resumes the session FILE (Pi's buildSessionContext), built from
-the file's last entry as Pi resumes it, or from the entry --leaf ID. FILE - reads standard input.
+the file's last entry as Pi resumes it, or from the entry --leaf ID (an id or the start of one, as
+tree prints it). FILE - reads standard input.
   --stage context     the context Pi builds (default)
   --stage provider    what the provider receives: the messages pi-ai's transformMessages gives for
                       the model Pi resumes with, as {"model": …, "messages": [...]}
@@ -43,6 +45,7 @@ the file's last entry as Pi resumes it, or from the entry --leaf ID. FILE - read
   --pi 1.x|0.74|retained-tail
                       whose rules to follow: Pi 1.x (default), Pi 0.73/0.74, or Pi 1.x
                       with compaction retainedTail checkpoints (Pi 0.83 docs)
+${FILE_OR_ID_HELP}
 A version 1 or 2 file is read as Pi reads it, migrated to version 3 in memory (stderr says so).
 Exit status: 0 printed, 1 Pi cannot build this context (it refuses the file, throws, or hangs),
 2 usage error, unreadable file or unknown --leaf id.`;
@@ -61,6 +64,7 @@ const OPTIONS: OptionSpecs = {
   stage: { type: "string", choices: ["context", "provider"] },
   // Not the `pi` of the session commands: context also follows Pi 1.x with retained-tail checkpoints.
   pi: { type: "string" },
+  "session-dir": SESSION_DIR_OPTION,
 };
 
 /** The Pi rules `--pi` names, or undefined for a value that names none. */
@@ -76,15 +80,21 @@ function checkWords(values: OptionValues, files: readonly string[]): string | un
   return undefined;
 }
 
-export function runContext(args: readonly string[], io: CliIo): number {
+export function runContext(args: readonly string[], io: CliIo): number | Promise<number> {
   const line = readCommandLine(args, io, { name: "context", usage: CONTEXT_USAGE, options: OPTIONS, check: checkWords });
   if (typeof line === "number") return line;
   const { values } = line;
+  const version = flavorOf(values.pi) === "0.74" ? "0.74" : "1.x";
+  const sessionDir = values["session-dir"] as string | undefined;
+  return withSessionFile("context", line.positionals[0]!, io, { version, sessionDir }, (file) => printContextOf(file, values, io));
+}
+
+/** Reads `file` (or standard input for "-") and prints the context `values` ask for. */
+function printContextOf(file: string, values: OptionValues, io: CliIo): number {
   const format = (values.format as string | undefined) ?? "json";
   const flavor = flavorOf(values.pi)!;
   const leafId = values.leaf as string | undefined;
   const stage = (values.stage as ContextStage | undefined) ?? "context";
-  const file = line.positionals[0]!;
   const shown = escapeControls(file);
   // The one file is read through once: its parsed values are kept, never parsed twice.
   keepAllValues();

@@ -20,6 +20,7 @@ import { type ContextStage, contextDocument, contextMarkdownOptions, migrationNo
 import type { CliIo } from "./io";
 import { printProvider } from "./providerStage";
 import { escapeControls, escapeControlsKeepingLines } from "./terminal";
+import { findEntry } from "./entryArg";
 
 export function printContext(
   file: string,
@@ -53,13 +54,14 @@ export function printContext(
 
   let leaf: Entry | undefined;
   if (leafId !== undefined) {
-    leaf = a.byId.get(leafId);
-    if (!leaf) {
+    const found = findEntry(a, leafId);
+    if (typeof found === "string") {
       io.err(
-        `pi-session-lsp context: ${shown}: no entry has the id ${escapeControls(JSON.stringify(clip(leafId)))}${a.leaf?.id !== undefined ? ` (the last entry, where Pi resumes, is ${escapeControls(JSON.stringify(clip(a.leaf.id)))})` : ""}\n`,
+        `pi-session-lsp context: ${shown}: ${escapeControls(found)}${a.leaf?.id !== undefined ? ` (the last entry, where Pi resumes, is ${escapeControls(JSON.stringify(clip(a.leaf.id)))})` : ""}\n`,
       );
       return 2;
     }
+    leaf = found;
   }
 
   const result = buildContext(a, { leaf, flavor });

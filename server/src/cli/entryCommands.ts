@@ -20,33 +20,36 @@ import { type AppendedLine, appendedText, type EditClock, type Refusal } from ".
 import { dropFromContextLine, OLD_PI_NOTE } from "../core/edits/dropFromContext";
 import { forkSession } from "../core/edits/fork";
 import { resumeFromLine } from "../core/edits/resumeFrom";
-import { clip } from "../core/base/text";
-import { type OptionSpecs, oneFile, readCommandLine } from "./commandLine";
+import { type OptionSpecs, type OptionValues, oneFile, readCommandLine } from "./commandLine";
 import type { CliIo } from "./io";
 import { closeFile, decodeSession, openSessionFile, type OpenedFile } from "./files";
 import { encodingName } from "../core/base/encoding";
 import { appendToFile, FileChanged, type FixFs } from "./replace";
 import { escapeControls } from "./terminal";
+import { findEntry, shownId } from "./entryArg";
+import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 import { errorText } from "./walk";
 
-export const RESUME_FROM_USAGE = `Usage: pi-session-lsp resume-from [--dry-run] FILE ID
+export const RESUME_FROM_USAGE = `Usage: pi-session-lsp resume-from [--dry-run] [--session-dir DIR] FILE ID
 
 Makes Pi resume the session FILE from the entry ID (or a unique prefix of it) without changing
 what the model sees: appends one "custom" entry whose parent is ID, which Pi keeps in the tree and
 sends nothing for (Pi resumes from the last line). Nothing above it changes; the file as it was is
 kept as FILE.bak.
   --dry-run   print the line instead of appending it
+${FILE_OR_ID_HELP}
 Exit status: 0 appended (or printed), 2 usage error, unreadable file, or no such entry.`;
 
-export const DROP_USAGE = `Usage: pi-session-lsp drop-from-context [--dry-run] FILE ID
+export const DROP_USAGE = `Usage: pi-session-lsp drop-from-context [--dry-run] [--session-dir DIR] FILE ID
 
 Drops the message ID from the context Pi 1.x sends the model, keeping it in the file: appends a
 "context_edit" entry with "replacement": null on the branch Pi resumes. ${OLD_PI_NOTE}. The file as
 it was is kept as FILE.bak.
   --dry-run   print the line instead of appending it
+${FILE_OR_ID_HELP}
 Exit status: 0 appended (or printed), 2 usage error, unreadable file, or the message cannot be dropped.`;
 
-export const FORK_USAGE = `Usage: pi-session-lsp fork [--leaf ID] [--out PATH] FILE
+export const FORK_USAGE = `Usage: pi-session-lsp fork [--leaf ID] [--out PATH] [--session-dir DIR] FILE
 
 Writes a new session holding the path from the root to ID (default: the entry Pi resumes from), as
 Pi 1.6's /fork writes it: labels re-chained, a fresh session id, "parentSession" naming FILE, the
@@ -54,10 +57,11 @@ file named <timestamp>_<id>.jsonl in FILE's folder. No parent is left dangling (
 them). FILE is only read; an existing file is never overwritten.
   --leaf ID    the last entry of the new session (an id or a unique prefix)
   --out PATH   the new file, or the folder to write it into
+${FILE_OR_ID_HELP}
 Exit status: 0 written, 2 usage error, unreadable file, no such entry, or PATH exists.`;
 
-const APPEND_OPTIONS: OptionSpecs = { "dry-run": { type: "boolean" } };
-const FORK_OPTIONS: OptionSpecs = { leaf: { type: "string" }, out: { type: "string" } };
+const APPEND_OPTIONS: OptionSpecs = { "dry-run": { type: "boolean" }, "session-dir": SESSION_DIR_OPTION };
+const FORK_OPTIONS: OptionSpecs = { leaf: { type: "string" }, out: { type: "string" }, "session-dir": SESSION_DIR_OPTION };
 
 /** Attempts at appending to a file that changes under the command, before it gives up. */
 const ATTEMPTS = 3;
@@ -80,29 +84,6 @@ function readSession(path: string): Read {
   return { ok: true, file, doc: new SessionDocument(pathToFileURL(resolve(path)).href, "jsonl", 0, decoded.text) };
 }
 
-/** The entry named ID: the entry Pi finds under it, or the one entry whose id starts with it. */
-function findEntry(doc: SessionDocument, id: string): Entry | string {
-  const a = doc.analysis;
-  const exact = a.byId.get(id);
-  if (exact) return exact;
-  // "" is a prefix of every id, so it would name the one entry of a file that has one: an empty
-  // word is a forgotten value, not a prefix.
-  if (id === "") return `no entry has the id ""`;
-  const matches = a.entries.filter((e) => e.id?.startsWith(id) && a.byId.get(e.key) === e);
-  if (matches.length === 1) return matches[0]!;
-  return matches.length === 0
-    ? `no entry has the id ${JSON.stringify(shownId(id))}`
-    : `${matches.length} entries have ids starting with ${JSON.stringify(shownId(id))}; give more of it`;
-}
-
-/**
- * An id as messages show it, clipped: an id in the file, or one given on the command line, can be
- * megabytes long, and a message is one short line whatever it names.
- */
-function shownId(id: string | undefined): string {
-  return clip(id ?? "");
-}
-
 const now = (): EditClock => ({ now: new Date() });
 
 type LineMaker = (doc: SessionDocument, entry: Entry, clock: EditClock) => AppendedLine | Refusal;
@@ -110,7 +91,7 @@ type LineMaker = (doc: SessionDocument, entry: Entry, clock: EditClock) => Appen
 /** What the appended line does to `entry`, in words, for the line the command prints ("line 5 (a2)" is the entry given). */
 type Effect = (entry: string) => string;
 
-function runAppend(command: string, usage: string, make: LineMaker, effect: Effect, args: readonly string[], io: CliIo, fs: FixFs): number {
+function runAppend(command: string, usage: string, make: LineMaker, effect: Effect, args: readonly string[], io: CliIo, fs: FixFs): number | Promise<number> {
   const parsed = readCommandLine(args, io, {
     name: command,
     usage,
@@ -118,7 +99,13 @@ function runAppend(command: string, usage: string, make: LineMaker, effect: Effe
     check: (_values, words) => (words.length === 2 ? undefined : "give the session FILE and the entry ID"),
   });
   if (typeof parsed === "number") return parsed;
-  const [path, id] = parsed.positionals as [string, string];
+  const [file, id] = parsed.positionals as [string, string];
+  const sessionDir = parsed.values["session-dir"] as string | undefined;
+  return withSessionFile(command, file, io, { version: "1.x", sessionDir }, (path) => appendTo(path, id, command, make, effect, parsed.values, io, fs));
+}
+
+/** Appends the line `make` makes for the entry `id` to `path`, a few times when the file changes under it. */
+function appendTo(path: string, id: string, command: string, make: LineMaker, effect: Effect, values: OptionValues, io: CliIo, fs: FixFs): number {
   const fail = (message: string) => {
     io.err(`pi-session-lsp ${command}: ${escapeControls(message)}\n`);
     return 2;
@@ -127,13 +114,13 @@ function runAppend(command: string, usage: string, make: LineMaker, effect: Effe
     const read = readSession(path);
     if (!read.ok) return fail(read.message);
     try {
-      const entry = findEntry(read.doc, id);
+      const entry = findEntry(read.doc.analysis, id);
       if (typeof entry === "string") return fail(`${path}: ${entry}`);
       const line = make(read.doc, entry, now());
       if (!line.ok) return fail(`${path}: line ${entry.line + 1} (${shownId(entry.id)}): ${line.reason}`);
       const text = appendedText(read.doc, line.line);
       if (line.warning) io.err(`pi-session-lsp ${command}: warning: ${escapeControls(`${path}: ${line.warning.text}`)}\n`);
-      if (parsed.values["dry-run"]) {
+      if (values["dry-run"]) {
         io.out(`${escapeControls(line.line)}\n`);
         return 0;
       }
@@ -157,11 +144,11 @@ function runAppend(command: string, usage: string, make: LineMaker, effect: Effe
   }
 }
 
-export function runResumeFrom(args: readonly string[], io: CliIo, fs: FixFs = nodeFs): number {
+export function runResumeFrom(args: readonly string[], io: CliIo, fs: FixFs = nodeFs): number | Promise<number> {
   return runAppend("resume-from", RESUME_FROM_USAGE, resumeFromLine, (entry) => `its parent is ${entry}, the entry Pi now resumes from`, args, io, fs);
 }
 
-export function runDropFromContext(args: readonly string[], io: CliIo, fs: FixFs = nodeFs): number {
+export function runDropFromContext(args: readonly string[], io: CliIo, fs: FixFs = nodeFs): number | Promise<number> {
   return runAppend(
     "drop-from-context",
     DROP_USAGE,
@@ -173,7 +160,7 @@ export function runDropFromContext(args: readonly string[], io: CliIo, fs: FixFs
   );
 }
 
-export function runFork(args: readonly string[], io: CliIo): number {
+export function runFork(args: readonly string[], io: CliIo): number | Promise<number> {
   const parsed = readCommandLine(args, io, {
     name: "fork",
     usage: FORK_USAGE,
@@ -182,8 +169,12 @@ export function runFork(args: readonly string[], io: CliIo): number {
     check: (values, words) => (values.out === "" ? "--out needs a path (given an empty one)" : oneFile(values, words)),
   });
   if (typeof parsed === "number") return parsed;
-  const { values, positionals } = parsed;
-  const path = positionals[0]!;
+  const sessionDir = parsed.values["session-dir"] as string | undefined;
+  return withSessionFile("fork", parsed.positionals[0]!, io, { version: "1.x", sessionDir }, (path) => forkFrom(path, parsed.values, io));
+}
+
+/** Writes the fork of `path` that `values` ask for. */
+function forkFrom(path: string, values: OptionValues, io: CliIo): number {
   const fail = (message: string) => {
     io.err(`pi-session-lsp fork: ${escapeControls(message)}\n`);
     return 2;
@@ -193,7 +184,7 @@ export function runFork(args: readonly string[], io: CliIo): number {
   closeFile(read.file);
   const doc = read.doc;
   const leafId = typeof values.leaf === "string" ? values.leaf : undefined;
-  const entry = leafId === undefined ? doc.analysis.leaf : findEntry(doc, leafId);
+  const entry = leafId === undefined ? doc.analysis.leaf : findEntry(doc.analysis, leafId);
   if (entry === undefined) return fail(`${path}: the file has no entry Pi resumes from`);
   if (typeof entry === "string") return fail(`${path}: ${entry}`);
   const source = resolve(path);

@@ -206,8 +206,23 @@ export function renderFind(result: FindResult, width: number, home: string): str
         ? `No session's name or messages match it${gaveUp > 0 ? ` of those searched; ${gaveUp} could not be searched (see the message above)` : ""}.`
         : `Sessions whose name or messages match it (${result.text.length}, best first${gaveUp > 0 ? `; ${gaveUp} could not be searched` : ""}):`,
     );
-    for (const s of result.text.slice(0, 30)) lines.push(`  ${describe(s, width, home)}  (${s.search!.fields.join(", ")})`);
+    for (const s of result.text.slice(0, 30)) lines.push(`  ${describe(s, width, home)}  (${s.search!.fields.join(", ")})`, ...hitLines(s, width, home));
     if (result.text.length > 30) lines.push(`  … ${result.text.length - 30} more (--json lists all)`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Under a text match: the session's file, and the first message that holds the text (its line,
+ * entry id and role, and the match in a clipped snippet), so that `tree`, `context --leaf` or an
+ * editor can go straight there. Both are session text, escaped and clipped to one line.
+ */
+function hitLines(s: ListedSession, width: number, home: string): string[] {
+  const lines = [`      ${oneLine(tildePath(s.info.path, home), Math.max(40, width - 6))}`];
+  const hit = s.search?.entry;
+  if (!hit) return lines;
+  const id = hit.id === undefined ? "" : `, entry ${oneLine(hit.id, 24)}`;
+  const where = `line ${hit.line}${id}, ${oneLine(hit.role, 12)}: `;
+  lines.push(`      ${where}${oneLine(hit.snippet, Math.max(30, width - 6 - where.length))}`);
+  return lines;
 }

@@ -23,13 +23,14 @@ import { type SessionInfoReport, StatsCollector } from "../core/disk/stats";
 import { probeHeader } from "../io/scanFile";
 import { folderFacts, folderInputs } from "../io/sessionFacts";
 import { readSkeleton } from "../io/skeletonReader";
-import { type OptionSpecs, oneFile, readCommandLine } from "./commandLine";
+import { type CommandLine, type OptionSpecs, oneFile, readCommandLine } from "./commandLine";
 import type { CliIo } from "./io";
 import { escapeControls, jsonLine } from "./terminal";
+import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 import { tildePath } from "./sessions";
 import { formatBytes, formatDateTime, oneLine, terminalWidth } from "./sessionOutput";
 
-export const INFO_USAGE = `Usage: pi-session-lsp info [--pi 1.x|0.74] [--json] FILE
+export const INFO_USAGE = `Usage: pi-session-lsp info [--pi 1.x|0.74] [--session-dir DIR] [--json] FILE
 
 A one-screen summary of the session FILE: entries and branches, the leaf, models and thinking
 levels, Pi's token and cost totals (as /session shows them, usage entries included), duration,
@@ -37,9 +38,10 @@ compactions, tool calls by name, files read and changed, the sessions it was for
 whether its folder still matches its project.
   --pi 1.x|0.74   Pi's rules (default 1.x); Pi 0.74 totals only the resumed context
   --json          the summary as data; "piStats" is exactly Pi's getSessionStats()
+${FILE_OR_ID_HELP}
 Exit status: 0 printed, 1 Pi would not open the file, 2 usage error or unreadable file.`;
 
-const OPTIONS: OptionSpecs = { json: { type: "boolean" } };
+const OPTIONS: OptionSpecs = { json: { type: "boolean" }, "session-dir": SESSION_DIR_OPTION };
 
 export interface LineageStep {
   path: string;
@@ -110,11 +112,15 @@ export function checkFolder(version: PiVersion, file: string, cwd: unknown): Fol
   return { cwdExists: facts.cwdExists, piLooksIn: resolve(facts.piDir), matches: facts.matches };
 }
 
-export function runInfo(args: readonly string[], io: CliIo): number {
+export function runInfo(args: readonly string[], io: CliIo): number | Promise<number> {
   const line = readCommandLine(args, io, { name: "info", usage: INFO_USAGE, options: OPTIONS, pi: true, check: oneFile });
   if (typeof line === "number") return line;
-  const { values, positionals, version } = line;
-  const path = positionals[0]!;
+  const sessionDir = line.values["session-dir"] as string | undefined;
+  return withSessionFile("info", line.positionals[0]!, io, { version: line.version, sessionDir }, (path) => printInfo(path, line, io));
+}
+
+function printInfo(path: string, line: CommandLine, io: CliIo): number {
+  const { values, version } = line;
   const collector = new StatsCollector(version);
   const name = new LastSessionName();
   let sk: Skeleton;

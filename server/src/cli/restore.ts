@@ -9,7 +9,7 @@
  */
 
 import * as nodeFs from "node:fs";
-import { type OptionSpecs, oneFile, readCommandLine } from "./commandLine";
+import { type OptionSpecs, type OptionValues, oneFile, readCommandLine } from "./commandLine";
 import { backupBeside, historyFolder } from "./backups";
 import { closeFile, openSessionFile, type OpenedFile } from "./files";
 import type { CliIo } from "./io";
@@ -17,9 +17,10 @@ import { replaceFile, type FixFs } from "./replace";
 import { displayPath } from "./report";
 import { escapeControls } from "./terminal";
 import { errorText } from "./walk";
+import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 import { groupDigits } from "../core/base/text";
 
-export const RESTORE_USAGE = `Usage: pi-session-lsp restore [--dry-run] FILE
+export const RESTORE_USAGE = `Usage: pi-session-lsp restore [--dry-run] [--session-dir DIR] FILE
 
 Puts back the session FILE as it was before the last change pi-session-lsp made to it (check --fix,
 resume-from, drop-from-context), from FILE.bak beside it. The file as it is now becomes the new
@@ -27,14 +28,20 @@ FILE.bak, so running restore again undoes it. Older backups are kept outside Pi'
 $PI_SESSION_LSP_BACKUP_DIR, else $XDG_STATE_HOME/pi-session-lsp/backups (~/.local/state/...);
 copy one of them over FILE.bak to restore it.
   --dry-run   say what would be restored, and change nothing
+${FILE_OR_ID_HELP}
 Exit status: 0 restored (or would be), 2 usage error, no backup, or the file changed meanwhile.`;
 
-const OPTIONS: OptionSpecs = { "dry-run": { type: "boolean" } };
+const OPTIONS: OptionSpecs = { "dry-run": { type: "boolean" }, "session-dir": SESSION_DIR_OPTION };
 
-export function runRestore(args: readonly string[], io: CliIo, fs: FixFs = nodeFs): number {
+export function runRestore(args: readonly string[], io: CliIo, fs: FixFs = nodeFs): number | Promise<number> {
   const parsed = readCommandLine(args, io, { name: "restore", usage: RESTORE_USAGE, options: OPTIONS, check: oneFile });
   if (typeof parsed === "number") return parsed;
-  const path = parsed.positionals[0]!;
+  const sessionDir = parsed.values["session-dir"] as string | undefined;
+  return withSessionFile("restore", parsed.positionals[0]!, io, { version: "1.x", sessionDir }, (path) => restore(path, parsed.values, io, fs));
+}
+
+/** Puts back FILE.bak beside `path`, keeping the file as it is now as the new FILE.bak. */
+function restore(path: string, values: OptionValues, io: CliIo, fs: FixFs): number {
   const cwd = process.cwd();
   const fail = (message: string) => {
     io.err(`pi-session-lsp restore: ${escapeControls(message)}\n`);
@@ -57,7 +64,7 @@ export function runRestore(args: readonly string[], io: CliIo, fs: FixFs = nodeF
     );
   }
   const when = nodeFs.statSync(backup).mtime.toISOString();
-  if (parsed.values["dry-run"]) {
+  if (values["dry-run"]) {
     io.out(`${escapeControls(path)}: would restore ${displayPath(backup, cwd)} (${groupDigits(saved.length)} bytes, last written ${when})\n`);
     return 0;
   }

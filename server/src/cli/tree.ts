@@ -12,25 +12,31 @@ import { homedir } from "node:os";
 import { buildTreeView, FILTER_MODES, type FilterMode, statusLine, type TreeView } from "../core/disk/tree";
 import type { Skeleton } from "../core/disk/skeleton";
 import { KeyMaker, keyText } from "../core/disk/keys";
+import { ShortIds } from "../core/disk/shortIds";
 import { outlineTree } from "../core/disk/treeOutline";
 import { rowText } from "../core/disk/treeText";
 import { EntryReader, readSkeleton } from "../io/skeletonReader";
 import type { PiVersion } from "../core/disk/location";
-import { type OptionSpecs, oneFile, readCommandLine } from "./commandLine";
+import { type CommandLine, type OptionSpecs, oneFile, readCommandLine } from "./commandLine";
 import type { CliIo } from "./io";
 import { escapeControls, jsonLine } from "./terminal";
+import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 import { clipColumns, oneLine, terminalWidth } from "./sessionOutput";
 
-export const TREE_USAGE = `Usage: pi-session-lsp tree [--filter MODE] [--depth N] [--all] [--pi 1.x|0.74] [--json] FILE
+export const TREE_USAGE = `Usage: pi-session-lsp tree [--filter MODE] [--depth N] [--all] [--pi 1.x|0.74] [--session-dir DIR] [--json] FILE
 
 Prints the session tree of FILE as Pi's /tree shows it: the branch with the leaf first, a ├─/└─ at
 each branch point, • on the active path, [labels], compactions and branch summaries, and › on the
-row Pi selects. Long runs of entries fold into "⋮ N more" lines.
+row Pi selects. Each row starts with its entry's id, as much of it as is unique (at least 8
+characters), which fork --leaf, resume-from, drop-from-context and context --leaf take; "← leaf"
+marks the entry Pi resumes from. The last line is Pi's status: (selected row/rows shown). Long runs
+of entries fold into "⋮ N more" lines.
   --filter MODE   Pi's /tree filter: default, no-tools, user-only, labeled-only, all
   --depth N       fold everything more than N branch levels deep
   --all           print every row (no folding, no line limit)
   --pi 1.x|0.74   read the file as Pi 1.x (default) or Pi 0.73/0.74 opens it
-  --json          the rows as data: {file, leaf, rows: [{id, line, text, prefix, active, selected, label}], …}
+  --json          the rows as data: {file, leaf, rows: [{id, short, leaf, line, text, prefix, active, selected, label}], …}
+${FILE_OR_ID_HELP}
 Exit status: 0 printed, 1 Pi would not show this tree (it refuses the file, throws or hangs), 2 usage
 error or unreadable file.`;
 
@@ -39,10 +45,15 @@ const OPTIONS: OptionSpecs = {
   depth: { type: "string", whole: {} },
   all: { type: "boolean" },
   json: { type: "boolean" },
+  "session-dir": SESSION_DIR_OPTION,
 };
 
 export interface PrintedRow {
   id: string;
+  /** The shortest start of the id no other entry's id has (at least 8 characters): what `tree` prints. */
+  short: string;
+  /** The entry Pi resumes from. */
+  leaf: boolean;
   line: number;
   type: string;
   text: string;
@@ -57,14 +68,18 @@ export interface PrintedRow {
 function rowsText(path: string, sk: Skeleton, view: TreeView, indices: number[], home: string): Map<number, PrintedRow> {
   const reader = new EntryReader(path, sk);
   const keys = new KeyMaker();
+  const shortIds = new ShortIds(sk);
   const out = new Map<number, PrintedRow>();
   try {
     for (const index of indices) {
       const row = view.rows[index]!;
       const entry = reader.entry(row.entry);
       const result = entry ? rowText(entry, (id) => reader.toolCall(id, (v) => keys.key(v)), home) : { throws: "the line changed since it was read" };
+      const key = sk.keys[row.entry]!;
       const printed: PrintedRow = {
-        id: keyText(sk.keys[row.entry]!),
+        id: keyText(key),
+        short: key.charCodeAt(0) === 0 && key[1] !== "s" ? keyText(key) : shortIds.of(keyText(key)),
+        leaf: sk.leafKey !== undefined && key === sk.leafKey,
         line: sk.lines[row.entry]! + 1,
         type: sk.types[row.entry]!,
         text: "text" in result ? result.text : "",
@@ -130,13 +145,17 @@ export function treeReport(path: string, version: PiVersion, options: { filter?:
   return { sk, view, outline, printed, problems, rowThrows };
 }
 
-export function runTree(args: readonly string[], io: CliIo): number {
+export function runTree(args: readonly string[], io: CliIo): number | Promise<number> {
   const line = readCommandLine(args, io, { name: "tree", usage: TREE_USAGE, options: OPTIONS, pi: true, check: oneFile });
   if (typeof line === "number") return line;
-  const { values, positionals, version } = line;
+  const sessionDir = line.values["session-dir"] as string | undefined;
+  return withSessionFile("tree", line.positionals[0]!, io, { version: line.version, sessionDir }, (path) => printTree(path, line, io));
+}
+
+function printTree(path: string, line: CommandLine, io: CliIo): number {
+  const { values, version } = line;
   const filter = (values.filter ?? "default") as FilterMode;
   const depth = values.depth === undefined ? undefined : Number(values.depth);
-  const path = positionals[0]!;
   let report: TreeReport;
   try {
     report = treeReport(path, version, { filter, all: values.all === true, depth });
@@ -175,20 +194,52 @@ export function runTree(args: readonly string[], io: CliIo): number {
     `Session ${escapeControls(oneLine(name, 60))}: ${sk.n} entries, leaf ${sk.leafKey === undefined ? "none" : escapeControls(oneLine(keyText(sk.leafKey), 40))}; /tree filter ${filter}, ${view.rows.length} rows`,
   );
   for (const p of problems) lines.push(`warning: ${escapeControls(p)}`);
-  lines.push("");
+  lines.push(LEGEND, "");
+  lines.push(...rowLines(report, width));
+  if (outline.cut > 0) lines.push(`… ${outline.cut} more rows (--all prints every row)`);
+  lines.push(footer(report, filter));
+  io.out(`${lines.join("\n")}\n`);
+  return failing ? 1 : 0;
+}
+
+/** What the columns and marks of the text mean, under the summary. */
+const LEGEND = `Each row starts with its entry's id, as much as is unique (fork --leaf, resume-from, drop-from-context
+and context --leaf take it); › marks the row Pi selects, • the active path, ← leaf the entry Pi resumes from.`;
+
+/** The longest short id shown in the id column; a longer one (only a hostile file has one) is clipped there. */
+const ID_COLUMN_MAX = 24;
+
+/** The rows as text: each row's short id in a column, then Pi's row, clipped to the width. */
+function rowLines(report: TreeReport, width: number): string[] {
+  const { outline, printed, view } = report;
+  const idOf = (row: PrintedRow) => escapeControls(oneLine(row.short, ID_COLUMN_MAX));
+  const column = Math.max(8, ...[...printed.values()].map((row) => [...idOf(row)].length));
+  const pad = " ".repeat(column + 1);
+  const lines: string[] = [];
   if (view.rows.length === 0) lines.push("  No entries found");
   for (const item of outline.items) {
     if (item.kind === "elided") {
-      lines.push(`  ${item.prefix}${item.deeper ? `… ${item.count} more in deeper branches (--depth)` : `⋮ ${item.count} more`}`);
+      lines.push(`${pad}  ${item.prefix}${item.deeper ? `… ${item.count} more in deeper branches (--depth)` : `⋮ ${item.count} more`}`);
       continue;
     }
     const row = printed.get(item.index)!;
+    const id = idOf(row);
+    const mark = row.leaf ? "  ← leaf" : "";
     const text = escapeControls(piRowLine(row));
-    lines.push(Number.isFinite(width) ? clipColumns(text, width) : text);
-    if (row.throws) lines.push(`  ${" ".repeat(row.prefix.length)}(Pi's /tree throws here: ${escapeControls(row.throws)})`);
+    const room = width - column - 1 - mark.length;
+    const gap = " ".repeat(column + 1 - [...id].length);
+    lines.push(`${id}${gap}${Number.isFinite(room) ? clipColumns(text, Math.max(room, 10)) : text}${mark}`);
+    if (row.throws) lines.push(`${pad}  ${" ".repeat(row.prefix.length)}(Pi's /tree throws here: ${escapeControls(row.throws)})`);
   }
-  if (outline.cut > 0) lines.push(`… ${outline.cut} more rows (--all prints every row)`);
-  lines.push(statusLine(view));
-  io.out(`${lines.join("\n")}\n`);
-  return failing ? 1 : 0;
+  return lines;
+}
+
+/** Pi's status line, and what it counts. */
+function footer(report: TreeReport, filter: FilterMode): string {
+  const { view, sk } = report;
+  const status = statusLine(view);
+  if (view.rows.length === 0) return `${status}  (no row to select)`;
+  const leafShown = [...report.printed.values()].some((row) => row.leaf);
+  const leafNote = sk.leafKey !== undefined && !leafShown ? `; filter ${filter} hides the leaf, so › marks its nearest shown ancestor` : "";
+  return `${status}  (Pi's status: › is row ${view.selectedIndex + 1} of the ${view.rows.length} rows filter ${filter} shows, of ${sk.n} entries${leafNote})`;
 }

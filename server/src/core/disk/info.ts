@@ -208,7 +208,7 @@ export class SessionInfoBuilder {
       this.activity(message.timestamp, entry.timestamp);
       const textContent = extractTextContent(message.content);
       if (!textContent) return;
-      this.search?.addMessage(textContent);
+      this.search?.addMessage(textContent, { line: place.line, id: (entry as { id?: unknown }).id, role: message.role });
       if (!this.firstMessage && message.role === "user") {
         this.firstMessage = textContent;
         if (this.symbols) this.symbols.firstMessage = { text: clip(textContent), at: placeOf(text, line, ["message", "content"]) };

@@ -13,6 +13,7 @@
  */
 
 import { looseString } from "../base/loose";
+import { type MessagePlace, type SearchHit, snippetOf } from "./searchHit";
 
 /**
  * What the search asks of a regular expression. A `RegExp` is one; the command line gives one
@@ -52,6 +53,8 @@ export interface SearchMatch {
   fields: ("name" | "id" | "messages" | "cwd")[];
   /** A regular expression was tested message by message because the text was too long to hold. */
   approximate?: boolean;
+  /** When the messages matched: the first message that holds a token on its own (not for `re:`). */
+  entry?: SearchHit;
 }
 
 const TIER_NAME = 0;
@@ -222,6 +225,8 @@ export class SessionSearch {
   /** Messages past `MAX_REGEX_TEXT` not tested yet, each to be tested on its own. */
   private regexPending: string[] = [];
   private regexPendingLength = 0;
+  /** The first message a token was found in on its own. */
+  private hit: SearchHit | undefined;
 
   constructor(readonly query: ParsedSearchQuery) {
     for (const token of query.tokens) {
@@ -235,8 +240,8 @@ export class SessionSearch {
     }
   }
 
-  /** One entry of Pi's `allMessages` (a non-empty user or assistant text), in file order. */
-  addMessage(text: string): void {
+  /** One entry of Pi's `allMessages` (a non-empty user or assistant text), in file order, and where it is. */
+  addMessage(text: string, place?: MessagePlace): void {
     const first = this.messages++ === 0;
     if (this.query.mode === "regex") {
       this.addRegexText(text, first);
@@ -258,6 +263,38 @@ export class SessionSearch {
       if (piece.length === 0) return;
       this.spaceEnded = piece.endsWith(" ");
       for (const s of this.phrase.values()) s.feed(piece);
+    }
+    if (place && !this.hit) this.findHit(text, place);
+  }
+
+  /**
+   * Records the first message that holds a token whole, cut from the text as written unless
+   * lowercasing changed its length (then from the lowercased text, where the match was found).
+   * Each message costs one more search per token until a hit is found, and none after.
+   */
+  private findHit(text: string, place: MessagePlace): void {
+    const id = typeof place.id === "string" ? place.id : undefined;
+    const found = (shown: string, at: number, length: number) => {
+      this.hit = { line: place.line + 1, ...(id !== undefined ? { id } : {}), role: place.role, snippet: snippetOf(shown, at, length) };
+    };
+    if (this.literal.size > 0) {
+      const lower = text.toLowerCase();
+      for (const value of this.literal.keys()) {
+        const at = value === "" ? -1 : lower.indexOf(value);
+        if (at < 0) continue;
+        found(lower.length === text.length ? text : lower, at, value.length);
+        return;
+      }
+    }
+    if (this.phrase.size > 0) {
+      // A phrase is matched with whitespace runs collapsed, so it is shown from that text.
+      const collapsed = normalizeWhitespaceLower(text);
+      for (const phrase of this.phrase.keys()) {
+        const at = collapsed.indexOf(phrase);
+        if (at < 0) continue;
+        found(collapsed, at, phrase.length);
+        return;
+      }
     }
   }
 
@@ -336,7 +373,9 @@ export class SessionSearch {
       best = Math.min(best, Math.floor((score + TIER_WEIGHT / 2) / TIER_WEIGHT));
       total += score;
     }
-    return { score: total, tier: best <= TIER_NAME ? "name" : best === TIER_TEXT ? "text" : "fuzzy", fields: [...fields] };
+    const tier = best <= TIER_NAME ? "name" : best === TIER_TEXT ? "text" : "fuzzy";
+    if (fields.has("messages") && this.hit) return { score: total, tier, fields: [...fields], entry: this.hit };
+    return { score: total, tier, fields: [...fields] };
   }
 
   /** `matchLiteralToken` / `matchPhraseToken`: the name, then the id, the messages and the cwd. */
