@@ -108,7 +108,7 @@ describe(`every CLI command on hostile sessions (seed ${SEED})`, () => {
     const fix = runs.find((r) => r.name === "check" && r.args[0] === "--fix")!;
     let fixedFiles = 0;
     for (const line of fix.stdout.split("\n")) {
-      const m = /^(.*\.jsonl): fixed .*; the original is saved as (.*)$/.exec(line);
+      const m = /^(.*\.jsonl): fixed .*; the original is saved as (.*?) \(pi-session-lsp restore puts it back\)(?:; older backups were moved to .*)?$/.exec(line);
       if (!m) continue;
       fixedFiles++;
       // Paths are printed relative to the folder the command ran in.
