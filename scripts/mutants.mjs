@@ -15,7 +15,7 @@
 //
 // Usage:
 //   node scripts/mutants.mjs                 every mutant against its own tests (what .ci/run runs;
-//                                            56 mutants: 267 s on a 2-core machine at load 15)
+//                                            56 mutants: 166 s on a 2-core machine at load 10)
 //   node scripts/mutants.mjs --full          every mutant against all the in-process tests (TESTS
 //                                            below: about a minute per mutant on 2 cores)
 //   node scripts/mutants.mjs locate cycle    only the mutants whose id contains one of the words
