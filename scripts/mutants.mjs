@@ -1,30 +1,38 @@
 #!/usr/bin/env node
 // scripts/mutants.mjs: a small, hand-written mutation pass over server/src.
 //
-// Each mutant below is a plausible bug (a rule of Pi's dropped, a guard removed, a tie broken the
-// other way), written as one exact piece of source text and its replacement. For each mutant the
-// script copies the repository's sources into a temporary folder (the working tree is never
-// touched), builds out/ there once from the unmutated sources (for the few tests that start the
-// built server or command: they run unmutated code), applies the mutant, runs the in-process tests
-// with `--bail=1` under a time limit, and reports whether a test failed (killed), the run timed out (killed by hanging: a
-// bounded walk should have failed a test instead), or every test passed (a survivor: write a
-// fixture for it). A mutant whose text is no longer in the source is reported as stale, so the
-// list keeps working while the code moves: update or drop it.
+// Each mutant in scripts/mutantList.mjs is a plausible bug (a rule of Pi's dropped, a guard
+// removed, a tie broken the other way), written as one exact piece of source text and its
+// replacement, with the few test files that kill it. The script copies the repository's sources
+// into a temporary folder once (the working tree is never touched), builds out/ there from the
+// unmutated sources (for the few tests that start the built server or command: they run unmutated
+// code), checks that the tests it is about to run pass on the unmutated copy (otherwise a failure
+// would prove nothing), then for each mutant applies it, runs the tests with `--bail=1` under a
+// time limit and puts the file back. It reports whether a test failed (killed), the run timed out
+// (killed by hanging: a bounded walk should have failed a test instead), or every test passed (a
+// survivor: write a fixture for it). A mutant whose text is no longer in the source exactly once is
+// stale and fails the pass too: update or drop it.
 //
 // Usage:
-//   node scripts/mutants.mjs                 every mutant (long: 24 of them took 20 min on a busy 2-core machine)
+//   node scripts/mutants.mjs                 every mutant against its own tests (what .ci/run runs;
+//                                            56 mutants: 166 s on a 2-core machine at load 10)
+//   node scripts/mutants.mjs --full          every mutant against all the in-process tests (TESTS
+//                                            below: about a minute per mutant on 2 cores)
 //   node scripts/mutants.mjs locate cycle    only the mutants whose id contains one of the words
-//   node scripts/mutants.mjs --list          the mutants, without running anything
-//   node scripts/mutants.mjs --check         which mutants no longer apply to the source
 //   node scripts/mutants.mjs --tests=test/diagnostics,test/features/snapshots.test.ts locate
-//                                            only those tests (to see which fixture kills a mutant)
-// Exit status: 0 when no mutant survives, 1 otherwise.
+//                                            only those tests (to find which file kills a mutant)
+//   node scripts/mutants.mjs --list          the mutants and their tests, without running anything
+//   node scripts/mutants.mjs --check         which mutants no longer apply to the source
+//   node scripts/mutants.mjs --help          this text
+// The last line of a run is "mutants: K killed, F not killed (S survived, T stale)".
+// Exit status: 0 when every mutant is killed, 1 otherwise, 2 for a mistake on the command line.
 
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { MUTANTS } from "./mutantList.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 /**
@@ -32,319 +40,11 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
  * (`findSessions` is run in this thread by test/io/sessionFind.test.ts).
  */
 const TESTS = ["test/core", "test/features", "test/diagnostics", "test/parity", "test/io/sessionFind.test.ts"];
-const TIME_LIMIT_MS = 120_000;
-
 /**
- * `{ id, file, from, to }`: replace the one occurrence of `from` in `server/src/<file>` by `to`.
- *
- * Left out because no input can tell it apart (an equivalent mutant): selectEntries' 0.74 rule
- * `e.type === "compaction"` when it finds the compaction again by id. Two path entries can share
- * that id only when the build starts from an earlier holder of a duplicated id, and every leaf a
- * feature builds from is found by id, which gives the last holder (as in Pi).
- *
- * Also left out: folding's `a.reachesCycle[c.index]` guard on a compaction in or below a parent
- * cycle. Since folding walks up through `semantics/walk.ts` (once around a cycle), the guard only
- * saves work: every entry above such a compaction reaches the cycle too, so `isAncestor` is false
- * for all of them and no fold can come out of the walk (test/features/folding.test.ts checks that
- * the later folds survive).
+ * A run that takes longer counts as a hang. A mutant's own tests take a few seconds; the limit is
+ * for a busy machine, where they can take ten times as long.
  */
-const MUTANTS = [
-  // locate.ts: the JSON walker behind every range.
-  { id: "locate-escaped-backslash", file: "core/line/locate.ts", from: "if (backslashes % 2 === 0) return j + 1;", to: "if (backslashes === 0) return j + 1;" },
-  { id: "locate-first-duplicate-key", file: "core/line/locate.ts", from: "if (key === step) found =", to: "if (key === step && !found) found =" },
-  {
-    id: "locate-raw-key",
-    file: "core/line/locate.ts",
-    from: 'return raw.includes("\\\\") ? (JSON.parse(text.slice(start, end)) as string) : raw;',
-    to: "return raw;",
-  },
-  {
-    id: "locate-no-cr-whitespace",
-    file: "core/line/locate.ts",
-    from: "if (c === 32 || c === 9 || c === 10 || c === 13) i++;",
-    to: "if (c === 32 || c === 9 || c === 10) i++;",
-  },
-  {
-    id: "locateAt-key-start",
-    file: "core/line/locate.ts",
-    from: "if (offset >= keySpan.start && offset <= keySpan.end) {",
-    to: "if (offset > keySpan.start && offset <= keySpan.end) {",
-  },
-  // analysis.ts: the tree.
-  {
-    id: "analysis-first-duplicate-wins",
-    file: "core/session/analysis.ts",
-    from: "    byId.set(entry.key, entry);\n",
-    to: "    if (!byId.has(entry.key)) byId.set(entry.key, entry);\n",
-  },
-  { id: "analysis-fast-parent-with-duplicates", file: "core/session/analysis.ts", from: "!duplicated && above !== undefined &&", to: "above !== undefined &&" },
-  {
-    id: "analysis-header-without-id",
-    file: "core/session/analysis.ts",
-    from: 'if (p.type === "session" && p.id !== undefined) {',
-    to: 'if (p.type === "session") {',
-  },
-  { id: "analysis-below-cycle-unmarked", file: "core/session/cycles.ts", from: "cyclic = reachesCycle[current] === 1;", to: "cyclic = false;" },
-  { id: "analysis-active-path-cycle-guard", file: "core/session/analysis.ts", from: "if (leaf && !reachesCycle[leaf.index]) {", to: "if (leaf) {" },
-  { id: "analysis-falsy-kept", file: "core/session/analysis.ts", from: "    if (p.falsy) {\n", to: "    if (false) {\n" },
-  // The context: Pi's selection and messages.
-  {
-    id: "context-first-compaction",
-    file: "core/pi/buildContext.ts",
-    from: "let ci = -1;\n  for (let i = path.length - 1; i >= 0; i--) {",
-    to: "let ci = -1;\n  for (let i = 0; i < path.length; i++) {",
-  },
-  { id: "context-system-kept", file: "core/pi/buildContext.ts", from: 'if (flavor !== "0.74" && isSystemMessage(entry)) continue;', to: "" },
-  {
-    id: "context-cycle-guard",
-    file: "core/pi/buildContext.ts",
-    from: 'if (a.reachesCycle[leaf.index]) return { ok: false, failure: { kind: "cycle", entry: leaf } };',
-    to: "",
-  },
-  { id: "context-every-compaction-summary", file: "core/pi/buildContext.ts", from: 'if (entry.type === "compaction" && i > 0) continue;', to: "" },
-  // Guards for a compaction inside a parent cycle.
-  {
-    id: "lens-compaction-cycle-guard",
-    file: "features/codeLens.ts",
-    from: 'if (a.reachesCycle[compaction.index]) return "compaction: Pi hangs here (parent cycle)";',
-    to: "",
-  },
-  {
-    id: "diagnostics-first-kept-cycle-guard",
-    file: "features/diagnostics/linkChecks.ts",
-    from: "if (a.reachesCycle[entry.index]) return; // The path is undefined",
-    to: "// The path is undefined",
-  },
-  {
-    id: "hover-first-kept-cycle-guard",
-    file: "features/hover/references.ts",
-    from: 'field === "firstKeptEntryId" && !a.reachesCycle[entry.index] &&',
-    to: 'field === "firstKeptEntryId" &&',
-  },
-  {
-    id: "tool-call-search-in-cycle",
-    file: "core/session/semantics/toolPairs.ts",
-    from: "if (++steps >= NEAR && !a.reachesCycle[entry.index]) return",
-    to: "if (++steps >= NEAR) return",
-  },
-  // Fixes.
-  {
-    id: "fix-header-when-no-line-parses",
-    file: "features/fixes/perCode.ts",
-    from: 'a.headerState === "missing" || a.headerState === "no-entries"',
-    to: 'a.headerState === "missing"',
-  },
-  {
-    id: "fix-header-whitespace-file",
-    file: "features/fixes/perCode.ts",
-    from: 'a.headerState === "empty-file" || doc.parsed.every((q) => q.kind === "blank")',
-    to: 'a.headerState === "empty-file"',
-  },
-  // Diagnostics.
-  {
-    id: "diagnostics-equal-times-backwards",
-    file: "features/diagnostics/lineChecks.ts",
-    from: "time >= parentTime) return;",
-    to: "time > parentTime) return;",
-  },
-  {
-    id: "diagnostics-final-newline-cr",
-    file: "features/diagnostics/fileChecks.ts",
-    from: 'const length = text.endsWith("\\r") ? text.length - 1 : text.length;',
-    to: "const length = text.length;",
-  },
-  {
-    id: "diagnostics-bom-on-blank",
-    file: "features/diagnostics/fileChecks.ts",
-    from: 'if (!r.doc.hasBom || r.doc.parsed[0]!.kind !== "value") return;',
-    to: "if (!r.doc.hasBom) return;",
-  },
-  {
-    id: "diagnostics-duplicate-winner-first",
-    file: "features/diagnostics/treeChecks.ts",
-    from: "const winner = holders[holders.length - 1]!;",
-    to: "const winner = holders[0]!;",
-  },
-  // Sibling order, as Pi's getTree sorts children (the outline, the hierarchy and the tree share it).
-  {
-    id: "siblings-tie-reversed",
-    file: "core/session/rules.ts",
-    from: "if (children.length > 1) children.sort(",
-    to: "if (children.length > 1) children.reverse().sort(",
-  },
-  {
-    id: "siblings-unreadable-time-zero",
-    file: "core/session/semantics/siblings.ts",
-    from: "return dateTime(entry.parsed.object?.timestamp);",
-    to: "return dateTime(entry.parsed.object?.timestamp) || 0;",
-  },
-  {
-    id: "context-kept-system-as-compacted",
-    file: "core/pi/activeContext.ts",
-    from: "state[e.index] = kept ? ContextState.DroppedSystem : ContextState.Compacted;",
-    to: "state[e.index] = ContextState.Compacted;",
-  },
-  {
-    id: "diagnostics-tool-results-cycle-guard",
-    file: "features/diagnostics/linkChecks.ts",
-    from: "if (id === undefined || a.reachesCycle[entry.index]) continue;",
-    to: "if (id === undefined) continue;",
-  },
-  {
-    id: "parse-whitespace-not-blank",
-    file: "core/line/parse.ts",
-    from: "return text.charCodeAt(0) !== 123 && text.trim().length === 0;",
-    to: "return text.length === 0;",
-  },
-  // Pi's index rules (core/session/rules.ts), which the open document and the files on disk share.
-  {
-    id: "rules-id-prefix-includes",
-    file: "core/session/rules.ts",
-    from: "return (s.id as string).startsWith(arg);",
-    to: "return (s.id as string).includes(arg);",
-  },
-  {
-    id: "rules-relabel-moves-to-end",
-    file: "core/session/rules.ts",
-    from: "if (label) labels.set(target, value());",
-    to: "if (label) labels.delete(target), labels.set(target, value());",
-  },
-  // find reads in full only the files whose header id starts with the argument.
-  {
-    id: "find-prefilter-includes",
-    file: "io/sessionFind.ts",
-    from: "if (probe.header) return idMatches(probe.header, arg);",
-    to: "if (probe.header) return probe.header.id.includes(arg);",
-  },
-  // The document model.
-  { id: "document-cr-before-lf", file: "core/session/document.ts", from: 'if (endEol === "\\n" && newLines[lastNew]!.endsWith("\\r")) {', to: "if (false) {" },
-  {
-    id: "document-bom-line-reused",
-    file: "core/session/document.ts",
-    from: "for (let i = this.hasBom ? 1 : 0; i < this.lines.length; i++)",
-    to: "for (let i = 0; i < this.lines.length; i++)",
-  },
-  // Issue 28's survivors: a false sentence added to a message (killed now that fixtures match
-  // messages whole), both summaries sent (context-every-compaction-summary above), `""` tool ids.
-  {
-    id: "message-false-tree-hangs",
-    file: "features/diagnostics/treeChecks.ts",
-    from: "const loop = a.treeLoops ?",
-    to: "const loop = a.duplicates.size > 0 ?",
-  },
-  {
-    id: "tool-index-falsy-result-id",
-    file: "core/session/semantics/toolPairs.ts",
-    from: "if (p.toolResultId !== undefined) add(results, p.toolResultId, entry);",
-    to: "if (p.toolResultId) add(results, p.toolResultId, entry);",
-  },
-  {
-    id: "tool-call-index-farthest",
-    file: "core/session/semantics/toolPairs.ts",
-    from: "(!best || a.depth[c.index]! > a.depth[best.index]!)",
-    to: "(!best || a.depth[c.index]! < a.depth[best.index]!)",
-  },
-  {
-    id: "tool-results-falsy-id",
-    file: "features/diagnostics/linkChecks.ts",
-    from: "if (id === undefined || a.reachesCycle[entry.index]) continue;",
-    to: "if (!id || a.reachesCycle[entry.index]) continue;",
-  },
-  {
-    id: "tool-parse-falsy-call-id",
-    file: "core/line/parse.ts",
-    from: 'if (b.type === "toolCall" && typeof b.id === "string")',
-    to: 'if (b.type === "toolCall" && typeof b.id === "string" && b.id)',
-  },
-  {
-    id: "tool-parse-falsy-result-id",
-    file: "core/line/parse.ts",
-    from: 'if (m.role === "toolResult" && typeof m.toolCallId === "string") toolResultId',
-    to: 'if (m.role === "toolResult" && typeof m.toolCallId === "string" && m.toolCallId) toolResultId',
-  },
-  {
-    id: "tool-transform-falsy-answer",
-    file: "core/pi/provider/transformMessages.ts",
-    from: "answered.add(msg.toolCallId);",
-    to: "if (msg.toolCallId) answered.add(msg.toolCallId);",
-  },
-  // Id prefixes, as Pi's `resolveSessionPath`/`findById` match them (from the start).
-  // The parent walk.
-  {
-    id: "walk-path-bound-off-by-one",
-    file: "core/session/rules.ts",
-    from: "if (path.length >= limit) return undefined;",
-    to: "if (path.length >= limit - 1) return undefined;",
-  },
-  {
-    id: "walk-ancestors-self-in-cycle",
-    file: "core/session/semantics/walk.ts",
-    from: "if (current === cycleStart || current === entry) return;",
-    to: "if (current === cycleStart) return;",
-  },
-  // The leaf: the last entry, none when its id is null.
-  { id: "leaf-null-id-ignored", file: "core/session/analysis.ts", from: "const leaf = nullLeaf ? undefined : last;", to: "const leaf = last;" },
-  { id: "leaf-missing-id-as-null", file: "core/session/analysis.ts", from: "last && last.key === null ? last", to: "last && last.key == null ? last" },
-  // Labels: file order, the last change per target wins, a falsy label clears.
-  {
-    id: "labels-cleared-label-kept",
-    file: "core/session/rules.ts",
-    from: "  else labels.delete(target);",
-    to: "",
-  },
-  {
-    id: "labels-first-wins",
-    file: "core/session/rules.ts",
-    from: "if (label) labels.set(target, value());",
-    to: "if (label && !labels.has(target)) labels.set(target, value());",
-  },
-  // The session name: the last session_info in file order, trimmed.
-  {
-    id: "session-name-untrimmed",
-    file: "core/session/rules.ts",
-    from: "return { name: raw.trim() || undefined, throws: false };",
-    to: "return { name: raw || undefined, throws: false };",
-  },
-  {
-    id: "session-name-first-entry",
-    file: "core/session/semantics/sessionName.ts",
-    from: 'for (let i = a.entries.length - 1; i >= 0; i--) if (a.entries[i]!.type === "session_info") return a.entries[i];',
-    to: 'for (let i = 0; i < a.entries.length; i++) if (a.entries[i]!.type === "session_info") return a.entries[i];',
-  },
-  {
-    id: "session-info-name-untrimmed",
-    file: "core/session/rules.ts",
-    from: "return entry.name?.trim() || undefined;",
-    to: "return (entry.name as unknown as string) || undefined;",
-  },
-  // Sibling order: oldest first.
-  {
-    id: "siblings-newest-first",
-    file: "core/session/rules.ts",
-    from: "children.sort((x, y) => time(x) - time(y));",
-    to: "children.sort((x, y) => time(y) - time(x));",
-  },
-  // Settings and selection of the context.
-  {
-    id: "settings-first-thinking-level",
-    file: "core/pi/buildContext.ts",
-    from: 'let thinkingLevel: unknown = "off";\n  for (let i = path.length - 1; i >= 0; i--) {',
-    to: 'let thinkingLevel: unknown = "off";\n  for (let i = 0; i < path.length; i++) {',
-  },
-  {
-    id: "settings-model-ignores-assistant",
-    file: "core/pi/buildContext.ts",
-    from: 'if (entry.type === "message" && entry.parsed.role === "assistant") {\n      const p = entry.parsed;\n      model =',
-    to: "if (false) {\n      const p = entry.parsed;\n      model =",
-  },
-  {
-    id: "context-after-compaction-off-by-one",
-    file: "core/pi/buildContext.ts",
-    from: "for (let i = at + 1; i < path.length; i++) selected.push(path[i]!);",
-    to: "for (let i = at + 2; i < path.length; i++) selected.push(path[i]!);",
-  },
-  { id: "context-missing-first-kept-keeps-all", file: "core/pi/buildContext.ts", from: "    if (keptFrom === undefined) continue;\n", to: "" },
-];
+const TIME_LIMIT_MS = { own: 60_000, full: 120_000 };
 
 function copySources(into) {
   for (const path of ["server", "test", "bench", "bin", "vitest.config.mts", "tsconfig.json", "package.json"]) {
@@ -363,13 +63,20 @@ function copySources(into) {
   if (built.status !== 0) throw new Error(`tsc -p server failed in the copy:\n${built.stdout}${built.stderr}`);
 }
 
-function runTests(cwd, only) {
+/**
+ * Runs vitest on `tests` in `cwd`: "passed", "failed" (a test failed, or a test file could not even
+ * load), "timeout", or "broken" when vitest ran no test at all (a crash, a path that matches
+ * nothing), which proves nothing about the mutant.
+ */
+function runTests(cwd, tests, limit) {
   return new Promise((resolve) => {
-    const tests = (only ?? TESTS).filter((t) => existsSync(join(cwd, t)));
+    const report = join(cwd, "mutant-run.json");
+    rmSync(report, { force: true });
     // Tests that time themselves ("in under 5 ms") fail on a busy shared machine whatever the code
     // does, and would count as kills; they are left out of mutation runs.
     const untimed = "--testNamePattern=^(?!.*under \\d+ ms)";
-    const child = spawn(process.execPath, [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--bail=1", "--reporter=dot", untimed, ...tests], {
+    const argv = ["run", "--bail=1", "--reporter=dot", "--reporter=json", `--outputFile=${report}`, untimed, ...tests];
+    const child = spawn(process.execPath, [join(ROOT, "node_modules/vitest/vitest.mjs"), ...argv], {
       cwd,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
@@ -384,10 +91,19 @@ function runTests(cwd, only) {
         // Already gone.
       }
       resolve({ status: "timeout", output });
-    }, TIME_LIMIT_MS);
-    child.on("exit", (code) => {
+    }, limit);
+    child.on("exit", () => {
       clearTimeout(timer);
-      resolve({ status: code === 0 ? "passed" : "failed", output });
+      let r;
+      try {
+        r = JSON.parse(readFileSync(report, "utf8"));
+      } catch {
+        return resolve({ status: "broken", output });
+      }
+      const files = r.testResults ?? [];
+      if (files.length === 0) resolve({ status: "broken", output });
+      else if (r.success) resolve({ status: "passed", output });
+      else resolve({ status: "failed", output });
     });
   });
 }
@@ -397,29 +113,57 @@ function firstFailure(output) {
   const clean = output.replace(/\x1b\[[0-9;]*m/g, "");
   const lines = clean.split("\n");
   const line = lines.find((l) => /FAIL /.test(l));
-  if (line) return line.replace(/^\s*FAIL\s+/, "").trim();
+  // The line names vitest's project ("unit") before the file.
+  if (line) return line.replace(/^\s*FAIL\s+(unit\s+)?/, "").trim();
   // No failing test: the run itself broke (a crash, running out of memory); say how.
   const last = lines.filter((l) => /Error|error|heap|memory/.test(l)).pop() ?? lines.filter((l) => l.trim()).pop() ?? "";
   return `a crash: ${last.trim().slice(0, 160)}`;
 }
 
+function usage() {
+  const text = readFileSync(fileURLToPath(import.meta.url), "utf8");
+  const start = text.indexOf("// Usage:");
+  return text
+    .slice(start, text.indexOf("\n\n", start))
+    .split("\n")
+    .map((l) => l.replace(/^\/\/ ?/, ""))
+    .join("\n");
+}
+
+/** Whether `m` applies: its text is in its file exactly once. */
+function occurrences(root, m) {
+  const path = join(root, "server/src", m.file);
+  return existsSync(path) ? readFileSync(path, "utf8").split(m.from).length - 1 : 0;
+}
+
+const FLAGS = new Set(["--full", "--list", "--check", "--help", "-h"]);
 const args = process.argv.slice(2);
-const words = args.filter((a) => !a.startsWith("--"));
+const unknown = args.filter((a) => a.startsWith("-") && !FLAGS.has(a) && !a.startsWith("--tests="));
+if (args.includes("--help") || args.includes("-h") || unknown.length > 0) {
+  if (unknown.length > 0) console.error(`unknown option ${unknown.join(", ")}\n`);
+  (unknown.length > 0 ? console.error : console.log)(usage());
+  process.exit(unknown.length > 0 ? 2 : 0);
+}
+const words = args.filter((a) => !a.startsWith("-"));
 const only = args
   .find((a) => a.startsWith("--tests="))
   ?.slice("--tests=".length)
-  .split(",");
+  .split(",")
+  .filter(Boolean);
+const full = args.includes("--full");
 const chosen = MUTANTS.filter((m) => words.length === 0 || words.some((w) => m.id.includes(w)));
+if (chosen.length === 0) {
+  console.error(`no mutant's id contains ${words.join(" or ")} (--list shows them)`);
+  process.exit(2);
+}
 if (args.includes("--list")) {
-  for (const m of chosen) console.log(`${m.id}\t${m.file}`);
+  for (const m of chosen) console.log(`${m.id}\t${m.file}\t${m.tests.join(" ")}`);
   process.exit(0);
 }
 if (args.includes("--check")) {
-  // Only whether each mutant still applies (its text is in the source exactly once).
   let stale = 0;
   for (const m of chosen) {
-    const path = join(ROOT, "server/src", m.file);
-    const count = existsSync(path) ? readFileSync(path, "utf8").split(m.from).length - 1 : 0;
+    const count = occurrences(ROOT, m);
     if (count !== 1) {
       stale++;
       console.log(`stale     ${m.id} (${count} occurrences in ${m.file})`);
@@ -429,18 +173,39 @@ if (args.includes("--check")) {
   process.exit(stale > 0 ? 1 : 0);
 }
 
+const testsOf = (m) => only ?? (full ? TESTS : m.tests);
+const limit = only || full ? TIME_LIMIT_MS.full : TIME_LIMIT_MS.own;
+const missing = [...new Set(chosen.flatMap(testsOf))].filter((t) => !existsSync(join(ROOT, t)));
+if (missing.length > 0) {
+  console.error(`no such test: ${missing.join(", ")}`);
+  process.exit(2);
+}
+
+const passStarted = Date.now();
 const work = mkdtempSync(join(tmpdir(), "pi-session-lsp-mutants-"));
 const survivors = [];
+const stale = [];
+let killed = 0;
 try {
   copySources(work);
+  // The tests about to be run must pass without any mutant, or a failure would prove nothing.
+  const baseline = await runTests(work, [...new Set(chosen.flatMap(testsOf))], TIME_LIMIT_MS.full * 2);
+  if (baseline.status !== "passed") {
+    console.log(`The tests fail (${baseline.status}) on the unmutated sources, so no kill means anything:`);
+    console.log(baseline.output.slice(-3000));
+    console.log(`mutants: 0 killed, ${chosen.length} not killed (the tests fail without a mutant)`);
+    process.exit(1);
+  }
+  console.log(`baseline  the tests pass on the unmutated copy (${((Date.now() - passStarted) / 1000).toFixed(0)} s with the copy and build)`);
   for (const m of chosen) {
     const path = join(work, "server/src", m.file);
-    const original = readFileSync(path, "utf8");
-    const count = original.split(m.from).length - 1;
+    const count = occurrences(work, m);
     if (count !== 1) {
+      stale.push(m.id);
       console.log(`stale     ${m.id} (${count} occurrences in ${m.file})`);
       continue;
     }
+    const original = readFileSync(path, "utf8");
     // The mutated file keeps its time, so that out/ (the unmutated build) still counts as fresh.
     const { atime, mtime } = statSync(path);
     writeFileSync(
@@ -449,21 +214,28 @@ try {
     );
     utimesSync(path, atime, mtime);
     const started = Date.now();
-    const { status, output } = await runTests(work, only);
+    const { status, output } = await runTests(work, testsOf(m), limit);
     writeFileSync(path, original);
     utimesSync(path, atime, mtime);
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
-    if (status === "passed") {
+    if (status === "passed" || status === "broken") {
       survivors.push(m.id);
-      console.log(`SURVIVED  ${m.id} (${seconds} s)`);
+      const why = status === "broken" ? `: no test ran, ${firstFailure(output)}` : "";
+      console.log(`SURVIVED  ${m.id} (${seconds} s) ${testsOf(m).join(" ")}${why}`);
     } else if (status === "timeout") {
+      killed++;
       console.log(`hung      ${m.id} (killed after ${seconds} s)`);
     } else {
+      killed++;
       console.log(`killed    ${m.id} (${seconds} s) by ${firstFailure(output)}`);
     }
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-console.log(`${chosen.length} mutants, ${survivors.length} survived${survivors.length ? `: ${survivors.join(", ")}` : ""}`);
-process.exit(survivors.length > 0 ? 1 : 0);
+const notKilled = [...survivors, ...stale];
+console.log(
+  `${chosen.length} mutants in ${((Date.now() - passStarted) / 1000).toFixed(0)} s${notKilled.length ? `; not killed: ${notKilled.join(", ")}` : ""}`,
+);
+console.log(`mutants: ${killed} killed, ${notKilled.length} not killed (${survivors.length} survived, ${stale.length} stale)`);
+process.exit(notKilled.length > 0 ? 1 : 0);
