@@ -61,16 +61,16 @@ export const MUTANTS = [
   // analysis.ts: the tree.
   {
     id: "analysis-first-duplicate-wins",
-    file: "core/session/analysis.ts",
-    from: "    byId.set(entry.key, entry);\n",
-    to: "    if (!byId.has(entry.key)) byId.set(entry.key, entry);\n",
+    file: "core/session/piIndex.ts",
+    from: "    this.byId.set(key, holder);\n",
+    to: "    if (!this.byId.has(key)) this.byId.set(key, holder);\n",
     tests: ["test/core/piIndexAgreement.test.ts", "test/diagnostics/fixtures.test.ts"],
   },
   {
     id: "analysis-fast-parent-with-duplicates",
-    file: "core/session/analysis.ts",
-    from: "!duplicated && above !== undefined &&",
-    to: "above !== undefined &&",
+    file: "core/session/piIndex.ts",
+    from: "hint !== undefined && !this.duplicated ? hint",
+    to: "hint !== undefined ? hint",
     tests: ["test/core/piIndexAgreement.test.ts", "test/diagnostics/fixtures.test.ts"],
   },
   {
@@ -134,7 +134,7 @@ export const MUTANTS = [
   {
     id: "lens-compaction-cycle-guard",
     file: "features/codeLens.ts",
-    from: 'if (a.reachesCycle[compaction.index]) return "compaction: Pi hangs here (parent cycle)";',
+    from: 'if (a.reachesCycle[compaction.index]) return "compaction: Pi cannot build it (parent cycle)";',
     to: "",
     tests: ["test/features/codeLens.test.ts"],
   },
@@ -347,16 +347,16 @@ export const MUTANTS = [
   // The leaf: the last entry, none when its id is null.
   {
     id: "leaf-null-id-ignored",
-    file: "core/session/analysis.ts",
-    from: "const leaf = nullLeaf ? undefined : last;",
-    to: "const leaf = last;",
+    file: "core/session/piIndex.ts",
+    from: "this.size > 0 && !this.keying.isNull(this.lastKey as K) ? this.last",
+    to: "this.size > 0 ? this.last",
     tests: ["test/core/oddIds.test.ts"],
   },
   {
     id: "leaf-missing-id-as-null",
-    file: "core/session/analysis.ts",
-    from: "last && last.key === null ? last",
-    to: "last && last.key == null ? last",
+    file: "core/session/piIndex.ts",
+    from: "isNull: (key) => key === null }",
+    to: "isNull: (key) => key == null }",
     tests: ["test/core/oddIds.test.ts"],
   },
   // Labels: file order, the last change per target wins, a falsy label clears.
