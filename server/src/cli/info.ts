@@ -16,7 +16,7 @@ import { homedir } from "node:os";
 import { basename, dirname, resolve } from "node:path";
 import { treeShape } from "../core/disk/tree";
 import type { PiVersion } from "../core/disk/location";
-import type { Skeleton } from "../core/disk/skeleton";
+import { LEAF_LOOPS, type Skeleton } from "../core/disk/skeleton";
 import { LastSessionName } from "../core/session/rules";
 import { keyText } from "../core/disk/keys";
 import { type SessionInfoReport, StatsCollector } from "../core/disk/stats";
@@ -39,7 +39,7 @@ whether its folder still matches its project.
   --pi 1.x|0.74   Pi's rules (default 1.x); Pi 0.74 totals only the resumed context
   --json          the summary as data; "piStats" is exactly Pi's getSessionStats()
 ${FILE_OR_ID_HELP}
-Exit status: 0 printed, 1 Pi would not open the file, 2 usage error or unreadable file.`;
+Exit status: 0 printed, 1 Pi would not open the file or cannot resume it, 2 usage error or unreadable file.`;
 
 const OPTIONS: OptionSpecs = { json: { type: "boolean" }, "session-dir": SESSION_DIR_OPTION };
 
@@ -158,12 +158,14 @@ function printInfo(path: string, line: CommandLine, io: CliIo): number {
     lineage,
     ...(folder ? { folder } : {}),
   };
+  // A leaf whose walk up loops: Pi cannot resume the session, as `check` says with its error.
+  const status = sk.load === "ok" && shape.activePath !== undefined ? 0 : 1;
   if (values.json) {
-    io.out(jsonLine(doc));
-    return sk.load === "ok" ? 0 : 1;
+    io.out(jsonLine(shape.activePath === undefined ? { ...doc, cannotResume: LEAF_LOOPS } : doc));
+    return status;
   }
   io.out(renderInfo(doc, sk, report, shape, lineage, folder, sessionName));
-  return sk.load === "ok" ? 0 : 1;
+  return status;
 }
 
 const money = (n: number) => (Number.isFinite(n) ? `$${n.toFixed(n > 0 && n < 0.01 ? 4 : 3)}` : String(n));
@@ -196,6 +198,8 @@ function renderInfo(
   const header = sk.header;
   lines.push(`Session ${header ? text(header.id, 60) : "(no header)"}${sessionName ? `  "${text(sessionName, 60)}"` : ""}`);
   if (sk.load !== "ok" || sk.loadMessage) lines.push(`warning: ${escapeControls(sk.loadMessage ?? sk.load)}`);
+  if (shape.activePath === undefined)
+    lines.push(`warning: ${LEAF_LOOPS}; \`pi-session-lsp check\` shows the cycle, and \`resume-from\` an entry above it makes the session resumable.`);
   row("File", `${text(tildePath(doc.file, home), width - 40)} (${formatBytes(doc.bytes)}, ${count(sk.n)} entries)`);
   if (header) row("Project", text(tildePath(looseText(header.cwd), home)));
   const types = Object.entries(report.byType)

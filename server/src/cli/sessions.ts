@@ -108,6 +108,7 @@ export function listingJson(listing: Listing): Record<string, unknown> {
       entries: s.entries,
       branches: s.branches,
       ...(s.unreadLines > 0 ? { unreadLines: s.unreadLines } : {}),
+      ...(s.leafLoops ? { cannotResume: "the walk up from the leaf runs into a parent cycle" } : {}),
     })),
     omitted: listing.omitted,
     ...(resumeThrows(listing) ? { resumeThrows: resumeThrows(listing)!.info.path } : {}),
@@ -131,6 +132,9 @@ function describeSource(location: SessionLocation): string {
       return "the project's default folder";
   }
 }
+
+/** The mark of a session Pi cannot resume, before its title. */
+const CANNOT_RESUME = "✗ ";
 
 interface RenderOptions {
   limit: number;
@@ -190,9 +194,10 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
       const origin = forkedFrom(s, byKey, home, listing.process.cwd);
       const prefix = boundedPrefix(row.prefix, row.depth);
       const room = Math.max(16, options.width - fixed - prefix.length - (origin ? origin.length + 2 : 0));
-      const title = oneLine(info.name ?? info.firstMessage, room);
+      const mark = s.leafLoops ? CANNOT_RESUME : "";
+      const title = oneLine(info.name ?? info.firstMessage, room - mark.length);
       lines.push(
-        `${padEnd(id, 8)}  ${padEnd(when, 21)}  ${padStart(String(info.messageCount), 5)}  ${padStart(String(s.branches), 8)}  ${padStart(formatBytes(s.size), 8)}  ${cwd}${prefix}${title}${origin ? `  ${origin}` : ""}`,
+        `${padEnd(id, 8)}  ${padEnd(when, 21)}  ${padStart(String(info.messageCount), 5)}  ${padStart(String(s.branches), 8)}  ${padStart(formatBytes(s.size), 8)}  ${cwd}${prefix}${mark}${title}${origin ? `  ${origin}` : ""}`,
       );
     }
     if (shown.length < rows.length) lines.push(`… ${rows.length - shown.length} more (--limit 0 lists all)`);
@@ -206,6 +211,12 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
       `${listing.otherProjects} more session${listing.otherProjects === 1 ? "" : "s"} in this folder belong${listing.otherProjects === 1 ? "s" : ""} to other projects; Pi 1.x lists only this project's.`,
     );
   }
+  const looping = listing.sessions.filter((s) => s.leafLoops).length;
+  if (looping > 0)
+    lines.push(
+      "",
+      `${CANNOT_RESUME}${looping === 1 ? "1 session Pi cannot resume" : `${looping} sessions Pi cannot resume`}: the walk up from the leaf runs into a parent cycle (Pi 1.x fails with "RangeError: Invalid array length", 0.73/0.74 hangs). \`pi-session-lsp check ID\` shows the cycle; \`pi-session-lsp resume-from ID ENTRY\` with an entry above it makes the session resumable again.`,
+    );
   const unread = listing.sessions.filter((s) => s.unreadLines > 0);
   for (const s of unread)
     lines.push(`note: ${escapeControls(tildePath(s.info.path, home))} has ${s.unreadLines} line(s) too long to read here; Pi's numbers for it may differ.`);

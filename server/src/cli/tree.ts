@@ -10,7 +10,7 @@
 import { looseText } from "../core/base/text";
 import { homedir } from "node:os";
 import { buildTreeView, FILTER_MODES, type FilterMode, statusLine, type TreeView } from "../core/disk/tree";
-import type { Skeleton } from "../core/disk/skeleton";
+import { LEAF_LOOPS, leafWalkLoops, type Skeleton } from "../core/disk/skeleton";
 import { KeyMaker, keyText } from "../core/disk/keys";
 import { ShortIds } from "../core/disk/shortIds";
 import { outlineTree } from "../core/disk/treeOutline";
@@ -37,7 +37,7 @@ of entries fold into "⋮ N more" lines.
   --pi 1.x|0.74   read the file as Pi 1.x (default) or Pi 0.73/0.74 opens it
   --json          the rows as data: {file, leaf, rows: [{id, short, leaf, line, text, prefix, active, selected, label}], …}
 ${FILE_OR_ID_HELP}
-Exit status: 0 printed, 1 Pi would not show this tree (it refuses the file, throws or hangs), 2 usage
+Exit status: 0 printed, 1 Pi would not show this tree or resume it (it refuses the file, throws or hangs), 2 usage
 error or unreadable file.`;
 
 const OPTIONS: OptionSpecs = {
@@ -110,6 +110,8 @@ export interface TreeReport {
   problems: string[];
   /** Pi's `/tree` throws drawing one of the printed rows. */
   rowThrows?: string;
+  /** Pi's walk up from the leaf loops: it cannot resume the session. */
+  leafLoops: boolean;
 }
 
 /** Reads `path` and lays it out as Pi's `/tree`; only the rows the outline keeps are read back for their text. */
@@ -131,6 +133,8 @@ export function treeReport(path: string, version: PiVersion, options: { filter?:
   }
   if (sk.unreadLines.length > 0)
     problems.push(`${sk.unreadLines.length} line(s) are too long to read here (first: line ${sk.unreadLines[0]! + 1}); they are left out.`);
+  const leafLoops = leafWalkLoops(sk);
+  if (leafLoops) problems.push(`${LEAF_LOOPS}; \`pi-session-lsp check\` shows the cycle, and \`resume-from\` an entry above it makes the session resumable.`);
   const view = buildTreeView(sk, { filter: options.filter ?? "default" });
   if (view.hangs) problems.push(`${view.hangs}.`);
   if (view.throws) problems.push(`${view.throws}.`);
@@ -139,10 +143,10 @@ export function treeReport(path: string, version: PiVersion, options: { filter?:
   const indices = outline.items.flatMap((item) => (item.kind === "row" ? [item.index] : []));
   const printed = rowsText(path, sk, view, indices, options.home ?? homedir());
   const throwing = [...printed.values()].find((row) => row.throws !== undefined);
-  if (!throwing) return { sk, view, outline, printed, problems };
+  if (!throwing) return { sk, view, outline, printed, problems, leafLoops };
   const rowThrows = `Pi's /tree throws drawing line ${throwing.line} (${throwing.throws})`;
   problems.push(`${rowThrows}.`);
-  return { sk, view, outline, printed, problems, rowThrows };
+  return { sk, view, outline, printed, problems, rowThrows, leafLoops };
 }
 
 export function runTree(args: readonly string[], io: CliIo): number | Promise<number> {
@@ -165,7 +169,7 @@ function printTree(path: string, line: CommandLine, io: CliIo): number {
     return 2;
   }
   const { sk, view, outline, printed, problems } = report;
-  const failing = sk.load !== "ok" || view.hangs !== undefined || view.throws !== undefined || report.rowThrows !== undefined;
+  const failing = sk.load !== "ok" || view.hangs !== undefined || view.throws !== undefined || report.rowThrows !== undefined || report.leafLoops;
 
   if (values.json) {
     const header = sk.header;

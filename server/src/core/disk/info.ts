@@ -16,6 +16,8 @@
  * the editor's workspace symbols need (`IndexSymbols`) and a search match (`SessionSearch`).
  */
 
+import { type IdKey, idKeyOf } from "../base/ids";
+import { PiIndex, VALUE_KEYS } from "../session/piIndex";
 import { locate, type JsonPath } from "../line/locate";
 import { type LinePlace as FilePlace, PiLineFeed } from "./piLines";
 import type { PiVersion } from "./location";
@@ -68,6 +70,8 @@ export interface SessionScan {
   branches: number;
   /** Lines the reader could not hold (longer than its limit); Pi 1.x would have read them. */
   unreadLines: number;
+  /** The walk up from the leaf runs into a parent cycle: Pi cannot resume the session. */
+  leafLoops?: true;
   search?: SearchMatch;
   symbols?: IndexSymbols;
 }
@@ -146,6 +150,15 @@ export class SessionInfoBuilder {
   private readonly idLines = new Map<string, LinePlace>();
   private readonly labels = new Map<unknown, { text: string; at: LinePlace }>();
   private readonly feed: PiLineFeed;
+  /** Pi's index of the entries and each entry's parent key, for the walk up from the leaf. */
+  private readonly index = new PiIndex<IdKey, number>(VALUE_KEYS);
+  private readonly parentKeys: IdKey[] = [];
+  /**
+   * The leaf is not judged when the entries read here may not be those Pi resumes from: a line
+   * holds a "\r" (Pi 1.x's list, `readline`, splits it there and its loader does not), or a value
+   * after the header is not an object (Pi's loader keeps it, with rules of its own).
+   */
+  private unjudged = false;
   /** The file starts with a byte order mark (which 1.x's `JSON.parse` refuses, so the line is skipped). */
   private bomFirst = false;
 
@@ -167,6 +180,7 @@ export class SessionInfoBuilder {
   line(text: string | undefined, place: FilePlace): void {
     if (this.dropped !== undefined) return;
     if (place.start === 0 && text?.charCodeAt(0) === 0xfeff) this.bomFirst = true;
+    if (this.version === "1.x" && text !== undefined && text.indexOf("\r") >= 0) this.unjudged = true;
     if (text === undefined) {
       this.unread++;
       return;
@@ -232,9 +246,15 @@ export class SessionInfoBuilder {
 
   /** What our listing and the editor's index add: entry ids and parents (for branches), labels. */
   private gather(entry: Record<string, unknown>, text: string, line: number): void {
-    if (entry === null || typeof entry !== "object" || entry.type === "session") return;
+    if (entry === null || typeof entry !== "object") {
+      this.unjudged = true;
+      return;
+    }
+    if (entry.type === "session") return;
     this.entries++;
     const { id, parentId } = entry;
+    this.index.add(idKeyOf(id), this.parentKeys.length);
+    this.parentKeys.push(idKeyOf(parentId));
     if (typeof id === "string") {
       this.ids.add(id);
       if (this.symbols) this.idLines.set(id, placeOf(text, line, ["id"]));
@@ -244,6 +264,13 @@ export class SessionInfoBuilder {
       // Pi's `labelsById`: the last label entry per target wins, and an empty label clears it.
       applyLabel(this.labels, entry.targetId, entry.label, () => ({ text: clip(shortValue(entry.label)), at: placeOf(text, line, ["label"]) }));
     }
+  }
+
+  /** Whether Pi's walk up from the leaf loops (judged only when every line was read as Pi's loader reads it). */
+  private leafLoops(): boolean {
+    if (this.unjudged || this.unread > 0) return false;
+    const leaf = this.index.leaf;
+    return leaf !== undefined && this.index.walk(leaf, (i) => this.parentKeys[i]) === undefined;
   }
 
   /** The result, given the file's modification time, size and V8's longest string (`buffer.constants.MAX_STRING_LENGTH`). */
@@ -262,6 +289,7 @@ export class SessionInfoBuilder {
       branches: leaves,
       unreadLines: this.unread,
     };
+    if (this.leafLoops()) scan.leafLoops = true;
     if (header) scan.header = { id: header.id, cwd: header.cwd, parentSession: header.parentSession, timestamp: header.timestamp };
     if (this.dropped === undefined && !header)
       this.dropped = this.headerSeen ? "its first entry is not a session header" : file.size > 0 ? "no line of it parses as JSON" : "it has no entries";

@@ -171,6 +171,8 @@ export interface ListedSession {
   branches: number;
   /** Lines too long for the reader, which Pi would have read (so Pi's numbers may differ). */
   unreadLines: number;
+  /** Pi cannot resume it: the walk up from its leaf runs into a parent cycle. */
+  leafLoops?: true;
   search?: SearchMatch;
   symbols?: IndexSymbols;
 }
@@ -206,6 +208,7 @@ export function assembleList(files: readonly ScannedFile[], keep?: (info: PiSess
       continue;
     }
     const listed: ListedSession = { info, size: file.size, entries: scan.entries, branches: scan.branches, unreadLines: scan.unreadLines };
+    if (scan.leafLoops) listed.leafLoops = true;
     if (scan.search) listed.search = scan.search;
     if (scan.symbols) listed.symbols = scan.symbols;
     sessions.push(listed);

@@ -372,6 +372,16 @@ export function walkUp(sk: Skeleton, index: PiIndex<string, number>, leaf: numbe
   return index.walk(leaf, (i) => parentKeyOf(sk, i));
 }
 
+/** Whether Pi's walk up from the leaf loops: Pi cannot resume the session. */
+export function leafWalkLoops(sk: Skeleton): boolean {
+  const index = skeletonIndex(sk);
+  return walkUp(sk, index, index.find(sk.leafKey)) === undefined;
+}
+
+/** What a session command says of a session whose walk up from the leaf loops. */
+export const LEAF_LOOPS =
+  'the walk up from the leaf runs into a parent cycle, so Pi cannot resume this session (Pi 1.x fails with "RangeError: Invalid array length", 0.73/0.74 hangs)';
+
 /** The parent Pi's walk goes to from entry `i`: its `parentId`'s last holder, when that id is truthy. */
 export function walkParentOf(sk: Skeleton, index: PiIndex<string, number>, i: number): number | undefined {
   return index.find(parentKeyOf(sk, i));
