@@ -4,9 +4,9 @@
  * A test waits on events (a response, a publish, a child's exit), never on a sleep that guesses how
  * long the work takes, and asserts no duration: speed is the benchmark's business (bench/). A time
  * limit is there only so that a hang fails instead of blocking the run, so it is minutes: a correct
- * program finishes far inside it even on a machine whose load average is ten times its cores, where
- * the slowest test file, which takes well under a minute on a quiet machine, took a few, and a hang
- * still fails, only later (issue 29).
+ * program finishes far inside it even on a machine whose load average is ten times its cores (at
+ * 15 to 29 on 2 cores, the slowest test took 124 s, a fifth of it), and a hang still fails, only
+ * later (issue 29).
  *
  * vitest's `testTimeout` and `hookTimeout` are `HANG_MS` (vitest.config.mts). A single wait inside
  * a test (an LSP request, a child process run with `spawnSync`) gets `WAIT_MS`, half of it, so that
