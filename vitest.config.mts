@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from "vitest/config";
+import { HANG_MS } from "./test/helpers/limits";
 
 /**
  * Two projects. `unit` (`npm test`) needs nothing but Node.js and this repository's own
@@ -7,11 +8,16 @@ import { configDefaults, defineConfig } from "vitest/config";
  * dependencies (`npm ci --prefix client-samples/vscode`); .ci/run installs all of that first.
  * `npx vitest run FILE` runs a file in whichever project holds it.
  *
- * In both, a test that makes no assertion fails (test/setup/hasAssertions.ts).
+ * In both, a test that makes no assertion fails (test/setup/hasAssertions.ts). `out/` is built once,
+ * before any file runs (test/setup/build.ts). No test depends on the machine's speed: the only
+ * time limit, for tests and hooks alike, is `HANG_MS`, minutes, which stops a hang and nothing else
+ * (test/helpers/limits.ts says why).
  */
 export default defineConfig({
   test: {
-    testTimeout: 20_000,
+    testTimeout: HANG_MS,
+    hookTimeout: HANG_MS,
+    globalSetup: ["test/setup/build.ts"],
     setupFiles: ["test/setup/hasAssertions.ts", "test/setup/backupDir.ts"],
     projects: [
       { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/clients/**"] } },

@@ -70,7 +70,7 @@ beforeAll(async () => {
     "0.1",
   ]);
   result = JSON.parse(printed.trim().split("\n").at(-1) ?? "");
-}, 60_000);
+});
 
 afterAll(() => {
   if (out) rmSync(out, { recursive: true, force: true });

@@ -47,7 +47,7 @@ beforeAll(async () => {
   const corpus = join(root, "test/parity/fixtures");
   mkdirSync(join(dir, "corpus"));
   for (const name of readdirSync(corpus)) if (name.endsWith(".jsonl")) copyFileSync(join(corpus, name), join(dir, "corpus", name));
-}, 120_000);
+});
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

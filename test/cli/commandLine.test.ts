@@ -18,6 +18,7 @@ import type { CliIo } from "../../server/src/cli/io";
 import { runSessions } from "../../server/src/cli/sessions";
 import { runTree } from "../../server/src/cli/tree";
 import { ensureBuilt } from "../helpers/lspClient";
+import { WAIT_MS } from "../helpers/limits";
 
 type Run = (args: readonly string[], io: CliIo) => number | Promise<number>;
 
@@ -151,10 +152,10 @@ describe("readCommandLine", () => {
 
 describe("help COMMAND", () => {
   const bin = join(__dirname, "../../bin/pi-session-lsp.js");
-  const program = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 20_000 });
+  const program = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: WAIT_MS });
 
-  it("prints what COMMAND --help prints, and names a command that does not exist", () => {
-    ensureBuilt();
+  it("prints what COMMAND --help prints, and names a command that does not exist", async () => {
+    await ensureBuilt();
     const help = program("help", "tree");
     expect(help.status).toBe(0);
     expect(help.stdout).toBe(program("tree", "--help").stdout);

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../helpers/lspClient";
+import { WAIT_MS } from "../helpers/limits";
 
 const bin = join(__dirname, "../../bin/pi-session-lsp.js");
 const nested = (depth: number, inner = "") => `${"[".repeat(depth)}${inner}${"]".repeat(depth)}`;
@@ -46,7 +47,7 @@ beforeAll(async () => {
 function run(...args: string[]) {
   const r = spawnSync(process.execPath, [bin, ...args], {
     encoding: "utf8",
-    timeout: 60_000,
+    timeout: WAIT_MS,
     env: { ...process.env, HOME: home, PI_CODING_AGENT_DIR: join(home, "agent") },
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { decodeSession } from "../../server/src/cli/files";
 import { ensureBuilt } from "../helpers/lspClient";
+import { WAIT_MS } from "../helpers/limits";
 
 const bin = join(__dirname, "../../bin/pi-session-lsp.js");
 const header = '{"type":"session","version":3,"id":"0197a0b0-0000-7000-8000-000000000001","timestamp":"2026-03-02T10:00:00.002Z","cwd":"/home/dev/p"}';
@@ -20,7 +21,7 @@ const user = (id: string, parent: string | null) =>
 
 /** Runs the command with a time limit: what used to hang fails the test instead of the suite. */
 function run(...args: string[]) {
-  const result = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 20_000, killSignal: "SIGKILL" });
+  const result = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: WAIT_MS, killSignal: "SIGKILL" });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr, timedOut: result.error !== undefined || result.signal !== null };
 }
 

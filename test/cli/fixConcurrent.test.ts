@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../helpers/lspClient";
+import { HANG_MS } from "../helpers/limits";
 
 const bin = join(__dirname, "../../bin/pi-session-lsp.js");
 const header = '{"type":"session","version":3,"id":"0197a0b0-0000-7000-8000-000000000001","timestamp":"2026-03-02T10:00:00.002Z","cwd":"/home/dev/p"}';
@@ -131,6 +132,6 @@ describe("check --fix while another process appends", () => {
       if (process.env.PI_CONCURRENT_ROUNDS) process.stdout.write(`fixed ${fixed}, left alone ${leftAlone} of ${rounds}\n`);
       expect(fixed + leftAlone).toBe(rounds);
     },
-    Math.max(120_000, rounds * 5_000),
+    Math.max(HANG_MS, rounds * 5_000),
   );
 });

@@ -36,6 +36,7 @@ import { computeDefinition, computeDocumentHighlights, computeReferences } from 
 import { computeDocumentSymbols } from "../../server/src/features/symbols";
 import { computeWorkspaceSymbols } from "../../server/src/features/workspaceSymbols";
 import { ensureBuilt, PULL_CAPABILITIES, seededRandom, spawnServer } from "../helpers/lspClient";
+import { WAIT_MS } from "../helpers/limits";
 
 const SEED = Number(process.env.PI_LSP_HOSTILE_SEED ?? 20261202);
 const COUNT = Number(process.env.PI_LSP_HOSTILE_COUNT ?? 14);
@@ -68,12 +69,12 @@ beforeAll(async () => {
   sessionFiles = writeHostileFolder(root, seeded(SEED), { count: COUNT }).files;
   mkdirSync(join(root, "fix"));
   writeHostileFolder(join(root, "fix"), seeded(SEED), { count: COUNT });
-  const r = spawnSync(process.execPath, ["--max-old-space-size=512", DRIVER, root], { encoding: "utf8", timeout: 240_000, maxBuffer: 512 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, ["--max-old-space-size=512", DRIVER, root], { encoding: "utf8", timeout: WAIT_MS, maxBuffer: 512 * 1024 * 1024 });
   const lines = r.stdout.trim().split("\n");
   if (r.status !== 0 || lines.at(-1) !== '{"done":true}')
     throw new Error(`the CLI driver did not finish (status ${r.status}, signal ${r.signal}, seed ${SEED}): ${r.stderr.slice(-2000)}`);
   runs = lines.slice(0, -1).map((l) => JSON.parse(l) as Run);
-}, 300_000);
+});
 
 const label = (r: Run) => `seed ${SEED}: ${r.name} ${r.args.map((a) => a.replace(root, "")).join(" ")}`;
 
@@ -108,7 +109,9 @@ describe(`every CLI command on hostile sessions (seed ${SEED})`, () => {
     const fix = runs.find((r) => r.name === "check" && r.args[0] === "--fix")!;
     let fixedFiles = 0;
     for (const line of fix.stdout.split("\n")) {
-      const m = /^(.*\.jsonl): fixed .*; the original is saved as (.*?) \(pi-session-lsp restore puts it back\)(?:; older backups were moved to .*)?$/.exec(line);
+      const m = /^(.*\.jsonl): fixed .*; the original is saved as (.*?) \(pi-session-lsp restore puts it back\)(?:; older backups were moved to .*)?$/.exec(
+        line,
+      );
       if (!m) continue;
       fixedFiles++;
       // Paths are printed relative to the folder the command ran in.
@@ -201,7 +204,7 @@ describe(`every server request on hostile sessions (seed ${SEED})`, () => {
     }
     expect(hovers).toBeGreaterThan(0);
     expect(computeWorkspaceSymbols(docs, "").length).toBeLessThanOrEqual(1000);
-  }, 120_000);
+  });
 
   it("keeps answering over stdio after every kind of request on them", async () => {
     const client = spawnServer();
@@ -240,5 +243,5 @@ describe(`every server request on hostile sessions (seed ${SEED})`, () => {
     } finally {
       client.dispose();
     }
-  }, 120_000);
+  });
 });

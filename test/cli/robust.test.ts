@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { runCheck } from "../../server/src/cli/check";
 import { ensureBuilt } from "../helpers/lspClient";
+import { WAIT_MS } from "../helpers/limits";
 
 // In this process, checking a file named boom.jsonl throws as a stack overflow in the core would.
 // Fixing a file named boom-fix.jsonl throws the same way.
@@ -55,7 +56,7 @@ const user = (id: string, parent: string | null, content = '"hi"') =>
 const nested = (depth: number, inner = "") => `${"[".repeat(depth)}${inner}${"]".repeat(depth)}`;
 
 function run(...args: string[]) {
-  const result = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: WAIT_MS });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

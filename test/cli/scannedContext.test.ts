@@ -49,7 +49,7 @@ beforeAll(async () => {
     ...load<Pick<Built, "forgetValues">>("core/line/values.js"),
     ...load<Pick<Built, "parseLine">>("core/line/parse.js"),
   };
-}, 120_000);
+});
 
 interface Answer {
   status: number;
@@ -237,7 +237,7 @@ describe("context: the shortcut prints what the full path prints", () => {
       const text = bytes.toString("utf8");
       compare(join(dir, name), bytes, [...ALL_STAGES, ...leafIds(text).flatMap((leaf): Options[] => [{ leaf }, { leaf, pi: "retained-tail" }])]);
     }
-  }, 120_000);
+  });
 
   it("on the parity corpus rewritten", async () => {
     const { seeded } = await import("../helpers/hostile.mjs");
@@ -256,7 +256,7 @@ describe("context: the shortcut prints what the full path prints", () => {
         ]);
       }
     }
-  }, 300_000);
+  });
 
   it("on hostile sessions, and those with odd ids, rewritten", async () => {
     const { makeGen, seeded } = await import("../helpers/hostile.mjs");
@@ -279,7 +279,7 @@ describe("context: the shortcut prints what the full path prints", () => {
             ];
       compare(join(dir, `hostile-${k}-${rewrite.replace(/\W+/g, "-")}.jsonl`), bytes, options);
     }
-  }, 300_000);
+  });
 
   it("a path entry's findings are those of the full parse, though the shortcut's parse leaves the checks out", () => {
     let found = 0;

@@ -121,8 +121,9 @@ describe("the streamed check equals the in-memory check", () => {
         throw new Error(`random session ${s} (seed ${SEED}) differs:\n${bytes.toString("utf8")}\n${String(error)}`);
       }
     }
-    // Four reads of each of 300 sessions: about 15 s on a quiet machine, several times that on a busy one.
-  }, 180_000);
+    // Four reads of each of 300 sessions: about 15 s on a quiet machine, several times that on a
+    // busy one, which the tests' one limit (HANG_MS, test/helpers/limits.ts) leaves room for.
+  });
 });
 
 describe("what the streamed read keeps", () => {

@@ -17,7 +17,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { describeRun, type EditorRun, REPO, requireEditor, runEditor, SAMPLES, SESSIONS } from "./harness";
+import { WAIT_MS } from "../helpers/limits";
+import { DEADLINE_MS, describeRun, type EditorRun, REPO, requireEditor, runEditor, SAMPLES, SESSIONS, STEP_MS } from "./harness";
 
 /** The session the lines are typed after: a header, a model change and a user message (id 70035268). */
 const SESSION = `${readFileSync(join(SESSIONS, "valid-branches.jsonl"), "utf8").split("\n").slice(0, 3).join("\n")}\n`;
@@ -90,26 +91,21 @@ const NVIMS = (process.env.PI_NVIM ?? "nvim")
   .filter(Boolean);
 
 describe.each(NVIMS)("Neovim %s: CTRL-X CTRL-O", (nvim) => {
-  const version = /NVIM v(\d+)\.(\d+)/.exec(spawnSync(nvim, ["--version"], { encoding: "utf8", timeout: 5_000 }).stdout ?? "");
+  const version = /NVIM v(\d+)\.(\d+)/.exec(spawnSync(nvim, ["--version"], { encoding: "utf8", timeout: WAIT_MS }).stdout ?? "");
   const samples = ["pi-session.lua"];
   if (version && (Number(version[1]) > 0 || Number(version[2]) >= 11)) samples.push("pi-session-0.11.lua");
-  it.each(samples)(
-    "with %s inserts valid JSON",
-    async (sample) => {
-      requireEditor(nvim, "neovim");
-      const run = await runEditor(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", `luafile ${join(__dirname, "neovim", "complete.lua")}`], {
-        timeoutMs: 25_000,
-        env: {
-          PI_NVIM_SAMPLE: join(SAMPLES, "neovim", sample),
-          PI_NVIM_FILE: sessionCopy(`${nvim}-${sample}`),
-          PI_NVIM_CASES: CASES_ENV,
-          PI_NVIM_TIMEOUT_MS: "5000",
-        },
-      });
-      expectCompletions(run);
-    },
-    30_000,
-  );
+  it.each(samples)("with %s inserts valid JSON", async (sample) => {
+    requireEditor(nvim, "neovim");
+    const run = await runEditor(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", `luafile ${join(__dirname, "neovim", "complete.lua")}`], {
+      env: {
+        PI_NVIM_SAMPLE: join(SAMPLES, "neovim", sample),
+        PI_NVIM_FILE: sessionCopy(`${nvim}-${sample}`),
+        PI_NVIM_CASES: CASES_ENV,
+        PI_NVIM_TIMEOUT_MS: String(STEP_MS),
+      },
+    });
+    expectCompletions(run);
+  });
 });
 
 describe("Vim + ALE: CTRL-X CTRL-O", () => {
@@ -117,12 +113,11 @@ describe("Vim + ALE: CTRL-X CTRL-O", () => {
     requireEditor("vim", "vim");
     if (!existsSync("/usr/share/vim/vimfiles/pack/dist-bundle/opt/ale")) throw new Error("ALE is not installed: run `apt-get install -y vim-ale`.");
     const run = await runEditor("vim", ["-N", "-u", "NONE", "-i", "NONE", "-n", "-es", "-S", join(__dirname, "vim", "complete.vim")], {
-      timeoutMs: 25_000,
-      env: { PI_FILE: sessionCopy("vim"), PI_CASES: CASES_ENV, PI_TIMEOUT_MS: "8000" },
+      env: { PI_FILE: sessionCopy("vim"), PI_CASES: CASES_ENV, PI_TIMEOUT_MS: String(STEP_MS) },
     });
     expect((run.result as { omnifunc?: string } | undefined)?.omnifunc, describeRun(run)).toBe("PiSessionLspOmniFunc");
     expectCompletions(run);
-  }, 30_000);
+  });
 });
 
 describe("Emacs + Eglot: C-M-i (completion-at-point)", () => {
@@ -131,8 +126,8 @@ describe("Emacs + Eglot: C-M-i (completion-at-point)", () => {
     const run = await runEditor(
       "emacs",
       ["--batch", "-f", "package-activate-all", "-l", join(SAMPLES, "emacs", "pi-session.el"), "-l", join(REPO, "test", "clients", "emacs", "complete.el")],
-      { timeoutMs: 30_000, env: { PI_FILE: sessionCopy("emacs"), PI_CASES: CASES_ENV } },
+      { env: { PI_FILE: sessionCopy("emacs"), PI_CASES: CASES_ENV, PI_STEP_TIMEOUT: String(STEP_MS / 1000), PI_DEADLINE: String(DEADLINE_MS / 1000) } },
     );
     expectCompletions(run);
-  }, 35_000);
+  });
 });

@@ -15,7 +15,21 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { computeFadingHints } from "../../server/src/features/fading";
-import { changedLines, describeRun, type EditorRun, fixedByCli, REPO, remainingProblems, requireEditor, runEditor, SAMPLES, SESSIONS } from "./harness";
+import { WAIT_MS } from "../helpers/limits";
+import {
+  changedLines,
+  DEADLINE_MS,
+  describeRun,
+  type EditorRun,
+  fixedByCli,
+  REPO,
+  remainingProblems,
+  requireEditor,
+  runEditor,
+  SAMPLES,
+  SESSIONS,
+  STEP_MS,
+} from "./harness";
 
 const FILE = join(SESSIONS, "broken.jsonl");
 const TEXT = readFileSync(FILE, "utf8");
@@ -52,7 +66,7 @@ interface CheckedDiagnostic {
 }
 
 function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [SERVER, ...args], { cwd: REPO, encoding: "utf8", timeout: 10_000 });
+  const result = spawnSync(process.execPath, [SERVER, ...args], { cwd: REPO, encoding: "utf8", timeout: WAIT_MS });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -88,7 +102,7 @@ describe("Emacs + Eglot with client-samples/emacs/pi-session.el", () => {
     const renameLine = lineOf(rename.from);
     const renameCol = LINES[renameLine]!.indexOf(`"id":"${rename.from}"`) + '"id":"'.length + 2;
     const eglot = spawnSync("emacs", ["--batch", "-f", "package-activate-all", "--eval", '(kill-emacs (if (locate-library "eglot") 0 1))'], {
-      timeout: 10_000,
+      timeout: WAIT_MS,
     });
     if (eglot.status !== 0) throw new Error("Eglot is not installed for this Emacs: run `apt-get install -y elpa-eglot` (Emacs 29+ has it built in).");
     run = await runEditor(
@@ -96,7 +110,6 @@ describe("Emacs + Eglot with client-samples/emacs/pi-session.el", () => {
       // As Emacs starts for a user: packages (Eglot on Emacs 28), then the init file (the sample).
       ["--batch", "-f", "package-activate-all", "-l", join(SAMPLES, "emacs", "pi-session.el"), "-l", join(REPO, "test", "clients", "emacs", "drive.el")],
       {
-        timeoutMs: 25_000,
         env: {
           PI_FILE: FILE,
           PI_POS: `${FROM_LINE}:${FROM_COL}`,
@@ -105,13 +118,13 @@ describe("Emacs + Eglot with client-samples/emacs/pi-session.el", () => {
           PI_RENAME_FILE: renameCopy,
           PI_RENAME_POS: `${renameLine}:${renameCol}`,
           PI_RENAME_NAME: rename.to,
-          PI_STEP_TIMEOUT: "8",
-          PI_DEADLINE: "20",
+          PI_STEP_TIMEOUT: String(STEP_MS / 1000),
+          PI_DEADLINE: String(DEADLINE_MS / 1000),
         },
       },
     );
     seen = run.result ?? {};
-  }, 30_000);
+  });
 
   it("C-c C-f (pi-session-fix-all) fixes the buffer as `check --fix` fixes the file, and saves nothing", () => {
     const because = why("fixAllCommand", "fixAll");

@@ -14,14 +14,25 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { WAIT_MS } from "../helpers/limits";
 
 export const REPO = join(__dirname, "..", "..");
 export const SAMPLES = join(REPO, "client-samples");
 export const SESSIONS = join(SAMPLES, "sessions");
 export const SERVER_CLI = join(REPO, "bin", "pi-session-lsp.js");
 
-/** The hard limit for one editor run. */
-export const EDITOR_TIMEOUT_MS = 30_000;
+/**
+ * An editor run's limits, each inside the one around it, so that the innermost to run out says
+ * what it waited for: a wait inside the driver script (`STEP_MS`), the driver's own deadline for
+ * the whole run, after which it prints what it saw and quits (`DEADLINE_MS`), and runEditor's
+ * SIGKILL (`EDITOR_TIMEOUT_MS`), all under vitest's `HANG_MS`. They are minutes, from `WAIT_MS`:
+ * they stop a hang and nothing else, since a busy machine makes every editor slow
+ * (test/helpers/limits.ts). A wait for something that must not come (a client that must not
+ * attach) stays short: it can only pass, never fail, on a slow machine.
+ */
+export const EDITOR_TIMEOUT_MS = WAIT_MS;
+export const DEADLINE_MS = (WAIT_MS * 4) / 5;
+export const STEP_MS = WAIT_MS / 5;
 
 /** Throws a readable error when `binary` is not installed. */
 export function requireEditor(binary: string, aptPackages: string): void {
@@ -121,7 +132,7 @@ export function describeRun(run: EditorRun): string {
 export function fixedByCli(text: string, dir: string): string {
   const copy = join(dir, "cli-fixed.jsonl");
   writeFileSync(copy, text);
-  spawnSync(process.execPath, [SERVER_CLI, "check", "--fix", copy], { encoding: "utf8", timeout: 10_000 });
+  spawnSync(process.execPath, [SERVER_CLI, "check", "--fix", copy], { encoding: "utf8", timeout: WAIT_MS });
   const fixed = readFileSync(copy, "utf8");
   rmSync(copy);
   rmSync(`${copy}.bak`, { force: true });
@@ -141,7 +152,7 @@ export function changedLines(before: string, after: string): number[] {
 export function remainingProblems(text: string, dir: string): string[] {
   const path = join(dir, "remaining.jsonl");
   writeFileSync(path, text);
-  const { stdout } = spawnSync(process.execPath, [SERVER_CLI, "check", "--format", "json", path], { encoding: "utf8", timeout: 10_000 });
+  const { stdout } = spawnSync(process.execPath, [SERVER_CLI, "check", "--format", "json", path], { encoding: "utf8", timeout: WAIT_MS });
   rmSync(path);
   const report = JSON.parse(stdout.trim().split("\n")[0]!) as { diagnostics: { range: { start: { line: number } }; code: string }[] };
   return report.diagnostics.map((d) => `${d.range.start.line}:${d.code}`).sort();

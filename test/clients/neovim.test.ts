@@ -15,14 +15,24 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { changedLines, describeRun, fixedByCli, REPO, remainingProblems, requireEditor, runEditor, SAMPLES, SESSIONS, type EditorRun } from "./harness";
+import { WAIT_MS } from "../helpers/limits";
+import {
+  changedLines,
+  DEADLINE_MS,
+  describeRun,
+  type EditorRun,
+  fixedByCli,
+  REPO,
+  remainingProblems,
+  requireEditor,
+  runEditor,
+  SAMPLES,
+  SESSIONS,
+  STEP_MS,
+} from "./harness";
 
 const DRIVER = join(__dirname, "neovim", "drive.lua");
 const CLI = join(REPO, "bin", "pi-session-lsp.js");
-/** Limit for each wait inside the driver, and the driver's own watchdog (under runEditor's kill). */
-const STEP_TIMEOUT_MS = 5_000;
-const WATCHDOG_MS = 12_000;
-const RUN_TIMEOUT_MS = 15_000;
 
 const NVIMS = (process.env.PI_NVIM ?? "nvim")
   .split(",")
@@ -131,7 +141,7 @@ function why(run: EditorRun, result: DriverResult): string {
 }
 
 function nvimVersion(nvim: string): [number, number, number] | undefined {
-  const run = spawnSync(nvim, ["--version"], { encoding: "utf8", timeout: 5_000 });
+  const run = spawnSync(nvim, ["--version"], { encoding: "utf8", timeout: WAIT_MS });
   const match = /NVIM v(\d+)\.(\d+)\.(\d+)/.exec(run.stdout ?? "");
   return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
 }
@@ -143,7 +153,7 @@ function cli(args: string[]): { status: number | null; stdout: string } {
   const key = args.join("\0");
   let answer = cliAnswers.get(key);
   if (!answer) {
-    const run = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 10_000 });
+    const run = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: WAIT_MS });
     answer = { status: run.status, stdout: run.stdout };
     cliAnswers.set(key, answer);
   }
@@ -228,33 +238,28 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
   });
 
   describe.each(samples)("%s", (sample) => {
-    it(
-      "with sessions_only, leaves *.jsonl files outside sessions_dir alone",
-      async () => {
-        const run = await runEditor(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", `luafile ${DRIVER}`], {
-          timeoutMs: RUN_TIMEOUT_MS,
-          env: {
-            PI_NVIM_SAMPLE: join(SAMPLES, "neovim", sample),
-            PI_NVIM_FILE: join(SESSIONS, "broken.jsonl"),
-            PI_NVIM_OPTIONS: JSON.stringify({ sessions_dir: join(REPO, "no-such-sessions-folder"), sessions_only: true }),
-            PI_NVIM_TIMEOUT_MS: "1000",
-            PI_NVIM_WATCHDOG_MS: String(WATCHDOG_MS),
-          },
-        });
-        const result = (run.result ?? { errors: [] }) as unknown as DriverResult;
-        expect(result.filetype, describeRun(run)).toBe("jsonl");
-        expect(result.markedAsSession).toBe(false);
-        expect(result.errors, "no server should be attached").toEqual([expect.stringMatching(/^initialize: no initialized pi_session client/)]);
-      },
-      RUN_TIMEOUT_MS + 5_000,
-    );
+    it("with sessions_only, leaves *.jsonl files outside sessions_dir alone", async () => {
+      const run = await runEditor(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", `luafile ${DRIVER}`], {
+        env: {
+          PI_NVIM_SAMPLE: join(SAMPLES, "neovim", sample),
+          PI_NVIM_FILE: join(SESSIONS, "broken.jsonl"),
+          PI_NVIM_OPTIONS: JSON.stringify({ sessions_dir: join(REPO, "no-such-sessions-folder"), sessions_only: true }),
+          // A wait for a client that must not attach: short, since a slow machine can only make it pass.
+          PI_NVIM_TIMEOUT_MS: "1000",
+          PI_NVIM_WATCHDOG_MS: String(DEADLINE_MS),
+        },
+      });
+      const result = (run.result ?? { errors: [] }) as unknown as DriverResult;
+      expect(result.filetype, describeRun(run)).toBe("jsonl");
+      expect(result.markedAsSession).toBe(false);
+      expect(result.errors, "no server should be attached").toEqual([expect.stringMatching(/^initialize: no initialized pi_session client/)]);
+    });
 
     describe.each(CASES)("on $file", (testCase) => {
       const file = join(SESSIONS, testCase.file);
       const reference = parentReference(file, testCase.referenceLine);
       let run: EditorRun;
       let result: DriverResult;
-      let wallMs = 0;
 
       // The copies that Fix all and the rename edit (in the buffer only: they must stay as they are).
       const copies = testCase.edits ? mkdtempSync(join(tmpdir(), "pi-session-nvim-edits-")) : "";
@@ -269,7 +274,6 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
       });
 
       beforeAll(async () => {
-        const started = Date.now();
         const edits: Record<string, string> = {};
         if (testCase.edits) {
           copyFileSync(file, fixCopy);
@@ -279,7 +283,6 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
           Object.assign(edits, { PI_NVIM_FIX_FILE: fixCopy, PI_NVIM_RENAME_FILE: renameCopy, PI_NVIM_RENAME: `${at.line}:${at.character}:${to}` });
         }
         run = await runEditor(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", `luafile ${DRIVER}`], {
-          timeoutMs: RUN_TIMEOUT_MS,
           env: {
             PI_NVIM_SAMPLE: join(SAMPLES, "neovim", sample),
             PI_NVIM_FILE: file,
@@ -288,17 +291,16 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
             PI_NVIM_DEFINITION: reference.position,
             PI_NVIM_CONTEXT: String(testCase.referenceLine),
             PI_NVIM_FLOAT_LINES: floatLines.join(","),
-            PI_NVIM_TIMEOUT_MS: String(STEP_TIMEOUT_MS),
-            PI_NVIM_WATCHDOG_MS: String(WATCHDOG_MS),
+            PI_NVIM_TIMEOUT_MS: String(STEP_MS),
+            PI_NVIM_WATCHDOG_MS: String(DEADLINE_MS),
             ...edits,
           },
         });
-        wallMs = Date.now() - started;
         result = (run.result ?? { errors: ["the driver printed no JSON result"] }) as unknown as DriverResult;
-      }, RUN_TIMEOUT_MS + 5_000);
+      });
 
       it("every step answers in time", () => {
-        expect(result.errors, `the driver reported errors (${wallMs} ms)\n${why(run, result)}`).toEqual([]);
+        expect(result.errors, `the driver reported errors\n${why(run, result)}`).toEqual([]);
         expect(run.code, why(run, result)).toBe(0);
         expect(result.clientName, why(run, result)).toBe("pi_session");
         expect(result.omnifunc, "CTRL-X CTRL-O completes from the server").toBe("v:lua.vim.lsp.omnifunc");
@@ -440,12 +442,6 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
           expect(renamed!.lines.join("\n") + (renamed!.eol ? "\n" : "")).toBe(expected);
         });
       }
-
-      it("finishes quickly", () => {
-        // A step that does not answer waits for its limit; that is reported above, not here.
-        if (result.errors.length > 0) return;
-        expect(wallMs, `${result.client} took ${wallMs} ms: ${JSON.stringify(result.ms)}`).toBeLessThan(5_000);
-      });
     });
   });
 });

@@ -13,7 +13,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../helpers/lspClient";
 import type { FakeHome } from "../sessions/fakeHome.mjs" with { "resolution-mode": "import" };
-import { describeRun, requireEditor, runEditor, SAMPLES } from "./harness";
+import { describeRun, requireEditor, runEditor, SAMPLES, STEP_MS } from "./harness";
 
 const DRIVER = join(__dirname, "neovim", "workspace.lua");
 let root: string;
@@ -25,12 +25,12 @@ beforeAll(async () => {
   root = realpathSync(mkdtempSync(join(tmpdir(), "pi-nvim-index-")));
   const { buildFakeHome } = await import("../sessions/fakeHome.mjs");
   home = buildFakeHome(root);
-}, 120_000);
+});
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("Neovim with the sessions index", () => {
-  it("finds closed sessions by name, follows parentSession to the parent and lists its forks", { timeout: 60_000 }, async () => {
+  it("finds closed sessions by name, follows parentSession to the parent and lists its forks", async () => {
     const header = readFileSync(home.written.a2.path, "utf8").split("\n")[0]!;
     const at = header.indexOf('"parentSession":') + '"parentSession":'.length + 2;
     const run = await runEditor("nvim", ["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", `luafile ${DRIVER}`], {
@@ -40,8 +40,8 @@ describe("Neovim with the sessions index", () => {
         PI_NVIM_FILE: home.written.a2.path,
         PI_NVIM_QUERY: "Beta deploy",
         PI_NVIM_DEFINITION: `0:${at}`,
+        PI_NVIM_TIMEOUT_MS: String(STEP_MS),
       },
-      timeoutMs: 50_000,
     });
     const result = run.result as
       | {

@@ -11,17 +11,25 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { changedLines, describeRun, type EditorRun, fixedByCli, REPO, remainingProblems, requireEditor, runEditor, SESSIONS } from "./harness";
+import { WAIT_MS } from "../helpers/limits";
+import {
+  changedLines,
+  DEADLINE_MS,
+  describeRun,
+  type EditorRun,
+  fixedByCli,
+  REPO,
+  remainingProblems,
+  requireEditor,
+  runEditor,
+  SESSIONS,
+  STEP_MS,
+} from "./harness";
 
 const DRIVER = join(__dirname, "vim", "drive.vim");
 const BROKEN = join(SESSIONS, "broken.jsonl");
 /** Where Debian's vim-ale puts ALE, found by `packadd ale`; PI_ALE_DIR points elsewhere. */
 const DEBIAN_ALE = "/usr/share/vim/vimfiles/pack/dist-bundle/opt/ale";
-
-/** Each wait in Vim, all waits together, and the hard limit on the Vim process. */
-const STEP_MS = 4_000;
-const DEADLINE_MS = 11_000;
-const HARD_LIMIT_MS = 14_000;
 
 interface Diagnostic {
   lnum: number;
@@ -89,7 +97,6 @@ function requireAle(): void {
 
 function runVim(probes: unknown[], extraArgs: string[] = [], env: Record<string, string> = {}): Promise<EditorRun> {
   return runEditor("vim", ["-N", "-u", "NONE", "-i", "NONE", "-n", "-es", ...extraArgs, "-S", DRIVER], {
-    timeoutMs: HARD_LIMIT_MS,
     env: {
       PI_FILE: BROKEN,
       PI_PROBES: JSON.stringify(probes),
@@ -110,7 +117,7 @@ function resultOf(run: EditorRun): VimResult {
 function checkDiagnostics(): Array<{ lnum: number; col: number; type: string; code: string }> {
   const check = spawnSync(process.execPath, [join(REPO, "bin", "pi-session-lsp.js"), "check", "--format", "json", BROKEN], {
     encoding: "utf8",
-    timeout: 10_000,
+    timeout: WAIT_MS,
   });
   expect(check.status, `check failed: ${check.stderr}`).toBe(1);
   const report = JSON.parse(check.stdout.trim()) as {
@@ -137,7 +144,7 @@ const contextLeaf = locate("id", "572760f0");
 function cliContext(leaf: string): string[] {
   const cli = spawnSync(process.execPath, [join(REPO, "bin", "pi-session-lsp.js"), "context", "--format", "markdown", "--leaf", leaf, BROKEN], {
     encoding: "utf8",
-    timeout: 10_000,
+    timeout: WAIT_MS,
   });
   expect(cli.status, `context failed: ${cli.stderr}`).toBe(0);
   return cli.stdout.split("\n");
@@ -170,7 +177,7 @@ describe("Vim + ALE with client-samples/vim/pi-session.vim", () => {
     );
     why = describeRun(run);
     result = resultOf(run);
-  }, HARD_LIMIT_MS + 5_000);
+  });
 
   it("answers every step in time", () => {
     expect(result.errors, why).toEqual([]);
@@ -272,20 +279,16 @@ describe("Vim + ALE with client-samples/vim/pi-session.vim", () => {
 });
 
 describe("Vim + ALE: settings from g:pi_session_lsp_settings reach the server", () => {
-  it(
-    "fadeInactive: v:true brings the not-in-context hints into ALE's list",
-    async () => {
-      requireEditor("vim", "vim");
-      requireAle();
-      const run = await runVim([], ["--cmd", "let g:pi_session_lsp_settings = {'fadeInactive': v:true}"]);
-      const why = describeRun(run);
-      const result = resultOf(run);
-      expect(result.errors, why).toEqual([]);
-      const faded = result.diagnostics.filter((d) => d.code === "not-in-context");
-      expect(faded.length, why).toBeGreaterThan(0);
-      // ALE has no hint type: a hint shows as a warning.
-      expect(new Set(faded.map((d) => d.type)), why).toEqual(new Set(["W"]));
-    },
-    HARD_LIMIT_MS + 5_000,
-  );
+  it("fadeInactive: v:true brings the not-in-context hints into ALE's list", async () => {
+    requireEditor("vim", "vim");
+    requireAle();
+    const run = await runVim([], ["--cmd", "let g:pi_session_lsp_settings = {'fadeInactive': v:true}"]);
+    const why = describeRun(run);
+    const result = resultOf(run);
+    expect(result.errors, why).toEqual([]);
+    const faded = result.diagnostics.filter((d) => d.code === "not-in-context");
+    expect(faded.length, why).toBeGreaterThan(0);
+    // ALE has no hint type: a hint shows as a warning.
+    expect(new Set(faded.map((d) => d.type)), why).toEqual(new Set(["W"]));
+  });
 });

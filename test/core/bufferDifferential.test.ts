@@ -33,6 +33,7 @@ import { computeHover } from "../../server/src/features/hover";
 import { computeDefinition, computeDocumentHighlights, computeReferences } from "../../server/src/features/navigation";
 import { computeDocumentSymbols } from "../../server/src/features/symbols";
 import { seededRandom } from "../helpers/lspClient";
+import { HANG_MS } from "../helpers/limits";
 
 /** The document model maps lone "\r" line breaks exactly (issue 9, core/line/positions.ts). */
 const LONE_CR_SUPPORTED = true;
@@ -315,10 +316,10 @@ describe("the server's buffer against the reference TextDocument", () => {
       expect(crInserted).toBeGreaterThan(SEQUENCES / 10);
       expect(requests).toBeGreaterThan(SEQUENCES * 10);
       // About 3 ms a sequence on a quiet machine, 8 ms alone at a load average of 22; the limit
-      // only stops a hang (20 s timed the full suite out on a busy CI machine), and longer runs by
-      // hand get the time they need.
+      // (HANG_MS, test/helpers/limits.ts) only stops a hang, and longer runs by hand get the time
+      // they need.
     },
-    Math.max(120_000, SEQUENCES * 60),
+    Math.max(HANG_MS, SEQUENCES * 60),
   );
 
   it("keeps a \\r typed before a \\n as one \\r\\n line break", () => {

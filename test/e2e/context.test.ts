@@ -113,9 +113,9 @@ describe("context lenses over stdio", () => {
     const before = client.serverRequests.filter((r) => r.method === "workspace/codeLens/refresh").length;
     // A line inserted at the top of the entries moves every lens down by one.
     await client.change(uri, [{ range: { start: { line: 1, character: 0 }, end: { line: 1, character: 0 } }, text: "\n" }]);
-    // Requests from the server wake no waiter of the test client, so poll (the refresh is debounced).
-    const deadline = Date.now() + 5000;
-    while (client.serverRequests.filter((r) => r.method === "workspace/codeLens/refresh").length === before && Date.now() < deadline) await sleep(20);
+    // The refresh is debounced: wait for it, however long the machine takes.
+    const refreshes = () => client.serverRequests.filter((r) => r.method === "workspace/codeLens/refresh").length;
+    await client.waitUntil(() => (refreshes() > before ? true : undefined), "workspace/codeLens/refresh");
     expect(client.serverRequests.filter((r) => r.method === "workspace/codeLens/refresh").length).toBe(before + 1);
     const stale = await client.request<CodeLens>("codeLens/resolve", lenses[1]);
     expect(stale.command).toEqual({ title: "(out of date)", command: "" });

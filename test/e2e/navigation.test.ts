@@ -153,10 +153,11 @@ describe("outline and folding over stdio", () => {
       }[];
       const count = (list: { children?: unknown[] }[]): number => list.reduce((n, s) => n + 1 + count((s.children ?? []) as { children?: unknown[] }[]), 0);
       expect(count(symbols)).toBe(3);
-      const deadline = Date.now() + 5000;
-      while (!capped.otherNotifications.some((n) => n.method === "piSession/resultLimitReached") && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 20));
-      expect(capped.otherNotifications.find((n) => n.method === "piSession/resultLimitReached")?.params).toEqual({ uri, feature: "documentSymbols", limit: 3 });
+      const reached = await capped.waitUntil(
+        () => capped.otherNotifications.find((n) => n.method === "piSession/resultLimitReached"),
+        "piSession/resultLimitReached",
+      );
+      expect(reached.params).toEqual({ uri, feature: "documentSymbols", limit: 3 });
       expect(capped.logs.some((l) => l.message.includes("stops at 3 symbols"))).toBe(true);
     } finally {
       expect((await capped.shutdownAndExit()).code).toBe(0);

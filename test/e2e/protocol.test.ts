@@ -7,7 +7,7 @@
 
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CancellationTokenSource, type CompletionList, ResponseError } from "vscode-languageserver/node";
-import { ensureBuilt, type LspTestClient, PULL_CAPABILITIES, PUSH_CAPABILITIES, sleep, spawnServer } from "../helpers/lspClient";
+import { ensureBuilt, type LspTestClient, PULL_CAPABILITIES, PUSH_CAPABILITIES, spawnServer } from "../helpers/lspClient";
 
 const HEADER = `{"type":"session","version":3,"id":"019cae1a-4f00-7000-8000-000000000001","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/home/dev/project"}`;
 const user = (id: string, parent: string | null, text: string) =>
@@ -24,7 +24,7 @@ function start(): LspTestClient {
 
 beforeAll(async () => {
   await ensureBuilt();
-}, 120_000);
+});
 
 afterEach(async () => {
   for (const c of clients) await c.dispose();
@@ -104,9 +104,9 @@ describe("pushed diagnostics", () => {
     await c.open(uri, SESSION);
     await c.waitForDiagnostics(uri);
     const mark = c.mark();
-    // Twenty edits written back to back, as fast typing sends them, each changing the fault's message.
-    let version = 1;
-    for (let i = 0; i < 20; i++) version = await c.replace(uri, '"missing', '"missingx');
+    // Twenty edits, as fast typing sends them, each changing the fault's message: written in one
+    // piece, so that they reach the server within its debounce on a busy machine too.
+    const version = c.changeAtOnce(uri, 20, () => c.replacementOf(uri, '"missing', '"missingx'));
     const last = await c.waitForDiagnostics(uri, (p) => p.version === version, { since: mark });
     expect(last.diagnostics.map((d) => d.message)).toEqual([expect.stringContaining(`"missing${"x".repeat(20)}"`)]);
     expect(c.published.slice(mark).filter((p) => p.uri === uri).length).toBeLessThanOrEqual(3);
@@ -151,7 +151,7 @@ describe("clients and streams", () => {
     const c = start();
     await c.initialize(PULL_CAPABILITIES, CHECKER_ONLY);
     c.writeRaw("Content-Length: twelve\r\n\r\n{}");
-    for (let i = 0; i < 50 && !c.stderr().includes("could not read a message"); i++) await sleep(20);
+    await c.waitUntil(() => (c.stderr().includes("could not read a message") ? true : undefined), "the server's note on stderr");
     expect(c.stderr()).toMatch(/could not read a message from the client: Content-Length value must be a number/);
   });
 });

@@ -51,7 +51,7 @@ function start(): LspTestClient {
 
 beforeAll(async () => {
   await ensureBuilt();
-}, 60_000);
+});
 
 afterEach(() => {
   client?.dispose();

@@ -12,6 +12,7 @@ import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Location, SymbolInformation } from "vscode-languageserver/node";
+import { until } from "../helpers/limits";
 import { ensureBuilt, type LspTestClient, PUSH_CAPABILITIES, spawnServer } from "../helpers/lspClient";
 import type { FakeHome } from "../sessions/fakeHome.mjs" with { "resolution-mode": "import" };
 
@@ -24,7 +25,7 @@ beforeAll(async () => {
   root = realpathSync(mkdtempSync(join(tmpdir(), "pi-index-test-")));
   const { buildFakeHome } = await import("../sessions/fakeHome.mjs");
   home = buildFakeHome(root);
-}, 120_000);
+});
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -38,8 +39,10 @@ const uri = (path: string) => pathToFileURL(path).href;
 /** `$/progress` values, which the protocol library handles itself instead of passing them on as notifications. */
 let progress: { kind: string; title?: string; percentage?: number; message?: string }[] = [];
 
-async function start(folders: string[] = [home.projects.alpha, home.projects.gamma]): Promise<LspTestClient> {
+/** A server on the fake home; `beforeInitialize` runs on its client before `initialize`. */
+async function start(folders: string[] = [home.projects.alpha, home.projects.gamma], beforeInitialize = (_: LspTestClient) => {}): Promise<LspTestClient> {
   client = spawnServer(["--stdio"], { env: { HOME: home.home } });
+  beforeInitialize(client);
   progress = [];
   client.connection.onNotification("$/progress", (p: { value: (typeof progress)[number] }) => void progress.push(p.value));
   await client.initialize(
@@ -49,16 +52,19 @@ async function start(folders: string[] = [home.projects.alpha, home.projects.gam
   return client;
 }
 
-const indexed = (c: LspTestClient) => c.waitUntil(() => c.logs.find((l) => l.message.startsWith("indexed ")), "the index to be built", 20_000);
+const indexed = (c: LspTestClient) => c.waitUntil(() => c.logs.find((l) => l.message.startsWith("indexed ")), "the index to be built");
 const symbols = (c: LspTestClient, query: string) => c.request<SymbolInformation[]>("workspace/symbol", { query });
 
 describe("workspace index", () => {
   it("builds in the background with $/progress and finds closed sessions by name, label, id and first message", async () => {
-    const c = await start();
-    // A request right away is answered at once, whatever has been indexed so far.
-    const early = Date.now();
-    await symbols(c, "flaky");
-    expect(Date.now() - early).toBeLessThan(2000);
+    // The index asks for a progress token before it reads a file: held back, it has read nothing,
+    // and a request is answered all the same, from what has been indexed so far (nothing closed).
+    let release = () => {};
+    const c = await start(undefined, (c) => {
+      release = c.hold("window/workDoneProgress/create");
+    });
+    expect(await symbols(c, "flaky")).toEqual([]);
+    release();
     const done = await indexed(c);
     // A1-A4, A6 and the empty-named ones of alpha, B1, B2 and G1: every file with a header (A5 has none, one is empty).
     expect(done.message).toMatch(/^indexed 8 sessions/);
@@ -188,13 +194,11 @@ describe("workspace index", () => {
       `${JSON.stringify({ type: "session_info", id: "b0019999", parentId: null, timestamp: "2026-03-09T00:00:02.000Z", name: "Beta deploy, take two" })}\n`,
     );
     try {
+      // No message says that a file was read again: ask until it shows (WAIT_MS stops a hang).
       const found = async (query: string) => {
-        for (let i = 0; i < 50; i++) {
-          const hits = await symbols(c, query);
-          if (hits.length > 0) return hits;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        return [];
+        let hits: SymbolInformation[] = [];
+        await until(async () => (hits = await symbols(c, query)).length > 0, `a symbol for ${JSON.stringify(query)}`);
+        return hits;
       };
       expect((await found("Nightly rebuild"))[0]?.location.uri).toBe(uri(fresh));
       expect((await found("take two"))[0]?.location.uri).toBe(uri(home.written.b1.path));

@@ -17,7 +17,7 @@
  */
 
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -38,12 +38,18 @@ import {
   type PublishDiagnosticsParams,
 } from "vscode-languageserver/node";
 import { startServer } from "../../server/src/lsp/server";
+import { buildIsCurrent } from "../setup/build";
+import { WAIT_MS } from "./limits";
 
 export const REPO_ROOT = join(__dirname, "..", "..");
 export const BIN = join(REPO_ROOT, "bin", "pi-session-lsp.js");
 
-/** How long a single wait may take before it fails the test (well under vitest's testTimeout). */
-export const DEFAULT_TIMEOUT_MS = 5_000;
+/**
+ * How long a single wait may take before it fails the test: `WAIT_MS` (test/helpers/limits.ts),
+ * minutes, so that only a hang fails it, and under vitest's testTimeout, so that it fails first with
+ * what was awaited.
+ */
+export const DEFAULT_TIMEOUT_MS = WAIT_MS;
 
 /** A client that has neither pull diagnostics nor anything else fancy: the server must push. */
 export const PUSH_CAPABILITIES: ClientCapabilities = {
@@ -81,6 +87,8 @@ interface ServerHandle {
   stop(): void;
   /** Writes bytes to the server's input as they are, bypassing the JSON-RPC writer (spawned servers only). */
   writeRaw?(bytes: string): void;
+  /** Registers a callback for each piece of stderr the server writes (spawned servers only). */
+  onStderr?(listener: () => void): void;
 }
 
 export class LspTestClient {
@@ -95,6 +103,8 @@ export class LspTestClient {
 
   private readonly documents = new Map<string, TextDocument>();
   private readonly listeners = new Set<() => void>();
+  /** The answers withheld by `hold`, by method: each request waits for its promise. */
+  private readonly held = new Map<string, Promise<void>>();
   /** `published.length` when the last document notification was sent; the default start of a wait. */
   private lastSent = 0;
 
@@ -102,13 +112,18 @@ export class LspTestClient {
     readonly connection: ProtocolConnection,
     private readonly server: ServerHandle,
   ) {
+    // Every message from the server, and every piece of its stderr, wakes the waits, so that a
+    // test waits on what it expects to arrive instead of polling against a clock.
     const answerNull = (method: string) =>
-      connection.onRequest(method, (params: unknown) => {
+      connection.onRequest(method, async (params: unknown) => {
         this.serverRequests.push({ method, params });
+        this.notify();
+        await this.held.get(method);
         return null;
       });
     connection.onRequest("workspace/configuration", (params: { items?: unknown[] }) => {
       this.serverRequests.push({ method: "workspace/configuration", params });
+      this.notify();
       return (params.items ?? []).map(() => null);
     });
     for (const method of [
@@ -135,13 +150,34 @@ export class LspTestClient {
     }
     connection.onUnhandledNotification((message) => {
       this.otherNotifications.push({ method: message.method, params: message.params });
+      this.notify();
     });
+    server.onStderr?.(() => this.notify());
     // Errors of the transport show up as a failed wait; keep them from becoming unhandled.
     connection.onError(() => undefined);
     connection.listen();
   }
 
   // ---- Lifecycle -------------------------------------------------------------------------------
+
+  /**
+   * Withholds the answers to the server's `method` requests (one of those answered with null) until
+   * the returned function is called: a test holds the server at a known point, such as before an
+   * index that waits for its progress token, instead of racing it for time.
+   */
+  hold(method: string): () => void {
+    let release = () => {};
+    this.held.set(
+      method,
+      new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+    );
+    return () => {
+      this.held.delete(method);
+      release();
+    };
+  }
 
   /** Sends `initialize` with the given client capabilities, then `initialized`. */
   async initialize(capabilities: ClientCapabilities, extra: Partial<InitializeParams> = {}): Promise<InitializeResult> {
@@ -209,6 +245,29 @@ export class LspTestClient {
   /** An incremental change that replaces the `occurrence`-th `search` in the document with `replacement`. */
   async replace(uri: string, search: string, replacement: string, occurrence = 1, version?: number): Promise<number> {
     return this.change(uri, [this.replacementOf(uri, search, replacement, occurrence)], version);
+  }
+
+  /**
+   * `count` didChange notifications written to the server's input in one piece (spawned servers
+   * only), so that they arrive together however busy the machine is: sent one by one, a test
+   * process that the machine leaves waiting between two of them lets the server's debounce run
+   * out, and a count of publishes would measure the machine instead of the server. Each change is
+   * made by `makeChange` from the client's model as the previous ones left it; resolves with the
+   * last version.
+   */
+  changeAtOnce(uri: string, count: number, makeChange: () => TextDocumentContentChangeEvent): number {
+    let bytes = "";
+    for (let n = 0; n < count; n++) {
+      const change = makeChange();
+      const model = this.model(uri);
+      const version = model.version + 1;
+      this.documents.set(uri, TextDocument.update(model, [change], version));
+      const body = JSON.stringify({ jsonrpc: "2.0", method: "textDocument/didChange", params: { textDocument: { uri, version }, contentChanges: [change] } });
+      bytes += `Content-Length: ${Buffer.byteLength(body, "utf8")}\r\n\r\n${body}`;
+    }
+    this.lastSent = this.published.length;
+    this.writeRaw(bytes);
+    return this.model(uri).version;
   }
 
   /** The incremental change event that would replace the `occurrence`-th `search` with `replacement`. */
@@ -385,10 +444,12 @@ export function spawnServer(
   const child: ChildProcessWithoutNullStreams = spawn(file, fileArgs, { cwd: options.cwd ?? REPO_ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   let exit: ServerExit | undefined;
+  let stderrListener = () => {};
   child.stderr.setEncoding("utf8");
   child.stderr.on("data", (chunk: string) => {
     stderr += chunk;
     if (stderr.length > 100_000) stderr = stderr.slice(-50_000);
+    stderrListener();
   });
   // Writing to a server that has died fails with EPIPE; the waits report the exit instead.
   child.stdin.on("error", () => undefined);
@@ -411,6 +472,9 @@ export function spawnServer(
       if (exit === undefined) child.kill();
     },
     writeRaw: (bytes) => child.stdin.write(bytes),
+    onStderr: (listener) => {
+      stderrListener = listener;
+    },
   });
 }
 
@@ -436,29 +500,13 @@ export function startInProcess(): LspTestClient {
 }
 
 /**
- * Rebuilds `out/` (`tsc -p server`) when any file under `server/src` is newer than `out/main.js`,
- * so the end-to-end tests never run a stale server. A no-op when the build is current.
+ * Fails unless `out/` is current: vitest's global setup (test/setup/build.ts) builds it once before
+ * any test runs, so that the end-to-end tests never run a stale server. It only checks, and does not
+ * build, because forty-odd files each compiling in their `beforeAll` raced a compiler against the
+ * hook's time limit on a busy machine. Async, as the files' hooks await it.
  */
 export async function ensureBuilt(): Promise<void> {
-  const main = join(REPO_ROOT, "out", "main.js");
-  const built = existsSync(main) ? statSync(main).mtimeMs : 0;
-  if (built > 0 && newestMtime(join(REPO_ROOT, "server", "src")) <= built) return;
-  const tsc = join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
-  const child = spawn(process.execPath, [tsc, "-p", "server"], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  if (code !== 0) throw new Error(`Building the server (tsc -p server) failed with code ${code}:\n${output}`);
-}
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
+  if (!buildIsCurrent()) throw new Error("out/ is older than server/src: vitest's global setup builds it; run `npm run build` in a watch session.");
 }
 
 // ---- Formatting ------------------------------------------------------------------------------------

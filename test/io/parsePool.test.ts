@@ -15,6 +15,7 @@ import type { ParsedLine } from "../../server/src/core/line/facts";
 import { setValueBudget } from "../../server/src/core/line/values";
 import { StreamedBody } from "../../server/src/lsp/streamedBody";
 import { LineParsePool, startParsePool } from "../../server/src/io/parsePool";
+import { until, WAIT_MS } from "../helpers/limits";
 import { ensureBuilt, REPO_ROOT, sleep } from "../helpers/lspClient";
 
 const WORKER = join(REPO_ROOT, "out", "io", "parseWorker.js");
@@ -27,7 +28,7 @@ const loadHostile = () => import("../helpers/hostile.mjs");
 beforeAll(async () => {
   hostile = await loadHostile();
   await ensureBuilt();
-}, 120_000);
+});
 
 afterEach(() => setValueBudget(undefined));
 
@@ -52,7 +53,7 @@ function didOpenBody(text: string): Buffer {
 
 /** Reads `body` as the server does, in pipe-sized chunks with the event loop running between them, as a client writes them. */
 /** `beforeDocument` runs between the last byte and the document; unpaced, the body comes in one piece. */
-async function read(body: Buffer, startParses: () => LineParsePool | undefined, beforeDocument = () => {}, paced = true) {
+async function read(body: Buffer, startParses: () => LineParsePool | undefined, beforeDocument: () => unknown = () => {}, paced = true) {
   const streamed = new StreamedBody(body.length, undefined, startParses);
   const chunk = paced ? 65536 : body.length;
   for (let at = 0; at < body.length; at += chunk) {
@@ -62,7 +63,7 @@ async function read(body: Buffer, startParses: () => LineParsePool | undefined, 
   const decoded = streamed.finish();
   const opened = decoded.documentText!;
   expect(opened).toBeDefined();
-  beforeDocument();
+  await beforeDocument();
   return new SessionDocument(URI, "jsonl", 1, opened.text, { ...opened.split, parses: opened.parses });
 }
 
@@ -93,7 +94,13 @@ describe("a large didOpen's lines parsed on the worker", () => {
     setValueBudget(100_000);
     const text = hostileText();
     let pool: LineParsePool | undefined;
-    const doc = await read(didOpenBody(text), () => (pool = LineParsePool.start(WORKER)));
+    // The worker is waited for: on a busy machine it can fall behind the read, and the document
+    // would then rightly parse the lines it had not started, which is not what this test is about.
+    const doc = await read(
+      didOpenBody(text),
+      () => (pool = LineParsePool.start(WORKER)),
+      () => until(() => pool!.answeredAll, "the worker's answer to every batch"),
+    );
     expect(pool).toBeDefined();
     // Most lines came from the worker: the test is about its parses.
     expect(pool!.linesFromWorker).toBeGreaterThan(doc.lineCount / 2);
@@ -177,8 +184,9 @@ describe("without a worker that answers, the document parses its lines itself", 
     const started = performance.now();
     const doc = await read(didOpenBody(text), () => (pool = LineParsePool.start(silent)));
     expect(pool!.linesFromWorker).toBe(0);
-    // The wait is bounded: a few seconds, then the lines are parsed here.
-    expect(performance.now() - started).toBeLessThan(15_000);
+    // The wait is bounded: a few seconds, then the lines are parsed here. Only a hang is checked
+    // (WAIT_MS, minutes), not a speed, which on a busy machine is anyone's guess.
+    expect(performance.now() - started).toBeLessThan(WAIT_MS);
     expectSameParses(doc, text);
   });
 

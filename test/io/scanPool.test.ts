@@ -34,7 +34,7 @@ beforeAll(async () => {
     writeFileSync(path, `${header(i)}\n${user(i)}\n`);
     tasks.push({ path, version: "1.x", read: "info" });
   }
-}, 120_000);
+});
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -78,7 +78,7 @@ describe("runPool", () => {
     expect(ranHere.length).toBeGreaterThan(0);
     expect(ranHere.length).toBeLessThan(tasks.length);
     expect(new Set(ranHere).size).toBe(ranHere.length);
-  }, 60_000);
+  });
 
   it("without withThisThread, leaves every task to the workers", async () => {
     const here = vi.fn((t: ScanTask) => scanFile(t));
@@ -86,5 +86,5 @@ describe("runPool", () => {
     expect(here).not.toHaveBeenCalled();
     expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));
     expect(pooled.every((o) => o.scan !== undefined && o.error === undefined)).toBe(true);
-  }, 60_000);
+  });
 });

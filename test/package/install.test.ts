@@ -17,6 +17,7 @@ import { basename, delimiter, dirname, join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PUSH_CAPABILITIES, spawnServer } from "../helpers/lspClient";
 import { REPO, repositoryFiles } from "../helpers/repositoryFiles";
+import { WAIT_MS } from "../helpers/limits";
 
 const repoPackage = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as {
   name: string;
@@ -31,10 +32,12 @@ const SHIPPED = ["LICENSE", "README.md", "bin", "out", "package.json"];
 /** Scripts npm runs (or, for `prepare`, lists as to be reviewed) when it installs a package. */
 const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall", "prepare"];
 
-/** The longest any one npm command may take before the test fails (an install fetches from the registry). */
-const NPM_TIMEOUT_MS = 120_000;
-/** The longest a run of the installed command may take. */
-const COMMAND_TIMEOUT_MS = 30_000;
+/**
+ * The longest any one npm command (an install fetches from the registry) or run of the installed
+ * command may take: WAIT_MS, minutes, which stops a hang and nothing else (test/helpers/limits.ts).
+ */
+const NPM_TIMEOUT_MS = WAIT_MS;
+const COMMAND_TIMEOUT_MS = WAIT_MS;
 
 interface Ran {
   status: number | null;
@@ -120,7 +123,8 @@ beforeAll(
     installed = join(prefix, "lib", "node_modules", repoPackage.name);
     command = join(prefix, "bin", "pi-session-lsp");
   },
-  2 * NPM_TIMEOUT_MS + 30_000,
+  // Two npm commands, each with its own limit, and the copy of the repository before them.
+  3 * WAIT_MS,
 );
 
 afterAll(async () => {
@@ -136,7 +140,7 @@ afterAll(async () => {
     }
   }
   rmSync(work, { recursive: true, force: true });
-}, NPM_TIMEOUT_MS + 10_000);
+});
 
 describe("the tarball", () => {
   it("holds package.json, the README, the LICENSE, the command and the compiled .js of out/, and nothing else", () => {
@@ -223,14 +227,10 @@ describe("the installed pi-session-lsp, run from a folder outside the repository
 });
 
 describe("npx with the tarball", () => {
-  it(
-    "checks a valid session from a folder without a package.json",
-    async () => {
-      // npx takes a relative path to a tarball as a package; an absolute one it runs as a command.
-      const ran = await run("npx", ["-y", `./${basename(tarball)}`, "check", VALID_SESSION], packDir, NPM_TIMEOUT_MS);
-      expect({ status: ran.status, stdout: ran.stdout }, told(ran)).toEqual({ status: 0, stdout: "No problems in 1 file\n" });
-      expect(ran.stderr).not.toMatch(/install.scripts|allowScripts/i);
-    },
-    NPM_TIMEOUT_MS + 10_000,
-  );
+  it("checks a valid session from a folder without a package.json", async () => {
+    // npx takes a relative path to a tarball as a package; an absolute one it runs as a command.
+    const ran = await run("npx", ["-y", `./${basename(tarball)}`, "check", VALID_SESSION], packDir, NPM_TIMEOUT_MS);
+    expect({ status: ran.status, stdout: ran.stdout }, told(ran)).toEqual({ status: 0, stdout: "No problems in 1 file\n" });
+    expect(ran.stderr).not.toMatch(/install.scripts|allowScripts/i);
+  });
 });

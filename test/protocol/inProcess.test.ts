@@ -355,7 +355,7 @@ describe("a change that does not raise the version", () => {
     // Enough lines for formatting to take more than one slice, each of them not in Pi's form.
     const spaced = USER.replace('"type":"message"', '"type": "message"');
     await c.open(uri, `${HEADER}\n${MODEL}\n${Array.from({ length: 6000 }, () => spaced).join("\n")}\n`, "jsonl", 1);
-    const formatting = c.request("textDocument/formatting", { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } }, 20_000);
+    const formatting = c.request("textDocument/formatting", { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } });
     await c.change(uri, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: "\n" }], 1);
     await expect(formatting).rejects.toMatchObject({ code: -32801 });
   });

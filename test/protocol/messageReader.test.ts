@@ -144,14 +144,14 @@ describe("the server over SessionMessageReader", () => {
       const c = serverOver(makeReader);
       await c.initialize(PULL_CAPABILITIES);
       await c.open("file:///big.jsonl", text);
-      const opened = await c.pullItems("file:///big.jsonl", 60_000);
+      const opened = await c.pullItems("file:///big.jsonl");
       await c.change("file:///big.jsonl", [{ range: { start: { line: 3, character: 0 }, end: { line: 3, character: 1 } }, text: "" }]);
-      const edited = await c.pullItems("file:///big.jsonl", 60_000);
+      const edited = await c.pullItems("file:///big.jsonl");
       results.push({ opened, edited });
       c.dispose();
     }
     const [streamed, library] = results as { opened: unknown[]; edited: unknown[] }[];
     expect(streamed!.opened.length).toBeGreaterThan(10);
     expect(streamed).toEqual(library);
-  }, 120_000);
+  });
 });

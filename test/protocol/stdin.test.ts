@@ -187,7 +187,7 @@ function unrepeating(length: number): Buffer {
 }
 
 describe("standardInput over a pipe", () => {
-  beforeAll(ensureBuilt, 120_000);
+  beforeAll(ensureBuilt);
 
   /**
    * A child that reads its standard input through `standardInput()` and reports its length, the

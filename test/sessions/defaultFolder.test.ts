@@ -34,7 +34,7 @@ beforeAll(async () => {
   mkdirSync(longCwd, { recursive: true });
   mkdirSync(shortCwd, { recursive: true });
   mkdirSync(home, { recursive: true });
-}, 120_000);
+});
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -35,7 +35,7 @@ beforeAll(async () => {
   // The cases themselves come from the oracle script, so both sides ask the same questions.
   const { findCases } = await import("./oracle.mjs");
   cases = findCases(home);
-}, 120_000);
+});
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -28,7 +28,7 @@ beforeAll(async () => {
   await ensureBuilt();
   root = realpathSync(mkdtempSync(join(tmpdir(), "pi-find-arg-")));
   mkdirSync(join(root, "home"), { recursive: true });
-}, 120_000);
+});
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

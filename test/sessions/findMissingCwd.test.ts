@@ -47,7 +47,7 @@ beforeAll(async () => {
   mkdirSync(folder, { recursive: true });
   session(folder, "cccc0001-0000-7000-8000-000000000001", gone);
   session(folder, "cccc0002-0000-7000-8000-000000000002", project);
-}, 120_000);
+});
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -41,7 +41,7 @@ beforeAll(async () => {
   writeFileSync(join(root, "empty.jsonl"), "");
   writeFileSync(join(root, "ok.jsonl"), `${JSON.stringify({ type: "session", version: 3, id: "x2", timestamp: "2026-01-01T00:00:00.000Z", cwd: project })}\n`);
   mkdirSync(join(root, "folder.jsonl"));
-}, 120_000);
+});
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

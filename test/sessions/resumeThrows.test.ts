@@ -70,7 +70,7 @@ beforeAll(async () => {
   mkdirSync(folder, { recursive: true });
   session(1);
   session(3);
-}, 120_000);
+});
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

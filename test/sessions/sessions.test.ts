@@ -40,7 +40,7 @@ beforeAll(async () => {
   root = realpathSync(mkdtempSync(join(tmpdir(), "pi-sessions-test-")));
   const { buildFakeHome } = await import("./fakeHome.mjs");
   home = buildFakeHome(root);
-}, 120_000);
+});
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -46,7 +46,7 @@ beforeAll(async () => {
   writeFileSync(join(folder, "header-only.jsonl"), `\uFEFF${header}\n`);
   writeFileSync(join(folder, "with-message.jsonl"), `\uFEFF${header}\n${message}\n`);
   writeFileSync(join(folder, "garbage.jsonl"), "garbage\n");
-}, 120_000);
+});
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

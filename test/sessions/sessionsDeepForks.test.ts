@@ -35,7 +35,7 @@ beforeAll(async () => {
     writeFileSync(file, `${JSON.stringify(header)}\n${JSON.stringify(message)}\n`);
     parent = file;
   }
-}, 120_000);
+});
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -38,7 +38,7 @@ beforeAll(async () => {
   root = realpathSync(mkdtempSync(join(tmpdir(), "pi-tree-test-")));
   const { buildFakeHome } = await import("./fakeHome.mjs");
   home = buildFakeHome(root);
-}, 120_000);
+});
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

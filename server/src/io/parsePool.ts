@@ -71,6 +71,15 @@ export class LineParsePool implements LineParses {
   /** How many of the lines `take` answered were parsed by the worker (for tests and the benchmark). */
   linesFromWorker = 0;
 
+  /**
+   * Whether the worker has answered every batch sent so far: a test that is about the worker's
+   * parses waits for this, where a busy machine could leave the worker behind and `take` would
+   * rightly parse the lines here instead.
+   */
+  get answeredAll(): boolean {
+    return Atomics.load(this.done, 0) >= this.batches.length;
+  }
+
   /** A pool on the compiled worker `script`, or undefined without one. */
   static start(script: string = PARSE_WORKER): LineParsePool | undefined {
     if (!existsSync(script)) return undefined;

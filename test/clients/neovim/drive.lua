@@ -389,8 +389,13 @@ local function main()
     vim.api.nvim_set_current_buf(bufnr)
   end
 
-  -- 7. The header's lens, run as a user runs it: the active context in a scratch split.
+  -- 7. The header's lens, run as a user runs it: the active context in a scratch split. Coming
+  -- back to the buffer may have fetched the lenses again; a user sees them once they are resolved,
+  -- and so must the run (Neovim 0.7 fails on a lens without its command), however slow the machine.
   vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  wait_for(function()
+    return resolved_lenses(bufnr)
+  end)
   vim.lsp.codelens.run()
   local win = wait_for(function()
     local w = window_named(base .. 'active')

@@ -8,6 +8,7 @@
 -- Environment (positions are 0-based "line:character"):
 --   PI_NVIM_RTP         the folder holding lsp/pi_session.lua (required)
 --   PI_NVIM_FILES       JSON list of files to open, in order; each is reported (required)
+--   PI_NVIM_UNATTACHED  JSON list of those files that must get no client (waited for briefly)
 --   PI_NVIM_HOVER       where to press K, in the first file
 --   PI_NVIM_FIX         "1": run :LspPiSessionFixAll in the first file (which must not be written)
 --   PI_NVIM_TIMEOUT_MS  limit for each wait (default 5000)
@@ -38,6 +39,10 @@ end
 
 local function main()
   local files = vim.json.decode((assert(os.getenv('PI_NVIM_FILES'), 'PI_NVIM_FILES is required')))
+  local unattached = {}
+  for _, file in ipairs(vim.json.decode(os.getenv('PI_NVIM_UNATTACHED') or '[]')) do
+    unattached[file] = true
+  end
 
   -- What a user's init does by default (-u NONE skips it): detect filetypes. Then the whole setup.
   vim.cmd('filetype on')
@@ -71,11 +76,13 @@ local function main()
     first = first or bufnr
     local seen = { file = file, filetype = vim.bo[bufnr].filetype }
     out.files[i] = seen
-    -- A file the config leaves alone gets no client: wait a moment only, then report none.
+    -- A file the config must leave alone (PI_NVIM_UNATTACHED) gets no client: wait a moment only,
+    -- then report none. Every other file waits the step's limit, since on a busy machine a server
+    -- that starts for a new root can take longer than any moment.
     local client = wait_for(function()
       local c = client_of(bufnr)
       return c and c.initialized and c
-    end, i == 1 and timeout or 1500)
+    end, unattached[file] and 1500 or timeout)
     if client then
       seen.clientId = client.id
       seen.clientName = client.name

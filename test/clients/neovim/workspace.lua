@@ -38,7 +38,7 @@ local function main()
   local query = os.getenv('PI_NVIM_QUERY') or ''
   local own = vim.uri_from_bufnr(bufnr)
   vim.wait(timeout, function()
-    local responses = vim.lsp.buf_request_sync(bufnr, 'workspace/symbol', { query = query }, 1000) or {}
+    local responses = vim.lsp.buf_request_sync(bufnr, 'workspace/symbol', { query = query }, timeout) or {}
     for _, response in pairs(responses) do
       for _, symbol in ipairs(response.result or {}) do
         if symbol.location.uri ~= own then

@@ -1,0 +1,42 @@
+/**
+ * vitest's global setup: builds `out/` (`tsc -p server`) once, before any test file runs, when a
+ * file under `server/src` is newer than the build. The end-to-end tests run the compiled server and
+ * CLI; building here, once, instead of in each file's `beforeAll`, keeps forty-odd files from each
+ * racing a compiler against their hook's time limit on a busy machine. `ensureBuilt()` in
+ * test/helpers/lspClient.ts then only checks that the build is current, with `buildIsCurrent()`.
+ */
+
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+const ROOT = join(__dirname, "..", "..");
+
+/** Whether `out/main.js` is at least as new as every file under `server/src`. */
+export function buildIsCurrent(): boolean {
+  const main = join(ROOT, "out", "main.js");
+  return existsSync(main) && newestMtime(join(ROOT, "server", "src")) <= statSync(main).mtimeMs;
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+export default async function setup(): Promise<void> {
+  if (buildIsCurrent()) return;
+  // As `npm run build` does: tsc never deletes what it compiled earlier, and a moved module's old
+  // output would be loaded in place of its new home.
+  rmSync(join(ROOT, "out"), { recursive: true, force: true });
+  const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+  const child = spawn(process.execPath, [tsc, "-p", "server"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  if (code !== 0) throw new Error(`Building the server (tsc -p server) failed with code ${code}:\n${output}`);
+}
