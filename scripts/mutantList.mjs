@@ -433,4 +433,12 @@ export const MUTANTS = [
     to: "",
     tests: ["test/core/olderCompactionKept.test.ts", "test/core/buildContext.test.ts"],
   },
+  // The request findings kept across an edit: the replaced messages' empty-user findings are redone.
+  {
+    id: "empty-user-kept-not-redone",
+    file: "features/requestFindingsUpdate.ts",
+    from: "    empty.push(...emptyUsers(doc, b1.build, request, q1, changed));\n",
+    to: "",
+    tests: ["test/diagnostics/lineMemo.test.ts"],
+  },
 ];

@@ -146,6 +146,35 @@ describe("replayed line findings, kept hints and the kept outline equal a fresh 
     expect(compared).toBeGreaterThan(files.length * 2);
   });
 
+  it("keeps an empty user message's finding across edits of other messages, and redoes it when its own message changes", () => {
+    const text = readFileSync(join(FIXTURES, "fault-empty-user-message.jsonl"), "utf8");
+    const doc = new SessionDocument("file:///empty-user.jsonl", "jsonl", 1, text);
+    const emptyFindings = () => computeDiagnostics(doc).filter((d) => d.code === "empty-user-message");
+    expect(emptyFindings()).toHaveLength(1);
+    const lines = text.split("\n");
+    let version = 1;
+    const type = (line: number, at: number, inserted: string, removed = 0) =>
+      doc.update([{ range: { start: { line, character: at }, end: { line, character: at + removed } }, text: inserted }], ++version);
+    const compare = (where: string) => {
+      const fresh = new SessionDocument("file:///empty-user.jsonl", "jsonl", 1, doc.getText());
+      expect(computeDiagnostics(doc), where).toEqual(computeDiagnostics(fresh));
+    };
+    // Typing in the messages before and after the empty one: its finding is kept, and still right.
+    for (const line of [2, 5, 7]) {
+      type(line, lines[line]!.indexOf('"text":"') + 8, "x");
+      compare(`typing on line ${line + 1}`);
+      expect(emptyFindings(), `typing on line ${line + 1}`).toHaveLength(1);
+    }
+    // The empty message gets text (its finding goes), then loses it again (it comes back).
+    const empty = doc.getText().split("\n")[6]!.indexOf('"content":""') + '"content":"'.length;
+    type(6, empty, "now");
+    compare("the empty message given text");
+    expect(emptyFindings()).toEqual([]);
+    type(6, empty, "", 3);
+    compare("the text taken out again");
+    expect(emptyFindings()).toHaveLength(1);
+  });
+
   it("brings the kept outline, hints and findings up to date after an edit of each line in turn", () => {
     // Every line of sessions with branches, compactions and cycles lengthened in turn: the end of
     // each branch's and run's range is some line's end, so each is moved once.

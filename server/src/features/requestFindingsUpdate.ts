@@ -6,7 +6,8 @@
  *
  * - the tool pairing findings as they were (they read only what the update keeps), placed again
  *   when their line was edited (a value's range moves with the text before it);
- * - the empty user messages checked again, every one (what Pi 0.73/0.74 sends for one may change too);
+ * - the empty user messages checked again for the replaced messages, or every one when the API
+ *   or what Pi 0.73/0.74 builds changed;
  * - the window checked again (Pi's estimate reads the text; it stops at the last usage);
  * - the image findings as they were when no replaced message, old or new, holds an image;
  * - the request's size from its last count and the replaced messages' bytes.
@@ -20,7 +21,7 @@ import { contextSplice } from "../core/pi/contextUpdate";
 import type { SessionDocument } from "../core/session/document";
 import { requestSplice } from "../core/pi/provider/requestUpdate";
 import { messageBytes, updatedSize } from "./imageDiagnostics";
-import { emptyUsers, type Located, overWindow, type RequestFindings, type RequestInputs, withAll } from "./diagnostics/requestFindings";
+import { apiOf, emptyUsers, type Located, overWindow, type RequestFindings, type RequestInputs, withAll } from "./diagnostics/requestFindings";
 
 export function updateRequestFindings(
   doc: SessionDocument,
@@ -29,7 +30,7 @@ export function updateRequestFindings(
   inputs: readonly unknown[],
 ): RequestFindings | undefined {
   if (doc.lspLineCount !== doc.lineCount) return undefined;
-  const [b0, r0] = lastInputs as RequestInputs;
+  const [b0, r0, , q0] = lastInputs as RequestInputs;
   const [b1, r1, o1, q1] = inputs as RequestInputs;
   if (!b0.ok || !b1.ok || !r0?.ok || !r1?.ok || (o1?.ok && q1 && !q1.ok)) return undefined;
   const splice = contextSplice(b1.build);
@@ -51,7 +52,21 @@ export function updateRequestFindings(
   const lines = new Set(splice.changed.map((c) => b1.build.sources[c]!.line));
   const place = (x: Located): Located =>
     lines.has(x.line) ? { ...x, diagnostic: { ...x.diagnostic, range: x.path ? doc.valueRange(x.line, x.path) : doc.lineRange(x.line) } } : x;
-  const empty = emptyUsers(doc, b1.build, request, q1);
+  // An empty user message's finding reads its own message (a context edit's replacement included:
+  // editing one replaces the message), the API Pi resumes with, and what Pi 0.73/0.74 does (whether
+  // its request was built, its API, its content for the same entry, which a text edit elsewhere
+  // leaves). While those stay, only the replaced messages are checked again; else every one.
+  const sameOlder =
+    q0 === q1 || (q0 !== undefined && q1 !== undefined && q0.ok === q1.ok && (!q0.ok || apiOf(q0.request) === apiOf((q1 as typeof q0).request)));
+  let empty: { at: number; found: Located }[];
+  if (sameOlder && apiOf(before) === apiOf(request)) {
+    const redone = new Set(changed);
+    empty = last.empty.filter((x) => !redone.has(x.at)).map((x) => ({ at: x.at, found: place(x.found) }));
+    empty.push(...emptyUsers(doc, b1.build, request, q1, changed));
+    empty.sort((x, y) => x.at - y.at);
+  } else {
+    empty = emptyUsers(doc, b1.build, request, q1);
+  }
   return withAll({ head: [], pairing: last.pairing.map(place), empty, window: overWindow(doc, b1.build, request), images: last.images, size });
 }
 

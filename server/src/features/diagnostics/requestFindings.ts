@@ -96,11 +96,14 @@ export function emptyUsers(
   build: ContextBuild,
   request: ProviderRequest,
   older: ProviderResult | undefined,
+  only?: readonly number[],
 ): { at: number; found: Located }[] {
   const out: { at: number; found: Located }[] = [];
   let olderEmpty: Map<Entry, unknown> | undefined;
   let edits: Map<unknown, Entry> | undefined;
-  for (let k = 0; k < request.messages.length; k++) {
+  const count = only ? only.length : request.messages.length;
+  for (let i = 0; i < count; i++) {
+    const k = only ? only[i]! : i;
     const m = request.messages[k] as Message;
     const entry = request.sources[k];
     if (m.role !== "user" || !entry || !isEmptyContent(m.content)) continue;
@@ -119,7 +122,7 @@ export function emptyUsers(
 }
 
 /** The API of the model Pi resumes with, or undefined for a model pi-ai's catalogue lacks. */
-function apiOf(request: ProviderRequest): unknown {
+export function apiOf(request: ProviderRequest): unknown {
   return request.model?.inCatalog === false ? undefined : request.model?.api;
 }
 
