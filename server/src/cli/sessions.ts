@@ -23,7 +23,7 @@ import { type CliIo, Progress } from "./io";
 import type { CheckVerdict } from "./checkVerdict";
 import { checkSessions, verdictJson, verdictMark, verdictNotes } from "./sessionVerdicts";
 import { escapeControls, jsonLine } from "./terminal";
-import { formatBytes, formatDateTime, oneLine, oneLineTail, padEnd, padStart, terminalWidth } from "./sessionOutput";
+import { formatBytes, formatDateTime, oneLine, oneLineTail, padEnd, padStart, terminalWidth, tildePath } from "./sessionOutput";
 
 export const SESSIONS_USAGE = `Usage: pi-session-lsp sessions [--cwd DIR | --all] [--session-dir DIR] [--pi 1.x|0.74] [--check] [--json] [--limit N]
 
@@ -152,10 +152,6 @@ export function listingJson(listing: Listing, checked?: ReadonlyMap<ListedSessio
     ...(resumeThrows(listing) ? { resumeThrows: resumeThrows(listing)!.info.path } : {}),
     ...(listing.otherProjects > 0 ? { otherProjects: listing.otherProjects } : {}),
   };
-}
-
-export function tildePath(path: string, home: string): string {
-  return home && (path === home || path.startsWith(`${home}/`)) ? `~${path.slice(home.length)}` : path;
 }
 
 function describeSource(location: SessionLocation): string {
