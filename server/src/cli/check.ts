@@ -244,7 +244,7 @@ export class CheckRun {
     if (options.verdict) {
       // Only the verdict is wanted: no fix is looked for, nothing is printed.
       for (const d of wanted) this.totals.bySeverity[d.severity ?? 1]!++;
-      this.verdict = checkVerdict(doc, all, this.totals.bySeverity, checkError);
+      this.verdict = checkVerdict(all, this.totals.bySeverity, checkError);
       return;
     }
     // After --fix only the unsafe fixes can be left, and they are counted, not marked.

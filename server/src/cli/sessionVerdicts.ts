@@ -53,8 +53,9 @@ function failureOf(report: FileReport): string {
 
 /** The mark of the text listing before a session's title; "" for a session `check` finds no error in. */
 export function verdictMark(s: ListedSession, verdict: CheckVerdict | undefined): string {
-  if (s.leafLoops || verdict?.cannotResume) return "✗ cannot resume  ";
+  if (s.leafLoops) return "✗ cannot resume  ";
   if (!verdict) return "";
+  if (verdict.refused) return "✗ Pi 1.x refuses it  ";
   if (verdict.failed !== undefined) return "? not checked  ";
   if (verdict.requestFails) return `! next request fails: ${verdict.requestFails}  `;
   return verdict.errors > 0 ? `${verdict.errors} error${verdict.errors === 1 ? "" : "s"}  ` : "";
@@ -71,15 +72,15 @@ export function verdictNotes(checked: ReadonlyMap<ListedSession, CheckVerdict> |
     return listed > 0 ? ["", "`pi-session-lsp sessions --check` checks each session too, and marks those Pi cannot resume or whose next request fails."] : [];
   }
   const verdicts = [...checked.entries()];
-  const refused = verdicts.filter(([s, v]) => !s.leafLoops && v.cannotResume);
-  const failing = verdicts.filter(([s, v]) => !s.leafLoops && !v.cannotResume && v.requestFails);
-  const erring = verdicts.filter(([s, v]) => !s.leafLoops && !v.cannotResume && !v.requestFails && v.errors > 0);
+  const refused = verdicts.filter(([s, v]) => !s.leafLoops && v.refused);
+  const failing = verdicts.filter(([s, v]) => !s.leafLoops && !v.refused && v.requestFails);
+  const erring = verdicts.filter(([s, v]) => !s.leafLoops && !v.refused && !v.requestFails && v.errors > 0);
   const broken = verdicts.filter(([, v]) => v.failed !== undefined);
   const lines: string[] = [];
   const sessions = (n: number) => (n === 1 ? "1 session" : `${n} sessions`);
   if (refused.length > 0) {
-    const reasons = [...new Set(refused.map(([, v]) => v.cannotResume!))].slice(0, 3).join("; ");
-    lines.push("", `✗ ${sessions(refused.length)} Pi cannot resume: ${reasons}. \`pi-session-lsp check ID\` says where.`);
+    const codes = [...new Set(refused.map(([, v]) => v.refused!))].join(", ");
+    lines.push("", `✗ ${sessions(refused.length)} Pi 1.x refuses to open (${codes}). \`pi-session-lsp check ID\` says why, and whether --fix mends it.`);
   }
   if (failing.length > 0)
     lines.push(

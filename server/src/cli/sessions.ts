@@ -36,13 +36,14 @@ is $PI_CODING_AGENT_DIR or ~/.pi/agent.
   --json          {location, sessions, details, omitted}: "sessions" is exactly what Pi's
                   SessionManager.list (or listAll) returns, without allMessagesText; an
                   "omitted" file with "piFails" is one Pi's list hangs or dies on
-  --check         check each session listed as \`check FILE\` does (on every core; it builds
-                  each session's context and provider request, so it takes longer) and mark it:
-                  "✗ cannot resume" (Pi 1.x refuses or fails to open it), "! next request fails:
-                  CODE" (Pi resumes it but the provider refuses every prompt, or Pi throws before
-                  sending it; CODE is the first such error), "N errors" (other errors); nothing when
-                  check finds no error. With --json each session's details get "check": {errors,
-                  warnings, requestFails?, cannotResume?}
+  --check         also check each session listed, as \`check FILE\` does (on every core; it
+                  builds each session's context and provider request, so it takes longer), and
+                  mark it: "✗ cannot resume" (the walk up from its leaf loops), "✗ Pi 1.x
+                  refuses it" (Pi 1.x does not open the file), "! next request fails: CODE" (Pi
+                  resumes it, but the provider refuses every prompt or Pi throws before sending
+                  it; CODE is the first such error), "N errors" (other errors), nothing when
+                  check finds no error. --json adds to each session's details "check": {errors,
+                  warnings, requestFails?, refused?} (check's verdict is Pi 1.x's, as check's is)
   --limit N       print at most N sessions (default 200; 0 prints all); only those are checked`;
 
 const OPTIONS: OptionSpecs = {
