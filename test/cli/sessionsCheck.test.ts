@@ -113,6 +113,16 @@ describe("sessions --check", () => {
     }
   });
 
+  it("checks only the rows the text shows", () => {
+    // The newest session (its last message at 12:00) is the only row of --limit 1.
+    const r = run("sessions", "--cwd", project, "--session-dir", folder, "--check", "--limit", "1");
+    const rows = r.stdout.split("\n").filter((l) => /^0197a0b|^019b0000/.test(l));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatch(/^0197a0b3 .* {2}1 error {2}first$/);
+    expect(r.stdout).toContain("1 session with other errors");
+    expect(r.stdout).not.toContain("next provider request fails");
+  });
+
   it("without --check, hints that it exists, only when sessions are listed", () => {
     const hint = "`pi-session-lsp sessions --check` checks each session too, and marks those Pi cannot resume or whose next request fails.";
     expect(run("sessions", "--cwd", project, "--session-dir", folder).stdout).toContain(hint);
