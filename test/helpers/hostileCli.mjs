@@ -103,4 +103,6 @@ for (const pi of ["1.x", "0.74"]) {
   }
 }
 await run("sessions", runSessions, ["--session-dir", dir, "--all", "--json"]);
+// Every hostile session checked once more, as `sessions --check` checks each one it lists.
+await run("sessions", runSessions, ["--session-dir", dir, "--all", "--check", "--limit", "0"]);
 process.stdout.write(`${JSON.stringify({ done: true })}\n`);

@@ -22,6 +22,7 @@ import { LineTooLong, readStreamedDocument } from "../io/streamedDocument";
 import { capDiagnostics, collectDiagnostics, encodingDiagnostics, MAX_PER_CODE } from "../features/api/diagnostics";
 import { type FolderInputs, folderInputs, sessionFacts } from "../io/sessionFacts";
 import { type CheckTask, checkTargets, type FileReport } from "./checkPool";
+import { type CheckVerdict, checkVerdict } from "./checkVerdict";
 import { type CheckOptions, readCheckLine } from "./checkOptions";
 import { type CliIo, Progress } from "./io";
 import { closeFile, decodeSession, isUtf16, openRegularFile, openSessionFile, type OpenedFile } from "./files";
@@ -61,7 +62,7 @@ export function checkOne(task: CheckTask<CheckOptions>, onBytes: (bytes: number)
   const run = new CheckRun(task.options, { out: (text) => printed.push([1, text]), err: (text) => printed.push([2, text]), cwd: task.cwd });
   run.onBytes = onBytes;
   run.checkTarget(task.target);
-  return { printed, totals: run.totals, status: run.status, failed: [...run.failed] };
+  return { printed, totals: run.totals, status: run.status, failed: [...run.failed], ...(run.verdict ? { verdict: run.verdict } : {}) };
 }
 
 /**
@@ -73,6 +74,8 @@ export class CheckRun {
   status = 0;
   readonly totals: Totals = emptyTotals();
   readonly failed = new Set<string>();
+  /** With the option `verdict`, what the check says of the (last) file checked. */
+  verdict: CheckVerdict | undefined;
   private readonly style: Style;
   private readonly cwd: string;
   /** Told the bytes read as a file streams past (a progress line). */
@@ -238,6 +241,12 @@ export class CheckRun {
     const unbuilt = new Map([...overflow].filter(([code]) => severityOf(code) <= options.minSeverity));
     const { diagnostics, omitted } = capDiagnostics(wanted, { overflow: unbuilt });
     for (const [code, n] of unbuilt) this.totals.bySeverity[severityOf(code)]! += n;
+    if (options.verdict) {
+      // Only the verdict is wanted: no fix is looked for, nothing is printed.
+      for (const d of wanted) this.totals.bySeverity[d.severity ?? 1]!++;
+      this.verdict = checkVerdict(all, this.totals.bySeverity, checkError);
+      return;
+    }
     // After --fix only the unsafe fixes can be left, and they are counted, not marked.
     const marks: Fixable[] =
       (options.fix && options.unsafe) || !decoded.lossless || !target.writable ? diagnostics.map(() => false) : fixableMarks(doc, diagnostics);

@@ -74,6 +74,8 @@ export interface CheckOptions {
   minSeverity: number;
   /** `--session-dir`: the folder Pi keeps sessions in, for the folder checks. */
   sessionDir?: string | undefined;
+  /** `sessions --check`: each file's verdict is kept in its report (`checkVerdict.ts`) and nothing is printed. */
+  verdict?: boolean;
 }
 
 /** What a run of `check` is given: its options, the paths to check, the threads to check them on. */

@@ -11,6 +11,7 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { type ScanProgress, runPool, usesThreads } from "../io/scanPool";
+import type { CheckVerdict } from "./checkVerdict";
 import type { Totals } from "./report";
 import type { Progress } from "./io";
 import type { Target } from "./walk";
@@ -28,6 +29,8 @@ export interface FileReport {
   totals: Totals;
   status: number;
   failed: string[];
+  /** With the option `verdict` (`sessions --check`), what the check says of the file. */
+  verdict?: CheckVerdict;
 }
 
 export interface CheckHooks<O> {

@@ -13,7 +13,7 @@ import { type FindResult, findSessions } from "../io/sessionFind";
 import { type OptionSpecs, readCommandLine } from "./commandLine";
 import { type CliIo, Progress } from "./io";
 import { escapeControls, jsonLine } from "./terminal";
-import { tildePath } from "./sessions";
+import { tildePath } from "./sessionOutput";
 import { REGEX_TEST_TIMEOUT_MS } from "../io/boundedRegex";
 import { formatDateTime, oneLine, terminalWidth } from "./sessionOutput";
 

@@ -27,7 +27,7 @@ import { type CommandLine, type OptionSpecs, oneFile, readCommandLine } from "./
 import type { CliIo } from "./io";
 import { escapeControls, jsonLine } from "./terminal";
 import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
-import { tildePath } from "./sessions";
+import { tildePath } from "./sessionOutput";
 import { formatBytes, formatDateTime, oneLine, terminalWidth } from "./sessionOutput";
 
 export const INFO_USAGE = `Usage: pi-session-lsp info [--pi 1.x|0.74] [--session-dir DIR] [--json] FILE

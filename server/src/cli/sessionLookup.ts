@@ -19,7 +19,7 @@ import { type Candidate, type FindResult, findSessions } from "../io/sessionFind
 import type { CliIo } from "./io";
 import { formatDateTime, oneLine } from "./sessionOutput";
 import { escapeControls } from "./terminal";
-import { tildePath } from "./sessions";
+import { tildePath } from "./sessionOutput";
 
 /** How many candidates a refusal lists; the rest are counted. */
 const SHOWN_CANDIDATES = 10;

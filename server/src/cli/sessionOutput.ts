@@ -117,3 +117,8 @@ export function terminalWidth(): number {
   const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
   return Math.max(40, Math.min(columns ?? 160, 240));
 }
+
+/** A path under the home folder written from "~". */
+export function tildePath(path: string, home: string): string {
+  return home && (path === home || path.startsWith(`${home}/`)) ? `~${path.slice(home.length)}` : path;
+}

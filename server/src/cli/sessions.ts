@@ -20,10 +20,12 @@ import { type Listing, listSessions } from "../io/sessionQuery";
 import { pathKey } from "../io/sessionStore";
 import { type OptionSpecs, quote, readCommandLine } from "./commandLine";
 import { type CliIo, Progress } from "./io";
+import type { CheckVerdict } from "./checkVerdict";
+import { checkSessions, verdictJson, verdictMark, verdictNotes } from "./sessionVerdicts";
 import { escapeControls, jsonLine } from "./terminal";
-import { formatBytes, formatDateTime, oneLine, oneLineTail, padEnd, padStart, terminalWidth } from "./sessionOutput";
+import { formatBytes, formatDateTime, oneLine, oneLineTail, padEnd, padStart, terminalWidth, tildePath } from "./sessionOutput";
 
-export const SESSIONS_USAGE = `Usage: pi-session-lsp sessions [--cwd DIR | --all] [--session-dir DIR] [--pi 1.x|0.74] [--json] [--limit N]
+export const SESSIONS_USAGE = `Usage: pi-session-lsp sessions [--cwd DIR | --all] [--session-dir DIR] [--pi 1.x|0.74] [--check] [--json] [--limit N]
 
 Lists Pi's sessions, newest first and forks under their origin, as Pi's /resume shows them: those
 of the project in DIR (default: the current folder), or with --all those of every project. The
@@ -34,13 +36,22 @@ is $PI_CODING_AGENT_DIR or ~/.pi/agent.
   --json          {location, sessions, details, omitted}: "sessions" is exactly what Pi's
                   SessionManager.list (or listAll) returns, without allMessagesText; an
                   "omitted" file with "piFails" is one Pi's list hangs or dies on
-  --limit N       print at most N sessions (default 200; 0 prints all)`;
+  --check         also check each session listed, as \`check FILE\` does (on every core; it
+                  builds each session's context and provider request, so it takes longer), and
+                  mark it: "✗ cannot resume" (the walk up from its leaf loops), "✗ Pi 1.x
+                  refuses it" (Pi 1.x does not open the file), "! next request fails: CODE" (Pi
+                  resumes it, but the provider refuses every prompt or Pi throws before sending
+                  it; CODE is the first such error), "N errors" (other errors), nothing when
+                  check finds no error. --json adds to each session's details "check": {errors,
+                  warnings, requestFails?, refused?} (check's verdict is Pi 1.x's, as check's is)
+  --limit N       print at most N sessions (default 200; 0 prints all); only those are checked`;
 
 const OPTIONS: OptionSpecs = {
   cwd: { type: "string" },
   all: { type: "boolean" },
   "session-dir": { type: "string" },
   json: { type: "boolean" },
+  check: { type: "boolean" },
   limit: { type: "string", whole: {} },
 };
 
@@ -75,16 +86,43 @@ export async function runSessions(args: readonly string[], io: CliIo): Promise<n
     progress.done();
   }
   if (listing.location.problem) io.err(`pi-session-lsp sessions: ${listing.location.problem}\n`);
+  // The text lists the first `limit` rows, so only they are checked; --json has every session.
+  const checked = values.check
+    ? await checkListed(
+        values.json || limit === 0
+          ? listing.sessions
+          : listedRows(listing)
+              .slice(0, limit)
+              .map((r) => r.session.listed),
+        values["session-dir"] as string | undefined,
+        io.cwd ?? process.cwd(),
+      )
+    : undefined;
   if (values.json) {
-    io.out(jsonLine(listingJson(listing)));
+    io.out(jsonLine(listingJson(listing, checked)));
     return 0;
   }
-  io.out(renderListing(listing, { limit, width: terminalWidth(), now: Date.now(), home: homedir() }));
+  io.out(renderListing(listing, { limit, width: terminalWidth(), now: Date.now(), home: homedir(), checked }));
   return 0;
 }
 
+/** `check`'s verdict on each of `sessions`, by session. */
+async function checkListed(sessions: readonly ListedSession[], sessionDir: string | undefined, cwd: string): Promise<Map<ListedSession, CheckVerdict>> {
+  const verdicts = await checkSessions(sessions, sessionDir, cwd);
+  return new Map(sessions.map((s, i) => [s, verdicts[i]!] as const));
+}
+
+/** The rows of the text listing, forks under their origin, as `/resume` threads them. */
+function listedRows(listing: Listing) {
+  const keyOf = (path: string) => pathKey(path, listing.process.cwd);
+  return threadSessions(
+    listing.sessions.map((s) => ({ ...s.info, listed: s })),
+    keyOf,
+  );
+}
+
 /** The `--json` document; `sessions` equals Pi's list element for element. */
-export function listingJson(listing: Listing): Record<string, unknown> {
+export function listingJson(listing: Listing, checked?: ReadonlyMap<ListedSession, CheckVerdict>): Record<string, unknown> {
   const { location } = listing;
   return {
     pi: location.version,
@@ -109,15 +147,12 @@ export function listingJson(listing: Listing): Record<string, unknown> {
       branches: s.branches,
       ...(s.unreadLines > 0 ? { unreadLines: s.unreadLines } : {}),
       ...(s.leafLoops ? { cannotResume: "the walk up from the leaf runs into a parent cycle" } : {}),
+      ...(checked?.has(s) ? { check: verdictJson(checked.get(s)!) } : {}),
     })),
     omitted: listing.omitted,
     ...(resumeThrows(listing) ? { resumeThrows: resumeThrows(listing)!.info.path } : {}),
     ...(listing.otherProjects > 0 ? { otherProjects: listing.otherProjects } : {}),
   };
-}
-
-export function tildePath(path: string, home: string): string {
-  return home && (path === home || path.startsWith(`${home}/`)) ? `~${path.slice(home.length)}` : path;
 }
 
 function describeSource(location: SessionLocation): string {
@@ -141,6 +176,8 @@ interface RenderOptions {
   width: number;
   now: number;
   home: string;
+  /** With `--check`, `check`'s verdict on each session checked. */
+  checked?: ReadonlyMap<ListedSession, CheckVerdict> | undefined;
 }
 
 /** The text listing: a heading saying where Pi looks, one row per session, then what Pi leaves out. */
@@ -174,10 +211,7 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
   lines.push("");
 
   const keyOf = (path: string) => pathKey(path, listing.process.cwd);
-  const rows = threadSessions(
-    listing.sessions.map((s) => ({ ...s.info, listed: s })),
-    keyOf,
-  );
+  const rows = listedRows(listing);
   const byKey = new Map(listing.sessions.map((s) => [keyOf(s.info.path), s] as const));
   const shown = options.limit === 0 ? rows : rows.slice(0, options.limit);
   if (shown.length > 0) {
@@ -194,7 +228,7 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
       const origin = forkedFrom(s, byKey, home, listing.process.cwd);
       const prefix = boundedPrefix(row.prefix, row.depth);
       const room = Math.max(16, options.width - fixed - prefix.length - (origin ? origin.length + 2 : 0));
-      const mark = s.leafLoops ? CANNOT_RESUME : "";
+      const mark = options.checked ? verdictMark(s, options.checked.get(s)) : s.leafLoops ? CANNOT_RESUME : "";
       const title = oneLine(info.name ?? info.firstMessage, room - mark.length);
       lines.push(
         `${padEnd(id, 8)}  ${padEnd(when, 21)}  ${padStart(String(info.messageCount), 5)}  ${padStart(String(s.branches), 8)}  ${padStart(formatBytes(s.size), 8)}  ${cwd}${prefix}${mark}${title}${origin ? `  ${origin}` : ""}`,
@@ -217,6 +251,7 @@ export function renderListing(listing: Listing, options: RenderOptions): string 
       "",
       `${CANNOT_RESUME}${looping === 1 ? "1 session Pi cannot resume" : `${looping} sessions Pi cannot resume`}: the walk up from the leaf runs into a parent cycle (Pi 1.x fails with "RangeError: Invalid array length", 0.73/0.74 hangs). \`pi-session-lsp check ID\` shows the cycle; \`pi-session-lsp resume-from ID ENTRY\` with an entry above it makes the session resumable again.`,
     );
+  if (listing.sessions.length > 0) lines.push(...verdictNotes(options.checked, listing.sessions.length));
   const unread = listing.sessions.filter((s) => s.unreadLines > 0);
   for (const s of unread)
     lines.push(`note: ${escapeControls(tildePath(s.info.path, home))} has ${s.unreadLines} line(s) too long to read here; Pi's numbers for it may differ.`);

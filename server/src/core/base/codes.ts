@@ -135,6 +135,27 @@ export type DiagnosticCode = keyof typeof CODES;
 export const ALL_CODES = Object.keys(CODES) as DiagnosticCode[];
 
 /**
+ * The errors that mean Pi resumes the session but its next provider request fails: the provider
+ * rejects it, or Pi's pipeline throws before sending it. `sessions --check` names the first one.
+ */
+export const REQUEST_FAILS_CODES: ReadonlySet<DiagnosticCode> = new Set([
+  "orphaned-tool-result",
+  "request-throws",
+  "too-many-images",
+  "image-too-large",
+  "request-too-large",
+] satisfies DiagnosticCode[]);
+
+/** The errors that mean Pi 1.x refuses to open the file at all (`sessions --check` marks it as one Pi cannot resume). */
+export const REFUSED_CODES: ReadonlySet<DiagnosticCode> = new Set([
+  "missing-header",
+  "invalid-header",
+  "bom",
+  "utf16",
+  "oh-my-pi-session",
+] satisfies DiagnosticCode[]);
+
+/**
  * Codes the editor shows that are not faults of the file: `check` never reports them, so they are
  * not in `CODES`, the README's table of codes or the fixtures, but their severity is decided here too.
  */
