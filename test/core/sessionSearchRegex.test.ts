@@ -7,7 +7,8 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { MAX_REGEX_TEXT, parseSearchQuery, type SearchRegex, SessionSearch } from "../../server/src/core/disk/search";
+import { MAX_REGEX_TEXT, type SearchRegex } from "../../server/src/core/disk/regexMessages";
+import { parseSearchQuery, SessionSearch } from "../../server/src/core/disk/search";
 
 /** A regex that counts its calls. */
 function counting(regex: RegExp): SearchRegex & { calls: number } {
@@ -67,5 +68,29 @@ describe("a re: search past the text held at once", () => {
     const s = new SessionSearch(query);
     for (const m of longSession("the needle")) s.addMessage(m);
     expect(s.finish({ id: "s1", name: undefined, cwd: "/p" })).toMatchObject({ fields: ["messages"], approximate: true });
+  });
+});
+
+describe("the message a re: search shows", () => {
+  function searchPlaced(regex: SearchRegex, messages: string[]) {
+    const query = { ...parseSearchQuery("re:needle"), regex };
+    const s = new SessionSearch(query);
+    messages.forEach((m, i) => s.addMessage(m, { line: i + 1, id: `e${i}`, role: i % 2 === 0 ? "user" : "assistant" }));
+    return s.finish({ id: "s1", name: undefined, cwd: "/p" });
+  }
+
+  it("is the first message the pattern matches on its own, found in a few calls among thousands", () => {
+    const messages = Array.from({ length: 5_000 }, (_, i) => (i === 3_217 || i === 4_000 ? `a needle in message ${i}` : `hay ${i}`));
+    const regex = counting(/needle/i);
+    const match = searchPlaced(regex, messages);
+    expect(match?.entry).toEqual({ line: 3_219, id: "e3217", role: "assistant", snippet: "a needle in message 3217" });
+    // Halving: about log2(5,000) calls, not one a message.
+    expect(regex.calls).toBeLessThan(20);
+  });
+
+  it("is none when only the joined text matches (a match across two messages)", () => {
+    const match = searchPlaced(/need le/i, ["a need", "le here"]);
+    expect(match).toMatchObject({ fields: ["messages"] });
+    expect(match?.entry).toBeUndefined();
   });
 });

@@ -16,7 +16,7 @@
  */
 
 import { createContext, Script } from "node:vm";
-import type { SearchRegex } from "../core/disk/search";
+import type { SearchRegex } from "../core/disk/regexMessages";
 
 /** How long one test may run before the search gives the pattern up. */
 export const REGEX_TEST_TIMEOUT_MS = 1000;

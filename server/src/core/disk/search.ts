@@ -13,26 +13,8 @@
  */
 
 import { looseString } from "../base/loose";
+import { RegexMessages, type SearchRegex } from "./regexMessages";
 import { type MessagePlace, type SearchHit, snippetOf } from "./searchHit";
-
-/**
- * What the search asks of a regular expression. A `RegExp` is one; the command line gives one
- * whose time is bounded (`io/boundedRegex.ts`), since a pattern can backtrack for hours on a
- * few dozen characters and the core cannot stop it.
- */
-export interface SearchRegex {
-  test(text: string): boolean;
-  /** Whether any of `texts` matches: one call for many messages, where each call has a cost of its own. */
-  testAny?(texts: readonly string[]): boolean;
-}
-
-function anyMatches(regex: SearchRegex, texts: readonly string[]): boolean {
-  if (texts.length === 0) return false;
-  return regex.testAny ? regex.testAny(texts) : texts.some((t) => regex.test(t));
-}
-
-/** Messages past `MAX_REGEX_TEXT` are tested in batches of about this many characters. */
-const REGEX_BATCH = 1 << 20;
 
 export interface ParsedSearchQuery {
   mode: "tokens" | "regex";
@@ -53,7 +35,7 @@ export interface SearchMatch {
   fields: ("name" | "id" | "messages" | "cwd")[];
   /** A regular expression was tested message by message because the text was too long to hold. */
   approximate?: boolean;
-  /** When the messages matched: the first message that holds a token on its own (not for `re:`). */
+  /** When the messages matched: the first message that holds a token (or matches a `re:` pattern) on its own. */
   entry?: SearchHit;
 }
 
@@ -61,9 +43,6 @@ const TIER_NAME = 0;
 const TIER_TEXT = 1;
 const TIER_FUZZY = 2;
 const TIER_WEIGHT = 1_000_000;
-
-/** Longest message text kept whole for a regular expression, in UTF-16 code units. */
-export const MAX_REGEX_TEXT = 64 * 1024 * 1024;
 
 // ---- pi-tui fuzzyMatch, ported --------------------------------------------------------------------
 
@@ -219,16 +198,12 @@ export class SessionSearch {
   private readonly phrase = new Map<string, StreamIncludes>();
   private messages = 0;
   private spaceEnded = true;
-  private regexText: string[] | undefined = [];
-  private regexLength = 0;
-  private regexMessageHit = false;
-  /** Messages past `MAX_REGEX_TEXT` not tested yet, each to be tested on its own. */
-  private regexPending: string[] = [];
-  private regexPendingLength = 0;
+  private readonly regexMessages: RegexMessages | undefined;
   /** The first message a token was found in on its own. */
   private hit: SearchHit | undefined;
 
   constructor(readonly query: ParsedSearchQuery) {
+    if (query.mode === "regex" && query.regex) this.regexMessages = new RegexMessages(query.regex);
     for (const token of query.tokens) {
       if (token.kind === "phrase") {
         const phrase = normalizeWhitespaceLower(token.value);
@@ -244,7 +219,7 @@ export class SessionSearch {
   addMessage(text: string, place?: MessagePlace): void {
     const first = this.messages++ === 0;
     if (this.query.mode === "regex") {
-      this.addRegexText(text, first);
+      this.regexMessages?.add(text, first, place);
       return;
     }
     if (this.literal.size > 0) {
@@ -298,30 +273,6 @@ export class SessionSearch {
     }
   }
 
-  private addRegexText(text: string, first: boolean): void {
-    const regex = this.query.regex;
-    if (!regex) return;
-    if (this.regexText) {
-      this.regexText.push(text);
-      this.regexLength += text.length + (first ? 0 : 1);
-      if (this.regexLength <= MAX_REGEX_TEXT) return;
-      // Too long to hold: test what was kept, then each further message alone.
-      this.regexMessageHit = anyMatches(regex, this.regexText);
-      this.regexText = undefined;
-      return;
-    }
-    if (this.regexMessageHit) return;
-    this.regexPending.push(text);
-    this.regexPendingLength += text.length;
-    if (this.regexPendingLength >= REGEX_BATCH) this.testPending(regex);
-  }
-
-  private testPending(regex: SearchRegex): void {
-    if (!this.regexMessageHit) this.regexMessageHit = anyMatches(regex, this.regexPending);
-    this.regexPending = [];
-    this.regexPendingLength = 0;
-  }
-
   /** The match as Pi's `matchSession` scores it, or undefined when the session does not match. */
   finish(subject: SearchSubject): SearchMatch | undefined {
     const { query } = this;
@@ -336,11 +287,12 @@ export class SessionSearch {
       if (!regex) return undefined;
       if (name && regex.test(name)) return { score: TIER_NAME * TIER_WEIGHT, tier: "name", fields: ["name"] };
       if (typeof idText !== "string") return undefined;
-      const approximate = this.regexText === undefined;
-      this.testPending(regex);
-      const messageHit = this.regexText ? regex.test(this.regexText.join(" ")) : this.regexMessageHit;
-      const fields: SearchMatch["fields"] = regex.test(idText) ? ["id"] : messageHit ? ["messages"] : regex.test(subject.cwd) ? ["cwd"] : [];
+      const messages = this.regexMessages!.finish();
+      const approximate = messages.approximate;
+      const fields: SearchMatch["fields"] = regex.test(idText) ? ["id"] : messages.hit ? ["messages"] : regex.test(subject.cwd) ? ["cwd"] : [];
       if (fields.length === 0) return undefined;
+      const hit = fields[0] === "messages" ? messages.first() : undefined;
+      if (hit) return { score: TIER_TEXT * TIER_WEIGHT, tier: "text", fields, entry: hit };
       return approximate ? { score: TIER_TEXT * TIER_WEIGHT, tier: "text", fields, approximate } : { score: TIER_TEXT * TIER_WEIGHT, tier: "text", fields };
     }
     let total = 0;
