@@ -75,7 +75,7 @@ describe("the message a re: search shows", () => {
   function searchPlaced(regex: SearchRegex, messages: string[]) {
     const query = { ...parseSearchQuery("re:needle"), regex };
     const s = new SessionSearch(query);
-    messages.forEach((m, i) => s.addMessage(m, { line: i + 1, id: `e${i}`, role: i % 2 === 0 ? "user" : "assistant" }));
+    for (const [i, m] of messages.entries()) s.addMessage(m, { line: i + 1, id: `e${i}`, role: i % 2 === 0 ? "user" : "assistant" });
     return s.finish({ id: "s1", name: undefined, cwd: "/p" });
   }
 
