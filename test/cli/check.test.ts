@@ -101,9 +101,9 @@ describe("pi-session-lsp check", () => {
     expect(run("check", file).status).toBe(2);
   });
 
-  it("exits 2 naming the wrong word for an unknown option or a bad format, with usage for no path", () => {
+  // With no path, `check` checks the current project's sessions (test/cli/checkProject.test.ts).
+  it("exits 2 naming the wrong word for an unknown option or a bad format", () => {
     for (const [args, said] of [
-      [["check"], "Usage: pi-session-lsp check"],
       [["check", "--nope", "x"], 'unknown option "--nope"'],
       [["check", "--format", "xml", "x"], '--format must be text or json, not "xml"'],
       [["check", "--format"], "--format needs a value (text or json)"],

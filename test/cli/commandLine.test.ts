@@ -97,7 +97,6 @@ describe("every command's line", () => {
 
   it("shows the usage to a command given no words", async () => {
     for (const [name, said] of [
-      ["check", "no path given"],
       ["context", "no file given"],
       ["find", "nothing to find"],
       ["tree", "no file given"],

@@ -24,6 +24,7 @@ import { type FolderInputs, folderInputs, sessionFacts } from "../io/sessionFact
 import { type CheckTask, checkTargets, type FileReport } from "./checkPool";
 import { type CheckVerdict, checkVerdict } from "./checkVerdict";
 import { type CheckOptions, readCheckLine } from "./checkOptions";
+import { type ProjectScope, projectSessions } from "./checkProject";
 import { type CliIo, Progress } from "./io";
 import { closeFile, decodeSession, isUtf16, openRegularFile, openSessionFile, type OpenedFile } from "./files";
 import type { Encoded } from "../core/base/encoding";
@@ -52,8 +53,20 @@ export function runCheck(args: readonly string[], io: CliIo): number | Promise<n
         },
       }
     : io;
+  if (line.project) return checkProject(line.options, line.project, line.threads, shown, progress);
   const ids = { version: "1.x" as const, sessionDir: line.options.sessionDir };
   return withSessionFiles("check", line.paths, shown, ids, (paths) => new CheckRun(line.options, shown).run(paths, line.threads, progress));
+}
+
+/** `check` with no PATH: the project's sessions (or every project's), the folder said on stderr first. */
+function checkProject(options: CheckOptions, project: ProjectScope, threads: number, io: CliIo, progress: Progress | undefined): number | Promise<number> {
+  const found = projectSessions(project, { sessionDir: options.sessionDir, env: io.env });
+  if (found.problem) io.err(`pi-session-lsp check: ${escapeControls(found.problem)}\n`);
+  if (!options.quiet) io.err(`pi-session-lsp check: ${found.empty ?? found.where}\n`);
+  const run = new CheckRun(options, io);
+  // The line above already says there is nothing to check; the folder walk's note would only repeat it.
+  run.emptyNote = undefined;
+  return run.run(found.paths, threads, progress);
 }
 
 /** Checks one file as `check` does, into a report of what it printed and counted (a worker thread's task). */
@@ -80,6 +93,8 @@ export class CheckRun {
   private readonly cwd: string;
   /** Told the bytes read as a file streams past (a progress line). */
   onBytes: ((bytes: number) => void) | undefined;
+  /** The note printed when the paths hold no file to check. */
+  emptyNote: string | undefined = "no *.jsonl files in the paths given";
   /** Where Pi keeps sessions, found once per run (and once per worker thread) for the folder checks. */
   private folders: FolderInputs | undefined;
 
@@ -97,7 +112,7 @@ export class CheckRun {
       unreadable: (text) => this.fail(text),
     });
     const finish = (): number => {
-      if (targets.length === 0 && this.status !== 2) this.note("no *.jsonl files in the paths given");
+      if (targets.length === 0 && this.status !== 2 && this.emptyNote) this.note(this.emptyNote);
       if (!this.options.json && !this.options.quiet) this.io.out(`${formatSummary(this.totals, this.style)}\n`);
       return this.status;
     };
@@ -227,7 +242,7 @@ export class CheckRun {
     let checkError: string | undefined;
     try {
       // Past the cap per code, diagnostics are only counted, so a file of millions of broken lines stays cheap.
-      this.folders ??= folderInputs({ version: "1.x", sessionDir: options.sessionDir });
+      this.folders ??= folderInputs({ version: "1.x", sessionDir: options.sessionDir, cwd: options.projectCwd });
       const found = collectDiagnostics(doc, MAX_PER_CODE, sessionFacts(doc, this.folders, decoded));
       overflow = found.overflow;
       all = found.diagnostics;

@@ -4,6 +4,7 @@
  */
 
 import { defaultThreads } from "../io/scanPool";
+import type { ProjectScope } from "./checkProject";
 import { type OptionSpecs, readCommandLine } from "./commandLine";
 import { MAX_FILE_BYTES } from "./files";
 import type { CliIo } from "./io";
@@ -11,9 +12,15 @@ import { SEVERITY_NAMES } from "./report";
 import { wantsColor } from "./terminal";
 
 export const CHECK_USAGE = `Usage: pi-session-lsp check [options] PATH...
+       pi-session-lsp check [options] [--cwd DIR | --all]
 
 Checks Pi session files (*.jsonl) and prints their diagnostics. Folders are searched recursively
 for *.jsonl files (links to folders are not followed; FIFOs, devices and sockets are skipped).
+With no PATH, checks the sessions of the project in the current folder (or DIR), in the folder Pi
+itself lists them from, as \`pi-session-lsp sessions\` finds it (--session-dir, else
+$PI_CODING_AGENT_SESSION_DIR, else sessionDir in Pi's settings, else <agent>/sessions/--<DIR>--/),
+and says on stderr which folder and why; with --all, every project's sessions. A project with no
+sessions is not an error (exit status 0).
 
 Options:
   --format text|json     text (default): one line per diagnostic and a summary;
@@ -23,6 +30,8 @@ Options:
   --fix                  apply the safe fixes (marked [--fix]) and print what is left
   --unsafe-fixes         with --fix or --dry-run: apply the unsafe fixes too, and list each
   --dry-run              with or without --fix: print the fixes as a unified diff, write nothing
+  --cwd DIR              with no PATH: check the sessions of the project in DIR
+  --all                  with no PATH: check the sessions of every project
   --threads N            check the files of a folder on N threads (default: one per core); the
                          output is the same, in the same order, whatever N
   --session-dir DIR      the folder Pi keeps sessions in, as Pi's own --session-dir (default:
@@ -59,6 +68,8 @@ const OPTIONS: OptionSpecs = {
   "dry-run": { type: "boolean" },
   threads: { type: "string", whole: { min: 1, unit: "threads" } },
   "session-dir": { type: "string" },
+  cwd: { type: "string" },
+  all: { type: "boolean" },
 };
 
 export interface CheckOptions {
@@ -74,6 +85,8 @@ export interface CheckOptions {
   minSeverity: number;
   /** `--session-dir`: the folder Pi keeps sessions in, for the folder checks. */
   sessionDir?: string | undefined;
+  /** `--cwd DIR`: the project whose folders the folder checks compare with, instead of the current folder. */
+  projectCwd?: string | undefined;
   /** `sessions --check`: each file's verdict is kept in its report (`checkVerdict.ts`) and nothing is printed. */
   verdict?: boolean;
 }
@@ -82,6 +95,8 @@ export interface CheckOptions {
 export interface CheckLine {
   options: CheckOptions;
   paths: string[];
+  /** With no PATH: the project whose sessions are checked (or every project's). */
+  project?: ProjectScope;
   threads: number;
 }
 
@@ -92,11 +107,13 @@ export function readCheckLine(args: readonly string[], io: CliIo): CheckLine | n
     usage: CHECK_USAGE,
     options: OPTIONS,
     check: (values, paths) =>
-      paths.length === 0
-        ? "no path given"
-        : values["unsafe-fixes"] && !values["dry-run"] && !values.fix
-          ? "--unsafe-fixes goes with --fix or --dry-run"
-          : undefined,
+      paths.length > 0 && (values.all || values.cwd !== undefined)
+        ? `${values.all ? "--all" : "--cwd"} checks a project's sessions and takes no PATH`
+        : values.all && values.cwd !== undefined
+          ? "--cwd and --all cannot be combined"
+          : values["unsafe-fixes"] && !values["dry-run"] && !values.fix
+            ? "--unsafe-fixes goes with --fix or --dry-run"
+            : undefined,
   });
   if (typeof line === "number") return line;
   const { values, positionals } = line;
@@ -111,7 +128,9 @@ export function readCheckLine(args: readonly string[], io: CliIo): CheckLine | n
     quiet: values.quiet === true,
     minSeverity: SEVERITY_NAMES.indexOf((values["min-severity"] as (typeof SEVERITY_NAMES)[number] | undefined) ?? "hint"),
     sessionDir: values["session-dir"] as string | undefined,
+    projectCwd: values.cwd as string | undefined,
   };
   const threads = values.threads === undefined ? defaultThreads() : Number(values.threads);
-  return { options, paths: positionals, threads };
+  if (positionals.length > 0) return { options, paths: positionals, threads };
+  return { options, paths: [], project: { scope: values.all ? "all" : "current", cwd: options.projectCwd }, threads };
 }

@@ -4,6 +4,7 @@
  * `terminal.ts`), and sizes and dates for people.
  */
 
+import type { SessionLocation } from "../core/disk/location";
 import { escapeControls } from "./terminal";
 
 /** Display columns of one code point: 2 for East Asian wide and emoji ranges, 0 for combining marks, else 1. */
@@ -121,4 +122,18 @@ export function terminalWidth(): number {
 /** A path under the home folder written from "~". */
 export function tildePath(path: string, home: string): string {
   return home && (path === home || path.startsWith(`${home}/`)) ? `~${path.slice(home.length)}` : path;
+}
+
+/** Why Pi reads the folder it reads: the flag, the variable or the settings file that named it, or none. */
+export function describeSource(location: SessionLocation): string {
+  switch (location.source) {
+    case "--session-dir":
+      return "from --session-dir";
+    case "PI_CODING_AGENT_SESSION_DIR":
+      return "from $PI_CODING_AGENT_SESSION_DIR";
+    case "settings":
+      return `from sessionDir in ${location.settings.find((s) => s.scope === location.settingsScope)?.path ?? "settings"}`;
+    default:
+      return "the project's default folder";
+  }
 }

@@ -14,7 +14,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, resolve } from "node:path";
 import { formatAge, infoJson, type ListedSession, resumeKeyThrows, threadSessions } from "../core/disk/list";
-import { encodeCwd, type SessionLocation } from "../core/disk/location";
+import { encodeCwd } from "../core/disk/location";
 import { probeHeader } from "../io/scanFile";
 import { type Listing, listSessions } from "../io/sessionQuery";
 import { pathKey } from "../io/sessionStore";
@@ -23,7 +23,7 @@ import { type CliIo, Progress } from "./io";
 import type { CheckVerdict } from "./checkVerdict";
 import { checkSessions, verdictJson, verdictMark, verdictNotes } from "./sessionVerdicts";
 import { escapeControls, jsonLine } from "./terminal";
-import { formatBytes, formatDateTime, oneLine, oneLineTail, padEnd, padStart, terminalWidth, tildePath } from "./sessionOutput";
+import { describeSource, formatBytes, formatDateTime, oneLine, oneLineTail, padEnd, padStart, terminalWidth, tildePath } from "./sessionOutput";
 
 export const SESSIONS_USAGE = `Usage: pi-session-lsp sessions [--cwd DIR | --all] [--session-dir DIR] [--pi 1.x|0.74] [--check] [--json] [--limit N]
 
@@ -153,19 +153,6 @@ export function listingJson(listing: Listing, checked?: ReadonlyMap<ListedSessio
     ...(resumeThrows(listing) ? { resumeThrows: resumeThrows(listing)!.info.path } : {}),
     ...(listing.otherProjects > 0 ? { otherProjects: listing.otherProjects } : {}),
   };
-}
-
-function describeSource(location: SessionLocation): string {
-  switch (location.source) {
-    case "--session-dir":
-      return "from --session-dir";
-    case "PI_CODING_AGENT_SESSION_DIR":
-      return "from $PI_CODING_AGENT_SESSION_DIR";
-    case "settings":
-      return `from sessionDir in ${location.settings.find((s) => s.scope === location.settingsScope)?.path ?? "settings"}`;
-    default:
-      return "the project's default folder";
-  }
 }
 
 /** The mark of a session Pi cannot resume, before its title. */
