@@ -126,6 +126,21 @@ describe("check with no PATH", () => {
     );
   });
 
+  it("says a project whose folder holds no session has nothing to check, and says nothing with --quiet", () => {
+    const bare = join(root, "bare");
+    mkdirSync(bare, { recursive: true });
+    const dir = join(agent, "sessions", encodeCwd(bare));
+    write(dir, "notes.txt", ["not a session"]);
+    const r = run([], bare);
+    expect(r.files).toEqual([]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe(`pi-session-lsp check: no sessions to check in ${dir} (the project's default folder)\n`);
+    const quiet = run(["--quiet"], project);
+    expect(quiet.stderr).toBe("");
+    expect(quiet.files.length).toBe(2);
+    expect(quiet.status).toBe(1);
+  });
+
   it("refuses --all or --cwd with a PATH, and --all with --cwd", () => {
     const withPath = run(["--all", join(project, "x.jsonl")], project);
     expect(withPath.status).toBe(2);
