@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { closeFile, openSessionFile } from "../../server/src/cli/files";
 import { FileChanged, FixRefused, replaceFile, type FixFs } from "../../server/src/cli/replace";
@@ -153,16 +153,31 @@ describe("pi-session-lsp check --fix", () => {
   });
 
   it("leaves the original intact and exits 2 when the fixed file cannot be written", () => {
-    const file = sessionFile("nobackup", broken);
-    // A folder where the backup should go makes the very first step fail.
-    mkdirSync(`${file}.bak`);
-    for (let n = 1; n <= 1001; n++) mkdirSync(`${file}.bak.${n}`);
+    // A name of 250 bytes: the file is there, but the backup and the temporary file beside it
+    // (`.NAME.<pid>.0.bak`, `.NAME.<pid>.0.tmp`) are past the 255 bytes a name may have, so the
+    // very first step fails, whoever runs the test.
+    const folder = mkdtempSync(join(dir, "long-"));
+    const file = join(folder, `${"n".repeat(244)}.jsonl`);
+    writeFileSync(file, broken);
     const r = run("check", "--fix", file);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(`cannot fix ${file}`);
     expect(readFileSync(file, "utf8")).toBe(broken);
     // What is reported is then the original's diagnostics.
     expect(r.stdout).toContain("error self-parent");
+    expect(readdirSync(folder)).toEqual([basename(file)]);
+  });
+
+  it("never writes over an earlier backup: when FILE.bak and FILE.bak.1… are taken, the new one keeps its temporary name", () => {
+    const file = sessionFile("taken", broken);
+    mkdirSync(`${file}.bak`);
+    for (let n = 1; n <= 1001; n++) mkdirSync(`${file}.bak.${n}`);
+    const r = run("check", "--fix", file);
+    expect(r.status).toBe(1);
+    expect(readFileSync(file, "utf8")).toBe(repaired);
+    const saved = /the original is saved as (\S+\.bak) /.exec(r.stdout)?.[1];
+    expect(saved, r.stdout).toMatch(/\/\.taken\.jsonl\.\d+\.0\.bak$/);
+    expect(readFileSync(saved!, "utf8")).toBe(broken);
   });
 });
 
@@ -238,6 +253,8 @@ describe("replaceFile", () => {
 
   it("leaves the file as it is when Pi appends while the fix is written", () => {
     const file = sessionFile("appended", broken);
+    // A backup of an earlier change: a change that does not happen leaves it where it is.
+    writeFileSync(`${file}.bak`, "an earlier backup");
     const entry = `${user("p1", "a1", 3)}\n`;
     // Pi's append lands after the read, while the fixed text is being written.
     const pi = withHook("fsyncSync", () => {
@@ -245,7 +262,8 @@ describe("replaceFile", () => {
     });
     expect(() => replace(file, repaired, pi)).toThrow(FileChanged);
     expect(readFileSync(file, "utf8")).toBe(broken + entry);
-    expect(readdirSync(join(file, ".."))).toEqual(["appended.jsonl"]);
+    expect(readdirSync(join(file, "..")).sort()).toEqual(["appended.jsonl", "appended.jsonl.bak"]);
+    expect(readFileSync(`${file}.bak`, "utf8")).toBe("an earlier backup");
     expect(fs.statSync(file).nlink).toBe(1);
   });
 

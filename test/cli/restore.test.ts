@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFil
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { KEPT_PER_SESSION } from "../../server/src/cli/backups";
+import { historyStem, KEPT_PER_SESSION } from "../../server/src/cli/backups";
 import { ensureBuilt } from "../helpers/lspClient";
 
 const bin = join(__dirname, "../../bin/pi-session-lsp.js");
@@ -81,15 +81,16 @@ describe("backups beside a session", () => {
     mkdirSync(s.history, { recursive: true });
     // Older backups of this session, and one of another session, which is not counted.
     for (let n = 0; n < KEPT_PER_SESSION + 3; n++) {
-      const path = join(s.history, `pruned.jsonl.2026-01-0${1 + (n % 9)}T00-00-00-${String(n).padStart(3, "0")}Z.bak`);
+      const path = join(s.history, `${historyStem(s.file)}.2026-01-0${1 + (n % 9)}T00-00-00-${String(n).padStart(3, "0")}Z.bak`);
       writeFileSync(path, `old ${n}`);
       utimesSync(path, 1_700_000_000 + n, 1_700_000_000 + n);
     }
-    writeFileSync(join(s.history, "other.jsonl.2026-01-01T00-00-00-000Z.bak"), "other");
+    // Another session of the same name in another folder keeps its own.
+    writeFileSync(join(s.history, `${historyStem(join(s.folder, "elsewhere", "pruned.jsonl"))}.2026-01-01T00-00-00-000Z.bak`), "other");
     writeFileSync(`${s.file}.bak`, "newest");
     expect(s.run("check", "--fix", s.file).status).toBe(0);
     const names = readdirSync(s.history);
-    expect(names.filter((n) => n.startsWith("pruned.jsonl.")).length).toBe(KEPT_PER_SESSION);
+    expect(names.filter((n) => n.startsWith(`${historyStem(s.file)}.`)).length).toBe(KEPT_PER_SESSION);
     expect(s.kept()).toContain("newest");
     expect(s.kept()).toContain("other");
     // The oldest went first.
@@ -152,6 +153,23 @@ describe("pi-session-lsp restore", () => {
     expect(readFileSync(s.file, "utf8")).toBe(first);
   });
 
+  it("refuses when the file was written after its backup was made (Pi's new entries), unless --force", () => {
+    const s = setUp("later", first);
+    s.run("check", "--fix", s.file);
+    // Pi appends an entry a minute later.
+    const appended = `${readFileSync(s.file, "utf8")}${user("a2", "a1", 2)}\n`;
+    writeFileSync(s.file, appended);
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(s.file, later, later);
+    const r = s.run("restore", s.file);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/after its backup was made .*: restoring would take out what was written since .*; run with --force/);
+    expect(readFileSync(s.file, "utf8")).toBe(appended);
+    expect(s.run("restore", "--force", s.file).status).toBe(0);
+    expect(readFileSync(s.file, "utf8")).toBe(first);
+    expect(readFileSync(`${s.file}.bak`, "utf8")).toBe(appended);
+  });
+
   it("refuses when the file already holds the backup's text", () => {
     const s = setUp("same", first);
     writeFileSync(`${s.file}.bak`, first);
@@ -166,7 +184,7 @@ describe("pi-session-lsp restore", () => {
     expect(s.run("--help").stdout).toMatch(/^ {2}restore FILE\|ID +put back FILE.bak/m);
     const own = s.run("restore", "--help");
     expect(own.status).toBe(0);
-    expect(own.stdout).toContain("Usage: pi-session-lsp restore [--dry-run] [--session-dir DIR] FILE");
+    expect(own.stdout).toContain("Usage: pi-session-lsp restore [--dry-run] [--force] [--session-dir DIR] FILE");
     expect(dirname(s.file)).toBe(s.folder);
   });
 });

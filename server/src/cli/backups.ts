@@ -12,6 +12,7 @@
  * beyond `KEPT_PER_SESSION`.
  */
 
+import { createHash } from "node:crypto";
 import * as nodeFs from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -36,7 +37,7 @@ export function historyFolder(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** FILE.bak and FILE.bak.N beside `target`: the backups this and older versions left there. */
-export function backupsBeside(target: string, fs: Pick<typeof nodeFs, "readdirSync"> = nodeFs): string[] {
+function backupsBeside(target: string, fs: Pick<typeof nodeFs, "readdirSync"> = nodeFs): string[] {
   const name = basename(target);
   let names: string[];
   try {
@@ -72,34 +73,43 @@ export function retireBackups(target: string, env: NodeJS.ProcessEnv = process.e
       const stat = nodeFs.lstatSync(path);
       if (!stat.isFile()) continue;
       const made = stat.mtime.toISOString().replace(/[:.]/g, "-");
-      const destination = freeName(folder, `${basename(target)}.${made}`);
+      const destination = freeName(folder, `${historyStem(target)}.${made}`);
       moveFile(path, destination);
       moved = true;
     } catch {
       // Left beside the session: nothing is lost, the pile is only not cleared.
     }
   }
-  prune(folder, basename(target));
+  prune(folder, historyStem(target));
   return moved ? folder : undefined;
 }
 
-/** `<stem>.bak`, else `<stem>.2.bak`, …: the first name not taken in `folder`. */
-function freeName(folder: string, stem: string): string {
-  for (let n = 1; ; n++) {
-    const path = join(folder, `${stem}${n === 1 ? "" : `.${n}`}.bak`);
-    if (!nodeFs.existsSync(path) || n > 1000) return path;
-  }
+/**
+ * The start of a session's names in the history folder: its file name, and 8 hex digits of its
+ * folder's path, so that two sessions of one name in different folders keep their own backups.
+ */
+export function historyStem(target: string): string {
+  return `${basename(target)}.${createHash("sha256").update(dirname(target)).digest("hex").slice(0, 8)}`;
 }
 
-/** A rename, or a copy and unlink across file systems; the copy never overwrites. */
+/** `<stem>.bak`, else `<stem>.2.bak`, …: the first name not taken in `folder` (an error after 1,000). */
+function freeName(folder: string, stem: string): string {
+  for (let n = 1; n <= 1000; n++) {
+    const path = join(folder, `${stem}${n === 1 ? "" : `.${n}`}.bak`);
+    if (!nodeFs.existsSync(path)) return path;
+  }
+  throw new Error(`no free name for ${stem} in ${folder}`);
+}
+
+/** A second name and the first removed, or a copy across file systems: never over another file. */
 function moveFile(from: string, to: string): void {
   try {
-    nodeFs.renameSync(from, to);
+    nodeFs.linkSync(from, to);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") throw error;
     nodeFs.copyFileSync(from, to, nodeFs.constants.COPYFILE_EXCL);
-    nodeFs.unlinkSync(from);
   }
+  nodeFs.unlinkSync(from);
 }
 
 /** Removes all but the newest `KEPT_PER_SESSION` backups of one session from the history folder. */

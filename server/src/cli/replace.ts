@@ -86,7 +86,6 @@ export function replaceFile(file: OpenedFile, text: string | Buffer, fs: FixFs =
     );
   }
   const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text;
-  const history = retireBackups(target);
   const backup = makeBackup(fs, target, file);
   let temp: string | undefined;
   try {
@@ -102,7 +101,39 @@ export function replaceFile(file: OpenedFile, text: string | Buffer, fs: FixFs =
     throw error;
   }
   syncFolder(fs, dirname(target));
-  return { backup: backup.path, history, target, viaLink, ...recoverTail(fs, file, target, bytes.length, backup.linked ? undefined : backup.path) };
+  const recovered = recoverTail(fs, file, target, bytes.length, backup.linked ? undefined : backup.path);
+  return { ...settleBackup(fs, backup.path, target), target, viaLink, ...recovered };
+}
+
+/**
+ * A backup under its temporary name beside `target`, until the change is made: then it becomes
+ * FILE.bak (`settleBackup`). Made there, not as FILE.bak at once, so that a change that does not
+ * happen leaves the backups as they were.
+ */
+function pendingName(target: string, n: number): string {
+  return join(dirname(target), `.${basename(target)}.${process.pid}.${n}.bak`);
+}
+
+/**
+ * Once the change is made: the older backups beside the file are moved out of Pi's folder
+ * (`retireBackups`), and the new one takes the name FILE.bak, or FILE.bak.1, … when an older one
+ * could not be moved. A second name is made and the first removed, so no backup is overwritten.
+ */
+function settleBackup(fs: FixFs, pending: string, target: string): { backup: string; history?: string } {
+  const history = retireBackups(target);
+  for (let n = 0; n <= 1000; n++) {
+    const name = backupName(target, n);
+    try {
+      fs.linkSync(pending, name);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
+      // No hard links here: the temporary name stays, which is still a backup, and is said.
+      return { backup: pending, ...(history ? { history } : {}) };
+    }
+    removeQuietly(fs, pending);
+    return { backup: name, ...(history ? { history } : {}) };
+  }
+  return { backup: pending, ...(history ? { history } : {}) };
 }
 
 /** FILE.bak, else (when an older one could not be moved away) FILE.bak.1, …: the first free. */
@@ -112,7 +143,7 @@ function backupName(target: string, n: number): string {
 
 function makeBackup(fs: FixFs, target: string, file: OpenedFile): { path: string; linked: boolean } {
   for (let n = 0; ; n++) {
-    const name = backupName(target, n);
+    const name = pendingName(target, n);
     try {
       fs.linkSync(target, name);
       return { path: name, linked: true };
@@ -121,7 +152,7 @@ function makeBackup(fs: FixFs, target: string, file: OpenedFile): { path: string
       if (code === "EEXIST" && n < 1000) continue;
       if (code === "EEXIST") throw error;
       // No hard links here (EPERM, ENOTSUP, …): a copy of the bytes read instead.
-      return { path: writeExclusive(fs, (k) => backupName(target, n + k), file.bytes, file.stat, false), linked: false };
+      return { path: writeExclusive(fs, (k) => pendingName(target, n + k), file.bytes, file.stat, false), linked: false };
     }
   }
 }
@@ -258,8 +289,7 @@ export interface Appended {
 export function appendToFile(file: OpenedFile, text: string, fs: FixFs = nodeFs): Appended {
   const target = fs.realpathSync(file.path);
   const bytes = Buffer.from(text, "utf8");
-  const history = retireBackups(target);
-  const backup = writeExclusive(fs, (n) => backupName(target, n), file.bytes, file.stat, false);
+  const backup = writeExclusive(fs, (n) => pendingName(target, n), file.bytes, file.stat, false);
   let fd: number | undefined;
   try {
     assertUnchanged(fs, file, target);
@@ -276,7 +306,8 @@ export function appendToFile(file: OpenedFile, text: string, fs: FixFs = nodeFs)
   try {
     for (let n = 0; n < bytes.length; ) n += fs.writeSync(fd, bytes, n, bytes.length - n);
     fs.fsyncSync(fd);
-    return { backup, history, target, interleaved: fs.fstatSync(fd).size !== file.stat.size + bytes.length };
+    const interleaved = fs.fstatSync(fd).size !== file.stat.size + bytes.length;
+    return { ...settleBackup(fs, backup, target), target, interleaved };
   } finally {
     fs.closeSync(fd);
   }

@@ -20,7 +20,7 @@ import { errorText } from "./walk";
 import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 import { groupDigits } from "../core/base/text";
 
-export const RESTORE_USAGE = `Usage: pi-session-lsp restore [--dry-run] [--session-dir DIR] FILE
+export const RESTORE_USAGE = `Usage: pi-session-lsp restore [--dry-run] [--force] [--session-dir DIR] FILE
 
 Puts back the session FILE as it was before the last change pi-session-lsp made to it (check --fix,
 resume-from, drop-from-context), from FILE.bak beside it. The file as it is now becomes the new
@@ -28,10 +28,18 @@ FILE.bak, so running restore again undoes it. Older backups are kept outside Pi'
 $PI_SESSION_LSP_BACKUP_DIR, else $XDG_STATE_HOME/pi-session-lsp/backups (~/.local/state/...);
 copy one of them over FILE.bak to restore it.
   --dry-run   say what would be restored, and change nothing
+  --force     restore even when the file was written after its backup was made (what was
+              written since, Pi's new entries, is then only in the new FILE.bak)
 ${FILE_OR_ID_HELP}
 Exit status: 0 restored (or would be), 2 usage error, no backup, or the file changed meanwhile.`;
 
-const OPTIONS: OptionSpecs = { "dry-run": { type: "boolean" }, "session-dir": SESSION_DIR_OPTION };
+const OPTIONS: OptionSpecs = { "dry-run": { type: "boolean" }, force: { type: "boolean" }, "session-dir": SESSION_DIR_OPTION };
+
+/**
+ * How much later than its backup's last change a file may be written and still be the file that
+ * change left: the writer renames the file (or appends) and then names the backup, within it.
+ */
+const SAME_CHANGE_MS = 1000;
 
 export function runRestore(args: readonly string[], io: CliIo, fs: FixFs = nodeFs): number | Promise<number> {
   const parsed = readCommandLine(args, io, { name: "restore", usage: RESTORE_USAGE, options: OPTIONS, check: oneFile });
@@ -55,15 +63,26 @@ function restore(path: string, values: OptionValues, io: CliIo, fs: FixFs): numb
   }
   const backup = backupBeside(target);
   let saved: Buffer;
+  let backupStat: nodeFs.Stats;
+  let fileStat: nodeFs.Stats;
   try {
     saved = nodeFs.readFileSync(backup);
+    backupStat = nodeFs.statSync(backup);
+    fileStat = nodeFs.statSync(target);
   } catch (error) {
     const why = (error as NodeJS.ErrnoException).code === "ENOENT" ? "there is none" : errorText(error);
     return fail(
       `no backup to restore beside ${path} (${displayPath(backup, cwd)}: ${why}); older backups, if any, are in ${displayPath(historyFolder(), cwd)}`,
     );
   }
-  const when = nodeFs.statSync(backup).mtime.toISOString();
+  const when = backupStat.mtime.toISOString();
+  // The backup is named when the change is made (its ctime): a file written later holds more than
+  // that change, Pi's new entries most likely, which restoring would take out of the session.
+  if (fileStat.mtimeMs > backupStat.ctimeMs + SAME_CHANGE_MS && !values.force) {
+    return fail(
+      `${path} was written at ${fileStat.mtime.toISOString()}, after its backup was made (${backupStat.ctime.toISOString()}): restoring would take out what was written since (Pi's new entries, if the session is still in use); run with --force to restore anyway, which keeps it in the new FILE.bak`,
+    );
+  }
   if (values["dry-run"]) {
     io.out(`${escapeControls(path)}: would restore ${displayPath(backup, cwd)} (${groupDigits(saved.length)} bytes, last written ${when})\n`);
     return 0;
