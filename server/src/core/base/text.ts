@@ -13,7 +13,8 @@ function isHighSurrogate(c: number): boolean {
   return c >= 0xd800 && c <= 0xdbff;
 }
 
-function isLowSurrogate(c: number): boolean {
+/** Whether `c` is the second half of a surrogate pair. */
+export function isLowSurrogate(c: number): boolean {
   return c >= 0xdc00 && c <= 0xdfff;
 }
 

@@ -4,6 +4,8 @@
  * has an entry to start from. The snippet is session text: the command line escapes it.
  */
 
+import { isLowSurrogate } from "../base/text";
+
 /** Where a message is, for a search hit: its line (0-based, as Pi splits the file), its entry's id and its role. */
 export interface MessagePlace {
   line: number;
@@ -35,8 +37,4 @@ export function snippetOf(text: string, at: number, length: number): string {
   if (end < text.length && isLowSurrogate(text.charCodeAt(end))) end++;
   const body = text.slice(start, end).replace(/\s+/g, " ");
   return `${start > 0 ? "…" : ""}${body}${end < text.length ? "…" : ""}`;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
 }
