@@ -17,6 +17,7 @@ import { VERSION } from "./version";
 const SUMMARIES: readonly (readonly [string, string])[] = [
   ["check PATH|ID...", "check sessions for what Pi would skip, hang on or overwrite"],
   ["context FILE|ID", "print the context Pi builds when it resumes a session"],
+  ["export FILE|ID", "a branch or the whole tree as Markdown or one HTML page"],
   ["sessions", "Pi's sessions for this folder, as /resume lists them"],
   ["find ID|PREFIX|TEXT", "which session pi --session opens; search names and messages"],
   ["tree FILE|ID", "the session tree as /tree draws it, with each entry's id"],
@@ -57,6 +58,7 @@ type Command = (args: readonly string[], io: CliIo) => number | Promise<number>;
 const COMMANDS: Record<string, () => Command> = {
   check: () => (require("./cli/check") as typeof import("./cli/check")).runCheck,
   context: () => (require("./cli/contextCommand") as typeof import("./cli/contextCommand")).runContext,
+  export: () => (require("./cli/export") as typeof import("./cli/export")).runExport,
   sessions: () => (require("./cli/sessions") as typeof import("./cli/sessions")).runSessions,
   tree: () => (require("./cli/tree") as typeof import("./cli/tree")).runTree,
   info: () => (require("./cli/info") as typeof import("./cli/info")).runInfo,
@@ -148,7 +150,7 @@ function unknownCommand(command: string): void {
   const hint = near === undefined ? "" : ` (did you mean ${Object.hasOwn(COMMANDS, near) ? near : `--${near}`}?)`;
   const what = command.startsWith("-") ? "option" : "command";
   process.stderr.write(
-    `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, sessions, find, tree, info, resume-from, drop-from-context, fork, restore, help, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
+    `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, export, sessions, find, tree, info, resume-from, drop-from-context, fork, restore, help, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
   );
   process.exitCode = 2;
 }

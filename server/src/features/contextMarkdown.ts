@@ -84,6 +84,19 @@ export function renderContextMarkdown(build: ContextBuild, options: ContextMarkd
   return `${out.join("\n")}\n`;
 }
 
+/**
+ * One message of a context as `renderContextMarkdown` renders it (its `## n.` section, after a blank
+ * line): `export` renders a branch message by message as it streams, with larger limits.
+ */
+export function renderMessageMarkdown(
+  message: unknown,
+  n: number,
+  source: Entry | undefined,
+  options: Pick<ContextMarkdownOptions, "maxLines" | "maxChars"> = {},
+): string {
+  return renderedMessage(message, n, source, { lines: options.maxLines ?? 20, chars: options.maxChars ?? 2000 });
+}
+
 // ---- Messages --------------------------------------------------------------------------------
 
 interface Limits {
