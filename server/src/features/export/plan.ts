@@ -72,6 +72,13 @@ function leaves(a: SessionAnalysis): { branches: ExportBranch[]; branchesCut: nu
     const depth = a.depth[entry.index]!;
     branches.push({ leaf: entry, length: depth < 0 ? -1 : depth + 1, resumed: entry === a.leaf });
   }
+  // The entries of a parent cycle lie on no leaf's branch unless something hangs off the cycle:
+  // each cycle is listed too, by its first entry in file order, so that it can be shown.
+  for (const cycle of a.cycles) {
+    const first = cycle.reduce((x, y) => (y.index < x.index ? y : x));
+    if (branches.length === MAX_BRANCHES) cut++;
+    else branches.push({ leaf: first, length: -1, resumed: first === a.leaf });
+  }
   return { branches, branchesCut: cut };
 }
 
