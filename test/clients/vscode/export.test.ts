@@ -24,9 +24,10 @@ const PLAYWRIGHT = join(TOOLS, "playwright", "node_modules", "playwright-core");
 
 interface Page {
   on(event: string, listener: (value: never) => void): void;
-  addInitScript(script: () => void): Promise<void>;
+  addInitScript(script: string): Promise<void>;
   goto(url: string, options: object): Promise<unknown>;
-  evaluate<T>(f: () => T): Promise<T>;
+  /** The value of a JavaScript expression in the page (a string: this project compiles without the DOM's types). */
+  evaluate<T>(expression: string): Promise<T>;
   click(selector: string): Promise<void>;
   isVisible(selector: string): Promise<boolean>;
 }
@@ -73,11 +74,9 @@ async function setUp(): Promise<void> {
   page.on("pageerror", (error: Error) => void seen.errors.push(error.message));
   page.on("request", (request: { url(): string }) => void seen.requests.push(request.url()));
   // Installed by the browser before the page's own code, outside its policy: it records every violation.
-  await page.addInitScript(() => {
-    const w = window as unknown as { __violations: string[] };
-    w.__violations = [];
-    document.addEventListener("securitypolicyviolation", (e) => w.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
-  });
+  await page.addInitScript(
+    'window.__violations = []; document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective + " " + e.blockedURI));',
+  );
   await page.goto(pathToFileURL(pagePath).href, { waitUntil: "load", timeout: 60_000 });
 }
 
@@ -87,7 +86,7 @@ afterAll(async () => {
 });
 
 /** The text of the entries shown. */
-const visibleTexts = () => page.evaluate(() => (document.querySelector("main") as HTMLElement).innerText);
+const visibleTexts = () => page.evaluate<string>('document.querySelector("main").innerText');
 
 describe("export --format html in Chromium", () => {
   it("renders the branch Pi resumes, with the 10 MB line cut and the one real image shown", async () => {
@@ -98,13 +97,13 @@ describe("export --format html in Chromium", () => {
     expect(text).not.toContain("BRANCH-A-TEXT");
     expect(text).toContain("HUGE-START");
     expect(text).toContain("9,485,771 more characters not shown");
-    const images = await page.evaluate(() => [...document.images].map((img) => ({ complete: img.complete, width: img.naturalWidth })));
+    const images = await page.evaluate("[...document.images].map((img) => ({ complete: img.complete, width: img.naturalWidth }))");
     expect(images).toEqual([{ complete: true, width: 1 }]);
   });
 
   it("shows the other branch's messages when it is chosen, and back", async () => {
     if (setupError) throw setupError;
-    const leafA = await page.evaluate(() => [...document.querySelectorAll("button[data-leaf]")].findIndex((b) => b.textContent?.includes("BRANCH-A-TEXT")));
+    const leafA = await page.evaluate<number>('[...document.querySelectorAll("button[data-leaf]")].findIndex((b) => b.textContent.includes("BRANCH-A-TEXT"))');
     expect(leafA).toBeGreaterThanOrEqual(0);
     await page.click(`nav li:nth-child(${leafA + 1}) button`);
     let text = await visibleTexts();
@@ -116,30 +115,28 @@ describe("export --format html in Chromium", () => {
     text = await visibleTexts();
     expect(text).toContain("BRANCH-B-TEXT");
     expect(text).not.toContain("BRANCH-A-TEXT");
-    expect(await page.evaluate(() => document.querySelector("button[data-resumed]")?.getAttribute("aria-pressed"))).toBe("true");
+    expect(await page.evaluate('document.querySelector("button[data-resumed]").getAttribute("aria-pressed")')).toBe("true");
   });
 
   it("runs no code from the session, requests nothing, and makes no link", async () => {
     if (setupError) throw setupError;
     // Every fold opened and every branch chosen, so that whatever the session holds is on screen.
-    await page.evaluate(() => {
-      for (const d of document.querySelectorAll("details")) d.open = true;
-    });
-    const buttons = await page.evaluate(() => document.querySelectorAll("button[data-leaf]").length);
+    await page.evaluate('document.querySelectorAll("details").forEach((d) => { d.open = true; })');
+    const buttons = await page.evaluate<number>('document.querySelectorAll("button[data-leaf]").length');
     expect(buttons).toBe(3);
     for (let i = 1; i <= buttons; i++) await page.click(`nav li:nth-child(${i}) button`);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
-    expect(await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations)).toEqual([]);
+    expect(await page.evaluate("typeof window.__pwned")).toBe("undefined");
+    expect(await page.evaluate("window.__violations")).toEqual([]);
     expect(seen.dialogs).toEqual([]);
     expect(seen.errors).toEqual([]);
     expect(seen.console.filter((m) => /Content Security Policy|Refused/i.test(m))).toEqual([]);
     expect(seen.requests).toEqual([pathToFileURL(pagePath).href]);
-    expect(await page.evaluate(() => document.querySelectorAll("a, iframe, object, embed, form, svg").length)).toBe(0);
-    expect(await page.evaluate(() => document.querySelectorAll("script").length)).toBe(1);
-    const link = await page.evaluate(() => {
-      const pre = [...document.querySelectorAll("pre")].find((p) => p.textContent?.includes("JAVASCRIPT-LINK"));
-      return { text: pre?.textContent ?? "", inLink: pre?.closest("a") !== null };
-    });
+    expect(await page.evaluate('document.querySelectorAll("a, iframe, object, embed, form, svg").length')).toBe(0);
+    expect(await page.evaluate('document.querySelectorAll("script").length')).toBe(1);
+    const link = await page.evaluate<{ text: string; inLink: boolean }>(`(() => {
+      const pre = [...document.querySelectorAll("pre")].find((p) => p.textContent.includes("JAVASCRIPT-LINK"));
+      return { text: pre ? pre.textContent : "", inLink: pre ? pre.closest("a") !== null : true };
+    })()`);
     expect(link.text).toContain(`<a href="javascript:window.__pwned='a'">JAVASCRIPT-LINK</a>`);
     expect(link.inLink).toBe(false);
   });
@@ -147,23 +144,23 @@ describe("export --format html in Chromium", () => {
   it("shows bidi controls as marks and keeps the page's own text in order around them", async () => {
     if (setupError) throw setupError;
     await page.click("button[data-resumed]");
-    const layout = await page.evaluate(() => {
-      const section = [...document.querySelectorAll("section.entry")].find((s) => s.querySelector(".meta code")?.textContent?.includes("U+202E"));
+    const layout = await page.evaluate<{ lineWord: number; code: number[]; type: number; body: string; marks: string[] } | undefined>(`(() => {
+      const section = [...document.querySelectorAll("section.entry")].find((s) => (s.querySelector(".meta code") || {}).textContent?.includes("U+202E"));
       if (!section) return undefined;
-      const meta = section.querySelector(".meta") as HTMLElement;
+      const meta = section.querySelector(".meta");
       const range = document.createRange();
-      range.setStart(meta.firstChild!, 0);
-      range.setEnd(meta.firstChild!, 4);
-      const code = meta.querySelector("code")!.getBoundingClientRect();
-      const type = meta.querySelector(":scope > bdi")!.getBoundingClientRect();
+      range.setStart(meta.firstChild, 0);
+      range.setEnd(meta.firstChild, 4);
+      const code = meta.querySelector("code").getBoundingClientRect();
+      const type = meta.querySelector(":scope > bdi").getBoundingClientRect();
       return {
         lineWord: range.getBoundingClientRect().left,
         code: [code.left, code.right],
         type: type.left,
-        body: (document.body as HTMLElement).innerText,
+        body: document.body.innerText,
         marks: [...section.querySelectorAll(".ctl")].map((m) => m.textContent),
       };
-    });
+    })()`);
     expect(layout).toBeDefined();
     expect(layout!.lineWord).toBeLessThan(layout!.code[0]!);
     expect(layout!.code[1]!).toBeLessThanOrEqual(layout!.type);
