@@ -11,6 +11,7 @@ import { runCheck } from "../../server/src/cli/check";
 import { type CommandSpec, readCommandLine } from "../../server/src/cli/commandLine";
 import { runContext } from "../../server/src/cli/contextCommand";
 import { runDropFromContext, runFork, runResumeFrom } from "../../server/src/cli/entryCommands";
+import { runExport } from "../../server/src/cli/export";
 import { runFind } from "../../server/src/cli/find";
 import { runInfo } from "../../server/src/cli/info";
 import { runRestore } from "../../server/src/cli/restore";
@@ -25,6 +26,7 @@ type Run = (args: readonly string[], io: CliIo) => number | Promise<number>;
 const COMMANDS: Record<string, Run> = {
   check: runCheck,
   context: runContext,
+  export: runExport,
   sessions: runSessions,
   find: runFind,
   tree: runTree,

@@ -147,10 +147,14 @@ describe("a session id where a FILE is asked for", () => {
     }
   });
 
-  it("is taken by info, context, fork, resume-from, drop-from-context, check and restore", () => {
+  it("is taken by info, context, export, fork, resume-from, drop-from-context, check and restore", () => {
     const prefix = "019f0000-aaaa";
     expect(run(["info", "--json", prefix]).stdout).toContain(`"id":"${ID_A}"`);
     expect(JSON.parse(run(["context", prefix]).stdout).messages).toHaveLength(3);
+    const exported = run(["export", prefix]);
+    expect(exported.status).toBe(0);
+    expect(exported.stdout).toContain("# Session");
+    expect(exported.stderr).toContain(`export: ${prefix} is session ${ID_A}`);
     expect(run(["resume-from", "--dry-run", prefix, "abcdef01a"]).stdout).toContain('"parentId":"abcdef01a"');
     expect(run(["drop-from-context", "--dry-run", prefix, "abcdef01b"]).stdout).toContain('"type":"context_edit"');
     const check = run(["check", prefix]);
