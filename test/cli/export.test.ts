@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runExport } from "../../server/src/cli/export";
 import { escapeControlsKeepingLines } from "../../server/src/cli/terminal";
-import { buildContext } from "../../server/src/core/pi/buildContext";
+import { buildContext, messagesOfLine } from "../../server/src/core/pi/buildContext";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { renderMessageMarkdown } from "../../server/src/features/contextMarkdown";
 import { collectDiagnostics, MAX_PER_CODE } from "../../server/src/features/api/diagnostics";
@@ -116,6 +116,27 @@ describe("export on the corpus", () => {
     }
   });
 
+  it("marks the entries whose messages Pi 1.x's context edits replace or remove, and only those", async () => {
+    const name = "written-16-context-edit";
+    const built = buildContext(docOf(fixture(name)).analysis);
+    if (!built.ok) throw new Error(`${name} builds no context`);
+    const { selected, sources, context } = built.build;
+    const expected: string[] = [];
+    for (const entry of selected) {
+      if (!["message", "custom_message", "branch_summary", "compaction"].includes(entry.type ?? "")) continue;
+      const k = sources.indexOf(entry);
+      if (k < 0) expected.push(`e${entry.index} removed`);
+      else if (context.messages[k] !== messagesOfLine(entry, false)[0]) expected.push(`e${entry.index} replaced`);
+    }
+    expect(expected.length).toBeGreaterThan(1);
+    const html = await run("--format", "html", fixture(name));
+    const marked = [
+      ...html.out.matchAll(/id="(e\d+)"[^>]*><div class="meta">[^\n]*?<bdi>(removed|replaced) (?:from|in) the context by the context edit on line \d+/g),
+    ].map((m) => `${m[1]} ${m[2]}`);
+    expect(marked).toEqual(expected);
+    expect((await run("--format", "html", "--pi", "0.74", fixture(name))).out).not.toContain("by the context edit");
+  });
+
   it("marks the check's findings on their entries", async () => {
     for (const name of ["fault-open-tool-call", "fault-dangling-parent", "fault-images-over-limit", "fault-tool-result-after-user"]) {
       const doc = docOf(fixture(name));
@@ -143,6 +164,9 @@ describe("export on a hostile session", () => {
     expect(facts.tags.filter((t) => t === "button")).toHaveLength(3);
     expect(RAW_CONTROLS.test(html)).toBe(false);
     expect(html).toContain('<span class="ctl">U+202E</span>');
+    expect(html).toContain(
+      '<span class="offnote"><bdi>label: &lt;script&gt;window.__pwned=&#39;label&#39;&lt;/script&gt;<span class="ctl">U+202E</span>label</bdi></span>',
+    );
     for (const text of ["BRANCH-A-TEXT", "BRANCH-B-TEXT", "CYCLE-1", "HUGE-START", "JAVASCRIPT-LINK", "&lt;script&gt;window.__pwned="])
       expect(html).toContain(text);
     expect(html).toMatch(/9,485,771 more characters not shown/);

@@ -16,6 +16,7 @@ import { messagesOfLine, type PiFlavor } from "../../core/pi/buildContext";
 import { releaseKept } from "../../core/session/semantics/memo";
 import { plural } from "../../core/base/text";
 import { renderMessageMarkdown } from "../contextMarkdown";
+import { labelOf } from "../../core/session/semantics/labels";
 import { sessionName } from "../../core/session/semantics/sessionName";
 import type { ExportPlan } from "./plan";
 import { messageHtml } from "./htmlMessage";
@@ -76,7 +77,9 @@ export function exportSession(doc: SessionDocument, options: ExportOptions, writ
       html ? messageHtml(m) : renderMessageMarkdown(m, ++n, entry, { maxLines: Number.MAX_SAFE_INTEGER, maxChars: MAX_TEXT_CHARS }),
     );
     const parent = a.parent[entry.index];
-    const body = { messages: rendered, notSent: plan.notSent?.[entry.index] === 1, findings: byLine.get(entry.line) ?? [] };
+    const label = labelOf(a, entry)?.value;
+    const notes = [plan.edited.get(entry.index), typeof label === "string" ? `label: ${label}` : undefined].filter((n) => n !== undefined);
+    const body = { messages: rendered, notSent: plan.notSent?.[entry.index] === 1, notes, findings: byLine.get(entry.line) ?? [] };
     out(html ? entrySection(entry, parent, body) : markdownEntry(entry, parent, { ...body, all: plan.all }));
     // The messages made are kept with the line's parse (`messagesOfLine`); a long branch lets them go as it goes.
     sinceRelease += (entry.parsed as { textLength?: number }).textLength ?? 0;

@@ -18,6 +18,8 @@ import { htmlPlain, htmlText, inline } from "./htmlText";
 
 /** Code points of a session name or id in the title. */
 const NAME_CODE_POINTS = 80;
+/** Code points of a note on an entry (a label, a context edit). */
+export const NOTE_CODE_POINTS = 120;
 /** Findings listed per entry; more are counted. */
 export const MAX_FINDINGS_PER_ENTRY = 20;
 
@@ -57,7 +59,7 @@ export const PAGE_SCRIPT = `(function () {
 const STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;margin:0;display:flex;color:#1d1d1f;background:#fafafa}
 nav{width:22rem;max-height:100vh;overflow:auto;position:sticky;top:0;padding:1rem;border-right:1px solid #ddd;background:#f0f0f3;box-sizing:border-box}
-nav ol{padding-left:1.2rem}nav button{text-align:start;font:inherit;background:none;border:1px solid transparent;cursor:pointer;padding:.2rem .3rem;width:100%}
+nav ol{padding-left:1.2rem}nav button{overflow-wrap:anywhere;text-align:start;font:inherit;background:none;border:1px solid transparent;cursor:pointer;padding:.2rem .3rem;width:100%}
 nav button[aria-pressed=true]{border-color:#36c;background:#e3ebff}
 main{flex:1;min-width:0;padding:1rem 2rem}
 section.entry{border-bottom:1px solid #e3e3e3;padding:.4rem 0}section.off{opacity:.6}
@@ -142,11 +144,16 @@ function findingList(list: readonly Diagnostic[], prefix: (d: Diagnostic, i: num
 }
 
 /** One entry's section: where it is, its findings, and its messages (or its one-line title). */
-export function entrySection(entry: Entry, parent: Entry | undefined, body: { messages: string[]; notSent: boolean; findings: readonly Diagnostic[] }): string {
+export function entrySection(
+  entry: Entry,
+  parent: Entry | undefined,
+  body: { messages: string[]; notSent: boolean; notes: readonly string[]; findings: readonly Diagnostic[] },
+): string {
   const id = entry.id !== undefined ? ` · <code>${inline(singleLine(entry.id, NAME_CODE_POINTS) || '""')}</code>` : "";
   const type = entry.type !== undefined ? ` · ${inline(singleLine(entry.type, NAME_CODE_POINTS))}` : "";
   const off = body.notSent ? ' · <span class="offnote">not sent to the model: left behind by the last compaction</span>' : "";
-  const meta = `<div class="meta">line ${entry.line + 1}${id}${type}${off}</div>`;
+  const notes = body.notes.map((n) => ` · <span class="offnote">${inline(singleLine(n, NOTE_CODE_POINTS))}</span>`).join("");
+  const meta = `<div class="meta">line ${entry.line + 1}${id}${type}${off}${notes}</div>`;
   const findings = body.findings.length > 0 ? findingList(body.findings) : "";
   const content = body.messages.length > 0 ? body.messages.join("") : `<p class="note">${inline(entryTitle(entry))}</p>`;
   const cls = body.notSent ? "entry off" : "entry";

@@ -10,7 +10,7 @@ import { plural, singleLine } from "../../core/base/text";
 import { entryTitle } from "../entryTitle";
 import { escapeMarkdown, inlineCode } from "../markdown";
 import type { ExportPlan } from "./plan";
-import { MAX_FINDINGS_PER_ENTRY, messageText } from "./htmlPage";
+import { MAX_FINDINGS_PER_ENTRY, messageText, NOTE_CODE_POINTS } from "./htmlPage";
 
 const NAME_CODE_POINTS = 80;
 /** Code points of a finding's message. */
@@ -67,11 +67,12 @@ export function markdownFileFindings(findings: readonly { line: number; d: Diagn
 export function markdownEntry(
   entry: Entry,
   parent: Entry | undefined,
-  body: { messages: string[]; notSent: boolean; findings: readonly Diagnostic[]; all: boolean },
+  body: { messages: string[]; notSent: boolean; notes: readonly string[]; findings: readonly Diagnostic[]; all: boolean },
 ): string {
   const notes: string[] = [];
   if (body.all) notes.push(parent ? `parent ${idOf(parent)}` : "a root");
   if (body.notSent) notes.push("not sent to the model: left behind by the last compaction");
+  for (const note of body.notes) notes.push(escapeMarkdown(singleLine(note, NOTE_CODE_POINTS)));
   const out: string[] = [];
   if (body.messages.length > 0) out.push(...body.messages);
   else out.push("", `*line ${entry.line + 1} · ${idOf(entry)} · ${escapeMarkdown(entryTitle(entry))}*`);

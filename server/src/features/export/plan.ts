@@ -31,6 +31,8 @@ export interface ExportPlan {
   branchesCut: number;
   /** On one branch: per entry index, 1 when the entry would give messages but Pi leaves it out of the context. */
   notSent: Uint8Array | undefined;
+  /** On one branch, for Pi 1.x: the entries whose messages a selected `context_edit` replaces or removes, with what it does. */
+  edited: Map<number, string>;
 }
 
 /** The types of entries that give the context messages (`messagesOfLine`). */
@@ -41,9 +43,9 @@ const MESSAGE_TYPES = new Set(["message", "custom_message", "branch_summary", "c
  * leaf whose walk up runs into a parent cycle has no branch Pi could build.
  */
 export function exportPlan(a: SessionAnalysis, options: { leaf: Entry | undefined; all: boolean; flavor: PiFlavor }): ExportPlan | string {
-  if (options.all) return { all: true, entries: a.entries, ...leaves(a), notSent: undefined };
+  if (options.all) return { all: true, entries: a.entries, ...leaves(a), notSent: undefined, edited: new Map() };
   const leaf = options.leaf;
-  if (!leaf) return { all: false, entries: [], branches: [], branchesCut: 0, notSent: undefined };
+  if (!leaf) return { all: false, entries: [], branches: [], branchesCut: 0, notSent: undefined, edited: new Map() };
   if (a.reachesCycle[leaf.index]) {
     return `the walk up from line ${leaf.line + 1} runs into a parent cycle: Pi cannot build this branch (--all shows every entry)`;
   }
@@ -54,6 +56,7 @@ export function exportPlan(a: SessionAnalysis, options: { leaf: Entry | undefine
     branches: [{ leaf, length: path.length, resumed: leaf === a.leaf }],
     branchesCut: 0,
     notSent: notSentOf(a, path, options.flavor),
+    edited: options.flavor === "0.74" ? new Map() : editedOf(path, options.flavor),
   };
 }
 
@@ -95,4 +98,24 @@ function notSentOf(a: SessionAnalysis, path: Entry[], flavor: PiFlavor): Uint8Ar
     if (!sent.has(entry) || (type === "compaction" && entry !== compaction)) marks[entry.index] = 1;
   }
   return marks;
+}
+
+/**
+ * Pi 1.x's context edits on the branch: the last selected `context_edit` naming an entry replaces
+ * its messages' content, or removes them (a `null` replacement), as `contextOfPath` applies them.
+ */
+function editedOf(path: Entry[], flavor: PiFlavor): Map<number, string> {
+  const { selected } = selectEntries(path, flavor);
+  const edits = new Map<unknown, Entry>();
+  for (const entry of selected) if (entry.type === "context_edit") edits.set(entry.parsed.reference, entry);
+  const notes = new Map<number, string>();
+  if (edits.size === 0) return notes;
+  for (const entry of selected) {
+    const edit = edits.get(entry.key);
+    if (!edit || !MESSAGE_TYPES.has(entry.type ?? "")) continue;
+    const replacement = edit.parsed.object?.replacement;
+    const what = replacement === null ? "removed from" : replacement === undefined ? "made unbuildable in" : "replaced in";
+    notes.set(entry.index, `${what} the context by the context edit on line ${edit.line + 1}`);
+  }
+  return notes;
 }
