@@ -150,7 +150,7 @@ function exportOpen(job: Job, fd: number, values: OptionValues, io: CliIo, fail:
   const original = streamed.doc;
   const refusal = openRefusal(original, job.flavor);
   if (refusal) return fail(refusal, 1);
-  const diagnostics = findings(original, io);
+  const diagnostics = findings(original, streamed.lossless, io);
   // The findings' contexts are let go before the export builds its own, entry by entry.
   releaseKept();
   let doc = original;
@@ -203,10 +203,10 @@ function exportOpen(job: Job, fd: number, values: OptionValues, io: CliIo, fail:
 }
 
 /** The check's diagnostics of the file, as `check` finds them (capped per code and per file). */
-function findings(doc: ReturnType<typeof readStreamedDocument>["doc"], io: CliIo): Diagnostic[] {
+function findings(doc: ReturnType<typeof readStreamedDocument>["doc"], lossless: boolean, io: CliIo): Diagnostic[] {
   try {
     const inputs = folderInputs({ version: "1.x", cwd: io.cwd });
-    const found = collectDiagnostics(doc, MAX_PER_CODE, sessionFacts(doc, inputs, { encoding: "utf-8", bom: false, lossless: true }));
+    const found = collectDiagnostics(doc, MAX_PER_CODE, sessionFacts(doc, inputs, { encoding: "utf-8", bom: false, lossless }));
     return capDiagnostics(found.diagnostics).diagnostics;
   } catch (error) {
     io.err(`pi-session-lsp export: the checks failed (${escapeControls(errorText(error))}); the export has no findings\n`);
