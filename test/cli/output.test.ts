@@ -188,11 +188,16 @@ describe("control characters from sessions and file names never reach the termin
       ["context", `${file}.missing`],
       ["tree", `${file}.missing`],
       ["info", `${file}.missing`],
+      ["export", file],
+      ["export", "--all", file],
+      ["export", "--leaf", `${esc}[2Jnone`, file],
+      ["export", `${file}.missing`],
+      ["export", "--out", folder, file],
     ]) {
       const r = run(args);
       if (args[1] === `${file}.missing`) expect(r.stderr, args[0]).toContain("cannot read");
       assertNoControls(r.stderr.replaceAll("\n", ""), args.join(" "));
-      if (args.includes("markdown")) assertNoControls(r.stdout.replaceAll("\n", ""), "markdown");
+      if (args.includes("markdown") || (args[0] === "export" && !args.includes("--out"))) assertNoControls(r.stdout.replaceAll("\n", ""), args.join(" "));
     }
   });
 
