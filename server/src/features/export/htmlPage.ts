@@ -62,7 +62,7 @@ nav{width:22rem;max-height:100vh;overflow:auto;position:sticky;top:0;padding:1re
 nav ol{padding-left:1.2rem}nav button{overflow-wrap:anywhere;text-align:start;font:inherit;background:none;border:1px solid transparent;cursor:pointer;padding:.2rem .3rem;width:100%}
 nav button[aria-pressed=true]{border-color:#36c;background:#e3ebff}
 main{flex:1;min-width:0;padding:1rem 2rem}
-section.entry{border-bottom:1px solid #e3e3e3;padding:.4rem 0}section.off{opacity:.6}
+section.entry{border-bottom:1px solid #e3e3e3;padding:.4rem 0;content-visibility:auto;contain-intrinsic-size:auto 5rem}section.off{opacity:.6}
 .meta{color:#666;font-size:12px}.meta code{font-size:12px}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#fff;border:1px solid #e3e3e3;padding:.5rem;margin:.3rem 0;max-height:40rem;overflow:auto}
 .msg h3{font-size:14px;margin:.2rem 0}.user h3{color:#0a5}.assistant h3{color:#36c}.summary h3{color:#a60}
