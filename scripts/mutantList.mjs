@@ -441,4 +441,26 @@ export const MUTANTS = [
     to: "",
     tests: ["test/diagnostics/lineMemo.test.ts"],
   },
+  // export: session text in the page, the images it shows, the file --out names.
+  {
+    id: "export-html-lt-unescaped",
+    file: "features/export/htmlText.ts",
+    from: '"<": "&lt;"',
+    to: '"<": "<"',
+    tests: ["test/cli/export.test.ts"],
+  },
+  {
+    id: "export-image-data-not-checked",
+    file: "features/export/htmlText.ts",
+    from: "if (data.length === 0 || data.length % 4 !== 0 || !BASE64.test(data))",
+    to: "if (data.length === 0)",
+    tests: ["test/cli/export.test.ts"],
+  },
+  {
+    id: "export-out-overwrites",
+    file: "cli/exportOutput.ts",
+    from: 'return force ? undefined : "it exists (give --force to replace it)";',
+    to: "return undefined;",
+    tests: ["test/cli/export.test.ts"],
+  },
 ];

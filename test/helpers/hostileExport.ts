@@ -68,6 +68,8 @@ export function hostileExportSession(hugeChars = 10 * 1024 * 1024): string {
             data: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" onload="${pwn("svg")}"/>`).toString("base64"),
           },
           { type: "image", mimeType: "image/png", data: `AAAA" onerror="${pwn("data")}` },
+          // A PNG's first bytes, then an attribute: the signature alone must not let it through.
+          { type: "image", mimeType: "image/png", data: `${PNG_1X1.slice(0, 16)}" onerror="${pwn("signed")}` },
           { type: "image", mimeType: "image/png", data: PNG_1X1 },
         ],
       },

@@ -85,8 +85,12 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** The text of the entries shown. */
-const visibleTexts = () => page.evaluate<string>('document.querySelector("main").innerText');
+/**
+ * The text of the entries shown (not `hidden` by the page's script). Read from the DOM, not from
+ * `innerText`: the page leaves entries off screen unrendered (`content-visibility: auto`).
+ */
+const visibleTexts = () =>
+  page.evaluate<string>('[...document.querySelectorAll("section.entry")].filter((s) => !s.hidden).map((s) => s.textContent).join("\\n")');
 
 describe("export --format html in Chromium", () => {
   it("renders the branch Pi resumes, with the 10 MB line cut and the one real image shown", async () => {
@@ -111,10 +115,12 @@ describe("export --format html in Chromium", () => {
     expect(text).not.toContain("BRANCH-B-TEXT");
     expect(text).not.toContain("HUGE-START");
     expect(text).toContain("BIDI: abc");
+    expect(await page.isVisible('pre:has-text("BRANCH-A-TEXT")')).toBe(true);
     await page.click("button[data-resumed]");
     text = await visibleTexts();
     expect(text).toContain("BRANCH-B-TEXT");
     expect(text).not.toContain("BRANCH-A-TEXT");
+    expect(await page.isVisible('pre:has-text("BRANCH-A-TEXT")')).toBe(false);
     expect(await page.evaluate('document.querySelector("button[data-resumed]").getAttribute("aria-pressed")')).toBe("true");
   });
 
