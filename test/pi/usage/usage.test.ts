@@ -67,7 +67,10 @@ describe("usage FILE equals Pi 1.6's /session on the parity corpus", () => {
       const { report } = await usage(["--json", pi.file]);
       const name = pi.file.slice(FIXTURES.length + 1);
       if (pi.open !== "ok") {
-        expect(report!.skipped.map((s) => s.path), name).toEqual([pi.file]);
+        expect(
+          report!.skipped.map((s) => s.path),
+          name,
+        ).toEqual([pi.file]);
         expect(report!.files, name).toBe(0);
         continue;
       }
@@ -148,7 +151,8 @@ describe("hostile usage values: what Pi's /session does is said, never NaN", () 
     const text = (await usage([file])).out;
     const notes = report!.notes.map((n) => n.note).join("\n");
     if (pi.statsThrew !== undefined) expect(notes).toContain(`Pi's /session throws on this session (${pi.statsThrew})`);
-    else if (Object.values(pi.tokenTypes!).includes("string") || pi.costType === "string") expect(notes).toContain("Pi's /session shows text instead of numbers");
+    else if (Object.values(pi.tokenTypes!).includes("string") || pi.costType === "string")
+      expect(notes).toContain("Pi's /session shows text instead of numbers");
     else if (Object.values(pi.tokenTypes!).includes("NaN") || pi.costType === "NaN") expect(notes).toContain("Pi's /session shows NaN");
     else expect(notes).toContain("Pi's /session adds them as JavaScript converts them");
     // The odd usage is left out, counted, and no number printed is NaN (only the note says Pi's).
