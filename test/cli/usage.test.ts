@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runSessions } from "../../server/src/cli/sessions";
 import { runUsage } from "../../server/src/cli/usage";
 import type { UsageReport } from "../../server/src/cli/usageReport";
 import { scanUsage } from "../../server/src/io/usageScan";
@@ -335,5 +336,47 @@ describe("threads", () => {
     expect([one.stderr, three.stderr]).toEqual(["workers 0", "workers 2"]);
     expect(three.stdout).toBe(one.stdout);
     expect(one.stdout).toContain("TOTAL of 6 sessions");
+  });
+});
+
+describe("sessions --largest", () => {
+  it("lists the largest sessions first, with the bytes of their inline images and tool output", async () => {
+    const dir = join(root, "largest");
+    mkdirSync(dir);
+    // Entry ids of a known length, whatever ran before: the sizes printed depend on them.
+    n = 1000;
+    const header = (id: string) => JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-03-01T09:00:00.000Z", cwd: "/home/dev/p" });
+    const image = { type: "image", data: "A".repeat(300_000), mimeType: "image/png" };
+    const user = JSON.stringify(entry("message", "2026-03-01", { message: { role: "user", content: [{ type: "text", text: "look" }, image], timestamp: 1 } }));
+    const result = JSON.stringify(
+      entry("message", "2026-03-01", {
+        message: {
+          role: "toolResult",
+          toolCallId: "c",
+          toolName: "read",
+          content: [{ type: "text", text: "t".repeat(50_000) }, image],
+          isError: false,
+          timestamp: 1,
+        },
+      }),
+    );
+    writeFileSync(join(dir, "images.jsonl"), `${header("0197a0b0-0000-7000-8000-0000000000a1")}\n${user}\n${result}\n`);
+    const small = JSON.stringify(entry("message", "2026-03-01", { message: { role: "user", content: "hi", timestamp: 1 } }));
+    writeFileSync(join(dir, "small.jsonl"), `${header("0197a0b0-0000-7000-8000-0000000000a2")}\n${small}\n`);
+    let out = "";
+    const io = { out: (t: string) => (out += t), err: () => {}, env: {}, isTTY: false, cwd: root };
+    expect(await runSessions(["--largest", "--json", "--all", "--session-dir", dir], io)).toBe(0);
+    const rows = (JSON.parse(out) as { largest: { path: string; size: number; images: number; toolResults: number; other: number }[] }).largest;
+    expect(rows.map((r) => r.path)).toEqual([join(dir, "images.jsonl"), join(dir, "small.jsonl")]);
+    const big = rows[0]!;
+    expect(big.images).toBe(600_000);
+    // The tool result's line and its newline, less the image inside it.
+    expect(big.toolResults).toBe(Buffer.byteLength(result) + 1 - 300_000);
+    expect(big.images + big.toolResults + big.other).toBe(big.size);
+    out = "";
+    expect(await runSessions(["--largest", "--limit", "1", "--all", "--session-dir", dir], io)).toBe(0);
+    expect(out).toContain("  635 KB    586 KB   49.1 KB     353 B  0197a0b0");
+    expect(out).toContain("… 1 smaller (--limit 0 lists all)");
+    expect(await runSessions(["--largest", "--check"], { ...io, err: () => {} })).toBe(2);
   });
 });

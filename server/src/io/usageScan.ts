@@ -76,13 +76,26 @@ export interface FileUsage {
   pi?: { totals: UsageTotals } | { throws: string };
   /** Lines too long to read, whose usage is not counted. */
   unreadLines: number;
+  /** What takes the file's bytes: the base64 data of inline images, and the rest of the tool results' lines. */
+  space: { images: number; toolResults: number };
 }
 
 type Obj = Record<string, unknown>;
 
 /** Reads one file's usage; never throws (a file that cannot be read is `skipped`). */
 export function scanUsage(task: UsageTask, onBytes?: (bytes: number) => void): FileUsage {
-  const result: FileUsage = { path: task.path, size: 0, groups: [], total: newUsageTotals(), counted: 0, odd: 0, undated: 0, outside: 0, unreadLines: 0 };
+  const result: FileUsage = {
+    path: task.path,
+    size: 0,
+    groups: [],
+    total: newUsageTotals(),
+    counted: 0,
+    odd: 0,
+    undated: 0,
+    outside: 0,
+    unreadLines: 0,
+    space: { images: 0, toolResults: 0 },
+  };
   try {
     const stat = statSync(task.path);
     result.size = stat.size;
@@ -127,7 +140,24 @@ class UsageReader {
     private readonly task: UsageTask,
     private readonly result: FileUsage,
   ) {
-    this.feed = new PiLineFeed("load16", (value, _text, place) => this.value(value as Obj, place.line));
+    this.feed = new PiLineFeed("load16", (value, _text, place) => {
+      this.value(value as Obj, place.line);
+      this.measure(value as Obj, place.bytes);
+    });
+  }
+
+  /** Where a line's bytes go: its images' base64 data, and a tool result's other bytes. */
+  private measure(entry: Obj, bytes: number): void {
+    const message = entry?.type === "message" ? (entry.message as Obj | null) : entry?.type === "custom_message" ? entry : undefined;
+    if (message === null || typeof message !== "object") return;
+    let images = 0;
+    if (Array.isArray(message.content))
+      for (const block of message.content as unknown[]) {
+        const b = block as Obj | null;
+        if (b !== null && typeof b === "object" && b.type === "image" && typeof b.data === "string") images += b.data.length;
+      }
+    this.result.space.images += images;
+    if (message.role === "toolResult") this.result.space.toolResults += Math.max(0, bytes + 1 - images);
   }
 
   private value(entry: Obj, line: number): void {
