@@ -164,8 +164,9 @@ export function renderUsage(report: UsageReport, cwd: string): string {
 }
 
 function rowLabel(by: UsageGrouping, row: UsageRow, shownPath: (path: string) => string): string {
+  // The id and name first: the path, often long, is what a narrow terminal cuts.
   if (by === "session")
-    return `${shownPath(row.key)}${row.id ? `  ${escapeControls(row.id.slice(0, 8))}` : ""}${row.name ? `  "${escapeControls(row.name)}"` : ""}`;
+    return `${row.id ? `${escapeControls(row.id.slice(0, 8))}  ` : ""}${row.name ? `"${escapeControls(row.name)}"  ` : ""}${shownPath(row.key)}`;
   if (by === "project") return escapeControls(tildePath(row.key, homedir()));
   return escapeControls(row.key);
 }
