@@ -107,6 +107,8 @@ for (const pi of ["1.x", "0.74"]) {
 await run("sessions", runSessions, ["--session-dir", dir, "--all", "--json"]);
 for (const by of ["day", "model", "project", "session"]) await run("usage", runUsage, ["--by", by, dir]);
 await run("usage", runUsage, ["--json", "--session-dir", dir, "--all"]);
+await run("sessions", runSessions, ["--session-dir", dir, "--all", "--largest", "--limit", "0"]);
+await run("sessions", runSessions, ["--session-dir", dir, "--all", "--largest", "--json"]);
 // Every hostile session checked once more, as `sessions --check` checks each one it lists.
 await run("sessions", runSessions, ["--session-dir", dir, "--all", "--check", "--limit", "0"]);
 process.stdout.write(`${JSON.stringify({ done: true })}\n`);
