@@ -1,6 +1,6 @@
 /**
  * The command line entry point: `--stdio` starts the language server, `check` runs the checker,
- * `context` prints the context Pi builds; `sessions`, `find`, `tree` and `info` read Pi's sessions;
+ * `context` prints the context Pi builds; `sessions`, `find`, `tree`, `info` and `usage` read Pi's sessions;
  * `resume-from`, `drop-from-context` and `fork` are the entry actions of the editor.
  *
  * The language server library is loaded only for `--stdio`: `check` and `context` never use it,
@@ -22,6 +22,7 @@ const SUMMARIES: readonly (readonly [string, string])[] = [
   ["find ID|PREFIX|TEXT", "which session pi --session opens; search names and messages"],
   ["tree FILE|ID", "the session tree as /tree draws it, with each entry's id"],
   ["info FILE|ID", "a one-screen summary of a session"],
+  ["usage [FILE|ID...]", "tokens and cost as Pi's /session counts them, by day or model"],
   ["resume-from FILE|ID ENTRY", "make Pi resume from an entry"],
   ["drop-from-context FILE|ID ENTRY", "leave a message out of Pi 1.x's context"],
   ["fork FILE|ID", "a new session from the root to an entry (--leaf ENTRY)"],
@@ -62,6 +63,7 @@ const COMMANDS: Record<string, () => Command> = {
   sessions: () => (require("./cli/sessions") as typeof import("./cli/sessions")).runSessions,
   tree: () => (require("./cli/tree") as typeof import("./cli/tree")).runTree,
   info: () => (require("./cli/info") as typeof import("./cli/info")).runInfo,
+  usage: () => (require("./cli/usage") as typeof import("./cli/usage")).runUsage,
   find: () => (require("./cli/find") as typeof import("./cli/find")).runFind,
   "resume-from": () => (require("./cli/entryCommands") as typeof import("./cli/entryCommands")).runResumeFrom,
   "drop-from-context": () => (require("./cli/entryCommands") as typeof import("./cli/entryCommands")).runDropFromContext,
@@ -150,7 +152,7 @@ function unknownCommand(command: string): void {
   const hint = near === undefined ? "" : ` (did you mean ${Object.hasOwn(COMMANDS, near) ? near : `--${near}`}?)`;
   const what = command.startsWith("-") ? "option" : "command";
   process.stderr.write(
-    `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, export, sessions, find, tree, info, resume-from, drop-from-context, fork, restore, help, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
+    `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, export, sessions, find, tree, info, usage, resume-from, drop-from-context, fork, restore, help, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
   );
   process.exitCode = 2;
 }

@@ -99,6 +99,15 @@ describe(`every CLI command on hostile sessions (seed ${SEED})`, () => {
     }
   });
 
+  it("usage prints no NaN: a usage Pi would sum into NaN is left out and named in a note", () => {
+    const usageRuns = runs.filter((r) => r.name === "usage");
+    expect(usageRuns.length).toBeGreaterThan(COUNT);
+    for (const r of usageRuns) {
+      const table = r.json ? r.stdout.replace(/"note":"(?:[^"\\]|\\.)*"/g, "") : r.stdout.replace(/^note: .*$/gm, "");
+      expect(table, label(r)).not.toMatch(/NaN/);
+    }
+  });
+
   it("--fix writes only regular files inside the folder it was given, and keeps a backup of each", () => {
     const fixed = join(root, "fix");
     expect(readFileSync(join(fixed, "outside", "victim.jsonl"), "utf8").startsWith("\uFEFF")).toBe(true);

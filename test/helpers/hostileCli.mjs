@@ -18,6 +18,7 @@ const { runFind } = require(join(out, "cli/find.js"));
 const { runTree } = require(join(out, "cli/tree.js"));
 const { runInfo } = require(join(out, "cli/info.js"));
 const { runExport } = require(join(out, "cli/export.js"));
+const { runUsage } = require(join(out, "cli/usage.js"));
 
 /** Output past this is not kept: the run is reported as too long. */
 const MAX_OUTPUT = 4 * 1024 * 1024;
@@ -98,6 +99,7 @@ for (const file of files) {
   for (const args of huge ? [["--json"]] : [[], ["--json"]]) await run("info", runInfo, [...args, file]);
   // The huge file's export is larger than the output kept here: it is exported by test/cli/export.test.ts.
   for (const args of huge ? [] : [[], ["--all", "--format", "html"]]) await run("export", runExport, [...args, file]);
+  for (const args of huge ? [["--json"]] : [[], ["--json"], ["--by", "model"], ["--by", "session", "--json"]]) await run("usage", runUsage, [...args, file]);
 }
 for (const pi of ["1.x", "0.74"]) {
   for (const args of [["--json"], ["--limit", "0"]]) await run("sessions", runSessions, ["--session-dir", dir, "--cwd", "/p", "--pi", pi, ...args]);
@@ -106,6 +108,10 @@ for (const pi of ["1.x", "0.74"]) {
   }
 }
 await run("sessions", runSessions, ["--session-dir", dir, "--all", "--json"]);
+for (const by of ["day", "model", "project", "session"]) await run("usage", runUsage, ["--by", by, dir]);
+await run("usage", runUsage, ["--json", "--session-dir", dir, "--all"]);
+await run("sessions", runSessions, ["--session-dir", dir, "--all", "--largest", "--limit", "0"]);
+await run("sessions", runSessions, ["--session-dir", dir, "--all", "--largest", "--json"]);
 // Every hostile session checked once more, as `sessions --check` checks each one it lists.
 await run("sessions", runSessions, ["--session-dir", dir, "--all", "--check", "--limit", "0"]);
 process.stdout.write(`${JSON.stringify({ done: true })}\n`);

@@ -1,6 +1,6 @@
 /**
  * A 1 GiB session, made by the test: more than Node can hold in one string, and more than a
- * checker should hold in memory. `sessions`, `tree`, `info` and `find` read it streaming, with a
+ * checker should hold in memory. `sessions`, `tree`, `info`, `usage` and `find` read it streaming, with a
  * bounded peak memory (measured in the command's own process, worker threads included), and say
  * what Pi 0.74 does with a file that size (it cannot read it into one string).
  */
@@ -97,6 +97,24 @@ describe("a 1 GiB session", () => {
     });
     expect(doc.piStats.tokens.input).toBe(assistants * 1000);
     expect(doc.tree).toMatchObject({ leaves: 1, branchPoints: 0, activePath: entries });
+    expect(r.rssMiB).toBeLessThan(400);
+  });
+
+  it("has its usage summed in bounded memory, equal to info's Pi totals", () => {
+    const info = JSON.parse(run("info", "--json", file).stdout);
+    const r = run("usage", "--json", file);
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    const t = info.piStats.tokens;
+    expect(doc.total).toEqual({
+      input: t.input,
+      output: t.output,
+      cacheRead: t.cacheRead,
+      cacheWrite: t.cacheWrite,
+      totalTokens: t.total,
+      cost: info.piStats.cost,
+    });
+    expect(doc.total.input).toBe((entries / 24) * 12 * 1000);
     expect(r.rssMiB).toBeLessThan(400);
   });
 

@@ -35,9 +35,14 @@ export interface ProjectSessions {
  * The session files Pi considers for the project (or every project): the `.jsonl` files of the
  * folder it lists from. In a folder shared by several projects (Pi 1.x with a folder of its own),
  * the files whose header names another project are left out, as Pi's list leaves them out; a file
- * whose header cannot be read is kept, since its problem is what `check` is asked about.
+ * whose header cannot be read is kept, since its problem is what `check` is asked about. `verb`
+ * words the line for another command (`usage` is "reading" them, with "no sessions to read").
  */
-export function projectSessions(project: ProjectScope, options: { sessionDir?: string | undefined; env?: NodeJS.ProcessEnv | undefined }): ProjectSessions {
+export function projectSessions(
+  project: ProjectScope,
+  options: { sessionDir?: string | undefined; env?: NodeJS.ProcessEnv | undefined },
+  verb: { doing: string; to: string } = { doing: "checking", to: "check" },
+): ProjectSessions {
   const { process: p, location } = locate({ version: "1.x", cwd: project.cwd, sessionDir: options.sessionDir, env: options.env });
   const home = homedir();
   let files = filesFor("1.x", location, project.scope);
@@ -58,11 +63,13 @@ export function projectSessions(project: ProjectScope, options: { sessionDir?: s
   const whose = project.scope === "all" ? "of every project" : `of ${escapeControls(tildePath(p.cwd, home))}`;
   const place = project.scope === "all" && location.all.kind === "projects" ? `under ${shown}` : `in ${shown}`;
   const skipped = others > 0 ? `; ${others} other session${others === 1 ? "" : "s"} there belong${others === 1 ? "s" : ""} to other projects` : "";
-  const result: ProjectSessions = { paths, where: `checking ${count} ${whose} ${place}${why}${skipped}` };
+  const result: ProjectSessions = { paths, where: `${verb.doing} ${count} ${whose} ${place}${why}${skipped}` };
   if (location.problem) result.problem = location.problem;
   if (paths.length === 0)
     result.empty =
-      folder === "" || !existsSync(folder) ? `no sessions to check: ${shown} does not exist${why}` : `no sessions to check in ${shown}${why}${skipped}`;
+      folder === "" || !existsSync(folder)
+        ? `no sessions to ${verb.to}: ${shown} does not exist${why}`
+        : `no sessions to ${verb.to} in ${shown}${why}${skipped}`;
   return result;
 }
 

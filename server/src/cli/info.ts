@@ -28,7 +28,7 @@ import type { CliIo } from "./io";
 import { escapeControls, jsonLine } from "./terminal";
 import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 import { tildePath } from "./sessionOutput";
-import { formatBytes, formatDateTime, oneLine, terminalWidth } from "./sessionOutput";
+import { formatBytes, formatCost, formatDateTime, oneLine, terminalWidth } from "./sessionOutput";
 
 export const INFO_USAGE = `Usage: pi-session-lsp info [--pi 1.x|0.74] [--session-dir DIR] [--json] FILE
 
@@ -168,7 +168,7 @@ function printInfo(path: string, line: CommandLine, io: CliIo): number {
   return status;
 }
 
-const money = (n: number) => (Number.isFinite(n) ? `$${n.toFixed(n > 0 && n < 0.01 ? 4 : 3)}` : String(n));
+const money = (n: number) => (Number.isFinite(n) ? formatCost(n) : String(n));
 const count = (n: unknown) => (typeof n === "number" ? groupDigits(n) : String(n));
 
 function duration(ms: number): string {

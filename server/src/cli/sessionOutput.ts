@@ -105,6 +105,12 @@ export function formatBytes(bytes: number): string {
   return `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} ${units[unit]}`;
 }
 
+/** A cost in dollars as Pi's footer shows it, "$1.234" (4 decimals under a cent); a sum too large to be a number says so. */
+export function formatCost(cost: number): string {
+  if (!Number.isFinite(cost)) return "(overflow)";
+  return `$${cost.toFixed(cost > 0 && cost < 0.01 ? 4 : 3)}`;
+}
+
 /** A local date and time to the minute, "2026-03-02 10:00"; "?" for an invalid date. */
 export function formatDateTime(time: number): string {
   if (!Number.isFinite(time) || Math.abs(time) > 8.64e15) return "?";

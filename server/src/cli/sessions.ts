@@ -22,10 +22,11 @@ import { type OptionSpecs, quote, readCommandLine } from "./commandLine";
 import { type CliIo, Progress } from "./io";
 import type { CheckVerdict } from "./checkVerdict";
 import { checkSessions, verdictJson, verdictMark, verdictNotes } from "./sessionVerdicts";
+import { printLargest } from "./sessionsLargest";
 import { escapeControls, jsonLine } from "./terminal";
 import { describeSource, formatBytes, formatDateTime, oneLine, oneLineTail, padEnd, padStart, terminalWidth, tildePath } from "./sessionOutput";
 
-export const SESSIONS_USAGE = `Usage: pi-session-lsp sessions [--cwd DIR | --all] [--session-dir DIR] [--pi 1.x|0.74] [--check] [--json] [--limit N]
+export const SESSIONS_USAGE = `Usage: pi-session-lsp sessions [--cwd DIR | --all] [--session-dir DIR] [--pi 1.x|0.74] [--check | --largest] [--json] [--limit N]
 
 Lists Pi's sessions, newest first and forks under their origin, as Pi's /resume shows them: those
 of the project in DIR (default: the current folder), or with --all those of every project. The
@@ -44,7 +45,11 @@ is $PI_CODING_AGENT_DIR or ~/.pi/agent.
                   it; CODE is the first such error), "N errors" (other errors), nothing when
                   check finds no error. --json adds to each session's details "check": {errors,
                   warnings, requestFails?, refused?} (check's verdict is Pi 1.x's, as check's is)
-  --limit N       print at most N sessions (default 200; 0 prints all); only those are checked`;
+  --largest       list the largest sessions first, with what takes their space: the base64
+                  data of inline images, tool output, and the rest (what is worth slimming);
+                  --json gives {largest: [{path, id, size, images, toolResults, other}]}
+  --limit N       print at most N sessions (default 200, with --largest 20; 0 prints all);
+                  only those are checked or measured`;
 
 const OPTIONS: OptionSpecs = {
   cwd: { type: "string" },
@@ -52,6 +57,7 @@ const OPTIONS: OptionSpecs = {
   "session-dir": { type: "string" },
   json: { type: "boolean" },
   check: { type: "boolean" },
+  largest: { type: "boolean" },
   limit: { type: "string", whole: {} },
 };
 
@@ -66,11 +72,13 @@ export async function runSessions(args: readonly string[], io: CliIo): Promise<n
         ? `unexpected argument ${quote(positionals[0]!)}`
         : values.all && values.cwd !== undefined
           ? "--cwd and --all cannot be combined"
-          : undefined,
+          : values.check && values.largest
+            ? "--check and --largest cannot be combined"
+            : undefined,
   });
   if (typeof line === "number") return line;
   const { values, version } = line;
-  const limit = values.limit === undefined ? 200 : Number(values.limit);
+  const limit = values.limit === undefined ? (values.largest ? 20 : 200) : Number(values.limit);
 
   const progress = new Progress("reading sessions");
   let listing: Listing;
@@ -86,6 +94,7 @@ export async function runSessions(args: readonly string[], io: CliIo): Promise<n
     progress.done();
   }
   if (listing.location.problem) io.err(`pi-session-lsp sessions: ${listing.location.problem}\n`);
+  if (values.largest) return printLargest(listing, limit, values.json === true, io);
   // The text lists the first `limit` rows, so only they are checked; --json has every session.
   const checked = values.check
     ? await checkListed(

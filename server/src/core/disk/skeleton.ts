@@ -10,6 +10,7 @@
  * string key.
  */
 
+import { headerFault, noHeaderFault } from "./header";
 import { dateTime } from "../base/loose";
 import { PiIndex } from "../session/piIndex";
 import { applyLabel } from "../session/rules";
@@ -195,9 +196,10 @@ export class SkeletonBuilder {
         return;
       }
       const h = value as Record<string, unknown>;
-      if (h.type !== "session" || typeof h.id !== "string") {
+      const wrong = headerFault(h, place.line);
+      if (wrong !== undefined) {
         this.load = "invalid";
-        this.loadMessage = `the first entry Pi reads (line ${place.line + 1}) is not a session header with a string id`;
+        this.loadMessage = wrong;
         return;
       }
       this.header = h;
@@ -311,8 +313,9 @@ export class SkeletonBuilder {
     let loadMessage = this.loadMessage;
     if (load === "ok" && !this.headerSeen) {
       // Pi writes a fresh header into an empty file; one with only blank or unparsable lines is invalid.
-      load = this.bytes === 0 ? "empty" : "invalid";
-      loadMessage = load === "empty" ? "the file is empty" : "no line of the file can be parsed as a session header";
+      const fault = noHeaderFault(this.bytes);
+      load = fault.load;
+      loadMessage = fault.message;
     }
     const version = this.header ? (this.header.version ?? 1) : 3;
     let migrates: 0 | 1 | 2 = 0;

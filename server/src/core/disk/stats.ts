@@ -4,14 +4,15 @@
  * `getUsageCostBreakdown`.
  *
  * Pi 1.x totals every entry of the file (`usage` entries, compactions and branch summaries with a
- * `usage`, tool results with one), so its loop is repeated here in file order, with the same
- * JavaScript arithmetic on the same values: the sums are equal to the last bit, and an odd value
- * (a missing `usage`) throws here where it throws in Pi. Pi 0.74 totals only the messages of the
+ * `usage`, tool results with one), so its loop (`PiUsageTotals` of `usage.ts`, which `usage` shares)
+ * runs here in file order, with the same JavaScript arithmetic on the same values: the sums are
+ * equal to the last bit, and an odd value (a missing `usage`) throws here where it throws in Pi. Pi 0.74 totals only the messages of the
  * context it resumed with, so its numbers come from the skeleton's active path after the read.
  */
 
 import { looseText } from "../base/text";
 import { Flag, Role, type Skeleton, skeletonIndex, walkUp } from "./skeleton";
+import { addUsage, newUsageTotals, PiUsageTotals, totalTokens } from "./usage";
 
 type Obj = Record<string, unknown>;
 
@@ -25,25 +26,6 @@ export interface PiSessionStats {
   totalMessages: number;
   tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
   cost: number;
-}
-
-interface Totals {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  cost: number;
-}
-
-const newTotals = (): Totals => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 });
-
-/** Pi's `addUsageToTotals`, unchanged (it throws on a missing `usage` or `cost`, as Pi does). */
-function addUsage(totals: Totals, usage: Obj): void {
-  totals.input += usage.input as number;
-  totals.output += usage.output as number;
-  totals.cacheRead += usage.cacheRead as number;
-  totals.cacheWrite += usage.cacheWrite as number;
-  totals.cost += (usage.cost as Obj).total as number;
 }
 
 const MAX_FILES = 500;
@@ -88,12 +70,8 @@ export class StatsCollector {
   private branchSummaries = 0;
   private first: number | undefined;
   private last: number | undefined;
-  // Pi 1.x getSessionStats, accumulated in file order.
-  private readonly totals = newTotals();
-  private counts = { userMessages: 0, assistantMessages: 0, toolCalls: 0, toolResults: 0, totalMessages: 0 };
-  private statsThrow: string | undefined;
-  private readonly breakdown = new Map<string, Totals>();
-  private breakdownThrow: string | undefined;
+  /** Pi 1.x getSessionStats and getUsageCostBreakdown, accumulated in file order. */
+  private readonly pi = new PiUsageTotals();
   /** Pi 0.74: facts per assistant entry index. */
   readonly assistants = new Map<number, AssistantFacts>();
 
@@ -111,10 +89,7 @@ export class StatsCollector {
       this.last = this.last === undefined ? time : Math.max(this.last, time);
     }
     this.summarize(entry, type, index, place.line);
-    if (this.version === "1.x") {
-      this.piStats16(entry);
-      this.piBreakdown16(entry);
-    }
+    if (this.version === "1.x") this.pi.step(entry);
   };
 
   private summarize(entry: Obj, type: string, index: number, line: number): void {
@@ -177,58 +152,6 @@ export class StatsCollector {
     else set.add(path);
   }
 
-  /** One step of Pi 1.x `getSessionStats`. */
-  private piStats16(entry: Obj): void {
-    if (this.statsThrow !== undefined) return;
-    try {
-      if (entry.type === "usage") addUsage(this.totals, entry.usage as Obj);
-      else if ((entry.type === "branch_summary" || entry.type === "compaction") && entry.usage) addUsage(this.totals, entry.usage as Obj);
-      if (entry.type !== "message") return;
-      this.counts.totalMessages++;
-      const message = entry.message as Obj;
-      if (message.role === "user") this.counts.userMessages++;
-      else if (message.role === "toolResult") {
-        this.counts.toolResults++;
-        if (message.usage) addUsage(this.totals, message.usage as Obj);
-      } else if (message.role === "assistant") {
-        this.counts.assistantMessages++;
-        if (Array.isArray(message.content)) this.counts.toolCalls += (message.content as Obj[]).filter((c) => c.type === "toolCall").length;
-        addUsage(this.totals, message.usage as Obj);
-      }
-    } catch (error) {
-      this.statsThrow = `${error instanceof Error ? error.name : "Error"}: ${error instanceof Error ? error.message : String(error)}`;
-    }
-  }
-
-  /** One step of Pi 1.x `getUsageCostBreakdown`. */
-  private piBreakdown16(entry: Obj): void {
-    if (this.breakdownThrow !== undefined) return;
-    try {
-      let key: string | undefined;
-      let usage: Obj | undefined;
-      const message = entry.message as Obj | undefined;
-      if (entry.type === "message" && message!.role === "assistant") {
-        key = `${message!.provider}/${message!.responseModel ?? message!.model}`;
-        usage = message!.usage as Obj;
-      } else if (entry.type === "usage") {
-        key = `${entry.provider}/${entry.model}`;
-        usage = entry.usage as Obj;
-      } else if (entry.type === "message" && message!.role === "toolResult" && message!.usage) {
-        key = "Tools/summaries";
-        usage = message!.usage as Obj;
-      } else if ((entry.type === "branch_summary" || entry.type === "compaction") && entry.usage) {
-        key = "Tools/summaries";
-        usage = entry.usage as Obj;
-      }
-      if (!key || !usage) return;
-      let totals = this.breakdown.get(key);
-      if (!totals) this.breakdown.set(key, (totals = newTotals()));
-      addUsage(totals, usage);
-    } catch (error) {
-      this.breakdownThrow = `${error instanceof Error ? error.name : "Error"}: ${error instanceof Error ? error.message : String(error)}`;
-    }
-  }
-
   finish(sk: Skeleton): SessionInfoReport {
     const sorted = <T>(map: Map<string, T>, by: (v: T) => number) => [...map].sort((a, b) => by(b[1]) - by(a[1]));
     const report: SessionInfoReport = {
@@ -247,29 +170,17 @@ export class StatsCollector {
     if (sk.load !== "ok") return report;
     const sessionId = sk.header?.id;
     if (this.version === "1.x") {
-      const t = this.totals;
+      const { totals: t, counts, statsThrow } = this.pi;
       report.piStats =
-        this.statsThrow !== undefined
-          ? { throws: this.statsThrow }
+        statsThrow !== undefined
+          ? { throws: statsThrow }
           : {
               sessionId,
-              ...this.counts,
-              tokens: {
-                input: t.input,
-                output: t.output,
-                cacheRead: t.cacheRead,
-                cacheWrite: t.cacheWrite,
-                total: t.input + t.output + t.cacheRead + t.cacheWrite,
-              },
+              ...counts,
+              tokens: { input: t.input, output: t.output, cacheRead: t.cacheRead, cacheWrite: t.cacheWrite, total: totalTokens(t) },
               cost: t.cost,
             };
-      report.usageBreakdown =
-        this.breakdownThrow !== undefined
-          ? { throws: this.breakdownThrow }
-          : [...this.breakdown]
-              .map(([key, v]) => ({ key, cost: v.cost, tokens: v.input + v.output + v.cacheRead + v.cacheWrite }))
-              .filter((e) => e.cost > 0 || e.tokens > 0)
-              .sort((a, b) => b.cost - a.cost);
+      report.usageBreakdown = this.pi.breakdownRows();
     } else {
       report.piStats = this.contextStats074(sk);
     }
@@ -285,7 +196,7 @@ export class StatsCollector {
     let toolResults = 0;
     let totalMessages = 0;
     let toolCalls = 0;
-    const t = newTotals();
+    const t = newUsageTotals();
     for (const i of path.entries) {
       const type = sk.types[i];
       if (type === "compaction" || type === "custom_message" || type === "branch_summary") {
@@ -302,12 +213,7 @@ export class StatsCollector {
         if (typeof facts.toolCalls === "string") return { throws: `TypeError: ${facts.toolCalls}` };
         toolCalls += facts.toolCalls;
         try {
-          const usage = facts.usage as Obj;
-          t.input += usage.input as number;
-          t.output += usage.output as number;
-          t.cacheRead += usage.cacheRead as number;
-          t.cacheWrite += usage.cacheWrite as number;
-          t.cost += (usage.cost as Obj).total as number;
+          addUsage(t, facts.usage as Obj);
         } catch (error) {
           return { throws: `TypeError: ${error instanceof Error ? error.message : String(error)}` };
         }
@@ -320,7 +226,7 @@ export class StatsCollector {
       toolCalls,
       toolResults,
       totalMessages,
-      tokens: { input: t.input, output: t.output, cacheRead: t.cacheRead, cacheWrite: t.cacheWrite, total: t.input + t.output + t.cacheRead + t.cacheWrite },
+      tokens: { input: t.input, output: t.output, cacheRead: t.cacheRead, cacheWrite: t.cacheWrite, total: totalTokens(t) },
       cost: t.cost,
     };
   }
