@@ -26,6 +26,7 @@ const SUMMARIES: readonly (readonly [string, string])[] = [
   ["fork FILE|ID", "a new session from the root to an entry (--leaf ENTRY)"],
   ["restore FILE|ID", "put back FILE.bak, the file before the last change"],
   ["slim FILE|ID", "shrink a session without changing what Pi sends (proved)"],
+  ["diff FILE|ID ENTRY [ENTRY]", "what the model saw on two branches"],
   ["help COMMAND", "the options of COMMAND (the same as COMMAND --help)"],
   ["--stdio", "start the language server on stdin/stdout"],
   ["--version", "print the version"],
@@ -67,6 +68,7 @@ const COMMANDS: Record<string, () => Command> = {
   fork: () => (require("./cli/entryCommands") as typeof import("./cli/entryCommands")).runFork,
   restore: () => (require("./cli/restore") as typeof import("./cli/restore")).runRestore,
   slim: () => (require("./cli/slim") as typeof import("./cli/slim")).runSlim,
+  diff: () => (require("./cli/diff") as typeof import("./cli/diff")).runDiff,
 };
 
 export function main(args: readonly string[]): void {
@@ -150,7 +152,7 @@ function unknownCommand(command: string): void {
   const hint = near === undefined ? "" : ` (did you mean ${Object.hasOwn(COMMANDS, near) ? near : `--${near}`}?)`;
   const what = command.startsWith("-") ? "option" : "command";
   process.stderr.write(
-    `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, sessions, find, tree, info, resume-from, drop-from-context, fork, restore, slim, help, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
+    `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, sessions, find, tree, info, resume-from, drop-from-context, fork, restore, slim, diff, help, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
   );
   process.exitCode = 2;
 }

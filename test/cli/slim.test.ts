@@ -6,7 +6,7 @@
  * image-heavy sessions (branches, a compaction), on the parity corpus, and on hostile files.
  */
 
-import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -15,12 +15,13 @@ import { buildContext, type PiFlavor } from "../../server/src/core/pi/buildConte
 import { providerViewJson } from "../../server/src/core/pi/provider/request";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { providerRequestOf } from "../../server/src/features/api/context";
-import { imageSession } from "../helpers/imageSessions.mjs";
 
 const parity = join(__dirname, "../parity/fixtures");
 let root: string;
+let imageSession: (options?: { turns?: number; branchEvery?: number; compactAt?: number }) => string;
 
-beforeAll(() => {
+beforeAll(async () => {
+  ({ imageSession } = await import("../helpers/imageSessions.mjs"));
   root = mkdtempSync(join(tmpdir(), "pi-slim-"));
   process.env.PI_SESSION_LSP_BACKUP_DIR = join(root, "history");
 });
@@ -57,7 +58,10 @@ function slim(file: string, options: Partial<SlimOptions> = {}) {
 const lines = (text: string) => text.split("\n");
 
 describe("slim on generated image-heavy sessions", () => {
-  const original = imageSession({ turns: 6, branchEvery: 2, compactAt: 4 });
+  let original: string;
+  beforeAll(() => {
+    original = imageSession({ turns: 6, branchEvery: 2, compactAt: 4 });
+  });
 
   it("keeps the context and provider request of both Pis byte for byte, and removes images and outputs", () => {
     const file = sessionFile(original);
@@ -151,8 +155,12 @@ describe("slim on generated image-heavy sessions", () => {
 });
 
 describe("slim while Pi appends", () => {
-  const original = imageSession({ turns: 4, branchEvery: 2, compactAt: 3 });
-  const last = JSON.parse(lines(original).at(-2)!) as { id: string };
+  let original: string;
+  let last: { id: string };
+  beforeAll(() => {
+    original = imageSession({ turns: 4, branchEvery: 2, compactAt: 3 });
+    last = JSON.parse(lines(original).at(-2)!) as { id: string };
+  });
 
   it("carries an entry Pi appended during the run into the new file, and proves it again", () => {
     const file = sessionFile(original);

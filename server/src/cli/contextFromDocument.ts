@@ -92,7 +92,7 @@ export function printContext(
  * compare a version nested too deep, and Pi 0.73/0.74 throws on a `null` line and keeps `0`,
  * `false` and `""` lines as entries.
  */
-function openRefusal(doc: SessionDocument, flavor: PiFlavor): string | undefined {
+export function openRefusal(doc: SessionDocument, flavor: PiFlavor): string | undefined {
   const a = doc.analysis;
   const refused =
     'Pi 1.x refuses to open it ("Session file is not a valid pi session"), and Pi 0.73/0.74 overwrites it with a new empty session, losing every entry';

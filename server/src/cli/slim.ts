@@ -99,7 +99,7 @@ export function slimReport(shown: string, outcome: Exclude<SlimOutcome, { status
   );
   if (outcome.status === "dry-run") lines.push("  dry run: nothing written, nothing proved");
   if (outcome.status === "slimmed") {
-    const counts = outcome.proof.map((d) => `Pi ${d.flavor} ${groupDigits(d.messages)} messages`).join(", ");
+    const counts = outcome.proof.map((d) => `Pi ${d.flavor} ${d.complete ? `${groupDigits(d.messages)} messages` : "fails alike on both"}`).join(", ");
     lines.push(`  proved: the context and provider request are byte-identical to the original's (${counts})`);
     const removed = outcome.diagnosticsRemoved > 0 ? `; ${groupDigits(outcome.diagnosticsRemoved)} of its diagnostics were on what was removed` : "";
     lines.push(`  checked: no diagnostic the original has not${removed}`);
