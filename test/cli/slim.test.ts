@@ -12,9 +12,8 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type SlimOptions, slimSession } from "../../server/src/cli/slimRun";
 import { buildContext, type PiFlavor } from "../../server/src/core/pi/buildContext";
-import { providerViewJson } from "../../server/src/core/pi/provider/request";
+import { buildProviderRequest, providerViewJson } from "../../server/src/core/pi/provider/request";
 import { SessionDocument } from "../../server/src/core/session/document";
-import { providerRequestOf } from "../../server/src/features/api/context";
 
 const parity = join(__dirname, "../parity/fixtures");
 let root: string;
@@ -37,7 +36,7 @@ function fullPath(text: string): string[] {
       continue;
     }
     out.push(JSON.stringify(built.build.context));
-    const request = providerRequestOf(built.build, flavor);
+    const request = buildProviderRequest(built.build, { flavor, now: () => 0 });
     out.push(request.ok ? providerViewJson(request.request) : `fails: ${request.reason}`);
   }
   return out;
@@ -214,6 +213,7 @@ function heavy(text: string): string {
       const m = value?.type === "message" ? value.message : undefined;
       if (!m || typeof m !== "object") return line;
       if ((m.role === "toolResult" || m.role === "user") && Array.isArray(m.content)) m.content = [...m.content, image];
+      else if (m.role === "user" && typeof m.content === "string") m.content = [{ type: "text", text: m.content }, image];
       else if (m.role === "bashExecution" && typeof m.output === "string") m.output = m.output.padEnd(6000, "x");
       else return line;
       return JSON.stringify(value);

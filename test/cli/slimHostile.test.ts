@@ -11,9 +11,8 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { slimSession } from "../../server/src/cli/slimRun";
 import { buildContext, type PiFlavor } from "../../server/src/core/pi/buildContext";
-import { providerViewJson } from "../../server/src/core/pi/provider/request";
+import { buildProviderRequest, providerViewJson } from "../../server/src/core/pi/provider/request";
 import { SessionDocument } from "../../server/src/core/session/document";
-import { providerRequestOf } from "../../server/src/features/api/context";
 
 let root: string;
 let count = 0;
@@ -33,7 +32,7 @@ function fullPath(text: string): string[] {
   return (["1.x", "0.74"] as PiFlavor[]).flatMap((flavor) => {
     const built = buildContext(doc.analysis, { flavor });
     if (!built.ok) return [`fails: ${built.failure.kind}`];
-    const request = providerRequestOf(built.build, flavor);
+    const request = buildProviderRequest(built.build, { flavor, now: () => 0 });
     return [JSON.stringify(built.build.context), request.ok ? providerViewJson(request.request) : `fails: ${request.reason}`];
   });
 }

@@ -12,7 +12,7 @@
  * unreadable file.
  */
 
-import { groupDigits } from "../core/base/text";
+import { groupDigits, plural } from "../core/base/text";
 import { DEFAULT_MIN_BYTES, SLIM_KINDS, type SlimKind } from "../core/edits/slim";
 import { type OptionSpecs, type OptionValues, oneFile, readCommandLine, wholeNumber } from "./commandLine";
 import type { CliIo } from "./io";
@@ -95,7 +95,7 @@ export function slimReport(shown: string, outcome: Exclude<SlimOutcome, { status
     if (k.count > 0) lines.push(`  ${KIND_NAMES[kind].padEnd(13)} ${groupDigits(k.count).padStart(7)} replaced  ${formatBytes(k.saved).padStart(9)}`);
   }
   lines.push(
-    `  entries Pi no longer sends: ${groupDigits(plan.offPath)} on other branches, ${groupDigits(plan.behindCompaction)} behind the last compaction; ${groupDigits(totals.linesChanged)} lines changed`,
+    `  entries Pi no longer sends: ${groupDigits(plan.offPath)} on other branches, ${groupDigits(plan.behindCompaction)} behind the last compaction; ${plural(totals.linesChanged, "line")} changed`,
   );
   if (outcome.status === "dry-run") lines.push("  dry run: nothing written, nothing proved");
   if (outcome.status === "slimmed") {

@@ -1,6 +1,6 @@
 /**
  * `slim`'s proof: the context Pi resumes with and the provider request after it, built by the
- * core (`contextOfPath`, `providerRequestOf`) for Pi 1.x and Pi 0.73/0.74 from a file on disk, as
+ * core (`contextOfPath`, `buildProviderRequest`) for Pi 1.x and Pi 0.73/0.74 from a file on disk, as
  * digests to compare between the file before and after slimming.
  *
  * A file of any size is read in bounded memory: one streaming pass learns the tree
@@ -18,9 +18,8 @@ import { Placement, resumedPath, slimPlan } from "../core/disk/slimPlan";
 import type { ValueLine } from "../core/line/facts";
 import { parseLineWith } from "../core/line/parse";
 import { contextOfPath, type PiFlavor } from "../core/pi/buildContext";
-import { providerViewJson } from "../core/pi/provider/request";
+import { buildProviderRequest, providerViewJson } from "../core/pi/provider/request";
 import { Entry } from "../core/session/entry";
-import { providerRequestOf } from "../features/api/context";
 import { type ReadOptions, LineFile } from "../io/lineReader";
 import { readSkeleton } from "../io/skeletonReader";
 
@@ -135,7 +134,9 @@ function digestOf(file: string, sk: Skeleton, flavor: PiFlavor): ContextDigest {
     if (!result.ok) return { ...digest, context: `fails: ${result.failure.kind} at line ${result.failure.entry.line + 1}`, request: "" };
     digest.messages = result.build.context.messages.length;
     digest.context = sha(JSON.stringify(result.build.context));
-    const request = providerRequestOf(result.build, flavor);
+    // Pi dates the tool results it makes up for unanswered calls when it sends the request; one
+    // fixed time for both files leaves only what the files decide.
+    const request = buildProviderRequest(result.build, { flavor, now: () => 0 });
     if (!request.ok) return { ...digest, request: `fails: ${request.reason}` };
     digest.request = sha(providerViewJson(request.request));
     digest.complete = true;
