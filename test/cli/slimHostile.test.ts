@@ -5,6 +5,7 @@
  * full path) or left byte for byte.
  */
 
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,7 @@ import { slimSession } from "../../server/src/cli/slimRun";
 import { buildContext, type PiFlavor } from "../../server/src/core/pi/buildContext";
 import { buildProviderRequest, providerViewJson } from "../../server/src/core/pi/provider/request";
 import { SessionDocument } from "../../server/src/core/session/document";
+import { ensureBuilt } from "../helpers/lspClient";
 
 let root: string;
 let count = 0;
@@ -148,5 +150,34 @@ describe("slim on seeded hostile sessions", () => {
       if (outcome.status === "slimmed") expect(fullPath(after), `seed ${seed}`).toEqual(fullPath(text));
       else expect(after, `seed ${seed}`).toBe(text);
     }
+  });
+});
+
+describe("slim on the command line", () => {
+  const bin = join(__dirname, "../../bin/pi-session-lsp.js");
+  const cli = (...args: string[]) => {
+    const r = spawnSync(process.execPath, [bin, "slim", ...args], {
+      encoding: "utf8",
+      env: { ...process.env, PI_SESSION_LSP_BACKUP_DIR: join(root, "history") },
+    });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+
+  it("prints its help, refuses bad words with 2 and what Pi cannot resume with 1, and reports a run", async () => {
+    await ensureBuilt();
+    expect(cli("--help")).toMatchObject({ status: 0, stdout: expect.stringMatching(/^Usage: pi-session-lsp slim/) });
+    expect(cli().status).toBe(2);
+    expect(cli("--min-bytes", "x", "f.jsonl").status).toBe(2);
+    expect(cli(join(root, "missing.jsonl")).status).toBe(2);
+    const cycle = sessionFile(`${header}\n${user("a", "b", '"a"')}\n${user("b", "a", '"b"')}\n`);
+    const refused = cli(cycle);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/is left as it is: .*parent cycle/);
+    const file = sessionFile(`${header}\n${user("r1", null, '"start"')}\n${user("b1", "r1", `[${image(9000)}]`)}\n${user("m1", "r1", '"x"')}\n`);
+    const slimmed = cli(file);
+    expect(slimmed.status).toBe(0);
+    expect(slimmed.stdout).toMatch(/saved .* images +1 replaced/s);
+    expect(slimmed.stdout).toMatch(/proved: the context and provider request are byte-identical/);
+    expect(slimmed.stdout).toContain(`backup: ${file}.bak`);
   });
 });

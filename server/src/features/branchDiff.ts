@@ -73,7 +73,8 @@ function messageRole(message: unknown): string {
 function previewOf(message: unknown): string {
   const m = message as Obj | null;
   if (!m || typeof m !== "object") return "";
-  const content = m.content ?? m.summary ?? m.output ?? m.command;
+  if (m.role === "bashExecution" && typeof m.command === "string") return singleLine(`$ ${m.command}`, 80);
+  const content = m.content ?? m.summary;
   if (typeof content === "string") return singleLine(content, 80);
   if (!Array.isArray(content)) return "";
   for (const block of content as Obj[]) {
