@@ -15,6 +15,7 @@ import { readSkeleton } from "../io/skeletonReader";
 import { openRegularFile } from "./files";
 import { FileChanged, FixRefused, removeQuietly } from "./replace";
 import { commitSlimmed } from "./slimCommit";
+import { FULL_PROOF_MAX_BYTES, fullProofFailure } from "./slimFullProof";
 import { compareDiagnostics, diagnosticCounts } from "./slimDiagnostics";
 import { type ContextDigest, contextDigests, proofFailure } from "./slimProof";
 import { emptyTotals, type SlimTarget, type SlimTotals, writeSlimmed } from "./slimWrite";
@@ -116,7 +117,8 @@ export function slimSession(file: string, options: SlimOptions): SlimOutcome {
       if (totals.linesChanged === 0) return { status: "nothing", plan, totals };
       const before = contextDigests(file, { ...read, end: size }, sk);
       const after = contextDigests(output.path, read);
-      const failure = proofFailure(before, after);
+      // A file small enough to hold is proved the full way too (the document every command uses).
+      const failure = proofFailure(before, after) ?? (size <= FULL_PROOF_MAX_BYTES ? fullProofFailure(file, size, output.path) : undefined);
       if (failure) return { status: "refused", reason: `the proof failed: ${failure}` };
       const diagnostics = compareDiagnostics(diagnosticCounts(file), diagnosticCounts(output.path));
       if (diagnostics.added.length > 0)
@@ -127,7 +129,9 @@ export function slimSession(file: string, options: SlimOptions): SlimOutcome {
         return { ...done, written: output.path };
       }
       options.beforeCommit?.();
-      const reprove = (end: number) => proofFailure(contextDigests(file, { ...read, end }), contextDigests(output.path, read));
+      const reprove = (end: number) =>
+        proofFailure(contextDigests(file, { ...read, end }), contextDigests(output.path, read)) ??
+        (end <= FULL_PROOF_MAX_BYTES ? fullProofFailure(file, end, output.path) : undefined);
       const committed = commitSlimmed({ target, fd, stat, size, prefixHash: hash.digest("hex"), temp: output.path, reprove });
       keep = true;
       return { ...done, ...committed, written: file };
