@@ -6,7 +6,7 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { linkSync, lstatSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -136,6 +136,28 @@ describe("slim refuses what Pi cannot resume or it cannot read", () => {
     const file = sessionFile(text);
     expect(slimSession(file, { minBytes: 4096 }).status).toBe("refused");
     expect(readFileSync(file, "utf8")).toBe(text);
+  });
+});
+
+describe("slim and links", () => {
+  const text = () => `${header}\n${user("r1", null, '"start"')}\n${user("b1", "r1", `[${image(9000)}]`)}\n${user("m1", "r1", '"x"')}\n`;
+
+  it("slims the file a symbolic link names, and the link stays a link", () => {
+    const target = sessionFile(text());
+    const link = join(root, `link-${count++}.jsonl`);
+    symlinkSync(target, link);
+    expect(slimSession(link, { minBytes: 4096 }).status).toBe("slimmed");
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, "utf8")).toContain("[slimmed: image/png");
+    expect(readFileSync(`${target}.bak`, "utf8")).toBe(text());
+  });
+
+  it("refuses a file with a second hard link in place, and slims it into --out", () => {
+    const file = sessionFile(text());
+    linkSync(file, `${file}.other`);
+    expect(slimSession(file, { minBytes: 4096 })).toMatchObject({ status: "refused", reason: expect.stringMatching(/2 hard links/) });
+    expect(readFileSync(file, "utf8")).toBe(text());
+    expect(slimSession(file, { minBytes: 4096, out: `${file}.slim` }).status).toBe("slimmed");
   });
 });
 

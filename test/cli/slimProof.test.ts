@@ -76,3 +76,39 @@ describe("slim's proof", () => {
     expect(full).toMatch(/differs/);
   });
 });
+
+describe("slim's comparison of diagnostics", () => {
+  it("allows what is gone from a changed line, refuses what is new and what is gone elsewhere", async () => {
+    const { compareDiagnostics } = await import("../../server/src/cli/slimDiagnostics");
+    const before = new Map([
+      ["image-too-large:4", 1],
+      ["dangling-parent:7", 1],
+      ["no-final-newline:9", 1],
+    ]);
+    expect(
+      compareDiagnostics(
+        before,
+        new Map([
+          ["dangling-parent:7", 1],
+          ["no-final-newline:9", 1],
+        ]),
+        new Set([4]),
+      ),
+    ).toEqual({ added: [], lost: [], removed: 1 });
+    expect(
+      compareDiagnostics(
+        before,
+        new Map([
+          ["no-final-newline:9", 1],
+          ["image-too-large:4", 1],
+          ["blank-line:2", 1],
+        ]),
+        new Set([4]),
+      ),
+    ).toEqual({
+      added: ["blank-line on line 3"],
+      lost: ["dangling-parent on line 8"],
+      removed: 0,
+    });
+  });
+});

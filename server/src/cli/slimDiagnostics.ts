@@ -29,17 +29,31 @@ export function diagnosticCounts(path: string): Map<string, number> {
   return counts;
 }
 
-/** What `after` reports that `before` did not (`code` on line N, 1-based), and how many `before` had that `after` has not. */
-export function compareDiagnostics(before: Map<string, number>, after: Map<string, number>): { added: string[]; removed: number } {
+/** `code` on line N (1-based), from a `code:line` key. */
+function described(key: string): string {
+  const at = key.lastIndexOf(":");
+  return `${key.slice(0, at)} on line ${Number(key.slice(at + 1)) + 1}`;
+}
+
+/**
+ * What `after` reports that `before` did not (`added`), what `before` reported on a line not in
+ * `changed` that `after` does not (`lost`), and how many diagnostics `before` had that `after` has
+ * not (`removed`, on the changed lines: what slimming removed).
+ */
+export function compareDiagnostics(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  changed: ReadonlySet<number>,
+): { added: string[]; lost: string[]; removed: number } {
   const added: string[] = [];
+  const lost: string[] = [];
   let removed = 0;
-  for (const [key, n] of after) {
-    const extra = n - (before.get(key) ?? 0);
-    if (extra > 0) {
-      const at = key.lastIndexOf(":");
-      added.push(`${key.slice(0, at)} on line ${Number(key.slice(at + 1)) + 1}`);
-    }
+  for (const [key, n] of after) if (n > (before.get(key) ?? 0)) added.push(described(key));
+  for (const [key, n] of before) {
+    const gone = n - (after.get(key) ?? 0);
+    if (gone <= 0) continue;
+    if (changed.has(Number(key.slice(key.lastIndexOf(":") + 1)))) removed += gone;
+    else lost.push(described(key));
   }
-  for (const [key, n] of before) removed += Math.max(0, n - (after.get(key) ?? 0));
-  return { added, removed };
+  return { added, lost, removed };
 }

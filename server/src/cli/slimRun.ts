@@ -83,7 +83,7 @@ function planOf(file: string, size: number, read: ReadOptions) {
   const targets: SlimTarget[] = [];
   if (plan.ok) {
     for (const i of candidates) {
-      if (plan.placement[i] !== Placement.Sent) targets.push({ start: sk.starts[i]!, bytes: sk.byteLengths[i]!, type: sk.types[i]! });
+      if (plan.placement[i] !== Placement.Sent) targets.push({ line: sk.lines[i]!, start: sk.starts[i]!, bytes: sk.byteLengths[i]!, type: sk.types[i]! });
     }
   }
   return { sk, plan, targets };
@@ -120,9 +120,11 @@ export function slimSession(file: string, options: SlimOptions): SlimOutcome {
       // A file small enough to hold is proved the full way too (the document every command uses).
       const failure = proofFailure(before, after) ?? (size <= FULL_PROOF_MAX_BYTES ? fullProofFailure(file, size, output.path) : undefined);
       if (failure) return { status: "refused", reason: `the proof failed: ${failure}` };
-      const diagnostics = compareDiagnostics(diagnosticCounts(file), diagnosticCounts(output.path));
+      const diagnostics = compareDiagnostics(diagnosticCounts(file), diagnosticCounts(output.path), new Set(totals.changedLines));
       if (diagnostics.added.length > 0)
         return { status: "refused", reason: `the slimmed file has diagnostics the original has not: ${diagnostics.added.slice(0, 3).join(", ")}` };
+      if (diagnostics.lost.length > 0)
+        return { status: "refused", reason: `diagnostics of lines it did not change are gone: ${diagnostics.lost.slice(0, 3).join(", ")}` };
       const done = { status: "slimmed" as const, plan, totals, proof: after, diagnosticsRemoved: diagnostics.removed, carried: 0, recovered: 0 };
       if (!inPlace) {
         keep = true;

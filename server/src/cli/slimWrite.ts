@@ -15,6 +15,8 @@ import { SLIM_KINDS, type SlimKind, slimLine } from "../core/edits/slim";
 
 /** A line to rewrite: where it is (without its "\n") and the type the first pass saw. */
 export interface SlimTarget {
+  /** 0-based line number. */
+  line: number;
   start: number;
   bytes: number;
   type: string;
@@ -24,6 +26,8 @@ export interface SlimTotals {
   /** Per kind: how many values were replaced and the bytes that saved. */
   kinds: Record<SlimKind, { count: number; saved: number }>;
   linesChanged: number;
+  /** The 0-based numbers of the lines changed (one per entry changed, so bounded as the skeleton is). */
+  changedLines: number[];
   bytesIn: number;
   bytesOut: number;
 }
@@ -33,7 +37,7 @@ const COPY_BYTES = 1024 * 1024;
 export function emptyTotals(): SlimTotals {
   const kinds = {} as SlimTotals["kinds"];
   for (const kind of SLIM_KINDS) kinds[kind] = { count: 0, saved: 0 };
-  return { kinds, linesChanged: 0, bytesIn: 0, bytesOut: 0 };
+  return { kinds, linesChanged: 0, changedLines: [], bytesIn: 0, bytesOut: 0 };
 }
 
 /** Where the copy goes: a file descriptor, or nowhere (a dry run counts only). */
@@ -92,6 +96,7 @@ function rewrite(raw: Buffer, target: SlimTarget, minBytes: number, totals: Slim
     totals.kinds[cut.kind].saved += cut.removedBytes - cut.addedBytes;
   }
   totals.linesChanged++;
+  totals.changedLines.push(target.line);
   return Buffer.from(slimmed.text, "utf8");
 }
 
