@@ -78,6 +78,14 @@ describe("diff on the branches Pi 1.6 wrote", () => {
     expect(d.b.onlyCount).toBe(4);
   });
 
+  it("follows Pi 0.74's rules with --pi 0.74: a context edit changes nothing there", () => {
+    const modern = json(fixture("written-16-context-edit"), "f8b5");
+    const classic = json("--pi", "0.74", fixture("written-16-context-edit"), "f8b5");
+    expect(classic.ancestor).toEqual(modern.ancestor);
+    // Pi 1.x applies the context edit on the resumed branch (it drops a message there); 0.74 ignores it.
+    expect(classic.b.contextMessages).toBe(modern.b.contextMessages + 1);
+  });
+
   it("the same leaf twice: every message shared", () => {
     const d = json(fixture("written-16-branches"), "0159");
     expect(d.a.onlyCount + d.b.onlyCount).toBe(0);
