@@ -202,4 +202,22 @@ describe("slim on the command line", () => {
     expect(slimmed.stdout).toMatch(/proved: the context and provider request are byte-identical/);
     expect(slimmed.stdout).toContain(`backup: ${file}.bak`);
   });
+
+  it("lists the sessions of a folder by what slimming would save, writing nothing", async () => {
+    await ensureBuilt();
+    const folder = mkdtempSync(join(root, "survey-"));
+    const small = `${header}\n${user("r1", null, '"start"')}\n${user("b1", "r1", `[${image(9000)}]`)}\n${user("m1", "r1", '"x"')}\n`;
+    const large = small.replace(image(9000), image(50_000));
+    writeFileSync(join(folder, "small.jsonl"), small);
+    writeFileSync(join(folder, "large.jsonl"), large);
+    writeFileSync(join(folder, "cycle.jsonl"), `${header}\n${user("a", "b", '"a"')}\n${user("b", "a", '"b"')}\n`);
+    const r = cli("--dry-run", folder);
+    expect(r.status).toBe(0);
+    const rows = r.stdout.trim().split("\n");
+    expect(rows.map((row) => row.match(/(\w+)\.jsonl/)?.[1])).toEqual(["large", "small", "cycle", undefined]);
+    expect(rows[2]).toMatch(/refused: .*parent cycle/);
+    expect(rows[3]).toMatch(/^slim would save .* in 3 sessions/);
+    expect(readFileSync(join(folder, "large.jsonl"), "utf8")).toBe(large);
+    expect(cli(join(folder, "small.jsonl"), join(folder, "large.jsonl")).status).toBe(2);
+  });
 });

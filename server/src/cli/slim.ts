@@ -12,6 +12,7 @@
  * unreadable file.
  */
 
+import { statSync } from "node:fs";
 import { groupDigits, plural } from "../core/base/text";
 import { DEFAULT_MIN_BYTES, SLIM_KINDS, type SlimKind } from "../core/edits/slim";
 import { type OptionSpecs, type OptionValues, oneFile, readCommandLine, wholeNumber } from "./commandLine";
@@ -24,6 +25,7 @@ import { escapeControls } from "./terminal";
 import { errorText } from "./walk";
 
 export const SLIM_USAGE = `Usage: pi-session-lsp slim [--out PATH] [--dry-run] [--min-bytes N] [--session-dir DIR] FILE
+       pi-session-lsp slim --dry-run [--min-bytes N] PATH...
 
 Makes the session FILE smaller without changing what Pi sends when it resumes it: inline images
 and large tool and bash outputs that Pi no longer sends (on branches it does not resume, and
@@ -34,7 +36,8 @@ Pi 1.x and Pi 0.73/0.74 build from it must be byte for byte those of the origina
 kept. FILE is replaced in place, the original kept as FILE.bak (older backups are moved out of
 Pi's folder, as check --fix keeps them); entries Pi appends meanwhile are kept.
   --out PATH      write the slimmed session to PATH (a new file) and leave FILE as it is
-  --dry-run       say what would be removed, and write nothing (not proved)
+  --dry-run       say what would be removed, and write nothing (not proved); with several
+                  files or a folder, list the sessions by what slimming would save, most first
   --min-bytes N   replace only values of at least N bytes (default ${DEFAULT_MIN_BYTES})
 ${FILE_OR_ID_HELP}
 Exit status: 0 slimmed (or nothing to slim, or a dry run), 1 refused (Pi cannot resume FILE, the
@@ -47,11 +50,30 @@ const OPTIONS: OptionSpecs = {
   "session-dir": SESSION_DIR_OPTION,
 };
 
+/** One FILE, or with `--dry-run` any number of files and folders (`--out` takes one). */
+function checkWords(values: OptionValues, words: readonly string[]): string | undefined {
+  if (words.length > 1 && values["dry-run"] === true && values.out === undefined) return undefined;
+  if (words.length > 1) return "give one file (several files or folders only with --dry-run)";
+  return oneFile(values, words);
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 const KIND_NAMES: Record<SlimKind, string> = { image: "images", toolOutput: "tool outputs", bashOutput: "bash outputs" };
 
 export function runSlim(args: readonly string[], io: CliIo): number | Promise<number> {
-  const line = readCommandLine(args, io, { name: "slim", usage: SLIM_USAGE, options: OPTIONS, check: oneFile });
+  const line = readCommandLine(args, io, { name: "slim", usage: SLIM_USAGE, options: OPTIONS, check: checkWords });
   if (typeof line === "number") return line;
+  if (line.values["dry-run"] === true && (line.positionals.length > 1 || isFolder(line.positionals[0]!))) {
+    const minBytes = typeof line.values["min-bytes"] === "string" ? wholeNumber(line.values["min-bytes"]) : undefined;
+    return (require("./slimSurvey") as typeof import("./slimSurvey")).surveySlim(line.positionals, minBytes, io);
+  }
   const sessionDir = line.values["session-dir"] as string | undefined;
   return withSessionFile("slim", line.positionals[0]!, io, { version: "1.x", sessionDir }, (file) => slim(file, line.values, io));
 }
