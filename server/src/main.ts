@@ -27,6 +27,8 @@ const SUMMARIES: readonly (readonly [string, string])[] = [
   ["drop-from-context FILE|ID ENTRY", "leave a message out of Pi 1.x's context"],
   ["fork FILE|ID", "a new session from the root to an entry (--leaf ENTRY)"],
   ["restore FILE|ID", "put back FILE.bak, the file before the last change"],
+  ["slim FILE|ID", "shrink a session without changing what Pi sends (proved)"],
+  ["diff FILE|ID ENTRY [ENTRY]", "what the model saw on two branches"],
   ["help COMMAND", "the options of COMMAND (the same as COMMAND --help)"],
   ["--stdio", "start the language server on stdin/stdout"],
   ["--version", "print the version"],
@@ -69,6 +71,8 @@ const COMMANDS: Record<string, () => Command> = {
   "drop-from-context": () => (require("./cli/entryCommands") as typeof import("./cli/entryCommands")).runDropFromContext,
   fork: () => (require("./cli/entryCommands") as typeof import("./cli/entryCommands")).runFork,
   restore: () => (require("./cli/restore") as typeof import("./cli/restore")).runRestore,
+  slim: () => (require("./cli/slim") as typeof import("./cli/slim")).runSlim,
+  diff: () => (require("./cli/diff") as typeof import("./cli/diff")).runDiff,
 };
 
 export function main(args: readonly string[]): void {
@@ -152,7 +156,7 @@ function unknownCommand(command: string): void {
   const hint = near === undefined ? "" : ` (did you mean ${Object.hasOwn(COMMANDS, near) ? near : `--${near}`}?)`;
   const what = command.startsWith("-") ? "option" : "command";
   process.stderr.write(
-    `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, export, sessions, find, tree, info, usage, resume-from, drop-from-context, fork, restore, help, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
+    `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, export, sessions, find, tree, info, usage, slim, diff, resume-from, drop-from-context, fork, restore, help, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
   );
   process.exitCode = 2;
 }

@@ -5,7 +5,7 @@
 //
 // Usage: node hostileCli.mjs ROOT   (ROOT/sessions is the folder, ROOT/fix a second copy to --fix)
 
-import { readdirSync } from "node:fs";
+import { mkdirSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 
@@ -19,6 +19,8 @@ const { runTree } = require(join(out, "cli/tree.js"));
 const { runInfo } = require(join(out, "cli/info.js"));
 const { runExport } = require(join(out, "cli/export.js"));
 const { runUsage } = require(join(out, "cli/usage.js"));
+const { runSlim } = require(join(out, "cli/slim.js"));
+const { runDiff } = require(join(out, "cli/diff.js"));
 
 /** Output past this is not kept: the run is reported as too long. */
 const MAX_OUTPUT = 4 * 1024 * 1024;
@@ -90,8 +92,17 @@ await run("check", runCheck, [dir]);
 await run("check", runCheck, ["--format", "json", dir]);
 await run("check", runCheck, ["--dry-run", "--fix", join(root, "fix", "sessions")]);
 await run("check", runCheck, ["--fix", join(root, "fix", "sessions")]);
-for (const file of files) {
+// Slimmed copies go to a folder of their own (slim never writes beside a file given --out).
+const slimmed = join(root, "slimmed");
+mkdirSync(slimmed, { recursive: true });
+for (const [n, file] of files.entries()) {
   await run("check", runCheck, [file]);
+  await run("slim", runSlim, ["--dry-run", file]);
+  await run("slim", runSlim, ["--min-bytes", "1", "--out", join(slimmed, `${n}.jsonl`), file]);
+  // Short prefixes name some entry in many files (or are refused as unknown or ambiguous).
+  await run("diff", runDiff, [file, "e0", "e"]);
+  await run("diff", runDiff, ["--json", file, "1"]);
+  await run("diff", runDiff, ["--pi", "0.74", "--json", file, "a", "0"]);
   for (const args of [[], ["--format", "markdown"], ["--stage", "provider"], ["--pi", "0.74"]]) await run("context", runContext, [...args, file]);
   // The huge file once per command: its 100,000 lines cost seconds each time.
   const huge = file.endsWith("_huge.jsonl");

@@ -110,7 +110,7 @@ export function replaceFile(file: OpenedFile, text: string | Buffer, fs: FixFs =
  * FILE.bak (`settleBackup`). Made there, not as FILE.bak at once, so that a change that does not
  * happen leaves the backups as they were.
  */
-function pendingName(target: string, n: number): string {
+export function pendingName(target: string, n: number): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}.${n}.bak`);
 }
 
@@ -119,7 +119,7 @@ function pendingName(target: string, n: number): string {
  * (`retireBackups`), and the new one takes the name FILE.bak, or FILE.bak.1, … when an older one
  * could not be moved. A second name is made and the first removed, so no backup is overwritten.
  */
-function settleBackup(fs: FixFs, pending: string, target: string): { backup: string; history?: string } {
+export function settleBackup(fs: FixFs, pending: string, target: string): { backup: string; history?: string } {
   const history = retireBackups(target);
   for (let n = 0; n <= 1000; n++) {
     const name = backupName(target, n);
@@ -216,7 +216,7 @@ function assertUnchanged(fs: FixFs, file: OpenedFile, target: string): void {
   if (!same(fs.lstatSync(target)) || !same(fs.fstatSync(file.fd))) throw new FileChanged("it changed since it was read");
 }
 
-function describeChange(now: nodeFs.Stats, read: nodeFs.Stats): string {
+export function describeChange(now: nodeFs.Stats, read: nodeFs.Stats): string {
   if (now.size > read.size) return `it grew by ${groupDigits(now.size - read.size)} bytes since it was read (Pi appending to it?)`;
   if (now.size < read.size) return "it shrank since it was read";
   return "it was modified since it was read";
@@ -246,7 +246,7 @@ function recoverTail(fs: FixFs, file: OpenedFile, target: string, written: numbe
 }
 
 /** Flushes the folder, so that the rename itself survives a crash. Best effort. */
-function syncFolder(fs: FixFs, folder: string): void {
+export function syncFolder(fs: FixFs, folder: string): void {
   try {
     const fd = fs.openSync(folder, "r");
     try {
@@ -259,7 +259,7 @@ function syncFolder(fs: FixFs, folder: string): void {
   }
 }
 
-function removeQuietly(fs: FixFs, path: string | undefined): void {
+export function removeQuietly(fs: FixFs, path: string | undefined): void {
   if (path === undefined) return;
   try {
     fs.unlinkSync(path);

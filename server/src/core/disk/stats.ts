@@ -56,6 +56,17 @@ interface AssistantFacts {
   toolCalls: number | string;
 }
 
+/**
+ * The file a tool call reads or changes: the `path` (or `file_path`) argument of Pi's `read`, and
+ * of its `edit` and `write`, which change it; undefined for any other call.
+ */
+export function fileOfToolCall(name: string, args: unknown): { path: string; changed: boolean } | undefined {
+  if (name !== "read" && name !== "edit" && name !== "write") return undefined;
+  const a = args as Obj | null | undefined;
+  const path = a && typeof a === "object" ? (a.path ?? a.file_path) : undefined;
+  return typeof path === "string" ? { path, changed: name !== "read" } : undefined;
+}
+
 export class StatsCollector {
   private readonly byType = new Map<string, number>();
   private readonly roles = new Map<string, number>();
@@ -127,11 +138,8 @@ export class StatsCollector {
       if (block === null || typeof block !== "object" || block.type !== "toolCall") continue;
       const name = typeof block.name === "string" ? block.name : "(no name)";
       this.tools.set(name, (this.tools.get(name) ?? 0) + 1);
-      const args = block.arguments as Obj | undefined;
-      const path = args && typeof args === "object" ? (args.path ?? args.file_path) : undefined;
-      if (typeof path !== "string") continue;
-      if (name === "read") this.file(this.read, path);
-      else if (name === "edit" || name === "write") this.file(this.changed, path);
+      const file = fileOfToolCall(name, block.arguments);
+      if (file) this.file(file.changed ? this.changed : this.read, file.path);
     }
   }
 

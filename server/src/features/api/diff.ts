@@ -1,0 +1,5 @@
+/**
+ * The facade's branch comparison: `diff FILE LEAF_A LEAF_B` loads this part alone.
+ */
+
+export { type BranchDiff, type BranchSide, branchDiff, type DiffMessage, MAX_LISTED_MESSAGES } from "../branchDiff";
