@@ -10,7 +10,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { pi16 } from "../pi16";
-import { recordingPath, recordOne } from "./record.mjs";
 
 const FIXTURES = ["fault-crlf", "fault-tool-result-after-aborted-call", "written-16-conversation"];
 const APIS = ["anthropic-messages", "openai-completions", "openai-responses"];
@@ -19,6 +18,8 @@ describe("Pi 1.6 sends what the wire recordings say", () => {
   const pi = pi16();
   for (const fixture of FIXTURES) {
     it(`${fixture}, three APIs`, { timeout: 180_000 }, async () => {
+      // A dynamic import: this test file is CommonJS, the harness an ES module.
+      const { recordingPath, recordOne } = await import("./record.mjs");
       for (const api of APIS) {
         const record = await recordOne(pi, fixture, api);
         const recorded = readFileSync(recordingPath(fixture, api), "utf8");
