@@ -56,8 +56,9 @@ tree prints it). FILE - reads standard input.
                       with compaction retainedTail checkpoints (Pi 0.83 docs)
 ${FILE_OR_ID_HELP}
 A version 1 or 2 file is read as Pi reads it, migrated to version 3 in memory (stderr says so).
-Exit status: 0 printed, 1 Pi cannot build this context (it refuses the file, throws, or hangs),
-2 usage error, unreadable file or unknown --leaf id.`;
+Exit status: 0 printed, 1 Pi cannot build this context (it refuses the file, throws, or hangs)
+or sends no request, 2 usage error, unreadable file, unknown --leaf id, or --stage request
+without --api for a model of another API.`;
 
 const FLAVORS = new Map<string, PiFlavor>([
   ["1.x", "1.x"],

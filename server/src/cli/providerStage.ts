@@ -61,6 +61,12 @@ export interface WireChoice {
  */
 export function printRequest(build: ContextBuild, choice: WireChoice, shown: string, io: CliIo): number {
   const result = buildWireRequest(build, { api: choice.api, prompt: choice.prompt ?? DEFAULT_WIRE_PROMPT, now: Date.now });
+  if (!result.ok && "noApi" in result) {
+    io.err(
+      `pi-session-lsp context: ${shown}: ${escapeControls(result.noApi)}; --stage request builds bodies for anthropic-messages, openai-completions and openai-responses: choose one with --api\n`,
+    );
+    return 2;
+  }
   if (!result.ok) {
     const where = result.entry ? ` (line ${result.entry.line + 1})` : "";
     io.err(`pi-session-lsp context: ${shown}: Pi sends no request: ${escapeControls(result.reason)}${where}\n`);

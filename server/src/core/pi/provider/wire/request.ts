@@ -34,7 +34,9 @@ export interface WireOptions {
 
 export type WireResult =
   | { ok: true; api: WireApi; model: WireModel; standIn: boolean; body: Record<string, unknown> }
-  | { ok: false; reason: string; entry?: Entry };
+  | { ok: false; reason: string; entry?: Entry }
+  /** The resumed model speaks another API (or there is none): the caller must name one. */
+  | { ok: false; noApi: string };
 
 const NORMALIZERS: Record<WireApi, (model: WireModel) => NormalizeToolCallId> = {
   "anthropic-messages": () => anthropicToolCallId,
@@ -47,8 +49,11 @@ export function buildWireRequest(build: ContextBuild, options: WireOptions): Wir
   const own = choice.model && choice.model.inCatalog !== false ? wireModelOf(choice.model) : undefined;
   const api = options.api ?? own?.api;
   if (api === undefined) {
-    const named = choice.model ? `${String(choice.model.provider)}/${String(choice.model.id)}` : "no model";
-    return { ok: false, reason: `the session resumes with ${named}, which speaks none of the three APIs; choose one with --api` };
+    const model = choice.model;
+    if (!model) return { ok: false, noApi: "Pi resumes this session with no model of its own (the context is empty or names none) and uses its default model" };
+    const named = `${String(model.provider)}/${String(model.id)}`;
+    if (model.inCatalog === false) return { ok: false, noApi: `the session's model ${named} is not in pi-ai's catalogue, so its API is not known` };
+    return { ok: false, noApi: `the session resumes with ${named}, which speaks ${model.api}` };
   }
   const standIn = own?.api !== api;
   const model = standIn ? STAND_IN_MODELS[api] : own!;
@@ -69,6 +74,8 @@ export function buildWireRequest(build: ContextBuild, options: WireOptions): Wir
     return { ok: true, api, model, standIn, body };
   } catch (error) {
     if (error instanceof WireFailure) return { ok: false, reason: error.message };
+    // Tool call arguments are serialised with JSON.stringify, which overflows on deep nesting as Pi's does.
+    if (error instanceof RangeError) return { ok: false, reason: `a value nested too deep for JSON.stringify (${error.message})` };
     throw error;
   }
 }
