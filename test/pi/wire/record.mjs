@@ -8,9 +8,11 @@
  *     PI16_DIR=$(bash test/pi/get-pi.sh /tmp/pi16) node test/pi/wire/record.mjs [--only SUBSTRING]
  */
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { GENERATED_FAULTS } from "../../parity/request-faults.mjs";
 import { APIS, runWire } from "./harness.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -39,15 +41,35 @@ export function ownModel(fixture, api) {
   return `${model.provider}/${model.id}`;
 }
 
+/** The committed fixtures and the generated ones. */
 export function fixtureNames() {
-  return readdirSync(FIXTURES)
-    .filter((name) => name.endsWith(".jsonl"))
-    .map((name) => name.slice(0, -".jsonl".length))
-    .sort();
+  return [
+    ...readdirSync(FIXTURES)
+      .filter((name) => name.endsWith(".jsonl"))
+      .map((name) => name.slice(0, -".jsonl".length)),
+    ...GENERATED_FAULTS.map(([name]) => name),
+  ].sort();
+}
+
+/**
+ * The fixture's file: a committed one, or for a generated fault (`GENERATED_FAULTS` of
+ * request-faults.mjs, too large to commit) the same bytes written to a temporary file.
+ */
+async function withFixtureFile(fixture, use) {
+  const make = GENERATED_FAULTS.find(([name]) => name === fixture)?.[2];
+  if (make === undefined) return use(join(FIXTURES, `${fixture}.jsonl`));
+  const dir = mkdtempSync(join(tmpdir(), "pi-wire-fixture-"));
+  try {
+    const path = join(dir, `${fixture}.jsonl`);
+    writeFileSync(path, make());
+    return await use(path);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export async function recordOne(pi, fixture, api) {
-  return runWire({ pi, fixturePath: join(FIXTURES, `${fixture}.jsonl`), fixture, api, ownModel: ownModel(fixture, api) });
+  return withFixtureFile(fixture, (fixturePath) => runWire({ pi, fixturePath, fixture, api, ownModel: ownModel(fixture, api) }));
 }
 
 export function recordingPath(fixture, api) {
