@@ -68,6 +68,20 @@ describe("context --stage request equals what Pi 1.6 sent", () => {
     expect(new Set(recordings.map((r) => r.api))).toEqual(new Set(["anthropic-messages", "openai-completions", "openai-responses"]));
   });
 
+  it("builds for the stand-in models and the prompt the harness gives Pi", async () => {
+    const harness = await import("../pi/wire/harness.mjs");
+    const { STAND_IN_MODELS } = nodeRequire(join(out, "core/pi/provider/wire/common.js")) as typeof import("../../server/src/core/pi/provider/wire/common");
+    const { DEFAULT_WIRE_PROMPT } = nodeRequire(
+      join(out, "core/pi/provider/wire/request.js"),
+    ) as typeof import("../../server/src/core/pi/provider/wire/request");
+    expect(harness.WIRE_PROMPT).toBe(DEFAULT_WIRE_PROMPT);
+    expect(harness.APIS).toEqual(Object.keys(STAND_IN_MODELS));
+    for (const api of harness.APIS) {
+      const model = STAND_IN_MODELS[api as keyof typeof STAND_IN_MODELS];
+      expect({ provider: harness.STAND_IN[api]!.provider, id: harness.STAND_IN[api]!.id }).toEqual({ provider: model.provider, id: model.id });
+    }
+  });
+
   for (const recording of recordings) {
     it(`${recording.fixture} for ${recording.api} (${recording.outcome})`, async () => {
       let stdout = "";
