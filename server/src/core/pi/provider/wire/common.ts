@@ -69,8 +69,16 @@ export function stringOf(value: unknown): string {
   return value;
 }
 
-/** Where pi-ai's conversion throws (a method called on a value of the wrong type), with why. */
-export class WireFailure extends Error {}
+/** Where pi-ai's conversion throws (a method called on a value of the wrong type), with why and on which message. */
+export class WireFailure extends Error {
+  source: Message | undefined;
+}
+
+/** The failure `error` is, blamed on `source` when it names no message yet; anything else is rethrown as it is. */
+export function blame(error: unknown, source: Message | undefined): unknown {
+  if (error instanceof WireFailure && error.source === undefined) error.source = source;
+  return error;
+}
 
 /** `content.filter(...)` as pi-ai calls it on an array: anything else throws there. */
 export function blocksOf(content: unknown): Block[] {
