@@ -28,9 +28,9 @@ import { type OptionSpecs, type OptionValues, quote, readCommandLine } from "./c
 import type { CliIo } from "./io";
 import { closeFile, decodeSession, openSessionFile, readStdin } from "./files";
 import { encodingName, utf16Of } from "../core/base/encoding";
-import type { ContextStage } from "../features/api/context";
 import { escapeControls } from "./terminal";
 import { errorText } from "./walk";
+import type { CliStage } from "./providerStage";
 import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 
 export const CONTEXT_USAGE = `Usage: pi-session-lsp context [--stage context|provider|request] [--api API] [--prompt TEXT] [--leaf ID] [--format json|markdown] [--pi 1.x|0.74] [--session-dir DIR] FILE
@@ -108,7 +108,7 @@ function printContextOf(file: string, values: OptionValues, io: CliIo): number {
   const format = (values.format as string | undefined) ?? "json";
   const flavor = flavorOf(values.pi)!;
   const leafId = values.leaf as string | undefined;
-  const stage = (values.stage as ContextStage | undefined) ?? "context";
+  const stage = (values.stage as CliStage | undefined) ?? "context";
   const shown = escapeControls(file);
   // The one file is read through once: its parsed values are kept, never parsed twice.
   keepAllValues();
