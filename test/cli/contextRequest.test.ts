@@ -83,5 +83,6 @@ describe("pi-session-lsp context --stage request", () => {
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain("--api must be anthropic-messages or openai-completions or openai-responses");
     expect(run("--stage", "request", "--pi", "0.74", fixture("fault-crlf")).status).toBe(2);
+    expect(run("--stage", "request", "--format", "markdown", fixture("fault-crlf")).stderr).toContain("as JSON only");
   });
 });

@@ -89,6 +89,7 @@ function checkWords(values: OptionValues, files: readonly string[]): string | un
   if (!flavorOf(values.pi)) return `--pi must be 1.x, 0.74 or retained-tail, not ${quote(String(values.pi))}`;
   if ((values.api !== undefined || values.prompt !== undefined) && values.stage !== "request") return "--api and --prompt go with --stage request";
   if (values.stage === "request" && flavorOf(values.pi) !== "1.x") return "--stage request follows Pi 1.6 only (--pi 1.x)";
+  if (values.stage === "request" && values.format === "markdown") return "--stage request prints the body as JSON only";
   if (files.length === 0) return "no file given";
   if (files.length !== 1) return `give exactly one file (given ${files.length}: ${files.slice(0, 3).map(quote).join(", ")}${files.length > 3 ? ", …" : ""})`;
   return undefined;
