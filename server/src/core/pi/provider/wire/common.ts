@@ -92,7 +92,9 @@ export function blocksOf(content: unknown): Block[] {
 /**
  * pi-ai's `collapseSystemMessages` for the conversation: every system message leaves the list, its
  * text goes into the leading one, which is Pi's own system prompt and volatile (`volatile.ts`).
- * The three APIs' models of the corpus take no system message mid-conversation.
+ * A model that takes system messages mid-conversation (DeepSeek's, by its catalogue `compat`)
+ * gets them in place instead, as system messages, which are volatile too: the body printed is the
+ * same either way.
  */
 export function withoutSystemMessages(messages: readonly unknown[]): Message[] {
   return (messages as Message[]).filter((message) => message.role !== "system");
