@@ -103,7 +103,15 @@ for (const [n, file] of files.entries()) {
   await run("diff", runDiff, [file, "e0", "e"]);
   await run("diff", runDiff, ["--json", file, "1"]);
   await run("diff", runDiff, ["--pi", "0.74", "--json", file, "a", "0"]);
-  for (const args of [[], ["--format", "markdown"], ["--stage", "provider"], ["--pi", "0.74"]]) await run("context", runContext, [...args, file]);
+  for (const args of [
+    [],
+    ["--format", "markdown"],
+    ["--stage", "provider"],
+    ["--pi", "0.74"],
+    ["--stage", "request", "--api", "anthropic-messages"],
+    ["--stage", "request", "--api", "openai-responses"],
+  ])
+    await run("context", runContext, [...args, file]);
   // The huge file once per command: its 100,000 lines cost seconds each time.
   const huge = file.endsWith("_huge.jsonl");
   for (const args of huge ? [[]] : [[], ["--json"], ["--all"]]) await run("tree", runTree, [...args, file]);
