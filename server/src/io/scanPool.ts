@@ -42,6 +42,11 @@ export interface PoolOptions {
    * its requests, so by default it only waits.
    */
   withThisThread?: boolean;
+  /**
+   * Whether even a small job runs on a worker when the compiled worker exists: for a server, whose
+   * thread must answer the editor while a session of any size is read (one 1 GB file is one task).
+   */
+  offThread?: boolean;
 }
 
 /** One kind of work for the pool: the worker script that does it, and the same work in this thread. */
@@ -82,7 +87,8 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
   const report = () => options.onProgress?.({ ...progress });
   const wanted = options.threads ?? defaultThreads();
   const threads = Math.min(wanted, tasks.length);
-  if (!usesThreads(wanted, tasks.length, sizes, job.script)) return runHere(tasks, job, progress, report, options.signal);
+  const onWorkers = options.offThread ? threads > 0 && existsSync(job.script) : usesThreads(wanted, tasks.length, sizes, job.script);
+  if (!onWorkers) return runHere(tasks, job, progress, report, options.signal);
 
   const order = tasks.map((_, i) => i).sort((a, b) => (sizes[b] ?? 0) - (sizes[a] ?? 0));
   const ordered = order.map((id) => tasks[id]!);
