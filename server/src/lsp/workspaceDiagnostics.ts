@@ -84,6 +84,9 @@ const REFRESH_DELAY_MS = 500;
 const MAX_TOLD = 10_000;
 
 const MIB = 1024 * 1024;
+/** Partial results are sent at most this often, or once this many reports wait. */
+const BATCH_MS = 100;
+const BATCH_ITEMS = 500;
 
 export class WorkspaceDiagnostics {
   private readonly told = new Set<string>();
@@ -265,17 +268,33 @@ export class WorkspaceDiagnostics {
     this.host.connection.console.info(`workspace diagnostics: ${message}`);
   }
 
-  /** Where reports go: as partial results when the client gave a token (the final answer then empty), else gathered. */
+  /**
+   * Where reports go: as partial results when the client gave a token (the final answer then
+   * empty), else gathered. Partial results go in batches (the first at once, so that the editor
+   * shows something early; then every `BATCH_MS` or `BATCH_ITEMS`), so that a folder of thousands of
+   * small sessions is not thousands of messages.
+   */
   private output(partialResultToken: WorkspaceDiagnosticParams["partialResultToken"]) {
     const gathered: WorkspaceDocumentDiagnosticReport[] = [];
+    const queue: WorkspaceDocumentDiagnosticReport[] = [];
     const { connection } = this.host;
+    let flushed: number | undefined;
+    const flush = () => {
+      if (queue.length === 0) return;
+      flushed = performance.now();
+      const items = queue.splice(0);
+      if (partialResultToken === undefined) gathered.push(...items);
+      else void connection.sendProgress(WorkspaceDiagnosticRequest.partialResult, partialResultToken, { items }).catch(() => undefined);
+    };
     return {
       send: (items: WorkspaceDocumentDiagnosticReport[]) => {
-        if (items.length === 0) return;
-        if (partialResultToken === undefined) gathered.push(...items);
-        else void connection.sendProgress(WorkspaceDiagnosticRequest.partialResult, partialResultToken, { items }).catch(() => undefined);
+        queue.push(...items);
+        if (flushed === undefined || queue.length >= BATCH_ITEMS || performance.now() - flushed >= BATCH_MS) flush();
       },
-      final: () => gathered,
+      final: () => {
+        flush();
+        return gathered;
+      },
     };
   }
 
