@@ -47,6 +47,12 @@ export interface PoolOptions {
    * thread must answer the editor while a session of any size is read (one 1 GB file is one task).
    */
   offThread?: boolean;
+  /**
+   * Whether the results are kept for the returned list (default true). A job that takes each
+   * result as it arrives (`onResult`) and has many keeps none, so that its memory does not grow
+   * with them; the list returned is then empty.
+   */
+  keepResults?: boolean;
 }
 
 /** One kind of work for the pool: the worker script that does it, and the same work in this thread. */
@@ -88,7 +94,7 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
   const wanted = options.threads ?? defaultThreads();
   const threads = Math.min(wanted, tasks.length);
   const onWorkers = options.offThread ? threads > 0 && existsSync(job.script) : usesThreads(wanted, tasks.length, sizes, job.script);
-  if (!onWorkers) return runHere(tasks, job, progress, report, options.signal);
+  if (!onWorkers) return runHere(tasks, job, progress, report, options);
 
   const order = tasks.map((_, i) => i).sort((a, b) => (sizes[b] ?? 0) - (sizes[a] ?? 0));
   const ordered = order.map((id) => tasks[id]!);
@@ -97,7 +103,7 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
   const results = new Array<R>(tasks.length);
   const take = (position: number, outcome: R) => {
     const id = order[position]!;
-    results[id] = outcome;
+    if (options.keepResults !== false) results[id] = outcome;
     progress.files++;
     job.onResult?.(id, outcome);
     report();
@@ -156,14 +162,14 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
   return results;
 }
 
-async function runHere<T, R>(tasks: readonly T[], job: PoolJob<T, R>, progress: ScanProgress, report: () => void, signal?: AbortSignal): Promise<R[]> {
+async function runHere<T, R>(tasks: readonly T[], job: PoolJob<T, R>, progress: ScanProgress, report: () => void, options: PoolOptions): Promise<R[]> {
   const results: R[] = [];
   for (let i = 0; i < tasks.length; i++) {
-    signal?.throwIfAborted();
+    options.signal?.throwIfAborted();
     const result = job.here(tasks[i]!, (bytes) => {
       progress.bytes += bytes;
     });
-    results.push(result);
+    if (options.keepResults !== false) results.push(result);
     progress.files++;
     job.onResult?.(i, result);
     report();

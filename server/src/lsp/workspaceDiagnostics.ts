@@ -22,7 +22,6 @@
  * may lead anywhere).
  */
 
-import { createHash } from "node:crypto";
 import { type BigIntStats, lstatSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -41,17 +40,14 @@ import {
 } from "vscode-languageserver";
 import { documentPath } from "../core/base/posixPath";
 import { groupDigits } from "../core/base/text";
-import { cwdMatches } from "../core/disk/location";
 import type { SessionDocument } from "../core/session/document";
 import { applySeverityOverrides } from "../features/api/diagnostics";
 import { kindOf } from "../io/lineReader";
-import { probeHeader } from "../io/scanFile";
 import { defaultThreads, runPool } from "../io/scanPool";
-import { folderFiles, locate } from "../io/sessionStore";
 import { jsonlFiles } from "../io/workspaceIndexer";
-import { VERSION } from "../version";
 import { checkFile, type FileCheckResult, type FileCheckTask } from "./fileCheck";
 import type { Settings } from "./settings";
+import { piFolderFiles, resultPrefix } from "./workspaceFiles";
 
 /** What the service reads of the server: its connection, documents, settings and folders. */
 export interface WorkspaceDiagnosticsHost {
@@ -87,15 +83,26 @@ const MIB = 1024 * 1024;
 /** Partial results are sent at most this often, or once this many reports wait. */
 const BATCH_MS = 100;
 const BATCH_ITEMS = 500;
+/**
+ * One pull sends at most about this many diagnostics: a folder of small files each broken on every
+ * line (a thousand diagnostics from 2 KB) would otherwise fill the client and the server's memory.
+ * The files not yet reported are checked by the next pull.
+ */
+const MAX_PULL_DIAGNOSTICS = 100_000;
+/** How long the workspace folders' listing is kept when no file event says it changed. */
+const LISTING_TTL_MS = 60_000;
 
 export class WorkspaceDiagnostics {
   private readonly told = new Set<string>();
   private refreshTimer: NodeJS.Timeout | undefined;
+  /** The `*.jsonl` files of the workspace folders, listed again after a file event or `LISTING_TTL_MS`. */
+  private listing: { key: string; paths: string[]; at: number } | undefined;
 
   constructor(private readonly host: WorkspaceDiagnosticsHost) {}
 
   /** Files changed on disk: the client is asked to pull again, once the burst of events is over. */
   filesChanged(): void {
+    this.listing = undefined;
     if (!this.host.refreshSupport()) return;
     clearTimeout(this.refreshTimer);
     this.refreshTimer = setTimeout(() => {
@@ -124,10 +131,10 @@ export class WorkspaceDiagnostics {
       out.send(plan.ready);
       const checked = await this.check(plan.toCheck, token, settings, (done) => {
         out.send([done]);
-        progress.report(plan.toCheck.length, plan.ready.length);
+        progress.report(plan.toCheck.length);
       });
       if (!checked) throw cancelled();
-      const summary = this.summary(listed, plan);
+      const summary = this.summary(listed, plan, checked);
       progress.end(summary);
       if (plan.toCheck.length > 0 || plan.deferred > 0 || listed.cut > 0) this.host.connection.console.log(`workspace diagnostics: ${summary}`);
       return { items: out.final() };
@@ -150,7 +157,7 @@ export class WorkspaceDiagnostics {
     };
     for (const folder of this.host.folders()) for (const path of piFolderFiles(folder)) add(path);
     for (const path of paths) inPi.add(path);
-    for (const folder of this.host.folders()) for (const path of await jsonlFiles(folder, WORKSPACE_DEPTH, max + 1)) add(path);
+    for (const path of await this.workspaceFiles(max)) add(path);
     const files: Candidate[] = [];
     const inodes = new Set<string>();
     for (const path of paths) {
@@ -172,6 +179,22 @@ export class WorkspaceDiagnostics {
       files.push({ path, inPiFolder: inPi.has(path), uri: pathToFileURL(path).href, size: Number(stat.size), mtimeMs: Number(stat.mtimeMs), resultId });
     }
     return { files, cut: Math.max(0, paths.length - files.length) };
+  }
+
+  /**
+   * The `*.jsonl` files of the workspace folders (regular files only), kept between pulls: a client
+   * such as VS Code pulls every few seconds, and a large workspace is not walked each time. The
+   * index's watchers drop the list when a session file changes (`filesChanged`).
+   */
+  private async workspaceFiles(max: number): Promise<string[]> {
+    const folders = this.host.folders();
+    const key = JSON.stringify([folders, max]);
+    const now = performance.now();
+    if (this.listing?.key === key && now - this.listing.at < LISTING_TTL_MS) return this.listing.paths;
+    const paths: string[] = [];
+    for (const folder of folders) paths.push(...(await jsonlFiles(folder, WORKSPACE_DEPTH, max + 1)));
+    this.listing = { key, paths, at: now };
+    return paths;
   }
 
   /** Which files are answered at once (unchanged, gone) and which are read, within the byte budget. */
@@ -213,48 +236,70 @@ export class WorkspaceDiagnostics {
     return { ready, toCheck, unchanged, deferred, tooLarge };
   }
 
-  /** Checks the files on the pool, handing each report over as it arrives; false once cancelled. */
+  /**
+   * Checks the files on the pool, handing each report over as it arrives; undefined once cancelled.
+   * Past `MAX_PULL_DIAGNOSTICS` the pool is stopped and the files not reported wait for the next pull.
+   */
   private async check(
     files: Candidate[],
     token: CancellationToken,
     settings: Settings,
     done: (report: WorkspaceDocumentDiagnosticReport) => void,
-  ): Promise<boolean> {
-    if (files.length === 0) return true;
+  ): Promise<{ reported: Candidate[]; stopped: boolean } | undefined> {
+    const reported: Candidate[] = [];
+    if (files.length === 0) return { reported, stopped: false };
     const folders = this.host.folders();
     const tasks: FileCheckTask[] = files.map((f) => ({ path: f.path, cwd: folders[0] ?? process.cwd(), folders, sessionsOnly: !f.inPiFolder }));
     const abort = new AbortController();
     const listener = token.onCancellationRequested(() => abort.abort());
     const wanted = defaultThreads();
+    let diagnostics = 0;
+    let stopped = false;
+    const onResult = (index: number, result: FileCheckResult) => {
+      if (token.isCancellationRequested || stopped) return;
+      const file = files[index]!;
+      if (result.error) this.host.connection.console.warn(`workspace diagnostics: ${file.path}: ${result.error}`);
+      const items = applySeverityOverrides(result.diagnostics, settings.severity);
+      reported.push(file);
+      diagnostics += items.length;
+      done({ kind: DocumentDiagnosticReportKind.Full, uri: file.uri, resultId: file.resultId, version: null, items });
+      if (diagnostics >= MAX_PULL_DIAGNOSTICS && reported.length < files.length) {
+        stopped = true;
+        abort.abort();
+      }
+    };
     try {
+      // One thread fewer than the cores, leaving one to the editor's requests; on workers even for
+      // one file; the results are taken as they come, not kept.
+      const threads = wanted <= 1 ? wanted : wanted - 1;
       await runPool(
         tasks,
-        {
-          script: WORKER_SCRIPT,
-          here: checkFile,
-          onResult: (index, result: FileCheckResult) => {
-            if (token.isCancellationRequested) return;
-            const file = files[index]!;
-            if (result.error) this.host.connection.console.warn(`workspace diagnostics: ${file.path}: ${result.error}`);
-            const items = applySeverityOverrides(result.diagnostics, settings.severity);
-            done({ kind: DocumentDiagnosticReportKind.Full, uri: file.uri, resultId: file.resultId, version: null, items });
-          },
-        },
-        // One thread fewer than the cores, leaving one to the editor's requests; on workers even for one file.
-        { threads: wanted <= 1 ? wanted : wanted - 1, sizes: files.map((f) => f.size), signal: abort.signal, offThread: true },
+        { script: WORKER_SCRIPT, here: checkFile, onResult },
+        { threads, sizes: files.map((f) => f.size), signal: abort.signal, offThread: true, keepResults: false },
       );
     } catch (error) {
-      if (token.isCancellationRequested) return false;
-      throw error;
+      if (!stopped && !token.isCancellationRequested) throw error;
     } finally {
       listener.dispose();
     }
-    return !token.isCancellationRequested;
+    return token.isCancellationRequested ? undefined : { reported, stopped };
   }
 
-  private summary(listed: { files: Candidate[]; cut: number }, plan: ReturnType<WorkspaceDiagnostics["plan"]>): string {
-    const bytes = plan.toCheck.reduce((n, f) => n + f.size, 0);
-    const parts = [`${listed.files.length} session files`, `${plan.unchanged} unchanged`, `${plan.toCheck.length} checked (${groupDigits(bytes)} bytes read)`];
+  private summary(
+    listed: { files: Candidate[]; cut: number },
+    plan: ReturnType<WorkspaceDiagnostics["plan"]>,
+    checked: { reported: Candidate[]; stopped: boolean },
+  ): string {
+    const bytes = checked.reported.reduce((n, f) => n + f.size, 0);
+    const parts = [
+      `${listed.files.length} session files`,
+      `${plan.unchanged} unchanged`,
+      `${checked.reported.length} checked (${groupDigits(bytes)} bytes read)`,
+    ];
+    if (checked.stopped)
+      parts.push(
+        `${plan.toCheck.length - checked.reported.length} left for the next pull (one pull sends about ${groupDigits(MAX_PULL_DIAGNOSTICS)} diagnostics)`,
+      );
     if (plan.deferred > 0) parts.push(`${plan.deferred} left for the next pull (piSession.workspaceDiagnosticsMaxMiB)`);
     if (plan.tooLarge > 0) parts.push(`${plan.tooLarge} too large to check in the background`);
     if (listed.cut > 0) parts.push(`${listed.cut} left out (piSession.workspaceDiagnosticsMaxFiles)`);
@@ -307,44 +352,13 @@ export class WorkspaceDiagnostics {
     let done = 0;
     return {
       begin: () => send({ kind: "begin", title: "Checking Pi sessions", cancellable: true, percentage: 0 }),
-      report: (total: number, _ready: number) => {
+      report: (total: number) => {
         done++;
         send({ kind: "report", message: `${done}/${total} files checked`, percentage: Math.round((100 * done) / Math.max(1, total)) });
       },
       end: (message: string) => send({ kind: "end", message }),
     };
   }
-}
-
-/**
- * The session files of Pi's folder for a workspace folder, as `check` with no path finds them: in
- * a folder several projects share, the files whose header names another project are left out.
- */
-function piFolderFiles(folder: string): string[] {
-  let located: ReturnType<typeof locate>;
-  try {
-    located = locate({ version: "1.x", cwd: folder });
-  } catch {
-    return [];
-  }
-  const { process: p, location } = located;
-  const files = folderFiles("1.x", location.currentDir);
-  const kept = location.filterByCwd
-    ? files.filter((f) => {
-        const probe = probeHeader(f.path, f.size);
-        return !probe.header || cwdMatches(probe.header.cwd, p);
-      })
-    : files;
-  return kept.map((f) => f.path);
-}
-
-/** What decides a report besides the file: the server's version and the severity overrides. */
-function resultPrefix(settings: Settings): string {
-  const overrides = Object.entries(settings.severity).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash("sha256")
-    .update(JSON.stringify([VERSION, overrides]))
-    .digest("base64url")
-    .slice(0, 12);
 }
 
 function mib(bytes: number): string {
