@@ -8,7 +8,7 @@
  */
 
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -23,6 +23,7 @@ import {
   type WorkspaceDocumentDiagnosticReport,
 } from "vscode-languageserver/node";
 import { defaultSessionDir } from "../../server/src/core/disk/location";
+import { parseFixture } from "../helpers/fixture";
 import { BIN, ensureBuilt, type LspTestClient, PULL_CAPABILITIES, REPO_ROOT, spawnServer } from "../helpers/lspClient";
 
 const SESSIONS = join(REPO_ROOT, "client-samples", "sessions");
@@ -186,6 +187,36 @@ describe("workspace/diagnostic", () => {
     rmSync(inWorkspace);
     const fourth = await pull(c, first.items);
     expect(reportOf(fourth, inWorkspace)).toEqual({ kind: "full", uri: uri(inWorkspace), items: [], version: null });
+  });
+
+  it("says of every diagnostics fixture, and of a UTF-16 session, what check --format json says of the folder", async () => {
+    const ws = workspace("fixtures");
+    const fixtures = join(REPO_ROOT, "test", "fixtures", "diagnostics");
+    const names = readdirSync(fixtures).filter((n) => n.endsWith(".txt"));
+    for (const name of names) writeFileSync(join(ws.piFolder, name.replace(/\.txt$/, ".jsonl")), parseFixture(readFileSync(join(fixtures, name), "utf8")).text);
+    // What Windows PowerShell writes: UTF-16 with a byte order mark, which check decodes whole.
+    writeFileSync(
+      join(ws.piFolder, "powershell-utf16.jsonl"),
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(readFileSync(join(SESSIONS, "broken.jsonl"), "utf8"), "utf16le")]),
+    );
+    const c = await start(ws);
+    const answer = await c.request<WorkspaceDiagnosticReport>("workspace/diagnostic", { previousResultIds: [] });
+    const run = spawnSync(process.execPath, [BIN, "check", "--format", "json", ws.piFolder], {
+      cwd: ws.project,
+      env: { ...process.env, HOME: ws.home },
+      encoding: "utf8",
+    });
+    const byCheck = new Map(
+      run.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { file: string; diagnostics: Diagnostic[] })
+        .map((r) => [uri(r.file), r.diagnostics]),
+    );
+    expect(answer.items.map((r) => r.uri).sort()).toEqual([...byCheck.keys()].sort());
+    expect(byCheck.size, run.stderr).toBe(names.length + 1);
+    for (const report of answer.items) expect((report as { items: Diagnostic[] }).items, report.uri).toEqual(byCheck.get(report.uri));
+    expect(byCheck.get(uri(join(ws.piFolder, "powershell-utf16.jsonl")))?.length).toBeGreaterThan(0);
   });
 
   it("answers without partial results when the client gives no token, and leaves open documents to textDocument/diagnostic", async () => {
