@@ -199,6 +199,11 @@ describe("workspace/diagnostic", () => {
       join(ws.piFolder, "powershell-utf16.jsonl"),
       Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(readFileSync(join(SESSIONS, "broken.jsonl"), "utf8"), "utf16le")]),
     );
+    // A summary nested 5,000 levels deep: Pi's String() of it overflows the main thread's stack,
+    // which check runs on; a worker thread's stack must be no deeper (4 MB would not overflow).
+    const header = readFileSync(join(SESSIONS, "valid-branches.jsonl"), "utf8").split("\n")[0]!;
+    const summary = `{"type":"branch_summary","id":"b1","parentId":null,"timestamp":"2026-03-02T10:00:02.000Z","fromId":"root","summary":${"[".repeat(5000)}${"]".repeat(5000)}}`;
+    writeFileSync(join(ws.piFolder, "deep-summary.jsonl"), `${header}\n${summary}\n`);
     const c = await start(ws);
     const answer = await c.request<WorkspaceDiagnosticReport>("workspace/diagnostic", { previousResultIds: [] });
     const run = spawnSync(process.execPath, [BIN, "check", "--format", "json", ws.piFolder], {
@@ -214,9 +219,10 @@ describe("workspace/diagnostic", () => {
         .map((r) => [uri(r.file), r.diagnostics]),
     );
     expect(answer.items.map((r) => r.uri).sort()).toEqual([...byCheck.keys()].sort());
-    expect(byCheck.size, run.stderr).toBe(names.length + 1);
+    expect(byCheck.size, run.stderr).toBe(names.length + 2);
     for (const report of answer.items) expect((report as { items: Diagnostic[] }).items, report.uri).toEqual(byCheck.get(report.uri));
     expect(byCheck.get(uri(join(ws.piFolder, "powershell-utf16.jsonl")))?.length).toBeGreaterThan(0);
+    expect(byCheck.get(uri(join(ws.piFolder, "deep-summary.jsonl")))?.map((d) => d.code)).toContain("request-throws");
   });
 
   it("answers without partial results when the client gives no token, and leaves open documents to textDocument/diagnostic", async () => {
@@ -256,6 +262,40 @@ describe("workspace/diagnostic", () => {
     expect(notes.sort()).toEqual([expect.stringContaining(`${fifo} is a FIFO`), expect.stringContaining(`${link} is a symbolic link`)]);
     await pull(c, first.items);
     expect(c.logs.filter((l) => l.message.includes("not a regular file"))).toHaveLength(2);
+  });
+
+  it("ends on a hostile workspace (links to itself, out and to /dev/zero, a FIFO, a hard link, 100,000 broken lines), each file once, as check says", async () => {
+    const ws = workspace("hostile");
+    const { seeded, writeHostileFolder } = await import("../helpers/hostile.mjs");
+    const hostileRoot = join(ws.project, "hostile");
+    const { dir } = writeHostileFolder(hostileRoot, seeded(30));
+    const c = await start(ws);
+    const answer = await c.request<WorkspaceDiagnosticReport>("workspace/diagnostic", { previousResultIds: [] });
+    const run = spawnSync(process.execPath, [BIN, "check", "--format", "json", hostileRoot], {
+      cwd: ws.project,
+      env: { ...process.env, HOME: ws.home },
+      encoding: "utf8",
+    });
+    const byCheck = new Map(
+      run.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { file: string; diagnostics: Diagnostic[] })
+        .map((r) => [uri(r.file), r.diagnostics]),
+    );
+    const uris = answer.items.map((r) => r.uri);
+    // Each file once (the hard link is the same file), nothing through a link, the FIFO skipped.
+    expect(new Set(uris).size).toBe(uris.length);
+    for (const name of ["link-out.jsonl", "zero.jsonl", "dangling.jsonl", "fifo.jsonl"]) expect(uris).not.toContain(uri(join(dir, name)));
+    expect(uris.some((u) => u.includes("/self/") || u.includes("/loop/") || u.includes("/shared/"))).toBe(false);
+    expect(uris.length).toBeGreaterThan(10);
+    // A file with a session header is reported as check reports it; one without is none of Pi's.
+    for (const report of answer.items) {
+      const items = (report as { items: Diagnostic[] }).items;
+      if (items.length > 0) expect(items, report.uri).toEqual(byCheck.get(report.uri));
+    }
+    const huge = answer.items.find((r) => r.uri.endsWith("_huge.jsonl")) as { items: Diagnostic[] };
+    expect(huge.items.length).toBeLessThanOrEqual(1000);
   });
 
   it("keeps to the caps on files and bytes: the files over the byte cap wait for the next pull, a file larger than it is never read", async () => {

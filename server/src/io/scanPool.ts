@@ -69,6 +69,15 @@ const IN_THREAD_BYTES = 16 * 1024 * 1024;
 
 const WORKER_SCRIPT = join(__dirname, "scanWorker.js");
 
+/**
+ * A worker's stack, sized so that JavaScript gets as much of it as on the main thread (V8's
+ * default `--stack-size`, 984 KiB; Node keeps 192 KiB of a worker's stack for itself). The checks
+ * model where Pi, on its main thread, overflows its stack (a value nested thousands of levels deep
+ * made into a string): with the worker's default of 4 MB, a file checked on a worker was told fine
+ * where the same file checked on the main thread, like Pi, was not.
+ */
+const MAIN_THREAD_STACK_MB = (984 + 192) / 1024;
+
 /** One thread per core, or `$PI_SESSION_LSP_THREADS` (0 or 1: scan in this thread), e.g. to leave cores to other work. */
 export function defaultThreads(): number {
   const env = Number(process.env.PI_SESSION_LSP_THREADS);
@@ -124,7 +133,7 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
       const abort = () => fail(options.signal?.reason ?? new Error("aborted"));
       options.signal?.addEventListener("abort", abort, { once: true });
       for (let t = here ? 1 : 0; t < threads; t++) {
-        const worker = new Worker(job.script);
+        const worker = new Worker(job.script, { resourceLimits: { stackSizeMb: MAIN_THREAD_STACK_MB } });
         workers.push(worker);
         running++;
         worker.on("message", (reply: WorkerReply<R>) => {
