@@ -170,18 +170,18 @@ describe("workspace/diagnostic", () => {
     expect((reportOf(first, inWorkspace) as { items: Diagnostic[] }).items).toEqual(checkJson(ws, inWorkspace));
     expect((reportOf(first, healthy) as { items: Diagnostic[] }).items).toEqual(checkJson(ws, healthy));
     expect((reportOf(first, data) as { items: Diagnostic[] }).items).toEqual([]);
-    expect(lastMessage(first)).toMatch(/^4 session files, 0 unchanged, 4 checked \([\d,]+ bytes read\)/);
+    expect(lastMessage(first)).toMatch(/^4 files, 0 unchanged, 4 checked \([\d,]+ bytes read\)/);
 
     // With the result ids, nothing is read again: every file is unchanged and no byte was read.
     const second = await pull(c, first.items);
     expect(second.items.map((r) => r.kind)).toEqual(["unchanged", "unchanged", "unchanged", "unchanged"]);
-    expect(lastMessage(second)).toBe("4 session files, 4 unchanged, 0 checked (0 bytes read)");
+    expect(lastMessage(second)).toBe("4 files, 4 unchanged, 0 checked (0 bytes read)");
 
     // A file written again is read again, and only it.
     writeFileSync(healthy, readFileSync(join(SESSIONS, "broken.jsonl")));
     const third = await pull(c, first.items);
     expect(reportOf(third, healthy)).toMatchObject({ kind: "full", items: checkJson(ws, healthy) });
-    expect(lastMessage(third)).toMatch(/^4 session files, 3 unchanged, 1 checked/);
+    expect(lastMessage(third)).toMatch(/^4 files, 3 unchanged, 1 checked/);
 
     // A file removed has its list emptied.
     rmSync(inWorkspace);
@@ -310,20 +310,24 @@ describe("workspace/diagnostic", () => {
     writeFileSync(huge, bigSession(2 * 1024 * 1024));
     // The newest file is read first: b-half, then c-half would pass the cap of 1 MiB.
     utimesSync(half1, new Date(), new Date(Date.now() + 60_000));
+    // A large data set of the workspace, no session: neither read nor said too large.
+    const data = join(ws.project, "data.jsonl");
+    writeFileSync(data, '{"x":1}\n'.repeat(300_000));
     const c = await start(ws, { workspaceDiagnosticsMaxMiB: 1 });
     const first = await pull(c);
     expect(first.items.map((r) => basename(r.uri)).sort()).toEqual(["a-small.jsonl", "b-half.jsonl"]);
-    expect(lastMessage(first)).toMatch(/^4 session files, 0 unchanged, 2 checked .*, 1 left for the next pull .*, 1 too large to check in the background/);
+    expect(lastMessage(first)).toMatch(/^5 files, 0 unchanged, 2 checked .*, 1 left for the next pull .*, 1 too large to check in the background/);
     expect(c.logs.some((l) => l.message.includes(`not checked: ${huge} is 2 MiB, more than the 1 MiB`))).toBe(true);
+    expect(c.logs.some((l) => l.message.includes(data))).toBe(false);
     const second = await pull(c, first.items);
     expect(second.items.find((r) => r.uri === uri(half2))).toMatchObject({ kind: "full" });
-    expect(lastMessage(second)).toMatch(/^4 session files, 2 unchanged, 1 checked .*, 1 too large/);
+    expect(lastMessage(second)).toMatch(/^5 files, 2 unchanged, 1 checked .*, 1 too large/);
     c.dispose();
 
     const capped = await start(ws, { workspaceDiagnosticsMaxFiles: 2 });
     const few = await pull(capped);
     expect(few.items).toHaveLength(2);
-    expect(lastMessage(few)).toMatch(/2 left out \(piSession.workspaceDiagnosticsMaxFiles\)$/);
+    expect(lastMessage(few)).toMatch(/3 left out \(piSession.workspaceDiagnosticsMaxFiles\)$/);
   });
 
   it("stops a cancelled pull: the error is RequestCancelled and the files after it are not reported", async () => {

@@ -43,6 +43,7 @@ import { groupDigits } from "../core/base/text";
 import type { SessionDocument } from "../core/session/document";
 import { applySeverityOverrides } from "../features/api/diagnostics";
 import { kindOf } from "../io/lineReader";
+import { probeHeader } from "../io/scanFile";
 import { defaultThreads, runPool } from "../io/scanPool";
 import { jsonlFiles } from "../io/workspaceIndexer";
 import { checkFile, type FileCheckResult, type FileCheckTask } from "./fileCheck";
@@ -94,6 +95,8 @@ const LISTING_TTL_MS = 60_000;
 
 export class WorkspaceDiagnostics {
   private readonly told = new Set<string>();
+  /** Whether a large file of the workspace is a session, by result id (`hasHeader`). */
+  private readonly headers = new Map<string, boolean>();
   private refreshTimer: NodeJS.Timeout | undefined;
   /** The `*.jsonl` files of the workspace folders, listed again after a file event or `LISTING_TTL_MS`. */
   private listing: { key: string; paths: string[]; at: number } | undefined;
@@ -223,6 +226,8 @@ export class WorkspaceDiagnostics {
     let tooLarge = 0;
     for (const file of changed) {
       if (file.size > budget) {
+        // A large `*.jsonl` of the workspace is as likely a data set: it is said too large only when it is a session.
+        if (!file.inPiFolder && !this.hasHeader(file)) continue;
         tooLarge++;
         this.tell(
           file.path,
@@ -292,7 +297,7 @@ export class WorkspaceDiagnostics {
   ): string {
     const bytes = checked.reported.reduce((n, f) => n + f.size, 0);
     const parts = [
-      `${listed.files.length} session files`,
+      `${listed.files.length} files`,
       `${plan.unchanged} unchanged`,
       `${checked.reported.length} checked (${groupDigits(bytes)} bytes read)`,
     ];
@@ -304,6 +309,17 @@ export class WorkspaceDiagnostics {
     if (plan.tooLarge > 0) parts.push(`${plan.tooLarge} too large to check in the background`);
     if (listed.cut > 0) parts.push(`${listed.cut} left out (piSession.workspaceDiagnosticsMaxFiles)`);
     return parts.join(", ");
+  }
+
+  /** Whether a file starts with a session header, read once per version of the file (its result id). */
+  private hasHeader(file: Candidate): boolean {
+    let known = this.headers.get(file.resultId);
+    if (known === undefined) {
+      if (this.headers.size >= MAX_TOLD) this.headers.clear();
+      known = probeHeader(file.path, file.size).header !== undefined;
+      this.headers.set(file.resultId, known);
+    }
+    return known;
   }
 
   /** Logs a note on a path once. */
