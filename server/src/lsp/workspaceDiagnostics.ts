@@ -296,11 +296,7 @@ export class WorkspaceDiagnostics {
     checked: { reported: Candidate[]; stopped: boolean },
   ): string {
     const bytes = checked.reported.reduce((n, f) => n + f.size, 0);
-    const parts = [
-      `${listed.files.length} files`,
-      `${plan.unchanged} unchanged`,
-      `${checked.reported.length} checked (${groupDigits(bytes)} bytes read)`,
-    ];
+    const parts = [`${listed.files.length} files`, `${plan.unchanged} unchanged`, `${checked.reported.length} checked (${groupDigits(bytes)} bytes read)`];
     if (checked.stopped)
       parts.push(
         `${plan.toCheck.length - checked.reported.length} left for the next pull (one pull sends about ${groupDigits(MAX_PULL_DIAGNOSTICS)} diagnostics)`,
