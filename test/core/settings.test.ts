@@ -17,9 +17,17 @@ describe("settings", () => {
   });
 
   it("layers on a base", () => {
-    expect(readSettings({}, { maxSymbols: 7, fadeInactive: false, severity: {} })).toEqual({ maxSymbols: 7, fadeInactive: false, severity: {} });
+    const base = { ...DEFAULT_SETTINGS, maxSymbols: 7, fadeInactive: false };
+    expect(readSettings({}, base)).toEqual(base);
     expect(readSettings({ fadeInactive: false }).fadeInactive).toBe(false);
     expect(readSettings({ fadeInactive: "no" }).fadeInactive).toBe(true);
+  });
+
+  it("reads the workspace diagnostics' switch and caps, ignoring values of the wrong type", () => {
+    const read = readSettings({ workspaceDiagnostics: false, workspaceDiagnosticsMaxFiles: 10.5, workspaceDiagnosticsMaxMiB: 3 });
+    expect(read).toMatchObject({ workspaceDiagnostics: false, workspaceDiagnosticsMaxFiles: 10, workspaceDiagnosticsMaxMiB: 3 });
+    const wrong = readSettings({ workspaceDiagnostics: "no", workspaceDiagnosticsMaxFiles: -1, workspaceDiagnosticsMaxMiB: "9" });
+    expect(wrong).toEqual(DEFAULT_SETTINGS);
   });
 });
 

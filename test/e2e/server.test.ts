@@ -137,7 +137,7 @@ describe("pull diagnostics (client with textDocument.diagnostic)", () => {
   it("advertises diagnosticProvider, answers full then unchanged reports, and never pushes", async () => {
     const c = start();
     const result = await c.initialize(PULL_CAPABILITIES, CHECKER_ONLY);
-    expect(result.capabilities.diagnosticProvider).toMatchObject({ interFileDependencies: false, workspaceDiagnostics: false });
+    expect(result.capabilities.diagnosticProvider).toMatchObject({ interFileDependencies: false, workspaceDiagnostics: true });
     expect(result.capabilities.textDocumentSync).toMatchObject({ openClose: true, change: 2 });
     const uri = "file:///e2e/pull.jsonl";
     await c.open(uri, SESSION);

@@ -54,7 +54,7 @@ describe("the initialize result", () => {
   });
 
   it("announces a diagnostic provider, right after the document synchronisation, to a client that pulls", async () => {
-    const diagnosticProvider = { interFileDependencies: false, workspaceDiagnostics: false };
+    const diagnosticProvider = { interFileDependencies: false, workspaceDiagnostics: true };
     expect(await initializeResult(PULL_CAPABILITIES)).toBe(
       JSON.stringify({ capabilities: { ...SYNC, diagnosticProvider, ...FEATURES }, serverInfo: SERVER_INFO }),
     );

@@ -10,6 +10,7 @@ import { REQUESTS } from "../../server/src/lsp/requests";
 /** The specification's requests the server answers, each checked against its params' shape. */
 const SHAPED = [
   "textDocument/diagnostic",
+  "workspace/diagnostic",
   "textDocument/definition",
   "textDocument/references",
   "textDocument/documentHighlight",

@@ -63,6 +63,11 @@ return {
       fadeInactive = true,
       -- Severity per diagnostic code ('error', 'warning', 'information', 'hint' or 'off').
       severity = vim.empty_dict(),
+      -- The problems of the sessions that are not open, for a client that pulls workspace diagnostics.
+      workspaceDiagnostics = true,
+      -- The most session files one workspace pull lists, and the most MiB of them it reads.
+      workspaceDiagnosticsMaxFiles = 5000,
+      workspaceDiagnosticsMaxMiB = 256,
     },
   },
   on_attach = function(_, bufnr)

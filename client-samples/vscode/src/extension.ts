@@ -12,7 +12,8 @@
  *   start), stays stopped, and the user is told once, with the output that says why.
  * - Session files are `.jsonl` files under `.pi/agent/sessions/`; with `piSession.allJsonl`, every
  *   `.jsonl` file. Changing either setting restarts the client with the new selector.
- * - `piSession.maxSymbols`, `piSession.fadeInactive` and `piSession.severity` reach the server three
+ * - `piSession.maxSymbols`, `piSession.fadeInactive`, `piSession.severity` and the
+ *   `piSession.workspaceDiagnostics…` settings reach the server three
  *   ways: `initializationOptions` at start, `workspace/configuration` (which the server asks for),
  *   and a `workspace/didChangeConfiguration` nudge when they change.
  * - Clicking a context lens runs the server's command `piSession.showContext [uri, entryId|null]`;
@@ -325,6 +326,9 @@ function serverSettings(): Record<string, unknown> {
     maxSymbols: config.get<number>("maxSymbols"),
     fadeInactive: config.get<boolean>("fadeInactive"),
     severity: config.get<Record<string, string>>("severity"),
+    workspaceDiagnostics: config.get<boolean>("workspaceDiagnostics"),
+    workspaceDiagnosticsMaxFiles: config.get<number>("workspaceDiagnosticsMaxFiles"),
+    workspaceDiagnosticsMaxMiB: config.get<number>("workspaceDiagnosticsMaxMiB"),
   };
 }
 

@@ -42,6 +42,17 @@ export interface PoolOptions {
    * its requests, so by default it only waits.
    */
   withThisThread?: boolean;
+  /**
+   * Whether even a small job runs on a worker when the compiled worker exists: for a server, whose
+   * thread must answer the editor while a session of any size is read (one 1 GB file is one task).
+   */
+  offThread?: boolean;
+  /**
+   * Whether the results are kept for the returned list (default true). A job that takes each
+   * result as it arrives (`onResult`) and has many keeps none, so that its memory does not grow
+   * with them; the list returned is then empty.
+   */
+  keepResults?: boolean;
 }
 
 /** One kind of work for the pool: the worker script that does it, and the same work in this thread. */
@@ -57,6 +68,15 @@ export interface PoolJob<T, R> {
 const IN_THREAD_BYTES = 16 * 1024 * 1024;
 
 const WORKER_SCRIPT = join(__dirname, "scanWorker.js");
+
+/**
+ * A worker's stack, sized so that JavaScript gets as much of it as on the main thread (V8's
+ * default `--stack-size`, 984 KiB; Node keeps 192 KiB of a worker's stack for itself). The checks
+ * model where Pi, on its main thread, overflows its stack (a value nested thousands of levels deep
+ * made into a string): with the worker's default of 4 MB, a file checked on a worker was told fine
+ * where the same file checked on the main thread, like Pi, was not.
+ */
+const MAIN_THREAD_STACK_MB = (984 + 192) / 1024;
 
 /** One thread per core, or `$PI_SESSION_LSP_THREADS` (0 or 1: scan in this thread), e.g. to leave cores to other work. */
 export function defaultThreads(): number {
@@ -82,7 +102,8 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
   const report = () => options.onProgress?.({ ...progress });
   const wanted = options.threads ?? defaultThreads();
   const threads = Math.min(wanted, tasks.length);
-  if (!usesThreads(wanted, tasks.length, sizes, job.script)) return runHere(tasks, job, progress, report, options.signal);
+  const onWorkers = options.offThread ? threads > 0 && existsSync(job.script) : usesThreads(wanted, tasks.length, sizes, job.script);
+  if (!onWorkers) return runHere(tasks, job, progress, report, options);
 
   const order = tasks.map((_, i) => i).sort((a, b) => (sizes[b] ?? 0) - (sizes[a] ?? 0));
   const ordered = order.map((id) => tasks[id]!);
@@ -91,7 +112,7 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
   const results = new Array<R>(tasks.length);
   const take = (position: number, outcome: R) => {
     const id = order[position]!;
-    results[id] = outcome;
+    if (options.keepResults !== false) results[id] = outcome;
     progress.files++;
     job.onResult?.(id, outcome);
     report();
@@ -112,7 +133,7 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
       const abort = () => fail(options.signal?.reason ?? new Error("aborted"));
       options.signal?.addEventListener("abort", abort, { once: true });
       for (let t = here ? 1 : 0; t < threads; t++) {
-        const worker = new Worker(job.script);
+        const worker = new Worker(job.script, { resourceLimits: { stackSizeMb: MAIN_THREAD_STACK_MB } });
         workers.push(worker);
         running++;
         worker.on("message", (reply: WorkerReply<R>) => {
@@ -150,14 +171,14 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
   return results;
 }
 
-async function runHere<T, R>(tasks: readonly T[], job: PoolJob<T, R>, progress: ScanProgress, report: () => void, signal?: AbortSignal): Promise<R[]> {
+async function runHere<T, R>(tasks: readonly T[], job: PoolJob<T, R>, progress: ScanProgress, report: () => void, options: PoolOptions): Promise<R[]> {
   const results: R[] = [];
   for (let i = 0; i < tasks.length; i++) {
-    signal?.throwIfAborted();
+    options.signal?.throwIfAborted();
     const result = job.here(tasks[i]!, (bytes) => {
       progress.bytes += bytes;
     });
-    results.push(result);
+    if (options.keepResults !== false) results.push(result);
     progress.files++;
     job.onResult?.(i, result);
     report();

@@ -29,6 +29,12 @@ export const object =
   (v) =>
     isObject(v) && Object.entries(members).every(([name, check]) => check(v[name]));
 
+/** An array whose every item passes `check`. */
+export const arrayOf =
+  (check: Check): Check =>
+  (v) =>
+    Array.isArray(v) && v.every(check);
+
 /** What each member is, for the error's message. */
 const DESCRIPTIONS = new Map<Check, string>([
   [uinteger, "a non-negative integer"],

@@ -42,6 +42,7 @@ export function startServer(connection: Connection): ServerHandle {
     guard.state = "shut-down";
     memory.dispose();
     workspace.dispose();
+    state.workspaceDiagnostics.dispose();
   });
   connection.onInitialized(() => {
     void state.refreshSettings();

@@ -15,9 +15,22 @@ export interface Settings {
   fadeInactive: boolean;
   /** Severity per diagnostic code, overriding the built-in table ("off" hides the code). */
   severity: SeverityOverrides;
+  /** Whether the server answers `workspace/diagnostic` with the problems of the sessions that are not open. */
+  workspaceDiagnostics: boolean;
+  /** The most session files one workspace pull lists. */
+  workspaceDiagnosticsMaxFiles: number;
+  /** The most MiB of session files one workspace pull reads; the rest wait for the next pull, and a larger file is not read. */
+  workspaceDiagnosticsMaxMiB: number;
 }
 
-export const DEFAULT_SETTINGS: Settings = { maxSymbols: DEFAULT_MAX_SYMBOLS, fadeInactive: true, severity: {} };
+export const DEFAULT_SETTINGS: Settings = {
+  maxSymbols: DEFAULT_MAX_SYMBOLS,
+  fadeInactive: true,
+  severity: {},
+  workspaceDiagnostics: true,
+  workspaceDiagnosticsMaxFiles: 5000,
+  workspaceDiagnosticsMaxMiB: 256,
+};
 
 const SEVERITY_LEVELS = new Set(["error", "warning", "information", "hint", "off"]);
 
@@ -30,6 +43,11 @@ export function readSettings(raw: unknown, base: Settings = DEFAULT_SETTINGS): S
   const maxSymbols = source.maxSymbols;
   if (typeof maxSymbols === "number" && Number.isFinite(maxSymbols) && maxSymbols >= 0) settings.maxSymbols = Math.floor(maxSymbols);
   if (typeof source.fadeInactive === "boolean") settings.fadeInactive = source.fadeInactive;
+  if (typeof source.workspaceDiagnostics === "boolean") settings.workspaceDiagnostics = source.workspaceDiagnostics;
+  const maxFiles = count(source.workspaceDiagnosticsMaxFiles);
+  if (maxFiles !== undefined) settings.workspaceDiagnosticsMaxFiles = maxFiles;
+  const maxMiB = count(source.workspaceDiagnosticsMaxMiB);
+  if (maxMiB !== undefined) settings.workspaceDiagnosticsMaxMiB = maxMiB;
   const severity = asObject(source.severity);
   if (severity) {
     const overrides: SeverityOverrides = {};
@@ -39,6 +57,11 @@ export function readSettings(raw: unknown, base: Settings = DEFAULT_SETTINGS): S
     settings.severity = overrides;
   }
   return settings;
+}
+
+/** A finite non-negative number, rounded down; undefined for anything else. */
+function count(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.floor(value) : undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

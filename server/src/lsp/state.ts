@@ -13,6 +13,7 @@ import { compactLines } from "./lineStorage";
 import { MemoryReclaimer } from "./memory";
 import { takeSplitText } from "./messageReader";
 import { DEFAULT_SETTINGS, readSettings, SETTINGS_SECTION, type Settings } from "./settings";
+import { WorkspaceDiagnostics } from "./workspaceDiagnostics";
 import { attachWorkspaceIndex, type WorkspaceIndexHooks } from "./workspaceIndex";
 
 /** How long the server waits for typing to pause before asking the client to re-request lenses. */
@@ -61,6 +62,8 @@ export class ServerState {
   readonly documents: TextDocuments<SessionDocument>;
   /** Every session on disk, not only the open ones (workspace symbols, forks, moved projects). */
   readonly workspace: WorkspaceIndexHooks;
+  /** The problems of the sessions that are not open (`workspace/diagnostic`). */
+  readonly workspaceDiagnostics: WorkspaceDiagnostics;
   readonly memory: MemoryReclaimer;
   client: ClientSupport = NO_SUPPORT;
   /** Made in `initialize`, once the server knows whether the client pulls or takes pushed diagnostics. */
@@ -86,6 +89,14 @@ export class ServerState {
       },
     });
     this.workspace = attachWorkspaceIndex(connection, this.documents);
+    this.workspaceDiagnostics = new WorkspaceDiagnostics({
+      connection,
+      documents: this.documents,
+      settings: () => this.settings,
+      folders: () => this.workspace.folders(),
+      refreshSupport: () => this.client.pullDiagnostics && this.client.diagnosticRefresh,
+    });
+    this.workspace.onFilesChanged(() => this.workspaceDiagnostics.filesChanged());
     const documents = this.documents;
     this.memory = new MemoryReclaimer(
       () => documents.keys().length,

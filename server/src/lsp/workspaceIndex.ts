@@ -47,6 +47,10 @@ export interface WorkspaceIndexHooks {
   references(doc: SessionDocument, position: Position, includeDeclaration: boolean): Location[] | undefined;
   /** What the diagnostics know of the document beyond its text, gathered as `check` gathers them. */
   facts(doc: SessionDocument): SessionFacts;
+  /** The workspace folders the client named at `initialize`. */
+  folders(): readonly string[];
+  /** Calls `listener` when a session file changes on disk (the watchers' events, before the debounce). */
+  onFilesChanged(listener: () => void): void;
   /** Resolves when the first full index is built (for tests and benchmarks). */
   ready(): Promise<void>;
   dispose(): void;
@@ -106,6 +110,8 @@ class WorkspaceIndex {
   watchedFilesRegistration = false;
   private disposed = false;
   private markReady: () => void = () => undefined;
+  /** Told of every change the watchers see (the workspace's diagnostics ask the client to pull again). */
+  changed: () => void = () => undefined;
   readonly readyPromise = new Promise<void>((r) => (this.markReady = r));
 
   constructor(
@@ -120,6 +126,7 @@ class WorkspaceIndex {
   /** Re-reads changed files (a debounce per file, as Pi appends line by line). */
   schedule(path: string): void {
     if (this.disposed || !path.endsWith(".jsonl")) return;
+    this.changed();
     clearTimeout(this.pending.get(path));
     this.pending.set(
       path,
@@ -261,8 +268,10 @@ function startIndexing(ix: WorkspaceIndex, connection: Connection): void {
     for (const change of params.changes) {
       const path = documentPath(change.uri);
       if (!path) continue;
-      if (change.type === FileChangeType.Deleted) ix.index.delete(path);
-      else ix.schedule(path);
+      if (change.type === FileChangeType.Deleted) {
+        ix.index.delete(path);
+        ix.changed();
+      } else ix.schedule(path);
     }
   });
   // In the background: requests answer from whatever is indexed so far.
@@ -345,6 +354,12 @@ export function attachWorkspaceIndex(connection: Connection, documents: TextDocu
         encodings.set(doc.uri, path ? fileEncoding(path) : undefined);
       }
       return sessionFacts(doc, ix.inputs, encodings.get(doc.uri));
+    },
+
+    folders: () => ix.folders,
+
+    onFilesChanged(listener) {
+      ix.changed = listener;
     },
 
     ready: () => ix.readyPromise,

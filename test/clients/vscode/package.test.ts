@@ -35,6 +35,7 @@ const EXPECTED_FILES = [
   "extension/images/icon.png",
   "extension/package.json",
   "extension/server/out/checkWorker.js",
+  "extension/server/out/fileCheckWorker.js",
   "extension/server/out/parseWorker.js",
   "extension/server/out/pi-session-lsp.js",
   "extension/server/out/scanWorker.js",
@@ -135,7 +136,7 @@ describe("VS Code extension: the .vsix", () => {
     // when one is missing, so a missing worker would show nowhere else.
     const bundle = readFileSync(server(), "utf8");
     const workers = [...bundle.matchAll(/join\)?\(__dirname, "(\w+\.js)"\)/g)].map((m) => m[1]!);
-    expect(workers.sort()).toEqual(["checkWorker.js", "parseWorker.js", "scanWorker.js"]);
+    expect(workers.sort()).toEqual(["checkWorker.js", "fileCheckWorker.js", "parseWorker.js", "scanWorker.js"]);
     for (const worker of workers) expect(existsSync(join(dirname(server()), worker)), worker).toBe(true);
     // Over 16 MiB in two files, `check --threads 2` starts its workers.
     const big = join(unpacked, "big");

@@ -32,6 +32,7 @@ interface SimpleDiagnostic {
 interface Report {
   steps: {
     extension?: { id: string; version: string; active: boolean };
+    unopenedDiagnostics?: { diagnostics: SimpleDiagnostic[]; neverOpened: boolean };
     brokenDiagnostics?: SimpleDiagnostic[];
     validDiagnostics?: SimpleDiagnostic[];
     hover?: string[];
@@ -52,6 +53,8 @@ const work = mkdtempSync(join(tmpdir(), "pi-session-vscode-"));
 const sessions = join(work, "workspace", ".pi", "agent", "sessions", "--home-dev-project--");
 const broken = join(sessions, "broken.jsonl");
 const valid = join(sessions, "valid-branches.jsonl");
+/** A broken session the probe never opens: its problems come from the workspace's diagnostics. */
+const unopened = join(sessions, "unopened.jsonl");
 const brokenText = readFileSync(join(SESSIONS, "broken.jsonl"), "utf8");
 const validText = readFileSync(join(SESSIONS, "valid-branches.jsonl"), "utf8");
 
@@ -106,16 +109,21 @@ beforeAll(async () => {
     mkdirSync(sessions, { recursive: true });
     copyFileSync(join(SESSIONS, "broken.jsonl"), broken);
     copyFileSync(join(SESSIONS, "valid-branches.jsonl"), valid);
+    // Cut short, as a session Pi was killed while writing ends: its last line is unfinished.
+    writeFileSync(unopened, `${brokenText}{"type":"message","id":"cut`);
     const others = join(work, "workspace", ".pi", "agent", "sessions", "--home-dev-other--");
     mkdirSync(others);
     for (let n = 0; n < OTHER_SESSIONS; n++) writeFileSync(join(others, `2026-03-02T10-00-00-000Z_${n}.jsonl`), otherSession(n));
-    // Fading off: the editor then shows exactly what `check` prints (and the setting must reach the server).
+    // Fading off: the editor then shows exactly what `check` prints (and the setting must reach the
+    // server). The workspace's diagnostics cover every session of the workspace, the 10,000 others too.
     mkdirSync(join(work, "workspace", ".vscode"));
-    writeFileSync(join(work, "workspace", ".vscode", "settings.json"), JSON.stringify({ "piSession.fadeInactive": false }));
+    const settings = { "piSession.fadeInactive": false, "piSession.workspaceDiagnosticsMaxFiles": 20_000 };
+    writeFileSync(join(work, "workspace", ".vscode", "settings.json"), JSON.stringify(settings));
 
     workbench = await openWorkbench(work, join(work, "workspace"), {
       broken,
       valid,
+      unopened,
       hover: { line: HOVER_LINE, character: hoverCharacter },
       entry: { line: ENTRY_LINE, character: 2 },
     });
@@ -148,6 +156,13 @@ describe("VS Code (code-server, Chromium): the extension as a user installs it",
     expect(s.extension?.active).toBe(true);
     expect(s.extension?.id).toBe("pi-session-lsp.pi-session-vscode");
     expect(screenshot && existsSync(screenshot), "a screenshot of the workbench").toBe(true);
+  });
+
+  it("lists the problems of a session never opened, as `check` reports them (workspace diagnostics)", () => {
+    const s = steps();
+    expect(s.unopenedDiagnostics?.neverOpened, "unopened.jsonl was opened in the editor").toBe(true);
+    expect(s.unopenedDiagnostics?.diagnostics.length, "diagnostics of unopened.jsonl").toBeGreaterThan(0);
+    expect(asProtocol(s.unopenedDiagnostics!.diagnostics)).toEqual(checkDiagnostics(unopened));
   });
 
   it("shows the diagnostics `check` reports on a broken session, on the same lines with the same codes", () => {

@@ -1,6 +1,7 @@
 /**
  * `textDocument/diagnostic`: a pull client asks for a document's diagnostics; a push client is
- * not told of this request, and gets them published (`diagnostics.ts`).
+ * not told of this request, and gets them published (`diagnostics.ts`). A pull client is told of
+ * `workspace/diagnostic` too (`workspaceDiagnostic.ts`), which answers for the sessions not open.
  */
 
 import { type DocumentDiagnosticReport, DocumentDiagnosticRequest } from "vscode-languageserver";
@@ -12,7 +13,7 @@ const EMPTY: DocumentDiagnosticReport = { kind: "full", items: [] };
 export const diagnostic = request({
   type: DocumentDiagnosticRequest.type,
   capabilities: (client) =>
-    client.textDocument?.diagnostic !== undefined ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {},
+    client.textDocument?.diagnostic !== undefined ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: true } } : {},
   params: { textDocument, previousResultId: optional(string) },
   handler: (p, state) =>
     state.guard.safe("textDocument/diagnostic", EMPTY, () =>

@@ -30,10 +30,12 @@ import { rename } from "./rename";
 import type { AnyRequest } from "./request";
 import { subtypes } from "./subtypes";
 import { supertypes } from "./supertypes";
+import { workspaceDiagnostic } from "./workspaceDiagnostic";
 import { workspaceSymbol } from "./workspaceSymbol";
 
 export const REQUESTS: readonly AnyRequest[] = [
   diagnostic,
+  workspaceDiagnostic,
   definition,
   references,
   documentHighlight,

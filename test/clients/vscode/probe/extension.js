@@ -57,6 +57,16 @@ async function run(plan, reportPath) {
     return { id: extension.id, version: extension.packageJSON.version, active: extension.isActive };
   });
 
+  if (plan.unopened) {
+    // A session never opened in the editor: its problems reach the Problems list through the
+    // server's workspace diagnostics (`workspace/diagnostic`), which the language client pulls.
+    const unopened = vscode.Uri.file(plan.unopened);
+    await step("unopenedDiagnostics", async () => {
+      const list = (await settledDiagnostics(unopened, (l) => l.length > 0)).map(simplify);
+      return { diagnostics: list, neverOpened: !vscode.workspace.textDocuments.some((d) => d.uri.toString() === unopened.toString()) };
+    });
+  }
+
   await step("brokenDiagnostics", async () => {
     await show(broken);
     return (await settledDiagnostics(broken, (list) => list.length > 0)).map(simplify);
