@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, ftruncateSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { decodeSession } from "../../server/src/cli/files";
+import { decodeSession } from "../../server/src/io/checkRead";
 import { ensureBuilt } from "../helpers/lspClient";
 import { WAIT_MS } from "../helpers/limits";
 

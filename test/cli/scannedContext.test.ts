@@ -28,7 +28,7 @@ interface Built {
   runContext: typeof import("../../server/src/cli/contextCommand").runContext;
   printContext: typeof import("../../server/src/cli/contextFromDocument").printContext;
   scannedContext: typeof import("../../server/src/core/pi/scannedContext").scannedContext;
-  decodeSession: typeof import("../../server/src/cli/files").decodeSession;
+  decodeSession: typeof import("../../server/src/io/checkRead").decodeSession;
   escapeControls: typeof import("../../server/src/cli/terminal").escapeControls;
   errorText: typeof import("../../server/src/cli/walk").errorText;
   forgetValues: typeof import("../../server/src/core/line/values").forgetValues;
@@ -43,7 +43,7 @@ beforeAll(async () => {
     ...load<Pick<Built, "runContext">>("cli/contextCommand.js"),
     ...load<Pick<Built, "printContext">>("cli/contextFromDocument.js"),
     ...load<Pick<Built, "scannedContext">>("core/pi/scannedContext.js"),
-    ...load<Pick<Built, "decodeSession">>("cli/files.js"),
+    ...load<Pick<Built, "decodeSession">>("io/checkRead.js"),
     ...load<Pick<Built, "escapeControls">>("cli/terminal.js"),
     ...load<Pick<Built, "errorText">>("cli/walk.js"),
     ...load<Pick<Built, "forgetValues">>("core/line/values.js"),

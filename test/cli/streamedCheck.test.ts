@@ -15,7 +15,7 @@ import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { decodeSession } from "../../server/src/cli/files";
+import { decodeSession } from "../../server/src/io/checkRead";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { cachedChars, forgetValues, setValueBudget } from "../../server/src/core/line/values";
 import { MAX_PER_CODE } from "../../server/src/features/diagnosticCap";

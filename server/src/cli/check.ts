@@ -15,10 +15,9 @@ import * as nodeFs from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Diagnostic } from "vscode-languageserver";
-import { contextInputLines } from "../core/pi/activeContext";
 import { SessionDocument } from "../core/session/document";
 import { forgetValues, keepAllValues, setValueBudget } from "../core/line/values";
-import { LineTooLong, readStreamedDocument } from "../io/streamedDocument";
+import { LineTooLong } from "../io/streamedDocument";
 import { capDiagnostics, collectDiagnostics, encodingDiagnostics, MAX_PER_CODE } from "../features/api/diagnostics";
 import { type FolderInputs, folderInputs, sessionFacts } from "../io/sessionFacts";
 import { type CheckTask, checkTargets, type FileReport } from "./checkPool";
@@ -26,7 +25,8 @@ import { type CheckVerdict, checkVerdict } from "./checkVerdict";
 import { type CheckOptions, readCheckLine } from "./checkOptions";
 import { type ProjectScope, projectSessions } from "./checkProject";
 import { type CliIo, Progress } from "./io";
-import { closeFile, decodeSession, isUtf16, openRegularFile, openSessionFile, type OpenedFile } from "./files";
+import { closeFile, openRegularFile, openSessionFile, type OpenedFile } from "./files";
+import { decodeSession, isUtf16, readStreamedForCheck } from "../io/checkRead";
 import type { Encoded } from "../core/base/encoding";
 import { type Fixable, fixableMarks, fixedLine, severityOf, unsafeList } from "./checkOutput";
 import { fixFile, type FixOutcome } from "./fix";
@@ -206,22 +206,16 @@ export class CheckRun {
       this.fail(`cannot read ${target.path}: ${errorText(error)}`, target.path);
       return true;
     }
-    setValueBudget(STREAMED_VALUE_CHARS);
     try {
       if (isUtf16(fd)) return false;
-      let streamed: ReturnType<typeof readStreamedDocument>;
+      let streamed: ReturnType<typeof readStreamedForCheck>;
       try {
-        streamed = readStreamedDocument(fd, fileUri(target.path), { onChunk: this.onBytes, keepTailChars: STREAMED_VALUE_CHARS });
+        streamed = readStreamedForCheck(fd, fileUri(target.path), this.onBytes);
       } catch (error) {
         if (!(error instanceof LineTooLong) && (error as NodeJS.ErrnoException).code === undefined) throw error;
         this.fail(`cannot read ${target.path}: ${errorText(error)}`, target.path);
         return true;
       }
-      // The context's messages stay alive while the request checks run (their builds keep them): so
-      // can its values, or both of Pi's builds (1.x's and 0.74's) parse every line of it again. The
-      // budget holds the context and the usual budget besides, so that the values the checks read
-      // elsewhere never push the context's out (the cache lets a quarter go when it is full).
-      setValueBudget(STREAMED_VALUE_CHARS + contextChars(streamed.doc));
       this.report(target, streamed.doc, { encoding: "utf-8", bom: false, lossless: streamed.lossless }, undefined);
       return true;
     } finally {
@@ -310,22 +304,6 @@ export class CheckRun {
     }
     for (let i = 0; i < diagnostics.length; i++) io.out(`${formatDiagnostic(shownPath, diagnostics[i]!, fixable[i] === "safe", style)}\n`);
   }
-}
-
-/** The values the streamed check keeps parsed: the lines read last, as many characters as this. */
-const STREAMED_VALUE_CHARS = 16_000_000;
-
-/** The characters of the lines the context Pi resumes is built from (either version's), or 0 when that cannot be told. */
-function contextChars(doc: SessionDocument): number {
-  let chars = 0;
-  try {
-    const marked = contextInputLines(doc.analysis);
-    for (let line = 0; line < marked.length; line++) if (marked[line]) chars += (doc.parsed[line] as { textLength?: number }).textLength ?? 0;
-  } catch {
-    // The analysis or the walk failed: the checks say so themselves, with the usual budget.
-    return 0;
-  }
-  return chars;
 }
 
 function fileUri(path: string): string {

@@ -20,7 +20,8 @@ import { type BranchDiff, type BranchSide, branchDiff } from "../features/api/di
 import { type OptionSpecs, type OptionValues, readCommandLine } from "./commandLine";
 import { openRefusal } from "./contextFromDocument";
 import { findEntry, shownId } from "./entryArg";
-import { closeFile, decodeSession, openSessionFile } from "./files";
+import { closeFile, openSessionFile } from "./files";
+import { decodeSession } from "../io/checkRead";
 import type { CliIo } from "./io";
 import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 import { escapeControls, escapeControlsKeepingLines, jsonLine } from "./terminal";

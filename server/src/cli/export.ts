@@ -30,7 +30,8 @@ import { type OptionSpecs, type OptionValues, quote, readCommandLine } from "./c
 import { openRefusal } from "./contextFromDocument";
 import { findEntry } from "./entryArg";
 import { type ExportSink, fileSink, outRefusal, stdoutSink } from "./exportOutput";
-import { isUtf16, openRegularFile } from "./files";
+import { openRegularFile } from "./files";
+import { isUtf16 } from "../io/checkRead";
 import type { CliIo } from "./io";
 import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 import { escapeControls, escapeControlsKeepingLines } from "./terminal";

@@ -5,7 +5,6 @@
  */
 
 import * as nodeFs from "node:fs";
-import { type Decoded, utf16Of } from "../core/base/encoding";
 import { kindOf } from "../io/lineReader";
 import { groupDigits } from "../core/base/text";
 
@@ -120,30 +119,4 @@ export function readStdin(fs: typeof nodeFs = nodeFs): Buffer {
     chunks.push(Buffer.from(chunk.subarray(0, n)));
   }
   return Buffer.concat(chunks, total);
-}
-
-/**
- * Decodes a session's bytes. UTF-16 (what Windows PowerShell's `Out-File` and `>` write) is told
- * by its byte order mark, or without one by NUL bytes in every other position of ASCII text; JSON
- * Pi writes never holds a raw NUL. Everything else is read as UTF-8, as Pi reads it.
- */
-export function decodeSession(bytes: Buffer): Decoded {
-  const encoding = utf16Of(bytes);
-  if (encoding) {
-    const bom = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
-    // TextDecoder drops the byte order mark and turns an odd last byte into U+FFFD.
-    return { text: new TextDecoder(encoding).decode(bytes), encoding, bom, lossless: false };
-  }
-  const text = bytes.toString("utf8");
-  // Decoding replaces each invalid sequence by U+FFFD: without one in the text nothing was lost, and
-  // only a text that holds one is encoded again to tell a real U+FFFD from a replaced byte.
-  const lossless = !text.includes("\uFFFD") || (Buffer.byteLength(text, "utf8") === bytes.length && Buffer.from(text, "utf8").equals(bytes));
-  return { text, encoding: "utf-8", bom: false, lossless };
-}
-
-/** Whether the file open at `fd` is UTF-16 (judged from its first 4 KiB, as `decodeSession` judges it). */
-export function isUtf16(fd: number): boolean {
-  const head = Buffer.alloc(4096);
-  const n = nodeFs.readSync(fd, head, 0, head.length, 0);
-  return utf16Of(head.subarray(0, n)) !== undefined;
 }

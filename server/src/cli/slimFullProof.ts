@@ -12,7 +12,8 @@ import { pathToFileURL } from "node:url";
 import { buildContext, type PiFlavor } from "../core/pi/buildContext";
 import { buildProviderRequest, providerViewJson } from "../core/pi/provider/request";
 import { SessionDocument } from "../core/session/document";
-import { closeFile, decodeSession, openSessionFile } from "./files";
+import { closeFile, openSessionFile } from "./files";
+import { decodeSession } from "../io/checkRead";
 import { PROVED_FLAVORS } from "./slimProof";
 
 /** Files up to this size are also proved the full way; a larger one only streamed. */

@@ -1,8 +1,8 @@
 /**
  * One session file that is not open, checked for the workspace's diagnostics exactly as `check FILE`
- * checks it (`cli/check.ts`, which this layer may not import): a UTF-8 file streamed line by line
- * in bounded memory (`io/streamedDocument.ts`), whatever its size, a UTF-16 file decoded whole up
- * to `MAX_WHOLE_BYTES`, the same facts (`io/sessionFacts.ts`), the same checks and cap through the
+ * checks it (`cli/check.ts`, which this layer may not import), read as `io/checkRead.ts` reads it
+ * for both: a UTF-8 file streamed line by line in bounded memory, whatever its size, a UTF-16 file
+ * decoded whole up to `MAX_WHOLE_BYTES`, the same facts (`io/sessionFacts.ts`), the same checks and cap through the
  * facade (`features/api/diagnostics`). `test/e2e/workspaceDiagnostics.test.ts` holds the two to
  * the same answer. It runs on a worker thread of the pool (`fileCheckWorker.ts`), so that the
  * server's thread stays free for the editor while a large session is read.
@@ -12,15 +12,14 @@ import { closeSync, fstatSync, readSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Diagnostic } from "vscode-languageserver";
-import { type Encoded, utf16Of } from "../core/base/encoding";
+import type { Encoded } from "../core/base/encoding";
 import { forgetValues, keepAllValues, setValueBudget } from "../core/line/values";
-import { contextInputLines } from "../core/pi/activeContext";
 import { SessionDocument } from "../core/session/document";
 import { capDiagnostics, collectDiagnostics, encodingDiagnostics, MAX_PER_CODE } from "../features/api/diagnostics";
 import { openRegularSync } from "../io/lineReader";
 import { probeHeader } from "../io/scanFile";
 import { type FolderInputs, folderInputs, sessionFacts } from "../io/sessionFacts";
-import { readStreamedDocument } from "../io/streamedDocument";
+import { decodeSession, isUtf16, readStreamedForCheck } from "../io/checkRead";
 
 /** What a worker needs to check one file as the server would: the file, and the folders Pi's facts are read against. */
 export interface FileCheckTask {
@@ -45,8 +44,6 @@ export interface FileCheckResult {
 
 /** The largest UTF-16 file decoded whole, as `check` decodes it (`MAX_FILE_BYTES` of `cli/files.ts`). */
 const MAX_WHOLE_BYTES = 256 * 1024 * 1024;
-/** The values the streamed check keeps parsed (`STREAMED_VALUE_CHARS` of `cli/check.ts`). */
-const STREAMED_VALUE_CHARS = 16_000_000;
 
 /** Pi's folder inputs, found once per thread for each set of workspace folders. */
 let inputsFor: { key: string; inputs: FolderInputs | undefined } | undefined;
@@ -78,9 +75,7 @@ export function checkFile(task: FileCheckTask, onBytes: (bytes: number) => void)
   try {
     // Pi's own test of a header (the index's too): a file that has none is not a session of Pi's.
     if (task.sessionsOnly && !probeHeader(task.path, fstatSync(fd).size).header) return { path: task.path, diagnostics: [] };
-    const head = Buffer.alloc(4096);
-    const utf16 = utf16Of(head.subarray(0, readSync(fd, head, 0, head.length, 0)));
-    return utf16 ? checkWhole(task, fd, utf16) : checkStreamed(task, fd, onBytes);
+    return isUtf16(fd) ? checkWhole(task, fd) : checkStreamed(task, fd, onBytes);
   } catch (error) {
     return { path: task.path, diagnostics: [], error: `cannot check it: ${errorText(error)}` };
   } finally {
@@ -91,25 +86,21 @@ export function checkFile(task: FileCheckTask, onBytes: (bytes: number) => void)
 }
 
 function checkStreamed(task: FileCheckTask, fd: number, onBytes: (bytes: number) => void): FileCheckResult {
-  setValueBudget(STREAMED_VALUE_CHARS);
-  const streamed = readStreamedDocument(fd, fileUri(task.path), { onChunk: onBytes, keepTailChars: STREAMED_VALUE_CHARS });
-  setValueBudget(STREAMED_VALUE_CHARS + contextChars(streamed.doc));
+  const streamed = readStreamedForCheck(fd, fileUri(task.path), onBytes);
   return report(task, streamed.doc, { encoding: "utf-8", bom: false, lossless: streamed.lossless });
 }
 
-function checkWhole(task: FileCheckTask, fd: number, encoding: "utf-16le" | "utf-16be"): FileCheckResult {
+function checkWhole(task: FileCheckTask, fd: number): FileCheckResult {
   const size = fstatSync(fd).size;
   if (size > MAX_WHOLE_BYTES)
     return { path: task.path, diagnostics: [], error: `it is a UTF-16 file of ${size} bytes, more than the ${MAX_WHOLE_BYTES} read whole` };
   const bytes = Buffer.alloc(size);
   let read = 0;
   for (let n = 1; read < size && n > 0; read += n) n = readSync(fd, bytes, read, size - read, read);
-  const body = bytes.subarray(0, read);
-  const bom = body.length >= 2 && ((body[0] === 0xff && body[1] === 0xfe) || (body[0] === 0xfe && body[1] === 0xff));
+  const decoded = decodeSession(bytes.subarray(0, read));
   keepAllValues();
-  // TextDecoder drops the byte order mark and turns an odd last byte into U+FFFD, as `check` decodes.
-  const doc = new SessionDocument(fileUri(task.path), "jsonl", 0, new TextDecoder(encoding).decode(body));
-  return report(task, doc, { encoding, bom, lossless: false });
+  const doc = new SessionDocument(fileUri(task.path), "jsonl", 0, decoded.text);
+  return report(task, doc, decoded);
 }
 
 /** The diagnostics of a read document, as `check` collects and caps them. */
@@ -120,18 +111,6 @@ function report(task: FileCheckTask, doc: SessionDocument, encoded: Encoded): Fi
   } catch (error) {
     return { path: task.path, diagnostics: encodingDiagnostics(encoded), error: `internal error while checking it: ${errorText(error)}` };
   }
-}
-
-/** The characters of the lines the context Pi resumes is built from, as `check` budgets them. */
-function contextChars(doc: SessionDocument): number {
-  let chars = 0;
-  try {
-    const marked = contextInputLines(doc.analysis);
-    for (let line = 0; line < marked.length; line++) if (marked[line]) chars += (doc.parsed[line] as { textLength?: number }).textLength ?? 0;
-  } catch {
-    return 0;
-  }
-  return chars;
 }
 
 function fileUri(path: string): string {
