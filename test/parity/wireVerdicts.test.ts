@@ -55,15 +55,13 @@ function table(): Row[] {
   return lines.map((line) => Object.fromEntries(line.split("\t").map((v, i) => [columns[i], v])) as unknown as Row);
 }
 
-const fixtures = () =>
-  readdirSync(join(root, "fixtures"))
-    .filter((f) => f.endsWith(".jsonl"))
-    .sort();
-
 describe("the wire verdict table", () => {
-  it("has a row for every corpus session and each of the three APIs, sent to the API's model", () => {
+  it("has a row for every corpus session and wire case and each of the three APIs, sent to the API's model", () => {
     const rows = table();
-    const expected = fixtures().flatMap((f) => rules.APIS.map((api) => `${rules.stem(f)} ${api} ${rules.MODELS[api]!.join("/")}`));
+    const sessions = rules.corpus(root);
+    expect(sessions.filter((f) => f.startsWith("case-")).length).toBeGreaterThan(3);
+    expect(sessions.length).toBe(readdirSync(join(root, "fixtures")).filter((f) => f.endsWith(".jsonl")).length + readdirSync(join(root, "wire-cases")).length);
+    const expected = sessions.flatMap((f) => rules.APIS.map((api) => `${rules.stem(f)} ${api} ${rules.MODELS[api]!.join("/")}`));
     expect(rows.map((r) => `${r.fixture} ${r.api} ${r.model}`)).toEqual(expected);
     expect(rules.APIS).toEqual(["anthropic-messages", "openai-completions", "openai-responses"]);
   });
@@ -77,13 +75,18 @@ describe("the wire verdict table", () => {
       expect(record!.source).toBe(row.source);
       const provider = rules.providerVerdict(record!);
       expect(`${provider.verdict} ${provider.rule}`, `${row.fixture} ${row.api}`).toBe(`${row.provider} ${row.rule}`);
-      const ours = rules.ourVerdict(c, readFileSync(join(root, "fixtures", fixture), "utf8"), c.model(row.api));
+      const ours = rules.ourVerdict(c, readFileSync(rules.sessionFile(root, fixture), "utf8"), c.model(row.api));
       expect(`${ours.verdict} ${ours.code}`, `${row.fixture} ${row.api}`).toBe(`${row.ours} ${row.code}`);
       const key = `${row.fixture} ${row.api}`;
       const agreed = rules.agree(provider, ours);
       expect(row.agree, key).toBe(agreed ? "yes" : "allowed");
       if (!agreed) expect(rules.ALLOWED[key], `${key} disagrees and is not in ALLOWED`).toMatch(/\w/);
     }
+  });
+
+  it("makes every code that fails a request for the row's model, and maps every provider rule to one", () => {
+    for (const code of REQUEST_FAILS_CODES) expect(rules.REQUEST_FAMILY, code).toContain(code);
+    for (const codes of Object.values(rules.RULE_CODES)) for (const code of codes) expect(REQUEST_FAILS_CODES).toContain(code);
   });
 
   it("allows only rows that disagree, each with its reason", () => {

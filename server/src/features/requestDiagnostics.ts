@@ -36,7 +36,7 @@ import { versionRules } from "../core/session/semantics/version";
 import { singleLine } from "../core/base/text";
 import { imageFindings, requestSizeFindings } from "./imageDiagnostics";
 import { updateRequestFindings } from "./requestFindingsUpdate";
-import { conversionFailure } from "../core/pi/provider/apiConversion";
+import { conversionFailure, reasoningRefusal } from "../core/pi/provider/apiConversion";
 import {
   apiOf,
   capital,
@@ -175,13 +175,32 @@ function throwsDiagnostic(doc: SessionDocument, failure: Extract<ProviderResult,
   return diagnostic("request-throws", message, range);
 }
 
-/** The API's own conversion of the request throwing (`apiConversion.ts`), as `request-throws` on the entry it throws on. */
+/**
+ * The API's own conversion of the request (`apiConversion.ts`): throwing, as `request-throws`, or
+ * replaying a reasoning item the Responses API refuses, as `invalid-reasoning-item`, on the entry.
+ */
 function conversionThrows(doc: SessionDocument, request: ProviderRequest): Diagnostic[] {
   const failure = conversionFailure(request.messages, apiOf(request));
   const entry = failure ? request.sources[failure.index] : undefined;
-  if (!failure || !entry) return [];
+  if (!failure || !entry) return reasoningRefused(doc, request);
   const message = `Pi 1.x's conversion of the request for ${modelOf(request)} throws on this entry: ${failure.reason}. Every prompt to this model fails before a request is sent, until the signature is removed or the session goes to another model.`;
   return [diagnostic("request-throws", message, doc.valueRange(entry.line, contentPath(entry)))];
+}
+
+function reasoningRefused(doc: SessionDocument, request: ProviderRequest): Diagnostic[] {
+  const refusal = reasoningRefusal(request.messages, apiOf(request));
+  const entry = refusal ? request.sources[refusal.index] : undefined;
+  if (!refusal || !entry) return [];
+  const id = singleLine(String(refusal.id), 60);
+  const [what, answer] =
+    refusal.why === "no following item"
+      ? ["no text or tool call of this turn follows it", `Item '${id}' of type 'reasoning' was provided without its required following item.`]
+      : [
+          "its signature lacks the reasoning's encrypted_content (Pi sends store: false, so OpenAI cannot look the item up)",
+          `Item with id '${id}' not found. Items are not persisted when \`store\` is set to false.`,
+        ];
+  const message = `Pi replays this thinking block to ${modelOf(request)} as the reasoning item its signature holds, and ${what}: OpenAI answers "${answer}" Every prompt to this model fails until the thinking block is removed or the session goes to another model.`;
+  return [diagnostic("invalid-reasoning-item", message, doc.valueRange(entry.line, contentPath(entry, refusal.block)))];
 }
 
 // ---- Tool calls and results -------------------------------------------------------------------

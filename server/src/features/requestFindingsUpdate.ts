@@ -19,7 +19,7 @@
 
 import { contextSplice } from "../core/pi/contextUpdate";
 import type { SessionDocument } from "../core/session/document";
-import { conversionFailure } from "../core/pi/provider/apiConversion";
+import { conversionFailure, reasoningRefusal } from "../core/pi/provider/apiConversion";
 import { requestSplice } from "../core/pi/provider/requestUpdate";
 import { messageBytes, updatedSize } from "./imageDiagnostics";
 import { apiOf, emptyUsers, type Located, overWindow, type RequestFindings, type RequestInputs, withAll } from "./diagnostics/requestFindings";
@@ -46,8 +46,8 @@ export function updateRequestFindings(
   }
   for (const c of splice.changed) if (hasImage(splice.from.context.messages[c]) || hasImage(b1.build.context.messages[c])) return undefined;
   for (const k of changed) if (hasImage(before.messages[k]) || hasImage(request.messages[k])) return undefined;
-  // A conversion that throws is said in the head, which is computed afresh (each message's parse is remembered).
-  if (conversionFailure(request.messages, apiOf(request))) return undefined;
+  // What the API's conversion refuses is said in the head, computed afresh (each message's conversion is remembered).
+  if (conversionFailure(request.messages, apiOf(request)) || reasoningRefusal(request.messages, apiOf(request))) return undefined;
   const size = updatedSize(doc, request, last.size, () =>
     changed.reduce((sum, k) => sum + messageBytes(request.messages[k]) - messageBytes(before.messages[k]), 0),
   );

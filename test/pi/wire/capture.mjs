@@ -98,8 +98,25 @@ async function main() {
     for (const fixture of fixtures) {
       const copy = path.join(work, path.basename(fixture));
       fs.copyFileSync(fixture, copy);
-      const sm = pi.SessionManager.open(copy, work);
-      const context = sm.buildSessionContext();
+      let context;
+      try {
+        context = pi.SessionManager.open(copy, work).buildSessionContext();
+      } catch (e) {
+        // Only a wire case gets here: verdicts.mjs runs no corpus session Pi is recorded to refuse.
+        for (const [api, [provider, id]] of Object.entries(models)) {
+          const row = {
+            fixture: path.basename(fixture),
+            pi: "1.6.0",
+            api,
+            model: `${provider}/${id}`,
+            outcome: "open-failed",
+            error: String(e?.message ?? e),
+            requests: [],
+          };
+          fs.writeSync(1, `${JSON.stringify(row)}\n`);
+        }
+        continue;
+      }
       const prompt = { role: "user", content: [{ type: "text", text: NEXT_PROMPT }], timestamp: FIXED_NOW };
       for (const [api, [provider, id]] of Object.entries(models)) {
         const model = pi.getModel(provider, id);

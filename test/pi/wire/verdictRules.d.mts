@@ -24,8 +24,11 @@ export interface Core {
 export const MODELS: Record<string, [string, string]>;
 export const APIS: string[];
 export const RULE_CODES: Record<string, string[]>;
+export const REQUEST_FAMILY: ReadonlySet<string>;
 export const ALLOWED: Record<string, string>;
 export function stem(fixture: string): string;
+export function corpus(parity: string): string[];
+export function sessionFile(parity: string, fixture: string): string;
 export function recordedFailure(parity: string, fixture: string): { outcome: string; error: string } | undefined;
 export function storedRecord(parity: string, fixture: string, api: string): WireRecord | undefined;
 export function providerVerdict(record: WireRecord): { verdict: string; rule: string; message?: string };

@@ -20,12 +20,32 @@ export const APIS = Object.keys(MODELS);
 export const stem = (fixture) => fixture.replace(/\.jsonl$/, "");
 
 /**
+ * The sessions of the table: the parity corpus (test/parity/fixtures), then the known bricking cases
+ * the corpus lacks, for the rules of the three APIs (test/parity/wire-cases, README "Wire verdicts").
+ */
+export function corpus(parity) {
+  const list = (dir) =>
+    fs
+      .readdirSync(path.join(parity, dir))
+      .filter((f) => f.endsWith(".jsonl"))
+      .sort();
+  return [...list("fixtures"), ...list("wire-cases")];
+}
+
+/** Where a session of the table lies. */
+export function sessionFile(parity, fixture) {
+  return path.join(parity, fixture.startsWith("case-") ? "wire-cases" : "fixtures", fixture);
+}
+
+/**
  * Pi 1.6.0's recorded outcome of opening the fixture and building its context
  * (test/parity/expected/STEM.1.6.0.json) when Pi sends nothing: it refuses the file, or its
  * context build throws or hangs. Undefined when Pi builds a context.
  */
 export function recordedFailure(parity, fixture) {
-  const e = JSON.parse(fs.readFileSync(path.join(parity, "expected", `${stem(fixture)}.1.6.0.json`), "utf8"));
+  const file = path.join(parity, "expected", `${stem(fixture)}.1.6.0.json`);
+  if (!fs.existsSync(file)) return undefined; // A wire case: capture.mjs records what Pi does with it.
+  const e = JSON.parse(fs.readFileSync(file, "utf8"));
   if (e.open !== "ok" && e.open !== "rewrote") return { outcome: "open-failed", error: e.error ?? e.open };
   if (e.contextError || e.contextHung) return { outcome: "context-failed", error: e.contextError ?? "buildSessionContext() did not return" };
   return undefined;
@@ -69,6 +89,8 @@ export const RULE_CODES = {
   "openai-image-bytes-per-request": ["request-too-large"],
   "responses-output-without-call": ["orphaned-tool-result"],
   "responses-call-without-output": ["orphaned-tool-result"],
+  "responses-reasoning-without-following": ["invalid-reasoning-item"],
+  "responses-reasoning-not-stored": ["invalid-reasoning-item"],
 };
 
 /**
@@ -85,9 +107,10 @@ export function providerVerdict(record) {
 }
 
 /** The codes of the provider request's diagnostics (features/requestDiagnostics.ts), which `ourVerdict` makes for the row's model. */
-const REQUEST_FAMILY = new Set([
+export const REQUEST_FAMILY = new Set([
   "orphaned-tool-result",
   "request-throws",
+  "invalid-reasoning-item",
   "too-many-images",
   "image-too-large",
   "request-too-large",

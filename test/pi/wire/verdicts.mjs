@@ -20,12 +20,11 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PI_PACKAGES } from "../../parity/piPackages.mjs";
-import { agree, ALLOWED, APIS, MODELS, ourVerdict, providerVerdict, recordedFailure, storedRecord, stem } from "./verdictRules.mjs";
+import { agree, ALLOWED, APIS, corpus, MODELS, ourVerdict, providerVerdict, recordedFailure, sessionFile, storedRecord, stem } from "./verdictRules.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(HERE, "..", "..", "..");
 const PARITY = path.join(ROOT, "test", "parity");
-const FIXTURES = path.join(PARITY, "fixtures");
 const RECORDED = path.join(PARITY, "expected", "wire");
 const CAPTURED = path.join(PARITY, "expected", "wire-captured");
 const TABLE = path.join(PARITY, "expected", "wire-verdicts.tsv");
@@ -68,7 +67,7 @@ export function coreOf(m) {
 
 function capture(fixtures) {
   const { node, pkg } = pi16();
-  const run = spawnSync(node, [path.join(HERE, "capture.mjs"), pkg, JSON.stringify(MODELS), ...fixtures.map((f) => path.join(FIXTURES, f))], {
+  const run = spawnSync(node, [path.join(HERE, "capture.mjs"), pkg, JSON.stringify(MODELS), ...fixtures.map((f) => sessionFile(PARITY, f))], {
     encoding: "utf8",
     maxBuffer: 1 << 30,
     env: { PATH: process.env.PATH, HOME: fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "wire-home-")) },
@@ -101,15 +100,12 @@ export const COLUMNS = ["fixture", "api", "model", "source", "provider", "rule",
 
 function main() {
   const core = loadCore();
-  const fixtures = fs
-    .readdirSync(FIXTURES)
-    .filter((f) => f.endsWith(".jsonl"))
-    .sort();
+  const fixtures = corpus(PARITY);
   const byKey = records(fixtures);
   const rows = [COLUMNS.join("\t")];
   const totals = { rows: 0, agree: 0, allowed: 0, disagree: 0 };
   for (const fixture of fixtures) {
-    const text = fs.readFileSync(path.join(FIXTURES, fixture), "utf8");
+    const text = fs.readFileSync(sessionFile(PARITY, fixture), "utf8");
     for (const api of APIS) {
       const record = byKey.get(`${stem(fixture)}.${api}`);
       const provider = providerVerdict(record);
