@@ -90,7 +90,15 @@ await run("check", runCheck, ["--dry-run", "--fix", join(root, "fix", "sessions"
 await run("check", runCheck, ["--fix", join(root, "fix", "sessions")]);
 for (const file of files) {
   await run("check", runCheck, [file]);
-  for (const args of [[], ["--format", "markdown"], ["--stage", "provider"], ["--pi", "0.74"]]) await run("context", runContext, [...args, file]);
+  for (const args of [
+    [],
+    ["--format", "markdown"],
+    ["--stage", "provider"],
+    ["--pi", "0.74"],
+    ["--stage", "request", "--api", "anthropic-messages"],
+    ["--stage", "request", "--api", "openai-responses"],
+  ])
+    await run("context", runContext, [...args, file]);
   // The huge file once per command: its 100,000 lines cost seconds each time.
   const huge = file.endsWith("_huge.jsonl");
   for (const args of huge ? [[]] : [[], ["--json"], ["--all"]]) await run("tree", runTree, [...args, file]);

@@ -22,6 +22,7 @@
 
 import type { PiFlavor } from "../core/pi/buildContext";
 import { scannedContext } from "../core/pi/scannedContext";
+import { WIRE_APIS, type WireApi } from "../core/pi/provider/wire/common";
 import { keepAllValues } from "../core/line/values";
 import { type OptionSpecs, type OptionValues, quote, readCommandLine } from "./commandLine";
 import type { CliIo } from "./io";
@@ -32,7 +33,7 @@ import { escapeControls } from "./terminal";
 import { errorText } from "./walk";
 import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 
-export const CONTEXT_USAGE = `Usage: pi-session-lsp context [--stage context|provider] [--leaf ID] [--format json|markdown] [--pi 1.x|0.74] [--session-dir DIR] FILE
+export const CONTEXT_USAGE = `Usage: pi-session-lsp context [--stage context|provider|request] [--api API] [--prompt TEXT] [--leaf ID] [--format json|markdown] [--pi 1.x|0.74] [--session-dir DIR] FILE
 
 Prints what the model sees when Pi resumes the session FILE (Pi's buildSessionContext), built from
 the file's last entry as Pi resumes it, or from the entry --leaf ID (an id or the start of one, as
@@ -40,6 +41,14 @@ tree prints it). FILE - reads standard input.
   --stage context     the context Pi builds (default)
   --stage provider    what the provider receives: the messages pi-ai's transformMessages gives for
                       the model Pi resumes with, as {"model": …, "messages": [...]}
+  --stage request     the HTTP body Pi 1.6 sends when you type a prompt, as JSON: "model" and
+                      the conversation ("messages" or "input"). Fields that come from the
+                      machine, not the session (system prompt, tools, max tokens, thinking
+                      and stream options, cache keys) are left out
+  --api API           with --stage request: anthropic-messages, openai-completions or
+                      openai-responses (default: the resumed model's API); for another API
+                      than the model's, the body is for a custom model of models.json
+  --prompt TEXT       with --stage request: the new user message (default "Say ok.")
   --format json       exactly JSON.stringify of Pi's {messages, thinkingLevel, model} (default)
   --format markdown   the conversation to read, with message counts, estimated tokens and model
   --pi 1.x|0.74|retained-tail
@@ -47,8 +56,9 @@ tree prints it). FILE - reads standard input.
                       with compaction retainedTail checkpoints (Pi 0.83 docs)
 ${FILE_OR_ID_HELP}
 A version 1 or 2 file is read as Pi reads it, migrated to version 3 in memory (stderr says so).
-Exit status: 0 printed, 1 Pi cannot build this context (it refuses the file, throws, or hangs),
-2 usage error, unreadable file or unknown --leaf id.`;
+Exit status: 0 printed, 1 Pi cannot build this context (it refuses the file, throws, or hangs)
+or sends no request, 2 usage error, unreadable file, unknown --leaf id, or --stage request
+without --api for a model of another API.`;
 
 const FLAVORS = new Map<string, PiFlavor>([
   ["1.x", "1.x"],
@@ -61,7 +71,9 @@ const FLAVORS = new Map<string, PiFlavor>([
 const OPTIONS: OptionSpecs = {
   format: { type: "string", choices: ["json", "markdown"] },
   leaf: { type: "string" },
-  stage: { type: "string", choices: ["context", "provider"] },
+  stage: { type: "string", choices: ["context", "provider", "request"] },
+  api: { type: "string", choices: [...WIRE_APIS] },
+  prompt: { type: "string" },
   // Not the `pi` of the session commands: context also follows Pi 1.x with retained-tail checkpoints.
   pi: { type: "string" },
   "session-dir": SESSION_DIR_OPTION,
@@ -75,6 +87,8 @@ function flavorOf(value: string | true | undefined): PiFlavor | undefined {
 /** The usage errors of `context`'s words, in the order they are told. */
 function checkWords(values: OptionValues, files: readonly string[]): string | undefined {
   if (!flavorOf(values.pi)) return `--pi must be 1.x, 0.74 or retained-tail, not ${quote(String(values.pi))}`;
+  if ((values.api !== undefined || values.prompt !== undefined) && values.stage !== "request") return "--api and --prompt go with --stage request";
+  if (values.stage === "request" && flavorOf(values.pi) !== "1.x") return "--stage request follows Pi 1.6 only (--pi 1.x)";
   if (files.length === 0) return "no file given";
   if (files.length !== 1) return `give exactly one file (given ${files.length}: ${files.slice(0, 3).map(quote).join(", ")}${files.length > 3 ? ", …" : ""})`;
   return undefined;
@@ -130,7 +144,8 @@ function printContextOf(file: string, values: OptionValues, io: CliIo): number {
   try {
     // The full path, loaded only when it runs: it needs the document, the analysis and every view.
     const { printContext } = require("./contextFromDocument") as typeof import("./contextFromDocument");
-    return printContext(file === "-" ? "stdin.jsonl" : file, shown, decoded.text, { format, flavor, leafId, stage }, io);
+    const wire = { api: values.api as WireApi | undefined, prompt: values.prompt as string | undefined };
+    return printContext(file === "-" ? "stdin.jsonl" : file, shown, decoded.text, { format, flavor, leafId, stage, wire }, io);
   } catch (error) {
     // Whatever throws on a hostile file is this command's one answer: said without a stack trace,
     // with the status of an internal failure (1 would read "Pi cannot build this context").

@@ -18,7 +18,7 @@ import { cycleMetFrom } from "../core/session/semantics/walk";
 import { singleLine } from "../core/base/text";
 import { type ContextStage, contextDocument, contextMarkdownOptions, migrationNote, renderContextMarkdown } from "../features/api/context";
 import type { CliIo } from "./io";
-import { printProvider } from "./providerStage";
+import { printProvider, printRequest, type WireChoice } from "./providerStage";
 import { escapeControls, escapeControlsKeepingLines } from "./terminal";
 import { findEntry } from "./entryArg";
 
@@ -26,7 +26,7 @@ export function printContext(
   file: string,
   shown: string,
   text: string,
-  options: { format: string; flavor: PiFlavor; leafId: string | undefined; stage: ContextStage },
+  options: { format: string; flavor: PiFlavor; leafId: string | undefined; stage: ContextStage; wire?: WireChoice },
   io: CliIo,
 ): number {
   const { format, flavor, leafId, stage } = options;
@@ -70,6 +70,7 @@ export function printContext(
     return 1;
   }
   if (stage === "provider") return printProvider(a, result.build, flavor, format, shown, io);
+  if (stage === "request") return printRequest(result.build, options.wire ?? {}, shown, io);
   if (format === "json") {
     let json: string;
     try {

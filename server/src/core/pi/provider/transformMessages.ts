@@ -63,7 +63,19 @@ export type TransformResult = ({ ok: true } & TransformOutput) | { ok: false; in
 
 type Message = Record<string, unknown>;
 
-export function transformMessages(input: readonly unknown[], model: TransformModel, version: PipelineVersion, now: () => number): TransformResult {
+/**
+ * An API's tool call id normalisation (`normalizeToolCallId` of pi-ai's conversions), applied to the
+ * tool calls of another model's turns and, through the ids it changed, to later results.
+ */
+export type NormalizeToolCallId = (id: string, source: Record<string, unknown>) => string;
+
+export function transformMessages(
+  input: readonly unknown[],
+  model: TransformModel,
+  version: PipelineVersion,
+  now: () => number,
+  normalizeToolCallId?: NormalizeToolCallId,
+): TransformResult {
   // Steps 1 to 3 read one message each; Pi runs each over every message before the next, so the
   // first image failure is reported before any assistant failure.
   const prepared = input.map((msg) => prepareMessage(msg as Message, model, version));
@@ -84,7 +96,49 @@ export function transformMessages(input: readonly unknown[], model: TransformMod
     imagesOmitted += p.images;
     transformed.push(p.message);
   }
+  if (normalizeToolCallId) {
+    const failed = normalizeIds(transformed, model, normalizeToolCallId);
+    if (failed !== undefined) return { ok: false, index: failed, reason: "a tool call id that is not a string" };
+  }
   return closeToolCalls(transformed, version, now, imagesOmitted);
+}
+
+/**
+ * pi-ai's id normalisation in message order: a result is renamed only after the call that mapped
+ * its id, and the calls of a turn that is dropped later still count. Returns the index of a message
+ * whose id is not a string (Pi's string method throws on it), or undefined.
+ */
+function normalizeIds(messages: Message[], model: TransformModel, normalize: NormalizeToolCallId): number | undefined {
+  const renamed = new Map<unknown, string>();
+  for (let i = 0; i < messages.length; i++) {
+    const msg = messages[i]!;
+    if (msg.role === "toolResult") {
+      const id = renamed.get(msg.toolCallId);
+      if (id !== undefined && id !== msg.toolCallId) messages[i] = { ...msg, toolCallId: id };
+      continue;
+    }
+    if (msg.role !== "assistant") continue;
+    if (msg.provider === model.provider && msg.api === model.api && msg.model === model.id) continue;
+    let changed = false;
+    const content: unknown[] = [];
+    for (const block of msg.content as unknown[]) {
+      const b = block as Message;
+      if (b?.type !== "toolCall") {
+        content.push(block);
+        continue;
+      }
+      if (typeof b.id !== "string") return i;
+      const id = normalize(b.id, msg);
+      if (id === b.id) content.push(block);
+      else {
+        renamed.set(b.id, id);
+        content.push({ ...b, id });
+        changed = true;
+      }
+    }
+    if (changed) messages[i] = { ...msg, content };
+  }
+  return undefined;
 }
 
 /** One message after steps 1 to 3, with the images it lost, or why Pi throws on it and in which step. */
