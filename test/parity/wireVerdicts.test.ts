@@ -32,7 +32,7 @@ const core = () => ({
   activeContext,
   REFUSED_CODES,
   REQUEST_FAILS_CODES,
-  model: (api: string) => findModel("1.6", ...rules.MODELS[api]!),
+  findModel,
 });
 
 interface Row {
@@ -60,22 +60,28 @@ describe("the wire verdict table", () => {
     const rows = table();
     const sessions = rules.corpus(root);
     expect(sessions.filter((f) => f.startsWith("case-")).length).toBeGreaterThan(3);
-    expect(sessions.length).toBe(readdirSync(join(root, "fixtures")).filter((f) => f.endsWith(".jsonl")).length + readdirSync(join(root, "wire-cases")).length);
-    const expected = sessions.flatMap((f) => rules.APIS.map((api) => `${rules.stem(f)} ${api} ${rules.MODELS[api]!.join("/")}`));
+    expect(sessions).toContain("fault-request-too-large.jsonl");
+    expect(sessions.length).toBe(
+      readdirSync(join(root, "fixtures")).filter((f) => f.endsWith(".jsonl")).length + 1 + readdirSync(join(root, "wire-cases")).length,
+    );
+    const expected = sessions.flatMap((f) => rules.APIS.map((api) => `${rules.stem(f)} ${api} ${rules.storedRecord(root, f, api)?.model}`));
     expect(rows.map((r) => `${r.fixture} ${r.api} ${r.model}`)).toEqual(expected);
     expect(rules.APIS).toEqual(["anthropic-messages", "openai-completions", "openai-responses"]);
   });
 
   it("gives every row the provider's verdict on Pi's body and ours on the session, as computed now", () => {
     const c = core();
+    let text = { fixture: "", value: "" };
     for (const row of table()) {
       const fixture = `${row.fixture}.jsonl`;
+      if (text.fixture !== fixture) text = { fixture, value: rules.sessionText(root, fixture) };
       const record = rules.storedRecord(root, fixture, row.api);
       expect(record, `${row.fixture} ${row.api}: no record of what Pi sent`).toBeDefined();
       expect(record!.source).toBe(row.source);
       const provider = rules.providerVerdict(record!);
       expect(`${provider.verdict} ${provider.rule}`, `${row.fixture} ${row.api}`).toBe(`${row.provider} ${row.rule}`);
-      const ours = rules.ourVerdict(c, readFileSync(rules.sessionFile(root, fixture), "utf8"), c.model(row.api));
+      expect(record!.model).toBe(row.model);
+      const ours = rules.ourVerdict(c, text.value, rules.modelFor(c, row.api, record!.model));
       expect(`${ours.verdict} ${ours.code}`, `${row.fixture} ${row.api}`).toBe(`${row.ours} ${row.code}`);
       const key = `${row.fixture} ${row.api}`;
       const agreed = rules.agree(provider, ours);

@@ -61,12 +61,15 @@ function refuse(status, type, rule, at, message) {
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const blocksOf = (content) => (Array.isArray(content) ? content : []);
 
-/** Validates `body` (the parsed JSON a client posts) against what `api` documents. */
-export function validateRequest(api, body) {
+/**
+ * Validates `body` (the parsed JSON a client posts) against what `api` documents. `options.bytes`
+ * is the body's size as sent, for a body recorded cut short; by default its JSON's.
+ */
+export function validateRequest(api, body, options = {}) {
   if (!isObject(body)) return refuse(400, "invalid_request_error", "json-body", "", "The request body is not a JSON object.");
   switch (api) {
     case "anthropic-messages":
-      return anthropic(body);
+      return anthropic(body, options.bytes ?? bodyBytes(body));
     case "openai-completions":
       return completions(body);
     case "openai-responses":
@@ -83,8 +86,7 @@ export function bodyBytes(body) {
 
 // ---- Anthropic Messages --------------------------------------------------------------------------
 
-function anthropic(body) {
-  const size = bodyBytes(body);
+function anthropic(body, size) {
   // Anthropic, "Request size limits": 32 MB for the Messages API, answered with 413 request_too_large
   // (the message Pi's users met: earendil-works/pi#401).
   if (size > ANTHROPIC_LIMITS.maxRequestBytes) return refuse(413, "request_too_large", "anthropic-request-size", "", "Request exceeds the maximum size");

@@ -9,7 +9,7 @@ export interface WireRecord {
   model: string;
   outcome: string;
   error?: string;
-  requests: { path: string; body: unknown }[];
+  requests: { path: string; body: unknown; bodyBytes?: number }[];
   source: "wire" | "recorded" | "capture";
 }
 export interface Core {
@@ -19,7 +19,7 @@ export interface Core {
   activeContext: (analysis: never) => { ok: boolean; failure?: { entry?: { line: number } } };
   REFUSED_CODES: ReadonlySet<string>;
   REQUEST_FAILS_CODES: ReadonlySet<string>;
-  model: (api: string) => unknown;
+  findModel: (version: "1.6", provider: string, id: string) => unknown;
 }
 export const MODELS: Record<string, [string, string]>;
 export const APIS: string[];
@@ -29,6 +29,8 @@ export const ALLOWED: Record<string, string>;
 export function stem(fixture: string): string;
 export function corpus(parity: string): string[];
 export function sessionFile(parity: string, fixture: string): string;
+export function sessionText(parity: string, fixture: string): string;
+export function modelFor(core: Core, api: string, name: string): unknown;
 export function recordedFailure(parity: string, fixture: string): { outcome: string; error: string } | undefined;
 export function storedRecord(parity: string, fixture: string, api: string): WireRecord | undefined;
 export function providerVerdict(record: WireRecord): { verdict: string; rule: string; message?: string };

@@ -5,6 +5,7 @@
 
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { GENERATED_FAULTS } from "../../parity/request-faults.mjs";
 import { validateRequest } from "./validate.mjs";
 
 /** The model each API's row sends the session to: a model of pi-ai 1.6's catalogue that takes images. */
@@ -20,8 +21,9 @@ export const APIS = Object.keys(MODELS);
 export const stem = (fixture) => fixture.replace(/\.jsonl$/, "");
 
 /**
- * The sessions of the table: the parity corpus (test/parity/fixtures), then the known bricking cases
- * the corpus lacks, for the rules of the three APIs (test/parity/wire-cases, README "Wire verdicts").
+ * The sessions of the table: the parity corpus (test/parity/fixtures and the faults request-faults.mjs
+ * generates, too large to commit), then the known bricking cases the corpus lacks, for the rules of
+ * the three APIs (test/parity/wire-cases, README "Wire verdicts").
  */
 export function corpus(parity) {
   const list = (dir) =>
@@ -29,12 +31,31 @@ export function corpus(parity) {
       .readdirSync(path.join(parity, dir))
       .filter((f) => f.endsWith(".jsonl"))
       .sort();
-  return [...list("fixtures"), ...list("wire-cases")];
+  const generated = GENERATED_FAULTS.map(([name]) => `${name}.jsonl`);
+  return [...[...list("fixtures"), ...generated].sort(), ...list("wire-cases")];
 }
 
-/** Where a session of the table lies. */
+/** Where a committed session of the table lies. */
 export function sessionFile(parity, fixture) {
   return path.join(parity, fixture.startsWith("case-") ? "wire-cases" : "fixtures", fixture);
+}
+
+/** A session's text: its file, or a generated fault built again (the same bytes every time). */
+export function sessionText(parity, fixture) {
+  const make = GENERATED_FAULTS.find(([name]) => `${name}.jsonl` === fixture)?.[2];
+  return make ? make() : fs.readFileSync(sessionFile(parity, fixture), "utf8");
+}
+
+/**
+ * The model a row's request goes to, as our diagnostics read it: the catalogue's, or for a model
+ * the catalogue lacks (the wire harness's stand-ins, custom providers of `models.json`) what Pi
+ * gives a custom model by default (models-configuration.md: a 128,000-token window) with the API
+ * and image input of the recording.
+ */
+export function modelFor(core, api, name) {
+  const at = name.indexOf("/");
+  const [provider, id] = [name.slice(0, at), name.slice(at + 1)];
+  return core.findModel("1.6", provider, id) ?? { provider, id, api, input: ["text", "image"], contextWindow: 128000, maxTokens: 16384, reasoning: true };
 }
 
 /**
@@ -62,9 +83,10 @@ export function storedRecord(parity, fixture, api) {
     const file = path.join(parity, "expected", dir, `${stem(fixture)}.${api}.json`);
     return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : undefined;
   };
-  const wire = read("wire");
-  if (wire) return { ...wire, source: "wire" };
   const failed = recordedFailure(parity, fixture);
+  const wire = read("wire");
+  // The harness says "not-sent"; which step failed is the parity record's (else Pi threw building the body).
+  if (wire) return { ...wire, outcome: wire.outcome === "not-sent" ? (failed?.outcome ?? "threw") : wire.outcome, source: "wire" };
   if (failed) return { fixture, pi: "1.6.0", api, model: MODELS[api].join("/"), ...failed, requests: [], source: "recorded" };
   const captured = read("wire-captured");
   return captured ? { ...captured, source: "capture" } : undefined;
@@ -100,7 +122,9 @@ export const RULE_CODES = {
  */
 export function providerVerdict(record) {
   if (record.outcome === "sent") {
-    const v = validateRequest(record.api, record.requests[0].body);
+    // A body recorded cut (the 22 MB fault) is validated as recorded, its size as sent.
+    const request = record.requests[0];
+    const v = validateRequest(record.api, request.body, { bytes: request.bodyBytes });
     return v.ok ? { verdict: "accepted", rule: "" } : { verdict: "refused", rule: v.rule, message: v.message };
   }
   return { verdict: "not sent", rule: record.outcome };

@@ -20,7 +20,21 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PI_PACKAGES } from "../../parity/piPackages.mjs";
-import { agree, ALLOWED, APIS, corpus, MODELS, ourVerdict, providerVerdict, recordedFailure, sessionFile, storedRecord, stem } from "./verdictRules.mjs";
+import {
+  agree,
+  ALLOWED,
+  APIS,
+  corpus,
+  MODELS,
+  modelFor,
+  ourVerdict,
+  providerVerdict,
+  recordedFailure,
+  sessionFile,
+  sessionText,
+  storedRecord,
+  stem,
+} from "./verdictRules.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.join(HERE, "..", "..", "..");
@@ -61,7 +75,7 @@ export function coreOf(m) {
     activeContext: m.activeContext,
     REFUSED_CODES: m.REFUSED_CODES,
     REQUEST_FAILS_CODES: m.REQUEST_FAILS_CODES,
-    model: (api) => m.findModel("1.6", ...MODELS[api]),
+    findModel: m.findModel,
   };
 }
 
@@ -84,7 +98,11 @@ function capture(fixtures) {
  * of the fixtures that have no recording over HTTP and whose context Pi builds.
  */
 function records(fixtures) {
-  const toCapture = fixtures.filter((f) => !recordedFailure(PARITY, f) && APIS.some((api) => !fs.existsSync(path.join(RECORDED, `${stem(f)}.${api}.json`))));
+  // Only committed sessions are captured here: the generated faults have the wire harness's recordings.
+  const toCapture = fixtures.filter(
+    (f) =>
+      fs.existsSync(sessionFile(PARITY, f)) && !recordedFailure(PARITY, f) && APIS.some((api) => !fs.existsSync(path.join(RECORDED, `${stem(f)}.${api}.json`))),
+  );
   fs.rmSync(CAPTURED, { recursive: true, force: true });
   fs.mkdirSync(CAPTURED, { recursive: true });
   for (const r of toCapture.length > 0 ? capture(toCapture) : []) {
@@ -105,16 +123,17 @@ function main() {
   const rows = [COLUMNS.join("\t")];
   const totals = { rows: 0, agree: 0, allowed: 0, disagree: 0 };
   for (const fixture of fixtures) {
-    const text = fs.readFileSync(sessionFile(PARITY, fixture), "utf8");
+    const text = sessionText(PARITY, fixture);
     for (const api of APIS) {
       const record = byKey.get(`${stem(fixture)}.${api}`);
       const provider = providerVerdict(record);
-      const ours = ourVerdict(core, text, core.model(api));
+      if (!record) throw new Error(`${stem(fixture)} ${api}: no recording and nothing captured`);
+      const ours = ourVerdict(core, text, modelFor(core, api, record.model));
       const key = `${stem(fixture)} ${api}`;
       const verdict = agree(provider, ours) ? "yes" : Object.hasOwn(ALLOWED, key) ? "allowed" : "no";
       totals.rows++;
       totals[verdict === "yes" ? "agree" : verdict === "allowed" ? "allowed" : "disagree"]++;
-      rows.push([stem(fixture), api, MODELS[api].join("/"), record.source, provider.verdict, provider.rule, ours.verdict, ours.code, verdict].join("\t"));
+      rows.push([stem(fixture), api, record.model, record.source, provider.verdict, provider.rule, ours.verdict, ours.code, verdict].join("\t"));
       if (verdict === "no")
         console.error(`disagree: ${key}: provider ${provider.verdict} ${provider.rule} ${provider.message ?? ""} / ours ${ours.verdict} ${ours.code}`);
     }
