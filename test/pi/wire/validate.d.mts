@@ -5,3 +5,4 @@ export function validateRequest(api: string, body: unknown, options?: { bytes?: 
 export function bodyBytes(body: unknown): number;
 export const ANTHROPIC_LIMITS: Record<string, number | string[]>;
 export const OPENAI_LIMITS: Record<string, number | string[]>;
+export function errorBody(api: string, verdict: Extract<Verdict, { ok: false }>): Record<string, unknown>;

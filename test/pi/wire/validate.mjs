@@ -79,6 +79,16 @@ export function validateRequest(api, body, options = {}) {
   }
 }
 
+/**
+ * The JSON error body the provider answers a refused request with: Anthropic's
+ * `{"type":"error","error":{"type","message"}}` ("Errors" of its API reference), OpenAI's
+ * `{"error":{"message","type","param","code"}}` ("Error codes" of its API reference).
+ */
+export function errorBody(api, verdict) {
+  if (api === "anthropic-messages") return { type: "error", error: { type: verdict.type, message: verdict.message } };
+  return { error: { message: verdict.message, type: verdict.type, param: verdict.at || null, code: null } };
+}
+
 /** The body's size as sent: its JSON text in UTF-8. */
 export function bodyBytes(body) {
   return Buffer.byteLength(JSON.stringify(body), "utf8");

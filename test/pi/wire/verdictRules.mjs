@@ -48,14 +48,14 @@ export function sessionText(parity, fixture) {
 
 /**
  * The model a row's request goes to, as our diagnostics read it: the catalogue's, or for a model
- * the catalogue lacks (the wire harness's stand-ins, custom providers of `models.json`) what Pi
- * gives a custom model by default (models-configuration.md: a 128,000-token window) with the API
- * and image input of the recording.
+ * the catalogue lacks (the wire harness's stand-ins, custom providers of `models.json`) what the
+ * harness's `models.json` gives them (harness.mjs `standInModel`: images, reasoning, a 200,000-token
+ * window), with the API of the recording.
  */
 export function modelFor(core, api, name) {
   const at = name.indexOf("/");
   const [provider, id] = [name.slice(0, at), name.slice(at + 1)];
-  return core.findModel("1.6", provider, id) ?? { provider, id, api, input: ["text", "image"], contextWindow: 128000, maxTokens: 16384, reasoning: true };
+  return core.findModel("1.6", provider, id) ?? { provider, id, api, input: ["text", "image"], contextWindow: 200000, maxTokens: 16384, reasoning: true };
 }
 
 /**
