@@ -16,6 +16,7 @@
 
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -79,18 +80,24 @@ export function coreOf(m) {
   };
 }
 
+/** The bodies capture.mjs builds for `fixtures`, with a private HOME (and Pi's agent dir in it), removed afterwards. */
 function capture(fixtures) {
   const { node, pkg } = pi16();
-  const run = spawnSync(node, [path.join(HERE, "capture.mjs"), pkg, JSON.stringify(MODELS), ...fixtures.map((f) => sessionFile(PARITY, f))], {
-    encoding: "utf8",
-    maxBuffer: 1 << 30,
-    env: { PATH: process.env.PATH, HOME: fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "wire-home-")) },
-  });
-  if (run.status !== 0) throw new Error(`capture.mjs failed (${run.status}): ${run.stderr}`);
-  return run.stdout
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line));
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "wire-home-"));
+  try {
+    const run = spawnSync(node, [path.join(HERE, "capture.mjs"), pkg, JSON.stringify(MODELS), ...fixtures.map((f) => sessionFile(PARITY, f))], {
+      encoding: "utf8",
+      maxBuffer: 1 << 30,
+      env: { PATH: process.env.PATH, HOME: home, PI_CODING_AGENT_DIR: path.join(home, "agent") },
+    });
+    if (run.status !== 0) throw new Error(`capture.mjs failed (${run.status}): ${run.stderr}`);
+    return run.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
 }
 
 /**
