@@ -2,7 +2,7 @@
 // fake provider of the wire harness answers a refused body with the provider's own status and error,
 // and the wire verdicts (verdicts.mjs) compare these verdicts with our diagnostics'.
 //
-//   validateRequest(api, body) -> { ok: true } | { ok: false, status, type, message, rule, at }
+//   validateRequest(api, body, { bytes }?) -> { ok: true } | { ok: false, status, type, message, rule, at }
 //
 // for `anthropic-messages`, `openai-completions` and `openai-responses`. Each rule names its source:
 // the provider's documentation for the constraint, and for its answer the error text the provider is
@@ -16,6 +16,9 @@
 // longer states; a request may start with an assistant turn when a session's first entries are lost
 // (fault-cut-entry-middle). Roles need not alternate in any of the three: Anthropic combines
 // consecutive turns of one role, and OpenAI's APIs take any order of user and assistant messages.
+// Nor Anthropic's "Requests which include tool_use or tool_result blocks must define tools."
+// (anthropics/anthropic-sdk-python#494, in 2024's tools beta): the question is the session's, and
+// Pi declares its tools on every request but when it runs with --no-tools, as the wire harness does.
 //
 // Plain ESM without dependencies: the fake provider, the tests and verdicts.mjs import it as it is.
 
@@ -156,8 +159,10 @@ function anthropicContent(messages) {
  * corresponding `tool_use` block in the previous message." (anthropics/claude-code#18947) and
  * "`tool_use` ids were found without `tool_result` blocks immediately after: ID. Each `tool_use`
  * block must have a corresponding `tool_result` block in the next message." (anthropics/claude-code#5989,
- * Kilo-Org/kilocode#5163); the combining of consecutive turns the reference describes does not make
- * a result that follows a user message acceptable.
+ * Kilo-Org/kilocode#5163), or "Did not find 1 `tool_result` block(s) at the beginning of this
+ * message. Messages following `tool_use` blocks must begin with a matching number of `tool_result`
+ * blocks." (anthropics/claude-code#37); the combining of consecutive turns the reference describes
+ * does not make a result that follows a user message acceptable.
  */
 function anthropicTools(messages) {
   const toolUses = (m) =>
