@@ -16,7 +16,7 @@ import { VERSION } from "./version";
 /** Each command in one line of the tool's help: its words and what it answers. */
 const SUMMARIES: readonly (readonly [string, string])[] = [
   ["check PATH|ID...", "check sessions for what Pi would skip, hang on or overwrite"],
-  ["context FILE|ID", "print the context Pi builds when it resumes a session"],
+  ["context FILE|ID", "print the context Pi builds when it resumes a session, or the request it sends"],
   ["sessions", "Pi's sessions for this folder, as /resume lists them"],
   ["find ID|PREFIX|TEXT", "which session pi --session opens; search names and messages"],
   ["tree FILE|ID", "the session tree as /tree draws it, with each entry's id"],

@@ -6,6 +6,7 @@
  */
 
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../helpers/lspClient";
@@ -53,6 +54,10 @@ describe("pi-session-lsp context --stage request", () => {
     expect(r.status).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("Pi sends no request: a thinking signature that is not JSON");
+    // The assistant message whose thinking carries an Anthropic signature is on line 30.
+    const lines = readFileSync(fixture("written-16-conversation"), "utf8").split("\n");
+    expect(lines[29]).toContain('"thinkingSignature":"ErUB');
+    expect(r.stderr).toMatch(/\(line 30\)\n$/);
   });
 
   it("asks for --api when the session's model speaks another API, or there is none", () => {
@@ -78,5 +83,6 @@ describe("pi-session-lsp context --stage request", () => {
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain("--api must be anthropic-messages or openai-completions or openai-responses");
     expect(run("--stage", "request", "--pi", "0.74", fixture("fault-crlf")).status).toBe(2);
+    expect(run("--stage", "request", "--format", "markdown", fixture("fault-crlf")).stderr).toContain("as JSON only");
   });
 });

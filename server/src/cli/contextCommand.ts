@@ -28,9 +28,9 @@ import { type OptionSpecs, type OptionValues, quote, readCommandLine } from "./c
 import type { CliIo } from "./io";
 import { closeFile, decodeSession, openSessionFile, readStdin } from "./files";
 import { encodingName, utf16Of } from "../core/base/encoding";
-import type { ContextStage } from "../features/api/context";
 import { escapeControls } from "./terminal";
 import { errorText } from "./walk";
+import type { CliStage } from "./providerStage";
 import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 
 export const CONTEXT_USAGE = `Usage: pi-session-lsp context [--stage context|provider|request] [--api API] [--prompt TEXT] [--leaf ID] [--format json|markdown] [--pi 1.x|0.74] [--session-dir DIR] FILE
@@ -89,6 +89,7 @@ function checkWords(values: OptionValues, files: readonly string[]): string | un
   if (!flavorOf(values.pi)) return `--pi must be 1.x, 0.74 or retained-tail, not ${quote(String(values.pi))}`;
   if ((values.api !== undefined || values.prompt !== undefined) && values.stage !== "request") return "--api and --prompt go with --stage request";
   if (values.stage === "request" && flavorOf(values.pi) !== "1.x") return "--stage request follows Pi 1.6 only (--pi 1.x)";
+  if (values.stage === "request" && values.format === "markdown") return "--stage request prints the body as JSON only";
   if (files.length === 0) return "no file given";
   if (files.length !== 1) return `give exactly one file (given ${files.length}: ${files.slice(0, 3).map(quote).join(", ")}${files.length > 3 ? ", …" : ""})`;
   return undefined;
@@ -108,7 +109,7 @@ function printContextOf(file: string, values: OptionValues, io: CliIo): number {
   const format = (values.format as string | undefined) ?? "json";
   const flavor = flavorOf(values.pi)!;
   const leafId = values.leaf as string | undefined;
-  const stage = (values.stage as ContextStage | undefined) ?? "context";
+  const stage = (values.stage as CliStage | undefined) ?? "context";
   const shown = escapeControls(file);
   // The one file is read through once: its parsed values are kept, never parsed twice.
   keepAllValues();

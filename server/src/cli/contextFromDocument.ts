@@ -16,9 +16,9 @@ import { SessionDocument } from "../core/session/document";
 import { versionRules } from "../core/session/semantics/version";
 import { cycleMetFrom } from "../core/session/semantics/walk";
 import { singleLine } from "../core/base/text";
-import { type ContextStage, contextDocument, contextMarkdownOptions, migrationNote, renderContextMarkdown } from "../features/api/context";
+import { contextDocument, contextMarkdownOptions, migrationNote, renderContextMarkdown } from "../features/api/context";
 import type { CliIo } from "./io";
-import { printProvider, printRequest, type WireChoice } from "./providerStage";
+import { type CliStage, printProvider, printRequest, type WireChoice } from "./providerStage";
 import { escapeControls, escapeControlsKeepingLines } from "./terminal";
 import { findEntry } from "./entryArg";
 
@@ -26,7 +26,7 @@ export function printContext(
   file: string,
   shown: string,
   text: string,
-  options: { format: string; flavor: PiFlavor; leafId: string | undefined; stage: ContextStage; wire?: WireChoice },
+  options: { format: string; flavor: PiFlavor; leafId: string | undefined; stage: CliStage; wire?: WireChoice },
   io: CliIo,
 ): number {
   const { format, flavor, leafId, stage } = options;

@@ -10,7 +10,7 @@ import type { ContextBuild, PiFlavor } from "../core/pi/buildContext";
 import { providerViewJson } from "../core/pi/provider/request";
 import type { WireApi } from "../core/pi/provider/wire/common";
 import { buildWireRequest, DEFAULT_WIRE_PROMPT } from "../core/pi/provider/wire/request";
-import { providerRequestOf, renderProviderMarkdown } from "../features/api/context";
+import { type ContextStage, providerRequestOf, renderProviderMarkdown } from "../features/api/context";
 import type { CliIo } from "./io";
 import { escapeControls, escapeControlsKeepingLines } from "./terminal";
 
@@ -47,6 +47,9 @@ export function printProvider(a: SessionAnalysis, build: ContextBuild, flavor: P
   io.out(`${json}\n`);
   return 0;
 }
+
+/** The command's stages: the editor's request's two, and the HTTP body, which only the command prints. */
+export type CliStage = ContextStage | "request";
 
 /** What `--api` and `--prompt` ask of `--stage request`. */
 export interface WireChoice {

@@ -23,7 +23,7 @@ import { messagesDeeperThan, nestedDeeperThan } from "../core/base/depth";
 import { contextMarkdownOptions, renderContextMarkdown } from "./contextMarkdown";
 import { groupDigits, shortValue, singleLine } from "../core/base/text";
 
-export type ContextStage = "context" | "provider" | "request";
+export type ContextStage = "context" | "provider";
 
 export interface ProviderStats {
   /** Messages the provider receives (before an API's own conversion). */

@@ -106,16 +106,16 @@ const sha256 = (text) => createHash("sha256").update(text).digest("hex");
 
 /**
  * The part of a body that `context --stage request` prints: `model` and the conversation, without
- * the system and developer messages of the OpenAI lists (the rule of `withoutVolatile` in
+ * the system and developer messages of its list (the rule of `withoutVolatile` in
  * server/src/core/pi/provider/wire/volatile.ts), in the body's own key order.
  */
-function conversationOf(api, body) {
+function conversationOf(body) {
   const out = {};
   for (const [key, value] of Object.entries(body ?? {})) {
     if (key === "model" || key === "messages" || key === "input") out[key] = value;
   }
   for (const key of ["messages", "input"]) {
-    if (Array.isArray(out[key]) && api !== "anthropic-messages") out[key] = out[key].filter((item) => item?.role !== "system" && item?.role !== "developer");
+    if (Array.isArray(out[key])) out[key] = out[key].filter((item) => item?.role !== "system" && item?.role !== "developer");
   }
   return out;
 }
@@ -125,12 +125,12 @@ function conversationOf(api, body) {
  * digest and size of its conversation part (which the replay test compares), and the body with
  * long strings cut.
  */
-function recordRequest(api, request, folders) {
+function recordRequest(request, folders) {
   const body = normalise(request.body, folders);
   const text = JSON.stringify(body);
   const bytes = Buffer.byteLength(text);
   if (bytes <= LARGE_BODY) return { path: request.path, body };
-  const conversation = JSON.stringify(conversationOf(api, body));
+  const conversation = JSON.stringify(conversationOf(body));
   return {
     path: request.path,
     bodyBytes: bytes,
@@ -247,7 +247,7 @@ export async function runWire({ pi, fixturePath, fixture, api, ownModel, validat
     const invented = inventedSessionId(copy, readFileSync(fixturePath, "utf8"));
     if (invented !== undefined) folders.push([invented, "<NEW-SESSION-ID>"]);
     const requests = server.requests.map((request) => {
-      const recorded = recordRequest(api, request, folders);
+      const recorded = recordRequest(request, folders);
       return request.refused ? { ...recorded, refused: request.refused } : recorded;
     });
     const record = { fixture, pi: "1.6.0", api, model, outcome: requests.length > 0 ? "sent" : "not-sent" };

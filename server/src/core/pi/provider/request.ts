@@ -12,9 +12,10 @@
  *
  * Not reproduced, because the file does not say: an extension's `context` hook (`transformContext`)
  * and the `blockImages` setting, which change the messages before conversion; the system message
- * Pi 1.x adds when the tools loaded now differ from the session's; each API's tool call id
- * normalisation and system message collapsing. Synthetic results carry the time `now()` gives, as
- * Pi's carry `Date.now()`.
+ * Pi 1.x adds when the tools loaded now differ from the session's. Each API's tool call id
+ * normalisation, system message collapsing and conversion into the HTTP body are in `wire/`
+ * (`context --stage request`). Synthetic results carry the time `now()` gives, as Pi's carry
+ * `Date.now()`.
  */
 
 import type { Entry } from "../../session/entry";

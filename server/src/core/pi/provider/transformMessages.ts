@@ -1,7 +1,8 @@
 /**
  * pi-ai's `transformMessages` (`api/transform-messages.ts` in 1.6, `providers/transform-messages.ts`
  * in 0.74): the provider-independent step every API's conversion starts with, reproduced for the
- * model Pi sends to, without an API's own tool call id normalisation.
+ * model Pi sends to. An API's own tool call id normalisation is applied only when one is passed
+ * (`wire/request.ts`, for the HTTP body); the provider view shows the ids as stored.
  *
  * 1. (1.6 only) A message whose `content` is null or missing gets `content: []`.
  * 2. For a model that takes no images, every run of images in a user message (array content) or a

@@ -17,7 +17,7 @@
  */
 
 import { NO_TOOL_IMAGE_TEXT, splitErrorToolResultImages } from "./images";
-import { type Block, blocksOf, type Message, sanitizeSurrogates, stringOf, type WireModel } from "./common";
+import { type Block, blame, blocksOf, type Message, sanitizeSurrogates, stringOf, type WireModel } from "./common";
 
 const CACHE_CONTROL = { type: "ephemeral" };
 
@@ -76,28 +76,33 @@ function toolResult(msg: Message, content: Block[]): Block {
 /** The `messages` of the body, from the transformed conversation (system messages already out). */
 export function anthropicMessages(messages: readonly Message[]): Message[] {
   const params: Message[] = [];
-  for (let i = 0; i < messages.length; i++) {
-    const msg = messages[i]!;
-    if (msg.role === "user") {
-      const user = userMessage(msg);
-      if (user) params.push(user);
-    } else if (msg.role === "assistant") {
-      const blocks = assistantBlocks(msg);
-      if (blocks.length > 0) params.push({ role: "assistant", content: blocks });
-    } else if (msg.role === "toolResult") {
-      const results: Block[] = [];
-      const errorImages: Block[] = [];
-      let j = i;
-      for (; j < messages.length && messages[j]!.role === "toolResult"; j++) {
-        const toolMsg = messages[j]!;
-        const content = blocksOf(toolMsg.content);
-        const split = splitErrorToolResultImages(toolMsg, content);
-        results.push(toolResult(toolMsg, split?.content ?? content));
-        if (split) errorImages.push({ type: "text", text: split.caption }, ...split.images.map(imageBlock));
+  let current: Message | undefined;
+  try {
+    for (let i = 0; i < messages.length; i++) {
+      const msg = (current = messages[i]!);
+      if (msg.role === "user") {
+        const user = userMessage(msg);
+        if (user) params.push(user);
+      } else if (msg.role === "assistant") {
+        const blocks = assistantBlocks(msg);
+        if (blocks.length > 0) params.push({ role: "assistant", content: blocks });
+      } else if (msg.role === "toolResult") {
+        const results: Block[] = [];
+        const errorImages: Block[] = [];
+        let j = i;
+        for (; j < messages.length && messages[j]!.role === "toolResult"; j++) {
+          const toolMsg = (current = messages[j]!);
+          const content = blocksOf(toolMsg.content);
+          const split = splitErrorToolResultImages(toolMsg, content);
+          results.push(toolResult(toolMsg, split?.content ?? content));
+          if (split) errorImages.push({ type: "text", text: split.caption }, ...split.images.map(imageBlock));
+        }
+        i = j - 1;
+        params.push({ role: "user", content: [...results, ...errorImages] });
       }
-      i = j - 1;
-      params.push({ role: "user", content: [...results, ...errorImages] });
     }
+  } catch (error) {
+    throw blame(error, current);
   }
   const last = params[params.length - 1];
   if (last?.role === "user") {

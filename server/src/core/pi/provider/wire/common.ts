@@ -69,8 +69,16 @@ export function stringOf(value: unknown): string {
   return value;
 }
 
-/** Where pi-ai's conversion throws (a method called on a value of the wrong type), with why. */
-export class WireFailure extends Error {}
+/** Where pi-ai's conversion throws (a method called on a value of the wrong type), with why and on which message. */
+export class WireFailure extends Error {
+  source: Message | undefined;
+}
+
+/** The failure `error` is, blamed on `source` when it names no message yet; anything else is rethrown as it is. */
+export function blame(error: unknown, source: Message | undefined): unknown {
+  if (error instanceof WireFailure && error.source === undefined) error.source = source;
+  return error;
+}
 
 /** `content.filter(...)` as pi-ai calls it on an array: anything else throws there. */
 export function blocksOf(content: unknown): Block[] {
@@ -84,7 +92,9 @@ export function blocksOf(content: unknown): Block[] {
 /**
  * pi-ai's `collapseSystemMessages` for the conversation: every system message leaves the list, its
  * text goes into the leading one, which is Pi's own system prompt and volatile (`volatile.ts`).
- * The three APIs' models of the corpus take no system message mid-conversation.
+ * A model that takes system messages mid-conversation (DeepSeek's, by its catalogue `compat`)
+ * gets them in place instead, as system messages, which are volatile too: the body printed is the
+ * same either way.
  */
 export function withoutSystemMessages(messages: readonly unknown[]): Message[] {
   return (messages as Message[]).filter((message) => message.role !== "system");

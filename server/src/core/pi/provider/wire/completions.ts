@@ -17,7 +17,7 @@
  */
 
 import { NO_TOOL_IMAGE_TEXT } from "./images";
-import { type Block, blocksOf, type Message, sanitizeSurrogates, shortHash, stringOf, type WireModel } from "./common";
+import { type Block, blame, blocksOf, type Message, sanitizeSurrogates, shortHash, stringOf, type WireModel } from "./common";
 
 /** The compatibility fields the messages read, as `detectCompat` sets them from the provider's name. */
 interface MessageCompat {
@@ -170,15 +170,21 @@ function addCacheControl(params: Message[]): void {
 export function completionsMessages(messages: readonly Message[], model: WireModel): Message[] {
   const compat = compatOf(model);
   const params: Message[] = [];
-  for (let i = 0; i < messages.length; i++) {
-    const msg = messages[i]!;
-    if (msg.role === "user") {
-      const user = userMessage(msg);
-      if (user) params.push(user);
-    } else if (msg.role === "assistant") {
-      const assistant = assistantMessage(msg, model, compat);
-      if (assistant) params.push(assistant);
-    } else if (msg.role === "toolResult") i = toolResults(messages, i, model, params);
+  let current: Message | undefined;
+  try {
+    for (let i = 0; i < messages.length; i++) {
+      const msg = (current = messages[i]!);
+      if (msg.role === "user") {
+        const user = userMessage(msg);
+        if (user) params.push(user);
+      } else if (msg.role === "assistant") {
+        const assistant = assistantMessage(msg, model, compat);
+        if (assistant) params.push(assistant);
+      } else if (msg.role === "toolResult") i = toolResults(messages, i, model, params);
+    }
+  } catch (error) {
+    // A run of tool results is blamed on its first: the failure names what is wrong in it.
+    throw blame(error, current);
   }
   if (compat.anthropicCacheControl) addCacheControl(params);
   return params;

@@ -58,11 +58,14 @@ export function buildWireRequest(build: ContextBuild, options: WireOptions): Wir
   const standIn = own?.api !== api;
   const model = standIn ? STAND_IN_MODELS[api] : own!;
   const prompt = { role: "user", content: [{ type: "text", text: options.prompt }], timestamp: options.now() };
-  const messages = [...resumedMessages(build), prompt];
-  const converted = convertToLlm(messages, "1.x");
-  if (!converted.ok) return { ok: false, reason: converted.reason, entry: build.sources[converted.index] };
+  const resumed = resumedMessages(build);
+  // The entry a message comes from, by its index among the messages (the prompt comes from none).
+  const entryOf = (contextIndex: number | undefined) =>
+    contextIndex !== undefined && resumed === build.context.messages ? build.sources[contextIndex] : undefined;
+  const converted = convertToLlm([...resumed, prompt], "1.x");
+  if (!converted.ok) return { ok: false, reason: converted.reason, entry: entryOf(converted.index) };
   const transformed = transformMessages(converted.messages, model, "1.x", options.now, NORMALIZERS[api](model));
-  if (!transformed.ok) return { ok: false, reason: transformed.reason, entry: build.sources[converted.from[transformed.index]!] };
+  if (!transformed.ok) return { ok: false, reason: transformed.reason, entry: entryOf(converted.from[transformed.index]) };
   const conversation = withoutSystemMessages(transformed.messages);
   try {
     const body =
@@ -73,7 +76,12 @@ export function buildWireRequest(build: ContextBuild, options: WireOptions): Wir
           : responsesBody(model, conversation);
     return { ok: true, api, model, standIn, body };
   } catch (error) {
-    if (error instanceof WireFailure) return { ok: false, reason: error.message };
+    if (error instanceof WireFailure) {
+      // The message it blames, back to its entry; a synthetic result to the call it answers.
+      const at = error.source === undefined ? -1 : transformed.messages.indexOf(error.source);
+      const origin = at < 0 ? undefined : transformed.origin[at]! >= 0 ? transformed.origin[at] : transformed.placeholders.find((p) => p.at === at)?.call;
+      return { ok: false, reason: error.message, entry: entryOf(origin === undefined ? undefined : converted.from[origin]) };
+    }
     // Tool call arguments are serialised with JSON.stringify, which overflows on deep nesting as Pi's does.
     if (error instanceof RangeError) return { ok: false, reason: `a value nested too deep for JSON.stringify (${error.message})` };
     throw error;

@@ -15,7 +15,7 @@
  */
 
 import { NO_TOOL_IMAGE_TEXT } from "./images";
-import { type Block, blocksOf, type Message, sanitizeSurrogates, shortHash, stringOf, WireFailure, type WireModel } from "./common";
+import { type Block, blame, blocksOf, type Message, sanitizeSurrogates, shortHash, stringOf, WireFailure, type WireModel } from "./common";
 
 const TOOL_CALL_PROVIDERS = new Set(["openai", "openai-codex", "opencode"]);
 
@@ -121,27 +121,39 @@ export function responsesInput(messages: readonly Message[], model: WireModel): 
   const input: Block[] = [];
   let msgIndex = 0;
   for (const msg of messages) {
-    if (msg.role === "user") {
-      if (typeof msg.content === "string") input.push({ role: "user", content: [{ type: "input_text", text: sanitizeSurrogates(msg.content) }] });
-      else {
-        const content = blocksOf(msg.content).map((item) =>
-          item.type === "text" ? { type: "input_text", text: sanitizeSurrogates(item.text) } : imagePart(item),
-        );
-        // pi-ai's \`continue\` skips the count too, here and for an assistant turn with no item.
-        if (content.length === 0) continue;
-        input.push({ role: "user", content });
-      }
-    } else if (msg.role === "assistant") {
-      const items = assistantItems(msg, model, msgIndex);
-      if (items.length === 0) continue;
-      input.push(...items);
-    } else if (msg.role === "toolResult") {
-      const [callId] = stringOf(msg.toolCallId).split("|");
-      input.push({ type: "function_call_output", call_id: callId, output: toolResultOutput(model, blocksOf(msg.content)) });
+    try {
+      msgIndex = convertOne(msg, model, msgIndex, input);
+    } catch (error) {
+      throw blame(error, msg);
     }
-    msgIndex++;
   }
   return input;
+}
+
+/**
+ * One message's items, appended to `input`; returns the next message's index (`msg_pi_N`). A user
+ * message with no block, or an assistant turn with no item, leaves the count as it is: pi-ai's
+ * `continue` skips it too.
+ */
+function convertOne(msg: Message, model: WireModel, msgIndex: number, input: Block[]): number {
+  if (msg.role === "user") {
+    if (typeof msg.content === "string") input.push({ role: "user", content: [{ type: "input_text", text: sanitizeSurrogates(msg.content) }] });
+    else {
+      const content = blocksOf(msg.content).map((item) =>
+        item.type === "text" ? { type: "input_text", text: sanitizeSurrogates(item.text) } : imagePart(item),
+      );
+      if (content.length === 0) return msgIndex;
+      input.push({ role: "user", content });
+    }
+  } else if (msg.role === "assistant") {
+    const items = assistantItems(msg, model, msgIndex);
+    if (items.length === 0) return msgIndex;
+    input.push(...items);
+  } else if (msg.role === "toolResult") {
+    const [callId] = stringOf(msg.toolCallId).split("|");
+    input.push({ type: "function_call_output", call_id: callId, output: toolResultOutput(model, blocksOf(msg.content)) });
+  }
+  return msgIndex + 1;
 }
 
 export function responsesBody(model: WireModel, messages: readonly Message[]): Record<string, unknown> {

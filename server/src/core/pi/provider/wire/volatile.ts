@@ -5,7 +5,7 @@
  *
  * - Pi's system prompt (its text names the working folder, Pi's install, the tools, the date, the
  *   user's AGENTS.md and settings): Anthropic's top-level `system`, and every `system`/`developer`
- *   message of the OpenAI APIs' list. The session's own system messages are folded into the
+ *   message of the conversation's list. The session's own system messages are folded into the
  *   prompt for most models; a model that takes system messages mid-conversation (DeepSeek's) gets
  *   them in place, and also the update Pi adds on resuming when its prompt differs from the
  *   session's. None of them is compared.
@@ -64,15 +64,17 @@ export const VOLATILE_FIELDS: Record<WireApi, readonly string[]> = {
   ],
 };
 
-/** Where the OpenAI APIs carry Pi's system prompt: the system and developer messages of this list. */
-export const INSTRUCTION_LIST: Partial<Record<WireApi, string>> = { "openai-completions": "messages", "openai-responses": "input" };
+/**
+ * The conversation's list, whose system and developer messages are volatile: the OpenAI APIs carry
+ * Pi's prompt there, and every API the system messages of a model that takes them mid-conversation.
+ */
+export const CONVERSATION_LIST: Record<WireApi, string> = { "anthropic-messages": "messages", "openai-completions": "messages", "openai-responses": "input" };
 
 /** The body without its volatile fields (a copy; nested values are shared). */
 export function withoutVolatile(api: WireApi, body: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) if (!VOLATILE_FIELDS[api].includes(key)) out[key] = value;
-  const list = INSTRUCTION_LIST[api];
-  if (list !== undefined && Array.isArray(out[list]))
-    out[list] = (out[list] as { role?: unknown }[]).filter((item) => item?.role !== "system" && item?.role !== "developer");
+  const list = CONVERSATION_LIST[api];
+  if (Array.isArray(out[list])) out[list] = (out[list] as { role?: unknown }[]).filter((item) => item?.role !== "system" && item?.role !== "developer");
   return out;
 }
