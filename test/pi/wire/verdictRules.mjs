@@ -8,7 +8,10 @@ import * as path from "node:path";
 import { GENERATED_FAULTS } from "../../parity/request-faults.mjs";
 import { validateRequest } from "./validate.mjs";
 
-/** The model each API's row sends the session to: a model of pi-ai 1.6's catalogue that takes images. */
+/**
+ * The model capture.mjs sends a session to for each API (the wire cases, which the wire harness does
+ * not run; its recordings name their own model): a model of pi-ai 1.6's catalogue that takes images.
+ */
 export const MODELS = {
   "anthropic-messages": ["anthropic", "claude-sonnet-4-5"],
   "openai-completions": ["openrouter", "openai/gpt-4o"],
