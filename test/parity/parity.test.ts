@@ -40,14 +40,23 @@ interface Outcome {
 }
 
 /**
- * Pi-written files that legitimately carry errors: each is a bug in the Pi version that wrote it,
- * and our diagnostic is the point of the exercise.
+ * Pi-written files that legitimately carry errors: each is a bug in the Pi version that wrote it, or
+ * in what the generator gave Pi's API to write, and our diagnostic is the point of the exercise.
  */
 const PI_BUGS: Record<string, { codes: string[]; why: string }> = {
   "written-074-branched-session.jsonl": {
     codes: ["dangling-parent"],
     why: "Pi 0.73/0.74's createBranchedSession drops label entries without re-chaining their children (fixed in 0.83)",
   },
+  ...Object.fromEntries(
+    ["written-074-conversation.jsonl", "written-16-conversation.jsonl"].map((f) => [
+      f,
+      {
+        codes: ["request-throws"],
+        why: "generate.mjs gives the openai/gpt-5.1 turns thinking signatures that are not JSON (Anthropic-style), which Pi's Responses conversion cannot replay: every request to the model Pi resumes with throws (expected/wire-verdicts.tsv, from Pi's own code)",
+      },
+    ]),
+  ),
 };
 
 const root = __dirname;

@@ -284,7 +284,12 @@ describe("each request rule has a fixture the real Pi confirms", () => {
       const o = outcome(name, "1.6.0");
       if (o.open !== "ok" || !o.provider?.messages || o.provider.messages.length === 0 || outcome(name, "0.74.2").provider?.error) continue;
       if (orphanedResults(o.provider.messages).length > 0 || CASES.some((c) => c.fixture === name && SERIOUS_REQUEST_CODES.has(c.code))) continue;
-      const found = computeDiagnostics(new SessionDocument(`file:///${file}`, "jsonl", 1, text(name)));
+      // The record holds the pipeline up to transformMessages: a throw of the API's own conversion
+      // after it (core/pi/provider/apiConversion.ts) is checked against the bodies Pi 1.6 builds by
+      // wireVerdicts.test.ts instead.
+      const found = computeDiagnostics(new SessionDocument(`file:///${file}`, "jsonl", 1, text(name))).filter(
+        (d) => !String(d.message).startsWith("Pi 1.x's conversion of the request"),
+      );
       expect(found.filter((d) => SERIOUS_REQUEST_CODES.has(String(d.code))).map((d) => `${name}:${d.range.start.line}:${String(d.code)}`)).toEqual([]);
       checked.push(name);
     }

@@ -29,12 +29,16 @@ import { pathTo } from "../core/session/semantics/walk";
 import { activeContext, activeContext074 } from "../core/pi/activeContext";
 import type { SessionDocument } from "../core/session/document";
 import type { ProviderRequest, ProviderResult } from "../core/pi/provider/types";
+import type { ModelInfo } from "../core/pi/provider/catalog";
+import { buildProviderRequest } from "../core/pi/provider/request";
 import { type KeptForInputs, keptForSameInputs, perStructure, releasedTable } from "../core/session/semantics/memo";
 import { versionRules } from "../core/session/semantics/version";
 import { singleLine } from "../core/base/text";
 import { imageFindings, requestSizeFindings } from "./imageDiagnostics";
 import { updateRequestFindings } from "./requestFindingsUpdate";
+import { conversionFailure, reasoningRefusal } from "../core/pi/provider/apiConversion";
 import {
+  apiOf,
   capital,
   contentPath,
   emptyUsers,
@@ -80,6 +84,24 @@ export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
     (lastInputs, last) => updateRequestFindings(doc, lastInputs, last, inputs),
   ).all;
   return compactions.length === 0 ? value : [...compactions, ...value];
+}
+
+/**
+ * The request diagnostics as if Pi sent the resumed session to `model` rather than to the model it
+ * resumes with: `pi --model` on a resumed session, or a request an extension sees going to another
+ * model; the wire verdicts (test/pi/wire/verdicts.mjs) put each corpus session to a model of each
+ * API this way. Built afresh on each call (nothing is memoised for a model the file does not name);
+ * Pi 0.73/0.74's pipeline is not consulted, and a file Pi migrates gets `migratedThrows` as above.
+ */
+export function requestDiagnosticsFor(doc: SessionDocument, model: ModelInfo): Diagnostic[] {
+  const a = doc.analysis;
+  if (a.headerState !== "ok") return [];
+  if (!versionRules(a).current) return migratedThrows(doc);
+  const built = activeContext(a);
+  const result = built.ok ? buildProviderRequest(built.build, { flavor: "1.x", now: Date.now, model }) : undefined;
+  const findings = computeRequestFindings(doc, [built, result, undefined, undefined]).all;
+  const compactions = compactionKeepsToolResult(doc);
+  return compactions.length === 0 ? findings : [...compactions, ...findings];
 }
 
 /**
@@ -129,8 +151,9 @@ function computeRequestFindings(doc: SessionDocument, inputs: readonly unknown[]
   const none = { head: [], pairing: [], empty: [], window: [], images: [], size: { diagnostics: [] } };
   if (!built.ok || !result) return withAll(none);
   if (!result.ok) return withAll({ ...none, head: [throwsDiagnostic(doc, result, "Pi 1.x", "")] });
-  const head = older?.ok && old && !old.ok ? [throwsDiagnostic(doc, old, "Pi 0.73/0.74", " (Pi 1.x's does not)")] : [];
   const request = result.request;
+  const head = conversionThrows(doc, request);
+  if (older?.ok && old && !old.ok) head.push(throwsDiagnostic(doc, old, "Pi 0.73/0.74", " (Pi 1.x's does not)"));
   return withAll({
     head,
     pairing: toolPairing(doc, built.build, request),
@@ -150,6 +173,34 @@ function throwsDiagnostic(doc: SessionDocument, failure: Extract<ProviderResult,
   const message = `${who}'s message pipeline (convertToLlm, then transformMessages) throws on this entry${note}: ${failure.reason}. Every prompt fails before a request is sent, until the entry is fixed.`;
   const range = entry ? doc.valueRange(entry.line, contentPath(entry)) : doc.lineRange(doc.analysis.headerLine ?? 0);
   return diagnostic("request-throws", message, range);
+}
+
+/**
+ * The API's own conversion of the request (`apiConversion.ts`): throwing, as `request-throws`, or
+ * replaying a reasoning item the Responses API refuses, as `invalid-reasoning-item`, on the entry.
+ */
+function conversionThrows(doc: SessionDocument, request: ProviderRequest): Diagnostic[] {
+  const failure = conversionFailure(request.messages, apiOf(request));
+  const entry = failure ? request.sources[failure.index] : undefined;
+  if (!failure || !entry) return reasoningRefused(doc, request);
+  const message = `Pi 1.x's conversion of the request for ${modelOf(request)} throws on this entry: ${failure.reason}. Every prompt to this model fails before a request is sent, until the signature is removed or the session goes to another model.`;
+  return [diagnostic("request-throws", message, doc.valueRange(entry.line, contentPath(entry)))];
+}
+
+function reasoningRefused(doc: SessionDocument, request: ProviderRequest): Diagnostic[] {
+  const refusal = reasoningRefusal(request.messages, apiOf(request));
+  const entry = refusal ? request.sources[refusal.index] : undefined;
+  if (!refusal || !entry) return [];
+  const id = singleLine(String(refusal.id), 60);
+  const [what, answer] =
+    refusal.why === "no following item"
+      ? ["no text or tool call of this turn follows it", `Item '${id}' of type 'reasoning' was provided without its required following item.`]
+      : [
+          "its signature lacks the reasoning's encrypted_content (Pi sends store: false, so OpenAI cannot look the item up)",
+          `Item with id '${id}' not found. Items are not persisted when \`store\` is set to false.`,
+        ];
+  const message = `Pi replays this thinking block to ${modelOf(request)} as the reasoning item its signature holds, and ${what}: OpenAI answers "${answer}" Every prompt to this model fails until the thinking block is removed or the session goes to another model.`;
+  return [diagnostic("invalid-reasoning-item", message, doc.valueRange(entry.line, contentPath(entry, refusal.block)))];
 }
 
 // ---- Tool calls and results -------------------------------------------------------------------

@@ -12,13 +12,14 @@
  * - the image findings as they were when no replaced message, old or new, holds an image;
  * - the request's size from its last count and the replaced messages' bytes.
  *
- * Anything else (a failure, another model, an image edited, a file whose lone "\r" makes the
+ * Anything else (a failure, the API's conversion throwing, another model, an image edited, a file whose lone "\r" makes the
  * client count lines otherwise) and they are computed afresh. test/diagnostics/lineMemo.test.ts
  * compares both after random edits.
  */
 
 import { contextSplice } from "../core/pi/contextUpdate";
 import type { SessionDocument } from "../core/session/document";
+import { conversionFailure, reasoningRefusal } from "../core/pi/provider/apiConversion";
 import { requestSplice } from "../core/pi/provider/requestUpdate";
 import { messageBytes, updatedSize } from "./imageDiagnostics";
 import { apiOf, emptyUsers, type Located, overWindow, type RequestFindings, type RequestInputs, withAll } from "./diagnostics/requestFindings";
@@ -45,6 +46,8 @@ export function updateRequestFindings(
   }
   for (const c of splice.changed) if (hasImage(splice.from.context.messages[c]) || hasImage(b1.build.context.messages[c])) return undefined;
   for (const k of changed) if (hasImage(before.messages[k]) || hasImage(request.messages[k])) return undefined;
+  // What the API's conversion refuses is said in the head, computed afresh (each message's conversion is remembered).
+  if (conversionFailure(request.messages, apiOf(request)) || reasoningRefusal(request.messages, apiOf(request))) return undefined;
   const size = updatedSize(doc, request, last.size, () =>
     changed.reduce((sum, k) => sum + messageBytes(request.messages[k]) - messageBytes(before.messages[k]), 0),
   );

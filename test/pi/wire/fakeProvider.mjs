@@ -6,6 +6,7 @@
  */
 
 import { createServer } from "node:http";
+import { errorBody, validateRequest } from "./validate.mjs";
 
 /** Headers that carry a credential; they are never recorded. */
 const SECRET_HEADERS = new Set(["authorization", "x-api-key", "api-key", "cookie", "proxy-authorization"]);
@@ -96,9 +97,11 @@ export function apiOfPath(path) {
 /**
  * Starts the server. `requests` collects `{path, headers, body}` in arrival order; a body that is
  * not JSON is kept as `{unparsed: text}`. Anything else than the three endpoints gets a 404, which
- * is recorded too.
+ * is recorded too. With `validate`, each body first goes through the API's documented validation
+ * (validate.mjs): a refused one is answered with the provider's status and error body, and its
+ * verdict is recorded on the request as `refused`.
  */
-export async function startFakeProvider() {
+export async function startFakeProvider({ validate = false } = {}) {
   const requests = [];
   const server = createServer((req, res) => {
     const chunks = [];
@@ -120,6 +123,13 @@ export async function startFakeProvider() {
       if (req.method !== "POST" || api === undefined) {
         res.writeHead(404, { "content-type": "application/json" });
         res.end(JSON.stringify({ error: { message: `no such endpoint: ${path}` } }));
+        return;
+      }
+      const verdict = validate ? validateRequest(api, body) : { ok: true };
+      if (!verdict.ok) {
+        requests[requests.length - 1].refused = { status: verdict.status, rule: verdict.rule, message: verdict.message };
+        res.writeHead(verdict.status, { "content-type": "application/json" });
+        res.end(JSON.stringify(errorBody(api, verdict)));
         return;
       }
       const reply = api === "anthropic-messages" ? anthropicReply(model) : api === "openai-completions" ? completionsReply(model) : responsesReply(model);

@@ -193,10 +193,11 @@ function inventedSessionId(copy, fixtureText) {
 /**
  * Runs Pi on one fixture for one API. `ownModel` is the session's own model (`provider/id`) when
  * it speaks `api` and is in Pi's catalogue: Pi then resumes with it; otherwise Pi is given the
- * stand-in model with `--model`.
+ * stand-in model with `--model`. With `validate`, the fake provider refuses what the API documents
+ * it refuses (validate.mjs); `stdout` and `stderr` then say what Pi made of the answer.
  */
-export async function runWire({ pi, fixturePath, fixture, api, ownModel }) {
-  const server = await startFakeProvider();
+export async function runWire({ pi, fixturePath, fixture, api, ownModel, validate = false }) {
+  const server = await startFakeProvider({ validate });
   const tmp = mkdtempSync(join(tmpdir(), "pi-wire-"));
   try {
     const home = join(tmp, "home");
@@ -245,7 +246,10 @@ export async function runWire({ pi, fixturePath, fixture, api, ownModel }) {
     // A session id Pi made up (a fresh header for an empty file) is random: it is written as a name.
     const invented = inventedSessionId(copy, readFileSync(fixturePath, "utf8"));
     if (invented !== undefined) folders.push([invented, "<NEW-SESSION-ID>"]);
-    const requests = server.requests.map((request) => recordRequest(request, folders));
+    const requests = server.requests.map((request) => {
+      const recorded = recordRequest(request, folders);
+      return request.refused ? { ...recorded, refused: request.refused } : recorded;
+    });
     const record = { fixture, pi: "1.6.0", api, model, outcome: requests.length > 0 ? "sent" : "not-sent" };
     if (requests.length === 0 || result.code !== 0) record.error = errorText(result, folders);
     record.requests = requests;

@@ -57,6 +57,10 @@ export const CODES = {
     pi: "Pi drops the call's turn (error/aborted) or answers the call before this result, but sends the result: the provider rejects every prompt (not /compact, which sends the conversation as text)",
   },
   "request-throws": { severity: "error", pi: "Pi's message pipeline (convertToLlm, transformMessages) throws on this message, so no request is sent" },
+  "invalid-reasoning-item": {
+    severity: "error",
+    pi: "Pi replays the thinking block to OpenAI's Responses API as the reasoning item its signature holds, which OpenAI refuses (no item of its turn follows it, or it lacks its encrypted content while nothing is stored): every request to that model fails",
+  },
   "too-many-images": { severity: "error", pi: "Pi sends every image; the provider refuses a request with more than its documented number" },
   "image-too-large": { severity: "error", pi: "Pi sends the image as stored; Anthropic refuses images over 8000x8000 px (2000x2000 px with more than 20)" },
   "request-too-large": { severity: "error", pi: "Pi sends the whole context; the provider refuses a request body over its documented size" },
@@ -141,6 +145,7 @@ export const ALL_CODES = Object.keys(CODES) as DiagnosticCode[];
 export const REQUEST_FAILS_CODES: ReadonlySet<DiagnosticCode> = new Set([
   "orphaned-tool-result",
   "request-throws",
+  "invalid-reasoning-item",
   "too-many-images",
   "image-too-large",
   "request-too-large",

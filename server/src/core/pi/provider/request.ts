@@ -22,7 +22,8 @@ import type { Entry } from "../../session/entry";
 import type { ContextBuild, PiFlavor } from "../buildContext";
 import { contextSplice } from "../contextUpdate";
 import { convertToLlm, type PipelineVersion } from "./convertToLlm";
-import { chooseModel, type ModelChoice } from "./resumedModel";
+import type { ModelInfo } from "./catalog";
+import { chooseModel, givenModel, type ModelChoice } from "./resumedModel";
 import { updateRequest } from "./requestUpdate";
 import { transformMessages } from "./transformMessages";
 import type { ProviderRequest, ProviderResult } from "./types";
@@ -31,6 +32,11 @@ export interface ProviderOptions {
   flavor?: PiFlavor;
   /** The time a synthetic tool result carries (Pi: `Date.now()` when it builds the request). */
   now: () => number;
+  /**
+   * The model to prepare the messages for, instead of the one Pi resumes with (`givenModel`); read by
+   * `buildProviderRequest` only: the shared request is always the resumed model's.
+   */
+  model?: ModelInfo;
 }
 
 export function pipelineVersion(flavor: PiFlavor | undefined): PipelineVersion {
@@ -40,7 +46,8 @@ export function pipelineVersion(flavor: PiFlavor | undefined): PipelineVersion {
 /** The provider messages of a built context. */
 export function buildProviderRequest(build: ContextBuild, options: ProviderOptions): ProviderResult {
   const version = pipelineVersion(options.flavor);
-  return requestFor(build, chooseModel(build.path, build.context, version), version, options.now);
+  const choice = options.model ? givenModel(build.path, build.context, version, options.model) : chooseModel(build.path, build.context, version);
+  return requestFor(build, choice, version, options.now);
 }
 
 /**

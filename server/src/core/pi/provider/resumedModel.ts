@@ -52,6 +52,16 @@ export function chooseModel(path: readonly Entry[], context: SessionContext, ver
 }
 
 /**
+ * The choice when the model is given rather than restored: `pi --model` on a resumed session, or an
+ * extension that sees the request Pi is about to send to another model. Pi's selection still names
+ * what the session names; the messages are prepared for `model`.
+ */
+export function givenModel(path: readonly Entry[], context: SessionContext, version: PipelineVersion, model: ModelInfo): ModelChoice {
+  const selected = context.messages.length === 0 ? null : version === "0.74" ? context.model : branchSelection(path);
+  return { selected, model, transformModel: model };
+}
+
+/**
  * Pi 1.x's `getBranchSelection(getBranch())` over the path (root first), without virtual model
  * changes. `getBranch()` starts from the leaf's id, not from the leaf: when the last entry has no
  * id (or a falsy one) it is empty, and Pi restores no model even though the context has messages.
