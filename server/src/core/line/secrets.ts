@@ -91,11 +91,16 @@ const VENDORS: readonly Vendor[] = [
   vendor("jwt", "eyJ[A-Za-z0-9_-]{10,4000}\\.eyJ[A-Za-z0-9_-]{10,16000}\\.[A-Za-z0-9_-]{10,4000}", 3),
 ];
 
-/** Where a vendor's token may start: literals, which the engine skips ahead to fast. */
-const VENDOR_ANCHOR = /sk-|gh[pousr]_|github_pat_|A(?:KIA|SIA|BIA|CCA|3T|Iza)|xox[abposre]-|[sr]k_(?:live|test|prod)_|npm_|eyJ/g;
+/**
+ * Every place a credential may start, as one alternation of literals, so that a line is read in
+ * one pass: a private key's header, a URL's `://`, a vendor's prefix, a credential's name in any
+ * case, and an image's `"data":"`, whose base64 is skipped.
+ */
+const ANCHOR =
+  /"data":"|-----BEGIN |:\/\/|sk-|gh[pousr]_|github_pat_|A(?:KIA|SIA|BIA|CCA|3T|Iza)|xox[abposre]-|[sr]k_(?:live|test|prod)_|npm_|eyJ|api_?key|apikey|access_?key|secret|token|passw(?:or)?d|pwd|bearer|credential|creds|auth/gi;
 
-/** A credential's name, in any case; the whole word around it is the name. */
-const NAME_ANCHOR = /api_?key|apikey|access_?key|secret|token|passw(?:or)?d|pwd|bearer|credential|creds|auth/gi;
+/** The vendors' prefixes, in their case (the anchor above ignores case, for the names). */
+const VENDOR_PREFIX = /^(?:sk-|gh[pousr]_|github_pat_|A(?:KIA|SIA|BIA|CCA|3T|Iza)|xox[abposre]-|[sr]k_(?:live|test|prod)_|npm_|eyJ)$/;
 
 /** The characters of a word: a token's, and a credential's name's. */
 const WORD = new Uint8Array(128);
@@ -105,74 +110,56 @@ function isWord(c: number): boolean {
   return c < 128 && WORD[c] === 1;
 }
 
-/** How many anchors are looked at per line and rule: a hostile line of them costs a bounded time. */
-const MAX_ANCHORS = 20_000;
+/** How many anchors are looked at per line: a hostile line of them costs a bounded time. */
+const MAX_ANCHORS = 50_000;
 
 /** An image's base64 data of at least this many characters is not scanned: it holds no text. */
 const MIN_BLOB = 1024;
 
+const BASE64_RUN = /[A-Za-z0-9+/=]*/y;
+
 /**
- * The credentials in `text`, a line's raw JSON text, in order and without overlaps. Each rule
- * looks for its literal anchor (`sk-`, `://`, `token`…) with `indexOf` or a global expression,
- * which skip ahead fast, and then checks the few characters around it; an image's base64 data is
- * skipped. So a line costs a few passes at the speed of a string search, and a bounded time per
- * anchor.
+ * The credentials in `text`, a line's raw JSON text, in order and without overlaps. One global
+ * expression finds each anchor, which the engine skips ahead to, and the few characters around it
+ * are checked with sticky expressions of bounded length: a line costs one pass and a bounded time
+ * per anchor.
  */
 export function findSecrets(text: string): SecretMatch[] {
   let found: SecretMatch[] = [];
-  const blobs = imageBlobs(text);
-  anchored(text, blobs, /-----BEGIN /g, found, (at) => privateKey(text, at));
-  anchored(text, blobs, /:\/\//g, found, (at) => urlPassword(text, at));
-  anchored(text, blobs, VENDOR_ANCHOR, found, (at) => vendorAt(text, at));
-  anchored(text, blobs, NAME_ANCHOR, found, (at, hit) => nameAt(text, at, at + hit.length));
-  if (found.length > 1) found = withoutOverlaps(found);
-  return found.length > MAX_SECRETS_PER_LINE ? found.slice(0, MAX_SECRETS_PER_LINE) : found;
-}
-
-/** The ranges of images' base64 data (`"data":"iVBOR…"`), ascending. */
-function imageBlobs(text: string): number[] {
-  const blobs: number[] = [];
-  const run = /[A-Za-z0-9+/=]*/y;
-  for (let at = text.indexOf('"data":"'); at >= 0; at = text.indexOf('"data":"', at + 1)) {
-    run.lastIndex = at + 8;
-    const end = at + 8 + run.exec(text)![0].length;
-    if (end - at - 8 >= MIN_BLOB) blobs.push(at + 8, end);
-    at = end;
-  }
-  return blobs;
-}
-
-function anchored(
-  text: string,
-  blobs: readonly number[],
-  anchor: RegExp,
-  found: SecretMatch[],
-  check: (index: number, hit: string) => SecretMatch | undefined,
-): void {
-  anchor.lastIndex = 0;
-  let blob = 0;
+  ANCHOR.lastIndex = 0;
   for (let n = 0; n < MAX_ANCHORS && found.length < MAX_SECRETS_PER_LINE; n++) {
-    const m = anchor.exec(text);
-    if (!m) return;
+    const m = ANCHOR.exec(text);
+    if (!m) break;
     const at = m.index;
-    while (blob < blobs.length && blobs[blob + 1]! <= at) blob += 2;
-    if (blob < blobs.length && blobs[blob]! <= at) {
-      anchor.lastIndex = blobs[blob + 1]!;
+    const hit = m[0];
+    valueEnd = 0;
+    if (hit === '"data":"') {
+      BASE64_RUN.lastIndex = at + 8;
+      const run = BASE64_RUN.exec(text)![0].length;
+      if (run >= MIN_BLOB) ANCHOR.lastIndex = at + 8 + run;
       continue;
     }
-    const match = check(at, m[0]);
+    const match =
+      hit === "-----BEGIN "
+        ? privateKey(text, at)
+        : hit === "://"
+          ? urlPassword(text, at)
+          : VENDOR_PREFIX.test(hit)
+            ? vendorAt(text, at)
+            : nameAt(text, at, at + hit.length);
     if (match) {
       found.push(match);
-      anchor.lastIndex = Math.max(anchor.lastIndex, match.end);
-    } else if (valueEnd > anchor.lastIndex) {
+      ANCHOR.lastIndex = Math.max(ANCHOR.lastIndex, match.end);
+    } else if (valueEnd > ANCHOR.lastIndex) {
       // A run of value characters cut by its bound is not looked at again from a name inside it.
-      anchor.lastIndex = valueEnd;
+      ANCHOR.lastIndex = valueEnd;
     }
-    valueEnd = 0;
   }
+  if (found.length > 1) found = withoutOverlaps(found);
+  return found;
 }
 
-/** Where the last value `valueAfter` read ended (see `anchored`). */
+/** Where the last value `valueAfter` read and refused as cut ended (see `findSecrets`). */
 let valueEnd = 0;
 
 /** Sorted by start; of two that overlap, the earlier (or, starting together, the longer) is kept. */
