@@ -25,6 +25,7 @@ const SUMMARIES: readonly (readonly [string, string])[] = [
   ["drop-from-context FILE|ID ENTRY", "leave a message out of Pi 1.x's context"],
   ["fork FILE|ID", "a new session from the root to an entry (--leaf ENTRY)"],
   ["restore FILE|ID", "put back FILE.bak, the file before the last change"],
+  ["redact FILE|ID", "a copy with every credential replaced, proved the same session otherwise"],
   ["help COMMAND", "the options of COMMAND (the same as COMMAND --help)"],
   ["--stdio", "start the language server on stdin/stdout"],
   ["--version", "print the version"],
@@ -65,6 +66,7 @@ const COMMANDS: Record<string, () => Command> = {
   "drop-from-context": () => (require("./cli/entryCommands") as typeof import("./cli/entryCommands")).runDropFromContext,
   fork: () => (require("./cli/entryCommands") as typeof import("./cli/entryCommands")).runFork,
   restore: () => (require("./cli/restore") as typeof import("./cli/restore")).runRestore,
+  redact: () => (require("./cli/redact") as typeof import("./cli/redact")).runRedact,
 };
 
 export function main(args: readonly string[]): void {
@@ -148,7 +150,7 @@ function unknownCommand(command: string): void {
   const hint = near === undefined ? "" : ` (did you mean ${Object.hasOwn(COMMANDS, near) ? near : `--${near}`}?)`;
   const what = command.startsWith("-") ? "option" : "command";
   process.stderr.write(
-    `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, sessions, find, tree, info, resume-from, drop-from-context, fork, restore, help, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
+    `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, sessions, find, tree, info, resume-from, drop-from-context, fork, restore, redact, help, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
   );
   process.exitCode = 2;
 }
