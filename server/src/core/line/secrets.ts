@@ -195,7 +195,6 @@ function nameAt(text: string, at: number, nameEnd: number): SecretMatch | undefi
   let start = at;
   while (start > 0 && at - start < 60 && isWord(text.charCodeAt(start - 1))) start--;
   // A word right after an escape (`\n`) starts after the escape's letter.
-  if (start >= 2 && text.charCodeAt(start - 2) === 92 && /[nrt]/.test(text.charAt(start - 1))) start--;
   if (start > 0 && text.charCodeAt(start - 1) === 92 && /[nrt]/.test(text.charAt(start))) start++;
   let end = nameEnd;
   while (end < text.length && end - nameEnd < 30 && isWord(text.charCodeAt(end))) end++;
@@ -220,7 +219,7 @@ function afterName(text: string, start: number, end: number): SecretMatch | unde
     if (aws) return aws;
   }
   // Uppercase only: `API_KEY=`, not `apiKey =` in code (the generic rule reads that one).
-  if (ENV_NAME.test(name) && !/[a-z]/.test(text.charAt(start - 1))) {
+  if (ENV_NAME.test(name)) {
     const env = valueAfter(text, end, "env-assignment", envValue, true);
     if (env) return env;
   }
