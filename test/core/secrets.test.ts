@@ -72,6 +72,14 @@ describe("findSecrets", () => {
     ["a placeholder", "OPENAI_API_KEY=your-api-key-here and ANTHROPIC_API_KEY=sk-ant-xxxxxxxx"],
     ["an id after token", "tool call id: toolu_01Qm7RzK4vNp2sXa token_id=call_abc"],
     ["words joined by dashes", "auth: use-the-default-provider-settings"],
+    // Code read by a tool: names of tokens given identifiers, calls, constants (Pi's own dependencies had each).
+    ["an identifier after a name", "currentToken = scanner2.reScanSlashToken();"],
+    ["a class name after a name", "exports.CreateOAuth2TokenCommand = CreateOAuth2TokenCommand;"],
+    ["a minified export", "exports.HttpApiKeyAuthLocation=HttpApiKeyAuthLocation2;"],
+    ["a constant's value", 'const RESET_PASSWORD = "reset_password"; const X_AWS_EC2_METADATA_TOKEN = "x-aws-ec2-metadata-token";'],
+    ["a type after a name", "export declare const TOKEN: CharList;"],
+    ["AWS's documented example key", "AccessKeyId: AKIAIOSFODNN7EXAMPLE"],
+    ["a documentation URL", "new URL('https://abc:xyz@example.com')"],
   ])("finds nothing in %s", (_what, text) => {
     expect(found(text)).toEqual([]);
   });

@@ -185,6 +185,8 @@ function vendorAt(text: string, at: number): SecretMatch | undefined {
     if (!t) continue;
     // `sk-` alone starts many words and ids: a key has letters and digits.
     if (v.kind === "openai-api-key" && !(/[0-9]/.test(t[0]) && /[A-Za-z]/.test(t[0].slice(3)))) continue;
+    // Vendors' documented examples (AWS's `AKIAIOSFODNN7EXAMPLE`) are no one's key.
+    if (t[0].includes("EXAMPLE")) return undefined;
     return { kind: v.kind, start: at, end: at + t[0].length, prefix: v.prefix };
   }
   return undefined;
@@ -219,11 +221,14 @@ function afterName(text: string, start: number, end: number): SecretMatch | unde
     if (aws) return aws;
   }
   // Uppercase only: `API_KEY=`, not `apiKey =` in code (the generic rule reads that one).
+  // A value that repeats its name is code (`HttpApiKeyAuth=HttpApiKeyAuth2`, minified exports).
+  const lower = name.toLowerCase();
+  const named = (v: string) => v.toLowerCase().includes(lower);
   if (ENV_NAME.test(name)) {
-    const env = valueAfter(text, end, "env-assignment", envValue, true);
+    const env = valueAfter(text, end, "env-assignment", (v) => envValue(v) && !named(v), true);
     if (env) return env;
   }
-  return valueAfter(text, end, "generic-secret", (v) => v.length >= 16 && looksRandom(v, 3.5) && !looksLikeId(v));
+  return valueAfter(text, end, "generic-secret", (v) => v.length >= 16 && looksRandom(v, 3.5) && !looksLikeId(v) && !named(v) && !/[#@]/.test(v));
 }
 
 /** An `.env` name: uppercase, ending with what it holds. */
@@ -251,6 +256,8 @@ function valueAfter(text: string, from: number, kind: SecretKind, accept: (value
     valueEnd = Math.max(valueEnd, end);
     return undefined;
   }
+  // Code, not a value: a call or an index (`scanner.getToken()`, `tokens[0]`).
+  if (/[([]/.test(text.charAt(end))) return undefined;
   let v = value[0];
   // A sentence's full stop is not part of the value.
   while (v.endsWith(".")) v = v.slice(0, -1);
@@ -275,7 +282,7 @@ function placeholder(v: string): boolean {
 }
 
 function envValue(v: string): boolean {
-  if (v.length < 8 || placeholder(v)) return false;
+  if (v.length < 8 || placeholder(v) || /^[a-z]+(?:[_.-][a-z0-9]+)*$/.test(v) || /^[A-Z][a-z]+(?:[A-Z][a-z]+)+$/.test(v) || wordy(v)) return false;
   // Another variable (`$TOKEN`, `OTHER_VAR`), a dotted reference (`settings.SECRET_KEY`), a path.
   if (/^[A-Z][A-Z0-9_]*$/.test(v) || /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(v) || /^[./~]/.test(v)) return false;
   return looksRandom(v, 2.5) && (/[0-9]/.test(v) || (/[A-Z]/.test(v) && /[a-z]/.test(v)) || /[^A-Za-z0-9]/.test(v));
@@ -289,9 +296,30 @@ function looksLikeId(v: string): boolean {
     /^[0-9._-]+$/.test(v) ||
     /^[a-z]+(?:[_.-][a-z0-9]+)*$/.test(v) ||
     /^[A-Z][A-Z0-9_]*$/.test(v) ||
+    /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(v) ||
     v.includes("/") ||
+    wordy(v) ||
     placeholder(v)
   );
+}
+
+/**
+ * Whether `v` reads as words (`CreateOAuth2TokenCommand`, `reScanSlashToken`): at least 40% of its
+ * characters are in lowercase runs of four or more, which a random token of letters and digits
+ * almost never has (a run of four is 1 in 30 at each place).
+ */
+function wordy(v: string): boolean {
+  let inRuns = 0;
+  let run = 0;
+  for (let i = 0; i <= v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c >= 97 && c <= 122) run++;
+    else {
+      if (run >= 4) inRuns += run;
+      run = 0;
+    }
+  }
+  return inRuns >= v.length * 0.4;
 }
 
 /** Whether `v` mixes letters and digits with at least `bits` of Shannon entropy per character. */
@@ -346,7 +374,8 @@ function urlPassword(text: string, at: number): SecretMatch | undefined {
   const m = URL_USER_PASSWORD.exec(text);
   if (!m) return undefined;
   const password = m[2]!;
-  if (password.length < 3 || placeholder(password) || /^[<$%{[]|\*\*\*/.test(password) || /^[0-9]+$/.test(password)) return undefined;
+  // Shorter passwords are documentation's examples (`http://abc:xyz@example.com`).
+  if (password.length < 6 || placeholder(password) || /^[<$%{[]|\*\*\*/.test(password) || /^[0-9]+$/.test(password)) return undefined;
   const start = at + 3 + m[1]!.length + 1;
   return { kind: "url-password", start, end: start + password.length, prefix: 0 };
 }
