@@ -202,7 +202,8 @@ function nameAt(text: string, at: number, nameEnd: number): SecretMatch | undefi
   while (end < text.length && end - nameEnd < 30 && isWord(text.charCodeAt(end))) end++;
   // The name is followed by `=` or `:`, maybe after a quote (`\"token\": `) and spaces; or it is `Bearer ` or `token `.
   let j = end;
-  if (text.charCodeAt(j) === 92) j++;
+  // JSON inside a JSON string escapes its quotes once per level (`\\\"token\\\":`).
+  while (j < end + 7 && text.charCodeAt(j) === 92) j++;
   if (text.charCodeAt(j) === 34 || text.charCodeAt(j) === 39) j++;
   while (j < end + 6 && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j++;
   const sep = text.charCodeAt(j);
@@ -238,7 +239,7 @@ const ENV_NAME = /^[A-Z0-9_]{0,50}(?:API_?KEY|ACCESS_?KEY|SECRET(?:_?KEY)?|TOKEN
  * The value after a credential's name: the rest of the name (`_ID`, `Key`), a quote, `=` or `:`
  * (or, after `Bearer`, a space), a quote, then the value's characters. All bounded.
  */
-const AFTER_NAME = /[A-Za-z0-9_.-]{0,20}(?:\\?["'])?(?:[ \t]{0,3}(?:=>|:=|[=:])[ \t]{0,3}|(?<=bearer|token)[ \t]{1,3})(?:\\?["'])?/iy;
+const AFTER_NAME = /[A-Za-z0-9_.-]{0,20}(?:\\{0,7}["'])?(?:[ \t]{0,3}(?:=>|:=|[=:])[ \t]{0,3}|(?<=bearer|token)[ \t]{1,3})(?:\\{0,7}["'])?/iy;
 const VALUE = /[A-Za-z0-9_+/=.~!@#%^*-]{1,300}/y;
 
 function valueAfter(text: string, from: number, kind: SecretKind, accept: (value: string) => boolean, strictName = false): SecretMatch | undefined {
@@ -304,9 +305,9 @@ function looksLikeId(v: string): boolean {
 }
 
 /**
- * Whether `v` reads as words (`CreateOAuth2TokenCommand`, `reScanSlashToken`): at least 40% of its
- * characters are in lowercase runs of four or more, which a random token of letters and digits
- * almost never has (a run of four is 1 in 30 at each place).
+ * Whether `v` reads as words (`CreateOAuth2TokenCommand`): at least half of its characters are in
+ * lowercase runs of four or more, which a random token of letters and digits almost never has (a
+ * run of four is 1 in 30 at each place; at 40%, 1 in 40 random 16-character values was refused).
  */
 function wordy(v: string): boolean {
   let inRuns = 0;
@@ -319,7 +320,7 @@ function wordy(v: string): boolean {
       run = 0;
     }
   }
-  return inRuns >= v.length * 0.4;
+  return inRuns >= v.length * 0.5;
 }
 
 /** Whether `v` mixes letters and digits with at least `bits` of Shannon entropy per character. */
