@@ -125,3 +125,27 @@ describe("findSecrets", () => {
     expect(findings[0]!.message).toContain("GitHub token");
   });
 });
+
+describe("the secret finding across edits", () => {
+  it("is found again in the edited line only: the other lines keep their parses", async () => {
+    const { SessionDocument } = await import("../../server/src/core/session/document");
+    const { collectDiagnostics } = await import("../../server/src/features/diagnostics");
+    const lines = [
+      '{"type":"session","version":3,"id":"0197a0b0-0000-7000-8000-0000000000bb","timestamp":"2026-03-02T10:00:00.002Z","cwd":"/p"}',
+      line(`first ${GITHUB}`).replace('"parentId":null', '"parentId":null,"timestamp":"2026-03-02T10:00:01.000Z"'),
+      line("second, nothing secret").replace('"id":"a1b2c3d4","parentId":null', '"id":"b2","parentId":"a1b2c3d4","timestamp":"2026-03-02T10:00:02.000Z"'),
+    ];
+    const doc = new SessionDocument("file:///s.jsonl", "jsonl", 1, `${lines.join("\n")}\n`);
+    const secrets = () =>
+      collectDiagnostics(doc)
+        .diagnostics.filter((d) => d.code === "secret")
+        .map((d) => d.range.start.line);
+    expect(secrets()).toEqual([1]);
+    const [header, first] = [doc.parsed[0], doc.parsed[1]];
+    const at = lines[2]!.indexOf("nothing secret");
+    doc.update([{ range: { start: { line: 2, character: at }, end: { line: 2, character: at + 7 } }, text: `key ${ANTHROPIC}` }], 2);
+    expect(secrets()).toEqual([1, 2]);
+    expect(doc.parsed[0]).toBe(header);
+    expect(doc.parsed[1]).toBe(first);
+  });
+});
