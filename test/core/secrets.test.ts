@@ -8,6 +8,8 @@
 import { describe, expect, it } from "vitest";
 import { findSecrets, maskSecret, MAX_SECRETS_PER_LINE } from "../../server/src/core/line/secrets";
 import { parseLine } from "../../server/src/core/line/parse";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { collectDiagnostics } from "../../server/src/features/diagnostics";
 
 const line = (text: string) => JSON.stringify({ type: "message", id: "a1b2c3d4", parentId: null, message: { role: "user", content: text } });
 
@@ -127,9 +129,7 @@ describe("findSecrets", () => {
 });
 
 describe("the secret finding across edits", () => {
-  it("is found again in the edited line only: the other lines keep their parses", async () => {
-    const { SessionDocument } = await import("../../server/src/core/session/document");
-    const { collectDiagnostics } = await import("../../server/src/features/diagnostics");
+  it("is found again in the edited line only: the other lines keep their parses", () => {
     const lines = [
       '{"type":"session","version":3,"id":"0197a0b0-0000-7000-8000-0000000000bb","timestamp":"2026-03-02T10:00:00.002Z","cwd":"/p"}',
       line(`first ${GITHUB}`).replace('"parentId":null', '"parentId":null,"timestamp":"2026-03-02T10:00:01.000Z"'),
