@@ -4,7 +4,7 @@
  * writing nothing, an existing output never overwritten, and `--out FILE` keeping FILE.bak.
  */
 
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -107,6 +107,22 @@ describe("redact", () => {
     expect(redactFile(file, { out: file, dryRun: false }, second.io)).toBe(0);
     expect(readFileSync(`${file}.bak`, "utf8")).toBe(SESSION);
     expect(readFileSync(file, "utf8")).not.toContain(KEY);
+  });
+
+  it("writes nothing into Pi's sessions folder: a session there is copied to the current folder", () => {
+    const root = mkdtempSync(join(tmpdir(), "pi-redact-home-"));
+    const folder = join(root, "agent", "sessions", "--home-dev-p--");
+    mkdirSync(folder, { recursive: true });
+    const file = join(folder, "s.jsonl");
+    writeFileSync(file, SESSION);
+    const here = join(root, "here");
+    mkdirSync(here);
+    const { io, err } = capture();
+    const status = redactFile(file, { out: undefined, dryRun: false }, { ...io, cwd: here, env: { HOME: root, PI_CODING_AGENT_DIR: join(root, "agent") } });
+    expect(status).toBe(0);
+    expect(err.join("")).toContain("is in Pi's sessions folder, which is left alone");
+    expect(existsSync(join(folder, "s.redacted.jsonl"))).toBe(false);
+    expect(readFileSync(join(here, "s.redacted.jsonl"), "utf8")).not.toContain(KEY);
   });
 
   it("says so and writes nothing when there is nothing to redact", () => {

@@ -8,13 +8,14 @@
  * file, and the placeholder cannot be used to confirm a guess of the secret (a plain hash of a
  * short password could be), at the price of differing between two runs.
  *
- * The copy is created with `wx` (an existing file is never overwritten); `--out FILE` itself
+ * The copy is created with `wx` (an existing file is never overwritten), never in Pi's sessions
+ * folder unless asked (Pi would list it as a second session with the same id); `--out FILE` itself
  * replaces the session through `replace.ts`, which keeps FILE.bak, as `check --fix` does.
  */
 
 import { createHmac, randomBytes } from "node:crypto";
 import * as nodeFs from "node:fs";
-import { resolve } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { type Redaction, redactText } from "../core/edits/redact";
 import { SECRET_KIND_NAMES } from "../core/line/secrets";
 import { groupDigits } from "../core/base/text";
@@ -25,6 +26,7 @@ import { proveRedaction } from "./redactProof";
 import { FileChanged, FixRefused, replaceFile } from "./replace";
 import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 import { escapeControls } from "./terminal";
+import { locate } from "../io/sessionStore";
 
 export const REDACT_USAGE = `Usage: pi-session-lsp redact [--out PATH] [--dry-run] [--session-dir DIR] FILE
 
@@ -39,8 +41,10 @@ the command says so: every line parses as before with the same id, parent, type 
 ids (tool calls and results stay paired), the leaf is the same, the diagnostics are the same
 apart from secret, and the context Pi 1.x resumes with and its provider request equal the
 original's with the same replacements. A copy that fails the proof is not written.
-  --out PATH   where to write (default FILE with .jsonl replaced by .redacted.jsonl); an existing
-               file is never overwritten, except FILE itself, which is replaced keeping FILE.bak
+  --out PATH   where to write (default FILE with .jsonl replaced by .redacted.jsonl, beside it,
+               or in the current folder when FILE is in Pi's sessions folder, so that Pi does not
+               list the copy as a second session); an existing file is never overwritten, except
+               FILE itself, which is replaced keeping FILE.bak
   --dry-run    list what would change (line, kind, masked value) and write nothing
 ${FILE_OR_ID_HELP}
 The file is read whole, up to ${MAX_FILE_BYTES / 1024 / 1024} MiB, and must be UTF-8.
@@ -58,7 +62,7 @@ export function runRedact(args: readonly string[], io: CliIo): number | Promise<
   const sessionDir = line.values["session-dir"] as string | undefined;
   const out = line.values.out as string | undefined;
   const dryRun = line.values["dry-run"] === true;
-  return withSessionFile("redact", line.positionals[0]!, io, { version: "1.x", sessionDir }, (path) => redactFile(path, { out, dryRun }, io));
+  return withSessionFile("redact", line.positionals[0]!, io, { version: "1.x", sessionDir }, (path) => redactFile(path, { out, dryRun, sessionDir }, io));
 }
 
 function fail(io: CliIo, what: string): number {
@@ -66,7 +70,7 @@ function fail(io: CliIo, what: string): number {
   return 2;
 }
 
-export function redactFile(path: string, options: { out: string | undefined; dryRun: boolean }, io: CliIo): number {
+export function redactFile(path: string, options: { out: string | undefined; dryRun: boolean; sessionDir?: string | undefined }, io: CliIo): number {
   let file: OpenedFile;
   try {
     file = openSessionFile(path);
@@ -95,7 +99,7 @@ export function redactFile(path: string, options: { out: string | undefined; dry
       io.out(`${summary} would be made; ${proved}. Nothing written (--dry-run).\n`);
       return 0;
     }
-    const target = options.out ?? defaultOut(path);
+    const target = options.out ?? defaultOut(path, io, options.sessionDir);
     const written = writeCopy(file, path, target, redaction.text, io);
     if (written !== undefined) return written;
     io.out(`${summary} written to ${escapeControls(target)}; ${proved}.\n`);
@@ -105,8 +109,34 @@ export function redactFile(path: string, options: { out: string | undefined; dry
   }
 }
 
-function defaultOut(path: string): string {
-  return path.endsWith(".jsonl") ? `${path.slice(0, -".jsonl".length)}.redacted.jsonl` : `${path}.redacted.jsonl`;
+/**
+ * FILE with `.jsonl` replaced by `.redacted.jsonl`, beside it; but never in Pi's sessions folder,
+ * where Pi would list the copy as a second session with the same id: then in the current folder.
+ */
+function defaultOut(path: string, io: CliIo, sessionDir: string | undefined): string {
+  const name = path.endsWith(".jsonl") ? `${basename(path).slice(0, -".jsonl".length)}.redacted.jsonl` : `${basename(path)}.redacted.jsonl`;
+  if (!inPiFolder(path, io, sessionDir)) return join(dirname(path), name);
+  io.err(
+    `pi-session-lsp redact: ${escapeControls(path)} is in Pi's sessions folder, which is left alone: the copy goes to the current folder (--out chooses another place)\n`,
+  );
+  return join(io.cwd ?? process.cwd(), name);
+}
+
+/** Whether `path` lies in the folders Pi keeps sessions in (its agent folder, or the --session-dir Pi is given). */
+function inPiFolder(path: string, io: CliIo, sessionDir: string | undefined): boolean {
+  let folder: string;
+  try {
+    folder = dirname(nodeFs.realpathSync(path));
+  } catch {
+    folder = dirname(resolve(path));
+  }
+  try {
+    const { location } = locate({ version: "1.x", cwd: io.cwd ?? process.cwd(), env: io.env, ...(sessionDir === undefined ? {} : { sessionDir }) });
+    const roots = [location.agentDir, location.sessionsRoot, location.currentDir].filter((r) => r !== "");
+    return roots.some((root) => folder === root || folder.startsWith(`${root}${sep}`));
+  } catch {
+    return false;
+  }
 }
 
 function listReplacements(redaction: Redaction, io: CliIo): void {
