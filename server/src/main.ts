@@ -29,6 +29,7 @@ const SUMMARIES: readonly (readonly [string, string])[] = [
   ["restore FILE|ID", "put back FILE.bak, the file before the last change"],
   ["slim FILE|ID", "shrink a session without changing what Pi sends (proved)"],
   ["diff FILE|ID ENTRY [ENTRY]", "what the model saw on two branches"],
+  ["redact FILE|ID", "a copy with every credential replaced, proved the same session otherwise"],
   ["help COMMAND", "the options of COMMAND (the same as COMMAND --help)"],
   ["--stdio", "start the language server on stdin/stdout"],
   ["--version", "print the version"],
@@ -73,6 +74,7 @@ const COMMANDS: Record<string, () => Command> = {
   restore: () => (require("./cli/restore") as typeof import("./cli/restore")).runRestore,
   slim: () => (require("./cli/slim") as typeof import("./cli/slim")).runSlim,
   diff: () => (require("./cli/diff") as typeof import("./cli/diff")).runDiff,
+  redact: () => (require("./cli/redact") as typeof import("./cli/redact")).runRedact,
 };
 
 export function main(args: readonly string[]): void {
@@ -156,7 +158,7 @@ function unknownCommand(command: string): void {
   const hint = near === undefined ? "" : ` (did you mean ${Object.hasOwn(COMMANDS, near) ? near : `--${near}`}?)`;
   const what = command.startsWith("-") ? "option" : "command";
   process.stderr.write(
-    `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, export, sessions, find, tree, info, usage, slim, diff, resume-from, drop-from-context, fork, restore, help, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
+    `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, export, sessions, find, tree, info, usage, slim, diff, resume-from, drop-from-context, fork, restore, redact, help, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
   );
   process.exitCode = 2;
 }

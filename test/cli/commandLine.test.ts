@@ -14,6 +14,7 @@ import { runDropFromContext, runFork, runResumeFrom } from "../../server/src/cli
 import { runExport } from "../../server/src/cli/export";
 import { runFind } from "../../server/src/cli/find";
 import { runInfo } from "../../server/src/cli/info";
+import { runRedact } from "../../server/src/cli/redact";
 import { runRestore } from "../../server/src/cli/restore";
 import type { CliIo } from "../../server/src/cli/io";
 import { runSessions } from "../../server/src/cli/sessions";
@@ -35,6 +36,7 @@ const COMMANDS: Record<string, Run> = {
   "drop-from-context": runDropFromContext,
   fork: runFork,
   restore: (args, io) => runRestore(args, io),
+  redact: runRedact,
 };
 
 async function run(name: string, args: readonly string[]) {
@@ -67,6 +69,7 @@ describe("every command's line", () => {
       "resume-from": ["--dry-rn", "--dry-run"],
       "drop-from-context": ["--dryrun", "--dry-run"],
       fork: ["--otu", "--out"],
+      redact: ["--dry", "--dry-run"],
     };
     for (const [name, [typo, meant]] of Object.entries(typos)) {
       const r = await run(name, [typo, "x", "y"]);

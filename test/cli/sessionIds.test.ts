@@ -147,7 +147,7 @@ describe("a session id where a FILE is asked for", () => {
     }
   });
 
-  it("is taken by info, context, export, fork, resume-from, drop-from-context, check and restore", () => {
+  it("is taken by info, context, export, fork, resume-from, drop-from-context, check, restore and redact", () => {
     const prefix = "019f0000-aaaa";
     expect(run(["info", "--json", prefix]).stdout).toContain(`"id":"${ID_A}"`);
     expect(JSON.parse(run(["context", prefix]).stdout).messages).toHaveLength(3);
@@ -164,6 +164,9 @@ describe("a session id where a FILE is asked for", () => {
     const restore = run(["restore", "--dry-run", prefix]);
     expect(restore.stderr).toContain(`restore: ${prefix} is session ${ID_A}`);
     expect(restore.stderr).toContain("no backup to restore beside");
+    const redact = run(["redact", "--dry-run", prefix]);
+    expect(redact.stderr).toContain(`redact: ${prefix} is session ${ID_A}`);
+    expect(redact.stdout).toContain("no credentials found; nothing written");
     const out = join(root, "forks");
     mkdirSync(out, { recursive: true });
     const fork = run(["fork", "--out", out, prefix]);

@@ -41,6 +41,9 @@ const EDITS: readonly [RegExp, string][] = [
   [/"timestamp":"([^"]*)\.(\d\d\d)Z"/, '"timestamp":"$1.$2+00:00"'],
   [/"timestamp":"19(\d\d)/, '"timestamp":"20$1'],
   [/"text":"/, '"text":"x'],
+  // A credential typed into a message and taken out again: the secret finding follows its line.
+  [/"text":"/, '"text":"GITHUB_TOKEN=ghp_R8sT1wY5zB3cD6fG0hJQ7vX2mK9pL4nAb123 '],
+  [/GITHUB_TOKEN=ghp_\w+ /, ""],
   [/"role":"user"/, '"role":"hookMessage"'],
   [/"role":"hookMessage"/, '"role":"user"'],
   [/\}$/, ""],

@@ -21,6 +21,7 @@ const { runExport } = require(join(out, "cli/export.js"));
 const { runUsage } = require(join(out, "cli/usage.js"));
 const { runSlim } = require(join(out, "cli/slim.js"));
 const { runDiff } = require(join(out, "cli/diff.js"));
+const { runRedact } = require(join(out, "cli/redact.js"));
 
 /** Output past this is not kept: the run is reported as too long. */
 const MAX_OUTPUT = 4 * 1024 * 1024;
@@ -119,6 +120,8 @@ for (const [n, file] of files.entries()) {
   // The huge file's export is larger than the output kept here: it is exported by test/cli/export.test.ts.
   for (const args of huge ? [] : [[], ["--all", "--format", "html"]]) await run("export", runExport, [...args, file]);
   for (const args of huge ? [["--json"]] : [[], ["--json"], ["--by", "model"], ["--by", "session", "--json"]]) await run("usage", runUsage, [...args, file]);
+  // --dry-run: the redaction and its proof, without writing into the hostile folder.
+  await run("redact", runRedact, ["--dry-run", file]);
 }
 for (const pi of ["1.x", "0.74"]) {
   for (const args of [["--json"], ["--limit", "0"]]) await run("sessions", runSessions, ["--session-dir", dir, "--cwd", "/p", "--pi", pi, ...args]);

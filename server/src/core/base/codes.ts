@@ -106,6 +106,10 @@ export const CODES = {
     severity: "warning",
     pi: "Pi 1.x appends a newline when it opens the file; Pi 0.73/0.74 writes its next entry onto the same line, and both entries become one unparsable line",
   },
+  secret: {
+    severity: "warning",
+    pi: "Nothing: Pi sends the credential to the provider with the rest of the context, and it goes wherever the session is shared (/share, exports, bug reports); `redact` writes a copy without it",
+  },
   "cwd-missing": {
     severity: "warning",
     pi: 'Pi stops with "Stored session working directory does not exist" in print and RPC mode; interactive Pi asks whether to continue in the current folder (1.x: or to fork the session there)',

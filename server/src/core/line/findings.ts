@@ -21,6 +21,7 @@ import {
   type FieldSpec,
 } from "./schema";
 import { isIsoTimestamp } from "./isoTime";
+import { findSecrets, maskSecret, SECRET_KIND_NAMES } from "./secrets";
 
 /** A problem found in one line, positioned by UTF-16 offsets within that line. */
 export interface LineFinding {
@@ -39,6 +40,13 @@ export function checkLine(text: string, object: Record<string, unknown>, type: s
   } catch {
     // The checker is written not to throw; should a shape slip through anyway, the line keeps
     // the findings made so far rather than breaking the invariant that parsing never fails.
+  }
+  for (const secret of findSecrets(text)) {
+    found.push({
+      code: "secret",
+      message: `This looks like ${SECRET_KIND_NAMES[secret.kind]} (${maskSecret(text, secret)}, ${secret.end - secret.start} characters). Pi sends it to the provider with the context, and it goes wherever the session is shared; \`pi-session-lsp redact\` writes a copy with each credential replaced.`,
+      span: { start: secret.start, end: secret.end },
+    });
   }
   return found;
 }

@@ -1,0 +1,151 @@
+/**
+ * `redact`'s decision: which characters of a session are replaced, and by what. The credentials
+ * are found line by line as the `secret` diagnostic finds them (`core/line/secrets.ts`); then every
+ * occurrence of each one in the whole text is replaced, so that a key found once beside its name
+ * (`OPENAI_API_KEY=sk-…`) is also gone where it appears bare. Same secret, same placeholder.
+ *
+ * The replacement works on each line's raw JSON text: a secret's characters need no escape, a
+ * placeholder holds none (`[REDACTED:kind:hash8]`), and an occurrence right after a backslash is
+ * part of an escape and left alone, so every line that was valid JSON stays valid JSON and the
+ * lines nobody touched stay byte for byte. A secret that is also part of a field that links the
+ * tree (an id, a parent, a tool call's id) is not replaced in that line, so that the tree, and the
+ * pairing of tool calls and results, are what they were.
+ */
+
+import { findSecrets, maskSecret, type SecretKind } from "../line/secrets";
+import { splitLines } from "../line/split";
+
+/** One credential: where it was first found, and what replaces it everywhere. */
+export interface RedactedSecret {
+  kind: SecretKind;
+  /** Its raw text in the line (JSON-escaped where it spans escapes: a private key's `\n`). */
+  raw: string;
+  /** Its value as the session's strings hold it. */
+  value: string;
+  /** Its masked form for people (`sk-ant-…a1b2`). */
+  masked: string;
+  placeholder: string;
+  /** The 0-based line it was first found on. */
+  line: number;
+}
+
+/** One replacement made: the line and the secret. */
+export interface Replacement {
+  line: number;
+  secret: RedactedSecret;
+}
+
+export interface Redaction {
+  text: string;
+  /** The distinct secrets, longest first. */
+  secrets: RedactedSecret[];
+  replacements: Replacement[];
+  /** Occurrences left in place because they are part of an id or a link, by line. */
+  kept: Replacement[];
+}
+
+/** At most this many distinct secrets are replaced (a hostile file of millions costs a bounded time per line). */
+export const MAX_DISTINCT_SECRETS = 10_000;
+
+/**
+ * The redacted text of `text`. `placeholderOf(kind, value)` names a secret (the caller keys its
+ * hash); it is called once per distinct secret.
+ */
+export function redactText(text: string, placeholderOf: (kind: SecretKind, value: string) => string): Redaction {
+  const { lines, eols } = splitLines(text);
+  const byRaw = new Map<string, RedactedSecret>();
+  for (let line = 0; line < lines.length && byRaw.size < MAX_DISTINCT_SECRETS; line++) {
+    const t = lines[line]!;
+    for (const match of findSecrets(t)) {
+      const raw = t.slice(match.start, match.end);
+      if (byRaw.has(raw)) continue;
+      const value = decoded(raw);
+      byRaw.set(raw, { kind: match.kind, raw, value, masked: maskSecret(t, match), placeholder: placeholderOf(match.kind, value), line });
+    }
+  }
+  // The longest first, so that a secret inside another is not replaced in half of the longer one.
+  const secrets = [...byRaw.values()].sort((x, y) => y.raw.length - x.raw.length);
+  const replacements: Replacement[] = [];
+  const kept: Replacement[] = [];
+  const out: string[] = [];
+  for (let line = 0; line < lines.length; line++) {
+    let t = lines[line]!;
+    if (secrets.length > 0) t = redactLine(t, line, secrets, replacements, kept);
+    out.push(t, eols[line] ?? "");
+  }
+  return { text: out.join(""), secrets, replacements, kept };
+}
+
+function redactLine(text: string, line: number, secrets: readonly RedactedSecret[], replacements: Replacement[], kept: Replacement[]): string {
+  let links: string[] | undefined;
+  let t = text;
+  for (const secret of secrets) {
+    if (!t.includes(secret.raw)) continue;
+    links ??= linkValues(text);
+    if (links.some((value) => value.includes(secret.value))) {
+      kept.push({ line, secret });
+      continue;
+    }
+    const pieces: string[] = [];
+    let from = 0;
+    for (let at = t.indexOf(secret.raw); at >= 0; at = t.indexOf(secret.raw, at + secret.raw.length)) {
+      // After an odd number of backslashes the first character belongs to an escape (`\n`): left alone.
+      let slashes = 0;
+      while (at - slashes > 0 && t.charCodeAt(at - slashes - 1) === 92) slashes++;
+      if (slashes % 2 === 1) continue;
+      pieces.push(t.slice(from, at), secret.placeholder);
+      from = at + secret.raw.length;
+      replacements.push({ line, secret });
+    }
+    if (pieces.length > 0) t = pieces.join("") + t.slice(from);
+  }
+  return t;
+}
+
+/** The strings of a line that link entries or tool calls: never changed, so that the tree stays as it was. */
+function linkValues(text: string): string[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return [];
+  const o = value as Record<string, unknown>;
+  const found: string[] = [];
+  const add = (v: unknown) => {
+    if (typeof v === "string") found.push(v);
+  };
+  for (const key of ["id", "parentId", "targetId", "fromId", "firstKeptEntryId", "type"]) add(o[key]);
+  const m = o.message;
+  if (m !== null && typeof m === "object" && !Array.isArray(m)) {
+    const message = m as Record<string, unknown>;
+    add(message.toolCallId);
+    add(message.role);
+    if (Array.isArray(message.content)) {
+      for (const block of message.content) {
+        if (block !== null && typeof block === "object" && (block as Record<string, unknown>).type === "toolCall") add((block as Record<string, unknown>).id);
+      }
+    }
+  }
+  return found;
+}
+
+/** The value of a raw JSON string's characters (a secret never holds an unescaped quote). */
+function decoded(raw: string): string {
+  if (!raw.includes("\\")) return raw;
+  try {
+    const v: unknown = JSON.parse(`"${raw}"`);
+    return typeof v === "string" ? v : raw;
+  } catch {
+    return raw;
+  }
+}
+
+/** `text` with each secret's value replaced by its placeholder (`secrets` longest first, as `Redaction.secrets`): what a string of the redacted copy's context must equal. */
+export function replaceInStrings(text: string, secrets: readonly RedactedSecret[]): string {
+  let t = text;
+  // Longest first, as the file was redacted.
+  for (const s of secrets) if (t.includes(s.value)) t = t.split(s.value).join(s.placeholder);
+  return t;
+}
