@@ -26,8 +26,8 @@ describe("README", () => {
 describe("ARCHITECTURE.md", () => {
   const text = readFileSync(join(REPO, "ARCHITECTURE.md"), "utf8");
 
-  it("is under 20,000 bytes", () => {
-    expect(Buffer.byteLength(text)).toBeLessThan(20_000);
+  it("is under 24,000 bytes", () => {
+    expect(Buffer.byteLength(text)).toBeLessThan(24_000);
   });
 
   it("names only files and folders that exist", () => {
