@@ -13,6 +13,7 @@ import { runContext } from "../../server/src/cli/contextCommand";
 import { runDropFromContext, runFork, runResumeFrom } from "../../server/src/cli/entryCommands";
 import { runFind } from "../../server/src/cli/find";
 import { runInfo } from "../../server/src/cli/info";
+import { runDoctor } from "../../server/src/cli/doctor";
 import { runRestore } from "../../server/src/cli/restore";
 import type { CliIo } from "../../server/src/cli/io";
 import { runSessions } from "../../server/src/cli/sessions";
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, Run> = {
   find: runFind,
   tree: runTree,
   info: runInfo,
+  doctor: runDoctor,
   "resume-from": runResumeFrom,
   "drop-from-context": runDropFromContext,
   fork: runFork,
@@ -62,6 +64,7 @@ describe("every command's line", () => {
       find: ["--idz", "--ids"],
       tree: ["--dpth", "--depth"],
       info: ["--jsn", "--json"],
+      doctor: ["--frok", "--fork"],
       "resume-from": ["--dry-rn", "--dry-run"],
       "drop-from-context": ["--dryrun", "--dry-run"],
       fork: ["--otu", "--out"],

@@ -17,6 +17,7 @@ const { runSessions } = require(join(out, "cli/sessions.js"));
 const { runFind } = require(join(out, "cli/find.js"));
 const { runTree } = require(join(out, "cli/tree.js"));
 const { runInfo } = require(join(out, "cli/info.js"));
+const { runDoctor } = require(join(out, "cli/doctor.js"));
 
 /** Output past this is not kept: the run is reported as too long. */
 const MAX_OUTPUT = 4 * 1024 * 1024;
@@ -95,6 +96,7 @@ for (const file of files) {
   const huge = file.endsWith("_huge.jsonl");
   for (const args of huge ? [[]] : [[], ["--json"], ["--all"]]) await run("tree", runTree, [...args, file]);
   for (const args of huge ? [["--json"]] : [[], ["--json"]]) await run("info", runInfo, [...args, file]);
+  if (!huge) await run("doctor", runDoctor, [file]);
 }
 for (const pi of ["1.x", "0.74"]) {
   for (const args of [["--json"], ["--limit", "0"]]) await run("sessions", runSessions, ["--session-dir", dir, "--cwd", "/p", "--pi", pi, ...args]);

@@ -1,0 +1,69 @@
+/**
+ * `/doctor` inside Pi: the report on the file Pi holds, then the remedies that are safe while Pi
+ * holds it, each through Pi's own session API. Resuming from the newest message is Pi's
+ * `navigateTree` and a marker appended with `appendEntry`; the repaired copy is written as a new
+ * file (created exclusively, never over one) and Pi switches to it with `switchSession`. The file Pi
+ * held is never written by this module.
+ *
+ * Where Pi has a UI (the terminal, RPC mode) the report is a notification and the remedies a
+ * choice; in print mode the report is the command's output on stdout, in JSON mode it goes to
+ * stderr (stdout is the event stream), and no remedy is applied without a person to choose it.
+ */
+
+import { RESUME_CUSTOM_TYPE } from "../core/edits/resumeFrom";
+import { type DoctorRemedy, doctorText } from "../features/api/doctor";
+import { diagnose, MAX_DOCTOR_BYTES } from "./doctorSession";
+import type { PiCommandContext, PiExtensionApi } from "./piApi";
+import { say } from "./say";
+import { writeNewFile } from "../io/newFile";
+import { escapeControls } from "../core/base/text";
+
+const CLOSE = "Close: leave the session as it is";
+
+export async function runDoctorCommand(pi: PiExtensionApi, ctx: PiCommandContext): Promise<void> {
+  const file = ctx.sessionManager.getSessionFile();
+  if (file === undefined) {
+    say(ctx, "pi-session-lsp /doctor: this session is not saved to a file (--no-session), so there is nothing on disk to check.");
+    return;
+  }
+  const found = diagnose(file, MAX_DOCTOR_BYTES);
+  if (!found.ok) {
+    say(ctx, `pi-session-lsp /doctor: ${found.why}.`, "warning");
+    return;
+  }
+  const { report } = found;
+  const text = doctorText(report, file);
+  if (!ctx.hasUI) {
+    (ctx.mode === "print" ? process.stdout : process.stderr).write(`${escapeControls(text, true)}\n`);
+    return;
+  }
+  say(ctx, text, report.verdict === "healthy" || report.verdict === "notes" ? "info" : "warning");
+  if (report.remedies.length === 0) return;
+  const titles = report.remedies.map((r, i) => `${i + 1}. ${r.title}`);
+  const choice = await ctx.ui.select("pi-session-lsp doctor: apply a remedy?", [...titles, CLOSE]);
+  const remedy = report.remedies[titles.indexOf(choice ?? "")];
+  if (remedy) await apply(pi, ctx, remedy, file);
+}
+
+async function apply(pi: PiExtensionApi, ctx: PiCommandContext, remedy: DoctorRemedy, file: string): Promise<void> {
+  await ctx.waitForIdle();
+  if (remedy.kind === "resume-newest") {
+    const moved = await ctx.navigateTree(remedy.entryId, { summarize: false });
+    if (moved?.cancelled) {
+      say(ctx, "pi-session-lsp /doctor: the move was cancelled; the session is as it was.");
+      return;
+    }
+    // The marker "resume from here" appends: Pi resumes from this entry next time too.
+    if (ctx.sessionManager.getLeafId() === remedy.entryId) pi.appendEntry(RESUME_CUSTOM_TYPE);
+    say(ctx, `pi-session-lsp /doctor: Pi now continues from line ${remedy.line} (${remedy.entryId}), the newest message.`);
+    return;
+  }
+  writeNewFile(remedy.path, remedy.text);
+  const switched = await ctx.switchSession(remedy.path);
+  if (switched?.cancelled) {
+    say(ctx, `pi-session-lsp /doctor: the repaired copy is ${remedy.path}, but the switch was cancelled; /resume opens it.`, "warning");
+    return;
+  }
+  // The context of the command is stale once the session is replaced: stderr or the new session's notice says the rest.
+  process.stderr.write(`pi-session-lsp /doctor: switched to the repaired copy ${escapeControls(remedy.path)}; ${escapeControls(file)} is unchanged.\n`);
+}

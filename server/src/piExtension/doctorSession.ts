@@ -1,0 +1,107 @@
+/**
+ * The session file Pi holds, read and diagnosed for the extension: bounded in size (Pi keeps
+ * running while the analysis runs, on its thread), read only (Pi appends to it), and diagnosed
+ * once per version of the file (its size and modification time), so that a request after a
+ * request costs a `stat`, not an analysis.
+ */
+
+import * as nodeFs from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { SessionDocument } from "../core/session/document";
+import { type DoctorReport, doctorReport } from "../features/api/doctor";
+import { folderInputs, sessionFacts } from "../io/sessionFacts";
+
+/** The largest session `/doctor` reads inside Pi (64 MiB): more would hold Pi up for seconds. */
+export const MAX_DOCTOR_BYTES = 64 * 1024 * 1024;
+/** The largest session the automatic checks (the resume notice, the request warning) read: they run on Pi's way. */
+export const MAX_AUTOMATIC_BYTES = 16 * 1024 * 1024;
+
+export type Diagnosed = { ok: true; report: DoctorReport; path: string } | { ok: false; why: string };
+
+let last: { key: string; diagnosed: Diagnosed } | undefined;
+
+/** Whether `path` is a file with more than a header: a session worth checking (a new one is not). */
+export function hasEntries(path: string): boolean {
+  try {
+    const stat = nodeFs.statSync(path);
+    return stat.isFile() && stat.size > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The doctor's report on the file at `path`, or why there is none; `limit` bounds the bytes read. */
+export function diagnose(path: string, limit: number, now?: Date): Diagnosed {
+  const full = resolve(path);
+  let fd: number;
+  try {
+    fd = nodeFs.openSync(full, nodeFs.constants.O_RDONLY | (nodeFs.constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    return { ok: false, why: `cannot read ${full}: ${(error as Error).message}` };
+  }
+  try {
+    const stat = nodeFs.fstatSync(fd);
+    if (!stat.isFile()) return { ok: false, why: `${full} is not a regular file` };
+    if (stat.size > limit)
+      return {
+        ok: false,
+        why: `the session is ${megabytes(stat.size)} MB, over the ${megabytes(limit)} MB the doctor reads inside Pi (so that Pi is not held up); run pi-session-lsp doctor ${full} in a terminal, or pi-session-lsp check, which streams a session of any size`,
+      };
+    const key = `${full}\0${stat.size}\0${stat.mtimeMs}\0${stat.ino}`;
+    if (last?.key === key && now === undefined) return last.diagnosed;
+    const bytes = Buffer.alloc(stat.size);
+    let n = 0;
+    while (n < bytes.length) {
+      const read = nodeFs.readSync(fd, bytes, n, bytes.length - n, n);
+      if (read === 0) break;
+      n += read;
+    }
+    // Pi reads sessions as UTF-8, as this does; a file that is not UTF-8 is one Pi 1.x refuses.
+    const text = bytes.subarray(0, n).toString("utf8");
+    const doc = new SessionDocument(pathToFileURL(full).href, "jsonl", 0, text);
+    const facts = sessionFacts(doc, folderInputs({ version: "1.x" }), { encoding: "utf-8", bom: false, lossless: true });
+    const diagnosed: Diagnosed = { ok: true, report: doctorReport(doc, { facts, path: full, now }), path: full };
+    last = { key, diagnosed };
+    return diagnosed;
+  } finally {
+    nodeFs.closeSync(fd);
+  }
+}
+
+function megabytes(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0);
+}
+
+/** The one-line notice for a resumed session with faults, or undefined for a sound one (or one too large to check on the way). */
+export function resumeNotice(path: string): string | undefined {
+  const found = diagnose(path, MAX_AUTOMATIC_BYTES);
+  if (!found.ok) return undefined;
+  const { verdict, summary } = found.report;
+  if (verdict === "healthy" || verdict === "notes") return undefined;
+  return `pi-session-lsp: ${summary} /doctor explains what and what to do.`;
+}
+
+/**
+ * The warning before a request, for the faults the request diagnostics find in the session the
+ * payload is built from (an error in the report's "next request" group) that `warned` does not
+ * hold yet; they are added to it. The payload is read, never changed, and only its model's name
+ * is taken from it: however large it is, it costs nothing more.
+ */
+export function requestWarning(path: string, payload: unknown, warned: Set<string>): string | undefined {
+  const found = diagnose(path, MAX_AUTOMATIC_BYTES);
+  if (!found.ok) return undefined;
+  const group = found.report.groups.find((g) => g.id === "request");
+  const fresh = (group?.findings ?? []).filter((f) => f.severity === 1 && !warned.has(`${f.code}\0${f.message}`));
+  if (fresh.length === 0) return undefined;
+  for (const f of fresh) warned.add(`${f.code}\0${f.message}`);
+  const model = modelOf(payload);
+  const faults = fresh.map((f) => `line ${f.line}: ${f.code}: ${f.message}`).join(" ");
+  return `pi-session-lsp: this request${model ? ` to ${model}` : ""} carries what the provider refuses (it is sent unchanged). ${faults} Remedy: ${group!.advice} /doctor offers the repaired copy.`;
+}
+
+function modelOf(payload: unknown): string | undefined {
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return undefined;
+  const model = (payload as Record<string, unknown>).model;
+  return typeof model === "string" ? model.slice(0, 100) : undefined;
+}
