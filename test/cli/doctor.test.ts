@@ -37,8 +37,8 @@ function copied(name: string): string {
   return path;
 }
 
-beforeAll(() => {
-  ensureBuilt();
+beforeAll(async () => {
+  await ensureBuilt();
   root = mkdtempSync(join(tmpdir(), "doctor-cli-"));
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));

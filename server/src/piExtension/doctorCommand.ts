@@ -6,8 +6,8 @@
  * held is never written by this module.
  *
  * Where Pi has a UI (the terminal, RPC mode) the report is a notification and the remedies a
- * choice; in print mode the report is the command's output on stdout, in JSON mode it goes to
- * stderr (stdout is the event stream), and no remedy is applied without a person to choose it.
+ * choice; in print and JSON mode it is text on stderr, and no remedy is applied without a person
+ * to choose it.
  */
 
 import { RESUME_CUSTOM_TYPE } from "../core/edits/resumeFrom";
@@ -34,7 +34,9 @@ export async function runDoctorCommand(pi: PiExtensionApi, ctx: PiCommandContext
   const { report } = found;
   const text = doctorText(report, file);
   if (!ctx.hasUI) {
-    (ctx.mode === "print" ? process.stdout : process.stderr).write(`${escapeControls(text, true)}\n`);
+    // Print and JSON mode: Pi keeps stdout for the answer or the event stream, and sends what an
+    // extension writes there to stderr anyway (its output guard); the report goes there directly.
+    process.stderr.write(`${escapeControls(text, true)}\n`);
     return;
   }
   say(ctx, text, report.verdict === "healthy" || report.verdict === "notes" ? "info" : "warning");

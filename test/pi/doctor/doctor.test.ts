@@ -7,11 +7,13 @@
  * with the request sent unchanged to a fake Anthropic endpoint on 127.0.0.1.
  */
 
+import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { fakeAnthropic, type FakeProvider, PiRpc, piFolders, type RpcRecord, sessionFrom } from "./harness";
+import { pi16 } from "../pi16";
+import { fakeAnthropic, type FakeProvider, PiRpc, piFolders, REPO, type RpcRecord, sessionFrom } from "./harness";
 
-const cleanup: (() => Promise<unknown> | void)[] = [];
+const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
@@ -125,5 +127,26 @@ describe("before a request (RPC mode, a fake Anthropic endpoint)", () => {
     // Sent as Pi built it: the tool result without its call is still in the body.
     const sent = JSON.stringify(provider.bodies[0]);
     expect(sent).toContain('"tool_use_id":"toolu_01"');
+  });
+});
+
+describe("/doctor in print mode (no UI)", () => {
+  it("writes the report as text on stderr, where Pi sends an extension's output outside RPC and the terminal", () => {
+    const folders = piFolders();
+    cleanup.push(() => rmSync(folders.root, { recursive: true, force: true }));
+    const file = sessionFrom("fault-tool-result-after-aborted-call", folders.project);
+    const pi = pi16();
+    const run = spawnSync(pi.node, [pi.cli, "--offline", "-e", REPO, "--session", file, "-p", "/doctor"], {
+      cwd: folders.project,
+      env: { PATH: process.env.PATH ?? "", HOME: folders.home, PI_CODING_AGENT_DIR: folders.agent, PI_OFFLINE: "1" },
+      encoding: "utf8",
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe("");
+    // The resume notice first, then the report, in the same words as in RPC mode and the CLI.
+    expect(run.stderr).toContain("pi-session-lsp: Pi's next request from this session will fail");
+    expect(run.stderr).toContain(`Doctor: ${file}\n`);
+    expect(run.stderr).toContain("line 4: error orphaned-tool-result:");
+    expect(run.stderr).toContain("Remedies that are safe while Pi holds the file:\n  1. Fork a repaired copy and switch to it:");
   });
 });
