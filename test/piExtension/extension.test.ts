@@ -44,6 +44,9 @@ function fakeCtx(file: string | undefined, hasUI = true, getSessionFile?: () => 
   return { ctx, notices };
 }
 
+/** Resolves once the resume check, which `session_start` puts on a timer so as not to hold Pi's start up, has run. */
+const afterStart = () => new Promise((done) => setTimeout(done, 0));
+
 let root: string;
 beforeAll(async () => {
   await ensureBuilt();
@@ -67,10 +70,13 @@ describe("the Pi extension", () => {
       const ctx = { hasUI: false, ui: {}, sessionManager: { getSessionFile: () => undefined } };
       handlers.session_start({ reason: "startup" }, ctx);
       handlers.before_provider_request({ payload: {} }, ctx);
-      const loaded = Object.keys(require.cache).filter((k) => k.startsWith(${JSON.stringify(OUT)})).map((k) => k.slice(${OUT.length + 1}));
-      process.stdout.write(JSON.stringify({ loaded: loaded.sort(), handlers: Object.keys(handlers).sort() }));`;
+      // After the resume check's timer has run.
+      setTimeout(() => {
+        const loaded = Object.keys(require.cache).filter((k) => k.startsWith(${JSON.stringify(OUT)})).map((k) => k.slice(${OUT.length + 1}));
+        process.stdout.write(JSON.stringify({ loaded: loaded.sort(), handlers: Object.keys(handlers).sort() }));
+      }, 0);`;
     const result = JSON.parse(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" })) as { loaded: string[]; handlers: string[] };
-    expect(result.handlers).toEqual(["/doctor", "before_provider_request", "session_start"]);
+    expect(result.handlers).toEqual(["/doctor", "before_provider_request", "session_shutdown", "session_start"]);
     // The text escaping of `say.ts` (and the loose reading it uses): two small modules, no analysis.
     expect(result.loaded).toEqual(["core/base/loose.js", "core/base/text.js", "piExtension/index.js", "piExtension/say.js"]);
   });
@@ -94,6 +100,27 @@ describe("the Pi extension", () => {
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 
+  it("checks a resumed session once Pi has started, and not after Pi shut the session down", async () => {
+    const { handlers } = fakePi();
+    const file = copied("fault-tool-result-after-aborted-call");
+    const { ctx, notices } = fakeCtx(file);
+    handlers.get("session_start")!({ reason: "startup" }, ctx);
+    // Nothing on Pi's way: the handler only set a timer.
+    expect(notices).toEqual([]);
+    handlers.get("session_shutdown")!({ reason: "quit" }, ctx);
+    await afterStart();
+    expect(notices).toEqual([]);
+    handlers.get("session_start")!({ reason: "resume" }, ctx);
+    handlers.get("session_start")!({ reason: "new" }, ctx);
+    await afterStart();
+    expect(notices).toEqual([
+      [
+        "warning",
+        "pi-session-lsp: Pi's next request from this session will fail: the provider refuses it, or Pi cannot build it (1 finding). /doctor explains what and what to do.",
+      ],
+    ]);
+  });
+
   it("says why it does not read a 1 GiB session, without reading it", async () => {
     const { handlers } = fakePi();
     const file = join(root, "huge.jsonl");
@@ -108,6 +135,7 @@ describe("the Pi extension", () => {
     expect(notices[0]![1]).toMatch(/the session is 1024 MB, over the 64 MB the doctor reads inside Pi .*pi-session-lsp doctor /);
     // The automatic checks stay silent on it: nothing to say on Pi's way but that they did not look.
     handlers.get("session_start")!({ reason: "startup" }, ctx);
+    await afterStart();
     expect(handlers.get("before_provider_request")!({ payload: {} }, ctx)).toBeUndefined();
     expect(notices).toHaveLength(1);
   });
@@ -135,8 +163,10 @@ describe("the Pi extension", () => {
     });
     await expect(handlers.get("/doctor")!("", ctx)).resolves.toBeUndefined();
     expect(() => handlers.get("session_start")!({ reason: "resume" }, ctx)).not.toThrow();
+    await afterStart();
     expect(handlers.get("before_provider_request")!({ payload: null }, ctx)).toBeUndefined();
     expect(notices.map(([type]) => type)).toEqual(["error", "error", "error"]);
+    expect(notices[1]![1]).toBe("pi-session-lsp could not check this session: TypeError: the session manager is gone");
     expect(notices[0]![1]).toBe("pi-session-lsp /doctor failed: TypeError: the session manager is gone");
   });
 });

@@ -32,17 +32,29 @@ export default function doctorExtension(pi: PiExtensionApi): void {
       }
     },
   });
+  /** The resume check waiting for its timer; Pi's `session_shutdown` cancels it (the context goes stale then). */
+  let pending: ReturnType<typeof setTimeout> | undefined;
+  pi.on("session_shutdown", () => {
+    clearTimeout(pending);
+    pending = undefined;
+  });
   pi.on("session_start", (event: SessionStartEvent, ctx: PiContext) => {
     warned.clear();
     if (event.reason !== "startup" && event.reason !== "resume") return;
-    try {
-      const file = ctx.sessionManager.getSessionFile();
-      if (file === undefined || !session().hasEntries(file)) return;
-      const notice = session().resumeNotice(file);
-      if (notice) say(ctx, notice, "warning");
-    } catch (error) {
-      say(ctx, `pi-session-lsp could not check this session: ${errorText(error)}`, "error");
-    }
+    // Pi waits for this handler before it goes on starting: the check (a few hundred milliseconds
+    // the first time, most of it loading the analysis) runs once Pi has started, on a timer.
+    clearTimeout(pending);
+    pending = setTimeout(() => {
+      pending = undefined;
+      try {
+        const file = ctx.sessionManager.getSessionFile();
+        if (file === undefined || !session().hasEntries(file)) return;
+        const notice = session().resumeNotice(file);
+        if (notice) say(ctx, notice, "warning");
+      } catch (error) {
+        say(ctx, `pi-session-lsp could not check this session: ${errorText(error)}`, "error");
+      }
+    }, 0);
   });
   pi.on("before_provider_request", (event: ProviderRequestEvent, ctx: PiContext) => {
     try {

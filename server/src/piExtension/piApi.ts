@@ -39,6 +39,7 @@ export interface ProviderRequestEvent {
 
 export interface PiExtensionApi {
   on(event: "session_start", handler: (event: SessionStartEvent, ctx: PiContext) => unknown): void;
+  on(event: "session_shutdown", handler: () => unknown): void;
   on(event: "before_provider_request", handler: (event: ProviderRequestEvent, ctx: PiContext) => unknown): void;
   registerCommand(name: string, options: { description: string; handler: (args: string, ctx: PiCommandContext) => Promise<void> }): void;
   appendEntry(customType: string, data?: unknown): void;
