@@ -16,7 +16,7 @@ import { closeFile, decodeSession, openSessionFile } from "./files";
 import type { CliIo } from "./io";
 import { writeNewFile } from "../io/newFile";
 import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
-import { escapeControls } from "./terminal";
+import { escapeControls, escapeControlsKeepingLines } from "./terminal";
 import { errorText } from "./walk";
 
 export const DOCTOR_USAGE = `Usage: pi-session-lsp doctor [--fork] [--session-dir DIR] FILE
@@ -62,7 +62,7 @@ function diagnose(path: string, fork: boolean, sessionDir: string | undefined, i
   } catch (error) {
     return fail(`cannot read ${path}: ${errorText(error)}`);
   }
-  io.out(`${doctorText(report, path)}\n`);
+  io.out(`${escapeControlsKeepingLines(doctorText(report, path))}\n`);
   if (fork) {
     const copy = report.remedies.find((r) => r.kind === "repaired-copy");
     if (!copy) return fail(`${path}: there is no repaired copy to write: check --fix's fixes change nothing in it`);

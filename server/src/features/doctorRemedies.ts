@@ -109,7 +109,7 @@ function repairedCopy(doc: SessionDocument, path: string, clock: EditClock): Rep
   return {
     kind: "repaired-copy",
     title: "Fork a repaired copy and switch to it",
-    description: `A new session next to this one (parentSession names this file) that ${parts.join(" and ")}; this file stays as it is, byte for byte. ${after}`,
+    description: `A new session next to this one (parentSession names this file) that ${parts.join(" and ")}; this file stays as it is, byte for byte. ${after} Outside Pi: pi-session-lsp doctor --fork FILE.`,
     text,
     path: made.path,
     sessionId: made.sessionId,

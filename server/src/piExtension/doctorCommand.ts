@@ -16,7 +16,7 @@ import { diagnose, MAX_DOCTOR_BYTES } from "./doctorSession";
 import type { PiCommandContext, PiExtensionApi } from "./piApi";
 import { say } from "./say";
 import { writeNewFile } from "../io/newFile";
-import { escapeControls } from "../core/base/text";
+import { escapeForTerminal } from "../core/base/text";
 
 const CLOSE = "Close: leave the session as it is";
 
@@ -36,7 +36,7 @@ export async function runDoctorCommand(pi: PiExtensionApi, ctx: PiCommandContext
   if (!ctx.hasUI) {
     // Print and JSON mode: Pi keeps stdout for the answer or the event stream, and sends what an
     // extension writes there to stderr anyway (its output guard); the report goes there directly.
-    process.stderr.write(`${escapeControls(text, true)}\n`);
+    process.stderr.write(`${escapeForTerminal(text, true)}\n`);
     return;
   }
   say(ctx, text, report.verdict === "healthy" || report.verdict === "notes" ? "info" : "warning");
@@ -67,5 +67,5 @@ async function apply(pi: PiExtensionApi, ctx: PiCommandContext, remedy: DoctorRe
     return;
   }
   // The context of the command is stale once the session is replaced: stderr or the new session's notice says the rest.
-  process.stderr.write(`pi-session-lsp /doctor: switched to the repaired copy ${escapeControls(remedy.path)}; ${escapeControls(file)} is unchanged.\n`);
+  process.stderr.write(`pi-session-lsp /doctor: switched to the repaired copy ${escapeForTerminal(remedy.path)}; ${escapeForTerminal(file)} is unchanged.\n`);
 }

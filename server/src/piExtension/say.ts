@@ -4,17 +4,17 @@
  * and JSON mode, whose stdout carries the answer or the event stream).
  */
 
-import { escapeControls } from "../core/base/text";
+import { escapeForTerminal } from "../core/base/text";
 import type { NotifyType, PiContext } from "./piApi";
 
 export function say(ctx: PiContext, text: string, type: NotifyType = "info"): void {
   try {
     if (ctx.hasUI) {
-      ctx.ui.notify(escapeControls(text, true), type);
+      ctx.ui.notify(escapeForTerminal(text, true), type);
       return;
     }
   } catch {
     // A context gone stale (the session was replaced) cannot show it: stderr still can.
   }
-  process.stderr.write(`${escapeControls(text, true)}\n`);
+  process.stderr.write(`${escapeForTerminal(text, true)}\n`);
 }
