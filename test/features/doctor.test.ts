@@ -77,6 +77,16 @@ describe("the doctor's report", () => {
     expect(shown).toContain("/compact");
   });
 
+  it("mends duplicate ids in the repaired copy as check --fix does", () => {
+    const r = report(fixture("fault-dup-id-no-cycle"));
+    expect(r.groups.find((g) => g.id === "tree")!.findings.map((f) => f.code)).toContain("duplicate-id");
+    const copy = r.remedies.find((m): m is RepairedCopy => m.kind === "repaired-copy")!;
+    expect(copy.fixed.get("duplicate-id")).toBeGreaterThan(0);
+    expect(copy.dropped).toBe(0);
+    expect(computeDiagnostics(docOf(copy.text)).map((d) => d.code)).not.toContain("duplicate-id");
+    expect(copy.description).toContain("fixes duplicate-id as check --fix does");
+  });
+
   it("offers to resume from the newest message when a metadata leaf hides it", () => {
     const r = report(fixture("fault-metadata-leaf"));
     expect(r.groups.find((g) => g.id === "tree")!.findings.map((f) => f.code)).toContain("leaf-hides-messages");

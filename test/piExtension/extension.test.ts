@@ -140,6 +140,15 @@ describe("the Pi extension", () => {
     expect(notices).toHaveLength(1);
   });
 
+  it("reads no FIFO named like the session, and does not wait for a writer", async () => {
+    const { handlers } = fakePi();
+    const fifo = join(root, "fifo.jsonl");
+    execFileSync("mkfifo", [fifo]);
+    const { ctx, notices } = fakeCtx(fifo);
+    await handlers.get("/doctor")!("", ctx);
+    expect(notices).toEqual([["warning", `pi-session-lsp /doctor: ${fifo} is not a regular file.`]]);
+  });
+
   it("answers a 50 MB payload without serialising it, leaves it as it is, and warns once per fault", () => {
     const { handlers } = fakePi();
     const file = copied("fault-tool-result-after-aborted-call");

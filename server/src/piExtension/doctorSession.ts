@@ -1,15 +1,15 @@
 /**
  * The session file Pi holds, read and diagnosed for the extension: bounded in size (Pi keeps
  * running while the analysis runs, on its thread), read only (Pi appends to it), and diagnosed
- * once per version of the file (its size and modification time), so that a request after a
- * request costs a `stat`, not an analysis.
+ * once per version of the file (its size, modification time and inode), so that a request after
+ * a request costs an `fstat`, not an analysis. The file is read through `io/boundedFile.ts`.
  */
 
-import * as nodeFs from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { SessionDocument } from "../core/session/document";
 import { type DoctorReport, doctorReport } from "../features/api/doctor";
+import { isNonEmptyFile, readBoundedFile } from "../io/boundedFile";
 import { folderInputs, sessionFacts } from "../io/sessionFacts";
 
 /** The largest session `/doctor` reads inside Pi (64 MiB): more would hold Pi up for seconds. */
@@ -19,58 +19,34 @@ export const MAX_AUTOMATIC_BYTES = 16 * 1024 * 1024;
 
 export type Diagnosed = { ok: true; report: DoctorReport; path: string } | { ok: false; why: string };
 
-let last: { key: string; diagnosed: Diagnosed } | undefined;
+/** The last report, for the version of the file it was made from: a request after a request costs an `fstat`. */
+let last: { version: string; diagnosed: Diagnosed } | undefined;
 
 /** Whether `path` is a file with more than a header: a session worth checking (a new one is not). */
 export function hasEntries(path: string): boolean {
-  try {
-    const stat = nodeFs.statSync(path);
-    return stat.isFile() && stat.size > 0;
-  } catch {
-    return false;
-  }
+  return isNonEmptyFile(path);
 }
 
 /** The doctor's report on the file at `path`, or why there is none; `limit` bounds the bytes read. */
-export function diagnose(path: string, limit: number, now?: Date): Diagnosed {
+export function diagnose(path: string, limit: number): Diagnosed {
   const full = resolve(path);
-  let fd: number;
-  try {
-    fd = nodeFs.openSync(full, nodeFs.constants.O_RDONLY | (nodeFs.constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    return { ok: false, why: `cannot read ${full}: ${(error as Error).message}` };
+  const read = readBoundedFile(full, limit, (version) => last?.version === version);
+  if (!read.ok) {
+    return {
+      ok: false,
+      why: read.tooLarge
+        ? `${read.why} the doctor reads inside Pi (so that Pi is not held up); run pi-session-lsp doctor ${full} in a terminal, or pi-session-lsp check, which streams a session of any size`
+        : read.why,
+    };
   }
-  try {
-    const stat = nodeFs.fstatSync(fd);
-    if (!stat.isFile()) return { ok: false, why: `${full} is not a regular file` };
-    if (stat.size > limit)
-      return {
-        ok: false,
-        why: `the session is ${megabytes(stat.size)} MB, over the ${megabytes(limit)} MB the doctor reads inside Pi (so that Pi is not held up); run pi-session-lsp doctor ${full} in a terminal, or pi-session-lsp check, which streams a session of any size`,
-      };
-    const key = `${full}\0${stat.size}\0${stat.mtimeMs}\0${stat.ino}`;
-    if (last?.key === key && now === undefined) return last.diagnosed;
-    const bytes = Buffer.alloc(stat.size);
-    let n = 0;
-    while (n < bytes.length) {
-      const read = nodeFs.readSync(fd, bytes, n, bytes.length - n, n);
-      if (read === 0) break;
-      n += read;
-    }
-    // Pi reads sessions as UTF-8, as this does; a file that is not UTF-8 is one Pi 1.x refuses.
-    const text = bytes.subarray(0, n).toString("utf8");
-    const doc = new SessionDocument(pathToFileURL(full).href, "jsonl", 0, text);
-    const facts = sessionFacts(doc, folderInputs({ version: "1.x" }), { encoding: "utf-8", bom: false, lossless: true });
-    const diagnosed: Diagnosed = { ok: true, report: doctorReport(doc, { facts, path: full, now }), path: full };
-    last = { key, diagnosed };
-    return diagnosed;
-  } finally {
-    nodeFs.closeSync(fd);
-  }
-}
-
-function megabytes(bytes: number): string {
-  return (bytes / (1024 * 1024)).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0);
+  if ("cached" in read && last) return last.diagnosed;
+  if (!("bytes" in read)) return { ok: false, why: `cannot read ${full}` };
+  // Pi reads sessions as UTF-8, as this does; a file that is not UTF-8 is one Pi 1.x refuses.
+  const doc = new SessionDocument(pathToFileURL(full).href, "jsonl", 0, read.bytes.toString("utf8"));
+  const facts = sessionFacts(doc, folderInputs({ version: "1.x" }), { encoding: "utf-8", bom: false, lossless: true });
+  const diagnosed: Diagnosed = { ok: true, report: doctorReport(doc, { facts, path: full }), path: full };
+  last = { version: read.version, diagnosed };
+  return diagnosed;
 }
 
 /** The one-line notice for a resumed session with faults, or undefined for a sound one (or one too large to check on the way). */
