@@ -130,17 +130,28 @@ describe("before a request (RPC mode, a fake Anthropic endpoint)", () => {
   });
 });
 
-describe("/doctor in print mode (no UI)", () => {
+/** Runs Pi 1.6 once (not in RPC mode) in `folders`, as a user would. */
+function piOnce(folders: { home: string; agent: string; project: string }, args: string[]) {
+  const pi = pi16();
+  // PI_OFFLINE=1 is --offline, which would also end a subcommand's place as the first word.
+  return spawnSync(pi.node, [pi.cli, ...args], {
+    cwd: folders.project,
+    env: { PATH: process.env.PATH ?? "", HOME: folders.home, PI_CODING_AGENT_DIR: folders.agent, PI_OFFLINE: "1" },
+    encoding: "utf8",
+  });
+}
+
+describe("/doctor without a UI (print and JSON mode)", () => {
   it("writes the report as text on stderr, where Pi sends an extension's output outside RPC and the terminal", () => {
     const folders = piFolders();
     cleanup.push(() => rmSync(folders.root, { recursive: true, force: true }));
     const file = sessionFrom("fault-tool-result-after-aborted-call", folders.project);
-    const pi = pi16();
-    const run = spawnSync(pi.node, [pi.cli, "--offline", "-e", REPO, "--session", file, "-p", "/doctor"], {
-      cwd: folders.project,
-      env: { PATH: process.env.PATH ?? "", HOME: folders.home, PI_CODING_AGENT_DIR: folders.agent, PI_OFFLINE: "1" },
-      encoding: "utf8",
-    });
+    const json = piOnce(folders, ["-e", REPO, "--session", file, "--mode", "json", "-p", "/doctor"]);
+    expect(json.status).toBe(0);
+    expect(json.stderr).toContain(`Doctor: ${file}\n`);
+    // stdout is Pi's event stream, nothing else.
+    for (const line of json.stdout.split("\n").filter((l) => l !== "")) expect(() => JSON.parse(line)).not.toThrow();
+    const run = piOnce(folders, ["-e", REPO, "--session", file, "-p", "/doctor"]);
     expect(run.status).toBe(0);
     expect(run.stdout).toBe("");
     // The report in the same words as in RPC mode and the CLI. (The resume notice waits for Pi to
@@ -149,5 +160,19 @@ describe("/doctor in print mode (no UI)", () => {
     expect(run.stderr).toContain(`Doctor: ${file}\n`);
     expect(run.stderr).toContain("line 4: error orphaned-tool-result:");
     expect(run.stderr).toContain("Remedies that are safe while Pi holds the file:\n  1. Fork a repaired copy and switch to it:");
+  });
+});
+
+describe("pi install of the package", () => {
+  it("adds the package to Pi's settings, and Pi loads /doctor from it without -e", async () => {
+    const folders = piFolders();
+    cleanup.push(() => rmSync(folders.root, { recursive: true, force: true }));
+    const installed = piOnce(folders, ["install", REPO]);
+    expect(installed.status, installed.stderr + installed.stdout).toBe(0);
+    expect(installed.stdout).toContain(`Installed ${REPO}`);
+    const file = sessionFrom("fault-malformed-middle", folders.project);
+    const pi = new PiRpc(["--session", file], folders, false);
+    cleanup.push(() => pi.close());
+    expect(await doctor(pi, "d1")).toContain("line 5: error malformed-json:");
   });
 });
