@@ -32,13 +32,13 @@ function fakePi() {
 }
 
 /** A context of Pi's for the session at `file`, with or without a UI, recording the notices. */
-function fakeCtx(file: string | undefined, hasUI = true, getSessionFile?: () => string | undefined) {
+function fakeCtx(file: string | undefined, hasUI = true, getSessionFile?: () => string | undefined, branch = ["a0000001", "a0000002", "a0000003", "a0000004"]) {
   const notices: [string, string][] = [];
   const ctx = {
     hasUI,
     mode: hasUI ? "rpc" : "print",
     ui: { notify: (text: string, type = "info") => notices.push([type, text]), select: async () => undefined },
-    sessionManager: { getSessionFile: getSessionFile ?? (() => file), getLeafId: () => null },
+    sessionManager: { getSessionFile: getSessionFile ?? (() => file), getLeafId: () => null, getBranch: () => branch.map((id) => ({ id })) },
     waitForIdle: async () => {},
   };
   return { ctx, notices };
@@ -163,6 +163,18 @@ describe("the Pi extension", () => {
       /^pi-session-lsp: this request to claude-sonnet-4-5 carries what the provider refuses \(it is sent unchanged\)\. line 4: orphaned-tool-result: /,
     );
     expect(notices[0]![1]).toContain("Remedy: ");
+  });
+
+  it("does not warn of a fault on an entry Pi's current branch leaves out (a move in /tree not yet in the file)", () => {
+    const { handlers } = fakePi();
+    const file = copied("fault-tool-result-after-aborted-call");
+    const away = fakeCtx(file, true, undefined, ["a0000001"]);
+    expect(handlers.get("before_provider_request")!({ payload: {} }, away.ctx)).toBeUndefined();
+    expect(away.notices).toEqual([]);
+    // Back on the branch that holds it, the warning comes, once.
+    const back = fakeCtx(file);
+    handlers.get("before_provider_request")!({ payload: {} }, back.ctx);
+    expect(back.notices.map(([, text]) => text.includes("line 4: orphaned-tool-result"))).toEqual([true]);
   });
 
   it("catches a failure inside any handler, says it in one line, and lets Pi go on", async () => {

@@ -116,6 +116,8 @@ export interface DoctorFinding {
   /** 1-based, as check prints it. */
   line: number;
   message: string;
+  /** The id of the entry on that line, when it has a string id (Pi's branch names entries by it). */
+  entryId?: string;
 }
 
 export interface DoctorGroup {
@@ -151,7 +153,7 @@ export interface DoctorOptions {
 /** The doctor's report on `doc`. */
 export function doctorReport(doc: SessionDocument, options: DoctorOptions = {}): DoctorReport {
   const found = collectDiagnostics(doc, MAX_PER_CODE, options.facts ?? {});
-  const groups = groupFindings(found.diagnostics, found.overflow);
+  const groups = groupFindings(found.diagnostics, found.overflow, (line) => doc.analysis.entryAtLine[line]?.id);
   const codes = new Set(found.diagnostics.map((d) => String(d.code)));
   for (const code of found.overflow.keys()) codes.add(code);
   const verdict = verdictOf(codes);
@@ -159,15 +161,23 @@ export function doctorReport(doc: SessionDocument, options: DoctorOptions = {}):
   return { verdict, summary: summaryOf(verdict, groups), groups, remedies };
 }
 
-function groupFindings(diagnostics: readonly Diagnostic[], overflow: ReadonlyMap<string, number>): DoctorGroup[] {
+function groupFindings(diagnostics: readonly Diagnostic[], overflow: ReadonlyMap<string, number>, idAt: (line: number) => string | undefined): DoctorGroup[] {
   const byId = new Map<DoctorGroupId, DoctorGroup>();
   for (const g of GROUPS) byId.set(g.id, { ...g, findings: [], total: 0 });
   for (const d of diagnostics) {
     const code = String(d.code) as DiagnosticCode;
     const group = byId.get(GROUP_OF[code] ?? "notes")!;
     group.total++;
-    if (group.findings.length < SHOWN_PER_GROUP)
-      group.findings.push({ code, severity: d.severity ?? 1, line: d.range.start.line + 1, message: String(d.message) });
+    if (group.findings.length < SHOWN_PER_GROUP) {
+      const entryId = idAt(d.range.start.line);
+      group.findings.push({
+        code,
+        severity: d.severity ?? 1,
+        line: d.range.start.line + 1,
+        message: String(d.message),
+        ...(entryId === undefined ? {} : { entryId }),
+      });
+    }
   }
   for (const [code, n] of overflow) byId.get(GROUP_OF[code as DiagnosticCode] ?? "notes")!.total += n;
   return [...byId.values()].filter((g) => g.total > 0);

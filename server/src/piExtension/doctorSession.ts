@@ -60,15 +60,19 @@ export function resumeNotice(path: string): string | undefined {
 
 /**
  * The warning before a request, for the faults the request diagnostics find in the session the
- * payload is built from (an error in the report's "next request" group) that `warned` does not
- * hold yet; they are added to it. The payload is read, never changed, and only its model's name
+ * payload is built from (an error in the report's "next request" group, on an entry of Pi's
+ * current branch) that `warned` does not hold yet; they are added to it. The payload is read, never changed, and only its model's name
  * is taken from it: however large it is, it costs nothing more.
  */
-export function requestWarning(path: string, payload: unknown, warned: Set<string>): string | undefined {
+export function requestWarning(path: string, payload: unknown, warned: Set<string>, onBranch: (entryId: string) => boolean): string | undefined {
   const found = diagnose(path, MAX_AUTOMATIC_BYTES);
   if (!found.ok) return undefined;
   const group = found.report.groups.find((g) => g.id === "request");
-  const fresh = (group?.findings ?? []).filter((f) => f.severity === 1 && !warned.has(`${f.code}\0${f.message}`));
+  // Only a fault of an entry on the branch Pi builds this request from: after a move in /tree
+  // (kept in Pi's memory until its next line), the file's last line is not where Pi is.
+  const fresh = (group?.findings ?? []).filter(
+    (f) => f.severity === 1 && !warned.has(`${f.code}\0${f.message}`) && (f.entryId === undefined || onBranch(f.entryId)),
+  );
   if (fresh.length === 0) return undefined;
   for (const f of fresh) warned.add(`${f.code}\0${f.message}`);
   const model = modelOf(payload);

@@ -60,7 +60,12 @@ export default function doctorExtension(pi: PiExtensionApi): void {
     try {
       const file = ctx.sessionManager.getSessionFile();
       if (file === undefined || !session().hasEntries(file)) return undefined;
-      const warning = session().requestWarning(file, event.payload, warned);
+      let branch: Set<string> | undefined;
+      const onBranch = (id: string) => {
+        branch ??= new Set(ctx.sessionManager.getBranch().map((entry) => entry.id));
+        return branch.has(id);
+      };
+      const warning = session().requestWarning(file, event.payload, warned, onBranch);
       if (warning) say(ctx, warning, "warning");
     } catch (error) {
       say(ctx, `pi-session-lsp could not check this request: ${errorText(error)}`, "error");

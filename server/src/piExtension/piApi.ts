@@ -13,6 +13,8 @@ export interface PiUi {
 export interface PiSessionManager {
   getSessionFile(): string | undefined;
   getLeafId(): string | null | undefined;
+  /** The entries from the root to Pi's current leaf (in memory: a /tree move is here before it is in the file). */
+  getBranch(): readonly { id: string }[];
 }
 
 export interface PiContext {
