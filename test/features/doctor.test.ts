@@ -105,6 +105,14 @@ describe("the doctor's report", () => {
     expect(doctorText(r, "s.jsonl")).toContain("… and 4 more");
   });
 
+  it("shows no raw control character a session holds, bidirectional ones included", () => {
+    const lines = fixture("written-16-branches").split("\n");
+    const broken = [lines[0], '{"type":"message","id":"\u202e\u001b[2J', ...lines.slice(1)].join("\n");
+    const shown = doctorText(report(broken), "s\u202e.jsonl");
+    expect(shown).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    expect(shown).toContain("Doctor: s\\u202e.jsonl");
+  });
+
   it("places every diagnostic code in a group", () => {
     // GROUP_OF is typed over every code; this says so at run time for a code added without a place.
     const r = report(fixture("fault-malformed-middle"));
