@@ -67,7 +67,7 @@ describe("the Pi extension", () => {
       const ext = require(${JSON.stringify(join(OUT, "piExtension/index.js"))});
       const handlers = {};
       ext.default({ on: (e, h) => (handlers[e] = h), registerCommand: (n, o) => (handlers["/" + n] = o.handler), appendEntry() {} });
-      const ctx = { hasUI: false, ui: {}, sessionManager: { getSessionFile: () => undefined } };
+      const ctx = { hasUI: true, ui: { notify() {} }, sessionManager: { getSessionFile: () => undefined } };
       handlers.session_start({ reason: "startup" }, ctx);
       handlers.before_provider_request({ payload: {} }, ctx);
       // After the resume check's timer has run.
@@ -110,9 +110,13 @@ describe("the Pi extension", () => {
     handlers.get("session_shutdown")!({ reason: "quit" }, ctx);
     await afterStart();
     expect(notices).toEqual([]);
+    // No check where nobody is at a UI (print, JSON mode): such a run is not held up by it.
+    const printed = fakeCtx(file, false);
+    handlers.get("session_start")!({ reason: "startup" }, printed.ctx);
     handlers.get("session_start")!({ reason: "resume" }, ctx);
     handlers.get("session_start")!({ reason: "new" }, ctx);
     await afterStart();
+    expect(printed.notices).toEqual([]);
     expect(notices).toEqual([
       [
         "warning",

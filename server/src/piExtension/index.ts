@@ -40,7 +40,9 @@ export default function doctorExtension(pi: PiExtensionApi): void {
   });
   pi.on("session_start", (event: SessionStartEvent, ctx: PiContext) => {
     warned.clear();
-    if (event.reason !== "startup" && event.reason !== "resume") return;
+    // The notice is for a person at Pi's UI (the terminal, an RPC client); a print or JSON run has
+    // none, and the request warning still comes before a request the provider refuses.
+    if ((event.reason !== "startup" && event.reason !== "resume") || !ctx.hasUI) return;
     // Pi waits for this handler before it goes on starting: the check (a few hundred milliseconds
     // the first time, most of it loading the analysis) runs once Pi has started, on a timer.
     clearTimeout(pending);
