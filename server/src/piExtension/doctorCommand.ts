@@ -15,8 +15,8 @@ import { type DoctorRemedy, doctorText } from "../features/api/doctor";
 import { diagnose, MAX_DOCTOR_BYTES } from "./doctorSession";
 import type { PiCommandContext, PiExtensionApi } from "./piApi";
 import { say } from "./say";
-import { writeNewFile } from "../io/newFile";
 import { escapeForTerminal } from "../core/base/text";
+import { writeNewFile } from "../io/newFile";
 
 const CLOSE = "Close: leave the session as it is";
 
@@ -61,11 +61,8 @@ async function apply(pi: PiExtensionApi, ctx: PiCommandContext, remedy: DoctorRe
     return;
   }
   writeNewFile(remedy.path, remedy.text);
-  const switched = await ctx.switchSession(remedy.path);
-  if (switched?.cancelled) {
-    say(ctx, `pi-session-lsp /doctor: the repaired copy is ${remedy.path}, but the switch was cancelled; /resume opens it.`, "warning");
-    return;
-  }
-  // The context of the command is stale once the session is replaced: stderr or the new session's notice says the rest.
-  process.stderr.write(`pi-session-lsp /doctor: switched to the repaired copy ${escapeForTerminal(remedy.path)}; ${escapeForTerminal(file)} is unchanged.\n`);
+  const done = `pi-session-lsp /doctor: switched to the repaired copy ${remedy.path}; ${file} is unchanged.`;
+  // Once the session is replaced this command's context is stale: Pi hands `withSession` the new one.
+  const switched = await ctx.switchSession(remedy.path, { withSession: async (next) => say(next, done) });
+  if (switched?.cancelled) say(ctx, `pi-session-lsp /doctor: the repaired copy is ${remedy.path}, but the switch was cancelled; /resume opens it.`, "warning");
 }

@@ -28,7 +28,7 @@ export interface PiContext {
 export interface PiCommandContext extends PiContext {
   waitForIdle(): Promise<void>;
   navigateTree(targetId: string, options?: { summarize?: boolean }): Promise<{ cancelled?: boolean } | undefined>;
-  switchSession(sessionPath: string): Promise<{ cancelled?: boolean } | undefined>;
+  switchSession(sessionPath: string, options?: { withSession?: (ctx: PiContext) => Promise<void> }): Promise<{ cancelled?: boolean } | undefined>;
 }
 
 export interface SessionStartEvent {

@@ -79,6 +79,9 @@ describe("/doctor in Pi 1.6 (RPC mode)", () => {
     const state = (await pi.next((r) => r.type === "response" && r.id === "s1")).data as { sessionFile: string };
     expect(state.sessionFile).not.toBe(file);
     expect(readFileSync(file).equals(before)).toBe(true);
+    expect(pi.notices(from).map(([, text]) => text)).toContain(
+      `pi-session-lsp /doctor: switched to the repaired copy ${state.sessionFile}; ${file} is unchanged.`,
+    );
     const copy = readFileSync(state.sessionFile, "utf8").split("\n");
     expect(JSON.parse(copy[0]!)).toMatchObject({ type: "session", version: 3, parentSession: file });
     // The copy is what Pi now holds, and the doctor finds no request fault in it.
