@@ -32,6 +32,7 @@ export const MAY_IMPORT = {
   "features/": ["core/"],
   "lsp/": ["features/api/", "core/", "io/", "version.ts"],
   "cli/": ["features/api/", "core/", "io/", "version.ts"],
+  "piExtension/": ["features/api/", "core/", "io/", "version.ts"],
   "version.ts": [],
   "main.ts": ["lsp/", "cli/", "version.ts"],
 };

@@ -23,6 +23,7 @@ const SUMMARIES: readonly (readonly [string, string])[] = [
   ["tree FILE|ID", "the session tree as /tree draws it, with each entry's id"],
   ["info FILE|ID", "a one-screen summary of a session"],
   ["usage [FILE|ID...]", "tokens and cost as Pi's /session counts them, by day or model"],
+  ["doctor FILE|ID", "what Pi did with a session, what its next request breaks, what to do"],
   ["resume-from FILE|ID ENTRY", "make Pi resume from an entry"],
   ["drop-from-context FILE|ID ENTRY", "leave a message out of Pi 1.x's context"],
   ["fork FILE|ID", "a new session from the root to an entry (--leaf ENTRY)"],
@@ -67,6 +68,7 @@ const COMMANDS: Record<string, () => Command> = {
   tree: () => (require("./cli/tree") as typeof import("./cli/tree")).runTree,
   info: () => (require("./cli/info") as typeof import("./cli/info")).runInfo,
   usage: () => (require("./cli/usage") as typeof import("./cli/usage")).runUsage,
+  doctor: () => (require("./cli/doctor") as typeof import("./cli/doctor")).runDoctor,
   find: () => (require("./cli/find") as typeof import("./cli/find")).runFind,
   "resume-from": () => (require("./cli/entryCommands") as typeof import("./cli/entryCommands")).runResumeFrom,
   "drop-from-context": () => (require("./cli/entryCommands") as typeof import("./cli/entryCommands")).runDropFromContext,
@@ -158,7 +160,7 @@ function unknownCommand(command: string): void {
   const hint = near === undefined ? "" : ` (did you mean ${Object.hasOwn(COMMANDS, near) ? near : `--${near}`}?)`;
   const what = command.startsWith("-") ? "option" : "command";
   process.stderr.write(
-    `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, export, sessions, find, tree, info, usage, slim, diff, resume-from, drop-from-context, fork, restore, redact, help, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
+    `pi-session-lsp: unknown ${what} ${quote(command)}${hint}\nCommands: check, context, export, sessions, find, tree, info, usage, doctor, slim, diff, resume-from, drop-from-context, fork, restore, redact, help, --stdio, --version. Run "pi-session-lsp --help" for usage.\n`,
   );
   process.exitCode = 2;
 }

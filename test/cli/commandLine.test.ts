@@ -14,6 +14,7 @@ import { runDropFromContext, runFork, runResumeFrom } from "../../server/src/cli
 import { runExport } from "../../server/src/cli/export";
 import { runFind } from "../../server/src/cli/find";
 import { runInfo } from "../../server/src/cli/info";
+import { runDoctor } from "../../server/src/cli/doctor";
 import { runRedact } from "../../server/src/cli/redact";
 import { runRestore } from "../../server/src/cli/restore";
 import type { CliIo } from "../../server/src/cli/io";
@@ -32,6 +33,7 @@ const COMMANDS: Record<string, Run> = {
   find: runFind,
   tree: runTree,
   info: runInfo,
+  doctor: runDoctor,
   "resume-from": runResumeFrom,
   "drop-from-context": runDropFromContext,
   fork: runFork,
@@ -66,6 +68,7 @@ describe("every command's line", () => {
       find: ["--idz", "--ids"],
       tree: ["--dpth", "--depth"],
       info: ["--jsn", "--json"],
+      doctor: ["--frok", "--fork"],
       "resume-from": ["--dry-rn", "--dry-run"],
       "drop-from-context": ["--dryrun", "--dry-run"],
       fork: ["--otu", "--out"],

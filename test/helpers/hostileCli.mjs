@@ -22,6 +22,7 @@ const { runUsage } = require(join(out, "cli/usage.js"));
 const { runSlim } = require(join(out, "cli/slim.js"));
 const { runDiff } = require(join(out, "cli/diff.js"));
 const { runRedact } = require(join(out, "cli/redact.js"));
+const { runDoctor } = require(join(out, "cli/doctor.js"));
 
 /** Output past this is not kept: the run is reported as too long. */
 const MAX_OUTPUT = 4 * 1024 * 1024;
@@ -122,6 +123,7 @@ for (const [n, file] of files.entries()) {
   for (const args of huge ? [["--json"]] : [[], ["--json"], ["--by", "model"], ["--by", "session", "--json"]]) await run("usage", runUsage, [...args, file]);
   // --dry-run: the redaction and its proof, without writing into the hostile folder.
   await run("redact", runRedact, ["--dry-run", file]);
+  if (!huge) await run("doctor", runDoctor, [file]);
 }
 for (const pi of ["1.x", "0.74"]) {
   for (const args of [["--json"], ["--limit", "0"]]) await run("sessions", runSessions, ["--session-dir", dir, "--cwd", "/p", "--pi", pi, ...args]);

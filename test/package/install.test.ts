@@ -166,6 +166,13 @@ describe("the tarball", () => {
       ["jsonrepair", "vscode-jsonrpc", "vscode-languageserver", "vscode-languageserver-textdocument"].sort(),
     );
   });
+
+  it("is a Pi package whose manifest names an extension the tarball holds", () => {
+    const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as { keywords: string[]; pi: { extensions: string[] } };
+    expect(manifest.keywords).toContain("pi-package");
+    expect(manifest.pi.extensions).toEqual(["./out/piExtension/index.js"]);
+    for (const path of manifest.pi.extensions) expect(packedFiles).toContain(path.replace(/^\.\//, ""));
+  });
 });
 
 describe("npm install -g --prefix of the tarball", () => {

@@ -26,6 +26,7 @@ import { closeFile, openSessionFile, type OpenedFile } from "./files";
 import { decodeSession } from "../io/checkRead";
 import { encodingName } from "../core/base/encoding";
 import { appendToFile, FileChanged, type FixFs } from "./replace";
+import { writeNewFile } from "../io/newFile";
 import { escapeControls } from "./terminal";
 import { findEntry, shownId } from "./entryArg";
 import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
@@ -197,7 +198,7 @@ function forkFrom(path: string, values: OptionValues, io: CliIo): number {
     if (isFolder(out)) out = join(out, fork.fileName);
   }
   try {
-    writeNew(out, fork.text);
+    writeNewFile(out, fork.text);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return fail(code === "EEXIST" ? `${out} exists; it is left as it is (give another --out)` : `cannot write ${out}: ${errorText(error)}`);
@@ -214,17 +215,5 @@ function isFolder(path: string): boolean {
     return nodeFs.statSync(path).isDirectory();
   } catch {
     return false;
-  }
-}
-
-/** Creates `path` (never replacing a file) with `text`, flushed. */
-function writeNew(path: string, text: string): void {
-  const fd = nodeFs.openSync(path, "wx", 0o644);
-  try {
-    const bytes = Buffer.from(text, "utf8");
-    for (let n = 0; n < bytes.length; ) n += nodeFs.writeSync(fd, bytes, n, bytes.length - n);
-    nodeFs.fsyncSync(fd);
-  } finally {
-    nodeFs.closeSync(fd);
   }
 }

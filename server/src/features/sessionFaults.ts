@@ -116,6 +116,15 @@ function lineSpan(entries: readonly Entry[]): string {
   return first === last ? `line ${first + 1}` : `lines ${first + 1}–${last + 1}`;
 }
 
+/**
+ * The newest entry that gives the model a message: where `leaf-hides-messages` says Pi should
+ * resume, and where the doctor moves Pi's leaf.
+ */
+export function newestMessage(a: SessionAnalysis): Entry | undefined {
+  for (let i = a.entries.length - 1; i >= 0; i--) if (MESSAGE_TYPES.has(a.entries[i]!.type)) return a.entries[i];
+  return undefined;
+}
+
 function leafHidesMessages(a: SessionAnalysis): Finding | undefined {
   const leaf = a.leaf;
   // Only a metadata entry that hangs on an older entry: a last line with no parent (a bare JSON
@@ -127,8 +136,7 @@ function leafHidesMessages(a: SessionAnalysis): Finding | undefined {
     if (isResumeMarker(e)) return undefined;
     if (MESSAGE_TYPES.has(e.type)) break;
   }
-  let newest: Entry | undefined;
-  for (let i = a.entries.length - 1; i >= 0 && !newest; i--) if (MESSAGE_TYPES.has(a.entries[i]!.type)) newest = a.entries[i];
+  const newest = newestMessage(a);
   if (!newest || a.onActivePath[newest.index] || a.reachesCycle[newest.index]) return undefined;
   const left = branchAbove(a, newest).filter((e) => MESSAGE_TYPES.has(e.type));
   if (left.length === 0) return undefined;

@@ -140,3 +140,12 @@ export function escapeControls(text: string, keepNewlines = false): string {
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
   });
 }
+
+/**
+ * `escapeControls`, and the bidirectional controls too (U+202A–U+202E, U+2066–U+2069), which can
+ * make a terminal show a line's text in another order than it holds: for text shown in a terminal
+ * outside the CLI's own escaping (`cli/terminal.ts`), such as the doctor's report inside Pi.
+ */
+export function escapeForTerminal(text: string, keepNewlines = false): string {
+  return escapeControls(text, keepNewlines).replace(/[\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}

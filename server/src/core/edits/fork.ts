@@ -99,9 +99,35 @@ export function forkSession(doc: SessionDocument, entry: Entry, source: string, 
     parentText = JSON.stringify(id);
   }
 
+  const { header, sessionId, fileName, path: newPath } = forkHeader(doc, source, clock);
+  return {
+    ok: true,
+    text: `${header}\n${lines.map((l) => `${l}\n`).join("")}`,
+    sessionId,
+    fileName,
+    path: newPath,
+    entries: lines.length,
+    relinked,
+  };
+}
+
+/** A new session's header line, id and file as Pi 1.6's fork makes them (the doctor's repaired copy makes its own the same way). */
+export interface ForkHeader {
+  header: string;
+  sessionId: string;
+  fileName: string;
+  path: string;
+}
+
+/**
+ * The header of a session forked from `source` (its file path): a fresh UUIDv7 id, `cwd` from the
+ * source's header, `parentSession` the source's path; the file named `<timestamp>_<id>.jsonl` in
+ * the source's folder.
+ */
+export function forkHeader(doc: SessionDocument, source: string, clock: EditClock): ForkHeader {
   const timestamp = clock.now.toISOString();
   const sessionId = uuidv7(clock.now, clock.random);
-  const cwd = a.header?.cwd;
+  const cwd = doc.analysis.header?.cwd;
   const header = JSON.stringify({
     type: "session",
     version: CURRENT_VERSION,
@@ -111,15 +137,7 @@ export function forkSession(doc: SessionDocument, entry: Entry, source: string, 
     parentSession: source,
   });
   const fileName = `${timestamp.replace(/[:.]/g, "-")}_${sessionId}.jsonl`;
-  return {
-    ok: true,
-    text: `${header}\n${lines.map((l) => `${l}\n`).join("")}`,
-    sessionId,
-    fileName,
-    path: join(dirname(source), fileName),
-    entries: lines.length,
-    relinked,
-  };
+  return { header, sessionId, fileName, path: join(dirname(source), fileName) };
 }
 
 /** Why `entry` of `source` cannot be forked, checked without building the text (O(1)). */
