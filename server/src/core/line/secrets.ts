@@ -20,6 +20,8 @@
  * where a vendor has changed them, and bounded where gitleaks leaves them open.
  */
 
+import { nextAnchor } from "./secretAnchors";
+
 export type SecretKind =
   | "anthropic-api-key"
   | "openai-api-key"
@@ -91,15 +93,7 @@ const VENDORS: readonly Vendor[] = [
   vendor("jwt", "eyJ[A-Za-z0-9_-]{10,4000}\\.eyJ[A-Za-z0-9_-]{10,16000}\\.[A-Za-z0-9_-]{10,4000}", 3),
 ];
 
-/**
- * Every place a credential may start, as one alternation of literals, so that a line is read in
- * one pass: a private key's header, a URL's `://`, a vendor's prefix, a credential's name in any
- * case, and an image's `"data":"`, whose base64 is skipped.
- */
-const ANCHOR =
-  /"data":"|-----BEGIN |:\/\/|sk-|gh[pousr]_|github_pat_|A(?:KIA|SIA|BIA|CCA|3T|Iza)|xox[abposre]-|[sr]k_(?:live|test|prod)_|npm_|eyJ|api_?key|apikey|access_?key|secret|token|passw(?:or)?d|pwd|bearer|credential|creds|auth/gi;
-
-/** The vendors' prefixes, in their case (the anchor above ignores case, for the names). */
+/** The vendors' prefixes, in their case (the anchors ignore case, for the names; see `secretAnchors.ts`). */
 const VENDOR_PREFIX = /^(?:sk-|gh[pousr]_|github_pat_|A(?:KIA|SIA|BIA|CCA|3T|Iza)|xox[abposre]-|[sr]k_(?:live|test|prod)_|npm_|eyJ)$/;
 
 /** The characters of a word: a token's, and a credential's name's. */
@@ -119,24 +113,24 @@ const MIN_BLOB = 1024;
 const BASE64_RUN = /[A-Za-z0-9+/=]*/y;
 
 /**
- * The credentials in `text`, a line's raw JSON text, in order and without overlaps. One global
- * expression finds each anchor, which the engine skips ahead to, and the few characters around it
- * are checked with sticky expressions of bounded length: a line costs one pass and a bounded time
- * per anchor.
+ * The credentials in `text`, a line's raw JSON text, in order and without overlaps. A fast scan
+ * finds each anchor (see `secretAnchors.ts`), and the few characters around it are checked with
+ * sticky expressions of bounded length: a line costs one pass and a bounded time per anchor.
  */
 export function findSecrets(text: string): SecretMatch[] {
   let found: SecretMatch[] = [];
-  ANCHOR.lastIndex = 0;
+  let from = 0;
   for (let n = 0; n < MAX_ANCHORS && found.length < MAX_SECRETS_PER_LINE; n++) {
-    const m = ANCHOR.exec(text);
+    const m = nextAnchor(text, from);
     if (!m) break;
     const at = m.index;
-    const hit = m[0];
+    const hit = m.hit;
+    from = at + hit.length;
     valueEnd = 0;
     if (hit === '"data":"') {
       BASE64_RUN.lastIndex = at + 8;
       const run = BASE64_RUN.exec(text)![0].length;
-      if (run >= MIN_BLOB) ANCHOR.lastIndex = at + 8 + run;
+      if (run >= MIN_BLOB) from = at + 8 + run;
       continue;
     }
     const match =
@@ -149,10 +143,10 @@ export function findSecrets(text: string): SecretMatch[] {
             : nameAt(text, at, at + hit.length);
     if (match) {
       found.push(match);
-      ANCHOR.lastIndex = Math.max(ANCHOR.lastIndex, match.end);
-    } else if (valueEnd > ANCHOR.lastIndex) {
+      from = Math.max(from, match.end);
+    } else if (valueEnd > from) {
       // A run of value characters cut by its bound is not looked at again from a name inside it.
-      ANCHOR.lastIndex = valueEnd;
+      from = valueEnd;
     }
   }
   if (found.length > 1) found = withoutOverlaps(found);
