@@ -119,10 +119,15 @@ describe("nextAnchor", () => {
     expect(nextAnchor(text, 0)).toBeUndefined();
   });
 
-  it("reads a hostile line of near-anchors once, with the right answer at its end", () => {
+  it("gives the same answer on hostile runs of near-misses, before and after it hands them to the engine's search", () => {
     for (const unit of ["---", "sec", "tok", "aut", "ghp", "\u212a"]) {
       const text = `${unit.repeat(100_000)} Token`;
       expect(byScan(text)).toEqual(byReference(text));
+    }
+    // Runs shorter and longer than the misses allowed in one search, between anchors.
+    for (const misses of [5, 31, 32, 33, 80]) {
+      const text = `${"sec-".repeat(misses)}Token=1 ://x `.repeat(20);
+      expect(byScan(text), String(misses)).toEqual(byReference(text));
     }
   });
 });

@@ -126,16 +126,33 @@ function nextCandidate(text: string, from: number): number {
   return -1;
 }
 
+/** The same expression, searching: what a run of near-misses falls back to (see `nextAnchor`). */
+const ANCHOR_SEARCH = new RegExp(ANCHOR_AT.source, "gi");
+
+/**
+ * How many anchored tries may fail in one search before it hands the rest of the line to the
+ * searching expression. Prose and JSON fail about one try per anchor found; a hostile run of
+ * `---` or `sec` fails one at every few characters, where one try costs more than the engine's own
+ * search, so from there on the line costs what it cost before the scan.
+ */
+const MAX_MISSES = 32;
+
 /**
  * The first place at or after `from` where the expression matches, and the text it matches there.
- * The time is linear in the line: one step per character, and at a table's hit one anchored try of
- * at most a couple of dozen characters.
+ * The time is linear in the line: one step per character, and at most `MAX_MISSES` failed
+ * anchored tries (each of a couple of dozen characters at most) before the engine's own search.
  */
 export function nextAnchor(text: string, from: number): { index: number; hit: string } | undefined {
+  let misses = 0;
   for (let at = nextCandidate(text, from); at >= 0; at = nextCandidate(text, at + 1)) {
     ANCHOR_AT.lastIndex = at;
     const m = ANCHOR_AT.exec(text);
     if (m) return { index: at, hit: m[0] };
+    if (++misses === MAX_MISSES) {
+      ANCHOR_SEARCH.lastIndex = at + 1;
+      const found = ANCHOR_SEARCH.exec(text);
+      return found ? { index: found.index, hit: found[0] } : undefined;
+    }
   }
   return undefined;
 }
