@@ -119,6 +119,14 @@ describe("nextAnchor", () => {
     expect(nextAnchor(text, 0)).toBeUndefined();
   });
 
+  it("finds anchors that straddle the 64 KiB windows the scan reads a long line in", () => {
+    for (const shift of [0, 1, 2, 3]) {
+      const text = `${"x ".repeat(32_767)}${"y".repeat(shift)}Token=1 ${"é ".repeat(40_000)}github_pat_ sk-`;
+      expect(byScan(text), String(shift)).toEqual(byReference(text));
+      expect(byScan(text).length).toBe(3);
+    }
+  });
+
   it("gives the same answer on hostile runs of near-misses, before and after it hands them to the engine's search", () => {
     for (const unit of ["---", "sec", "tok", "aut", "ghp", "\u212a"]) {
       const text = `${unit.repeat(100_000)} Token`;

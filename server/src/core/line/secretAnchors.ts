@@ -115,13 +115,38 @@ for (const word of ALTERNATIVES.flatMap(expand)) {
   STARTS[hash(word.charCodeAt(0), word.charCodeAt(1), word.charCodeAt(2))] = 1;
 }
 
+/**
+ * The line's characters as bytes, one window at a time. Reading a byte array costs less than
+ * `charCodeAt` on a string, and `latin1` writes each character's low byte, which holds the five
+ * bits the hash reads, so the window hashes exactly as the characters do. The window is kept
+ * between the searches for one line's anchors, so each character is written once; it holds on to
+ * the last line searched until the next one, which is one line more in memory at most.
+ */
+const WINDOW = 1 << 16;
+const bytes = Buffer.alloc(WINDOW);
+let windowText = "";
+let windowStart = 0;
+let windowEnd = 0;
+
+function fill(text: string, at: number): void {
+  windowText = text;
+  windowStart = at;
+  windowEnd = Math.min(text.length, at + WINDOW);
+  bytes.write(text.slice(windowStart, windowEnd), 0, "latin1");
+}
+
 /** The places, past `from`, where the three characters starting there hash to an entry of `STARTS`. */
 function nextCandidate(text: string, from: number): number {
   const n = text.length;
   let h = 0;
-  for (let i = from; i < n; i++) {
-    h = ((h << 5) | (text.charCodeAt(i) & 31)) & 0x7fff;
-    if (STARTS[h] === 1 && i - 2 >= from) return i - 2;
+  for (let i = from; i < n; ) {
+    // Equal strings hold equal characters, so a window of an equal line is as good as its own.
+    if (text !== windowText || i < windowStart || i >= windowEnd) fill(text, i);
+    const off = windowStart;
+    for (const end = windowEnd; i < end; i++) {
+      h = ((h << 5) | (bytes[i - off]! & 31)) & 0x7fff;
+      if (STARTS[h] === 1 && i - 2 >= from) return i - 2;
+    }
   }
   return -1;
 }
