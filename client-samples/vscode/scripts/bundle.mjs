@@ -23,7 +23,7 @@ const repo = join(here, "..", "..");
 const serverBuild = join(repo, "out");
 
 /** The worker scripts the server starts by path, relative to the root's `out/`. */
-const WORKERS = ["io/scanWorker.js", "io/parseWorker.js", "cli/checkWorker.js", "lsp/fileCheckWorker.js"];
+const WORKERS = ["io/scanWorker.js", "io/parseWorker.js", "cli/checkWorker.js", "cli/usageWorker.js", "lsp/fileCheckWorker.js"];
 
 if (!existsSync(join(serverBuild, "main.js"))) {
   console.error(`bundle: ${serverBuild}/main.js is missing: run \`npm ci\` (or \`npm run build\`) at the repository's root first.`);
