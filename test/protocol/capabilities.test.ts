@@ -39,7 +39,7 @@ const FEATURES = {
   renameProvider: { prepareProvider: true },
   documentFormattingProvider: true,
   codeActionProvider: {
-    codeActionKinds: ["quickfix", "source.fixAll.piSession", "source.piSession.fixAllUnsafe", "refactor", "refactor.extract"],
+    codeActionKinds: ["quickfix", "source.fixAll.piSession", "source.piSession.fixAllUnsafe", "source.piSession.redactSecrets", "refactor", "refactor.extract"],
     resolveProvider: true,
   },
   codeLensProvider: { resolveProvider: true },
