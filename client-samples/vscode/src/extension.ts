@@ -19,6 +19,9 @@
  * - Clicking a context lens runs the server's command `piSession.showContext [uri, entryId|null]`;
  *   a middleware adds `{format: "markdown"}` to it and opens the answer's Markdown as a `pi-context:`
  *   document. "Pi Session: Show Context" does the same for the active editor, from where Pi resumes.
+ * - Clicking a branch tip's "compare with the active branch" lens runs the server's command
+ *   `piSession.compareBranches [uri, entryId]`; the middleware opens its answer, the text `diff`
+ *   prints, as a read-only `pi-compare:` document beside the session.
  */
 
 import * as os from "node:os";
@@ -48,6 +51,9 @@ const RESULT_LIMIT_NOTIFICATION = "piSession/resultLimitReached";
 /** Where Pi keeps its sessions: `~/.pi/agent/sessions/<project>/<time>_<id>.jsonl`. */
 const SESSION_PATTERN = "**/.pi/agent/sessions/**/*.jsonl";
 const CONTEXT_SCHEME = "pi-context";
+/** The server's command that compares a branch tip with the branch Pi resumes; the language client registers it. */
+const COMPARE_BRANCHES_COMMAND = "piSession.compareBranches";
+const COMPARE_SCHEME = "pi-compare";
 /** The server inside the extension, relative to its folder (scripts/bundle.mjs writes it). */
 const BUNDLED_SERVER = "server/out/pi-session-lsp.js";
 /** The server's code actions that the extension's commands apply (server/src/features). */
@@ -87,9 +93,12 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     output,
     contexts,
+    comparisons,
     vscode.workspace.registerTextDocumentContentProvider(CONTEXT_SCHEME, contexts),
+    vscode.workspace.registerTextDocumentContentProvider(COMPARE_SCHEME, comparisons),
     vscode.workspace.onDidCloseTextDocument((document) => {
       if (document.uri.scheme === CONTEXT_SCHEME) contexts.forget(document.uri);
+      if (document.uri.scheme === COMPARE_SCHEME) comparisons.forget(document.uri);
     }),
     vscode.commands.registerCommand("piSession.showActiveContext", () => showActiveContext(contexts)),
     vscode.commands.registerCommand("piSession.restartServer", () => restart(contexts)),
@@ -148,6 +157,13 @@ async function startClient(contexts: ContextDocuments): Promise<void> {
     initializationOptions: () => ({ [SECTION]: serverSettings() }),
     middleware: {
       executeCommand: async (command, args, next) => {
+        if (command === COMPARE_BRANCHES_COMMAND) {
+          const result: unknown = await next(command, args);
+          const answer = result as { text?: unknown; title?: unknown } | null | undefined;
+          if (typeof answer?.text === "string")
+            await comparisons.show(String(args[0]), typeof answer.title === "string" ? answer.title : "compare", answer.text);
+          return result;
+        }
         if (command !== SHOW_CONTEXT_COMMAND) return next(command, args);
         const [uri, leafId, options] = args as [unknown, unknown, unknown];
         const extra = options !== null && typeof options === "object" ? options : {};
@@ -450,6 +466,41 @@ class ContextDocuments implements vscode.TextDocumentContentProvider, vscode.Dis
     this.texts.clear();
   }
 }
+
+/**
+ * Read-only documents holding a comparison of two branches as `diff` prints it:
+ * `pi-compare:/<session> (compare <A> with <B>).txt`. One that VS Code restores without its text
+ * says to click the lens again: the comparison is only made when asked for.
+ */
+class ComparisonDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  private readonly texts = new Map<string, string>();
+  readonly onDidChange = this.changed.event;
+
+  async show(sessionUri: string, title: string, text: string): Promise<void> {
+    const name = path.posix.basename(vscode.Uri.parse(sessionUri).path).replace(/\.jsonl$/i, "");
+    const uri = vscode.Uri.from({ scheme: COMPARE_SCHEME, path: `/${name} (${title.replace(/[\\/]/g, "_")}).txt` });
+    this.texts.set(uri.toString(), text);
+    this.changed.fire(uri);
+    const document = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true });
+  }
+
+  forget(uri: vscode.Uri): void {
+    this.texts.delete(uri.toString());
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? 'This comparison is no longer held: click the branch\'s "compare with the active branch" lens again.\n';
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+    this.texts.clear();
+  }
+}
+
+const comparisons = new ComparisonDocuments();
 
 function contextUri(sessionUri: string, leafId: string | null): vscode.Uri {
   const name = path.posix.basename(vscode.Uri.parse(sessionUri).path).replace(/\.jsonl$/i, "");
