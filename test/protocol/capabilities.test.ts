@@ -43,7 +43,7 @@ const FEATURES = {
     resolveProvider: true,
   },
   codeLensProvider: { resolveProvider: true },
-  executeCommandProvider: { commands: ["piSession.showContext", "piSession.compareBranches"] },
+  executeCommandProvider: { commands: ["piSession.showContext", "piSession.compareBranches", "piSession.exportMarkdown"] },
 };
 const SYNC = { textDocumentSync: { openClose: true, change: 2 } };
 const SERVER_INFO = { name: "pi-session-lsp", version: VERSION };

@@ -2,7 +2,7 @@
  * The wiring of issue 31's editor commands, in process: the `secret` quick fix and the source action
  * that redacts every credential answer `textDocument/codeAction` with edits (the server writes
  * nothing), and `workspace/executeCommand piSession.compareBranches` answers `diff`'s text for a
- * branch tip that the compare lens names.
+ * branch tip that the compare lens names, and `piSession.exportMarkdown` the Markdown export.
  */
 
 import { readFileSync } from "node:fs";
@@ -69,6 +69,22 @@ describe("compare with the active branch over the protocol", () => {
     expect(answer.title).toMatch(/^compare [0-9a-f]{8} with 01597670$/);
     await expect(c.request("workspace/executeCommand", { command: "piSession.compareBranches", arguments: [URI, "nope"] })).rejects.toThrow(
       /no entry has the id/,
+    );
+  });
+});
+
+describe("export as Markdown over the protocol", () => {
+  it("answers the Markdown of the branch Pi resumes, and refuses a document that is not open", async () => {
+    const c = await started(readFileSync(join(__dirname, "../parity/fixtures/written-16-branches.jsonl"), "utf8"));
+    const answer = await c.request<{ markdown: string; title: string; cut: number }>("workspace/executeCommand", {
+      command: "piSession.exportMarkdown",
+      arguments: [URI, null],
+    });
+    expect(answer.title).toBe("export of the resumed branch");
+    expect(answer.cut).toBe(0);
+    expect(answer.markdown).toMatch(/^# /);
+    await expect(c.request("workspace/executeCommand", { command: "piSession.exportMarkdown", arguments: ["file:///nowhere.jsonl", null] })).rejects.toThrow(
+      /is not an open session/,
     );
   });
 });
