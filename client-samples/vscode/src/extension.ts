@@ -21,7 +21,9 @@
  *   document. "Pi Session: Show Context" does the same for the active editor, from where Pi resumes.
  * - Clicking a branch tip's "compare with the active branch" lens runs the server's command
  *   `piSession.compareBranches [uri, entryId]`; the middleware opens its answer, the text `diff`
- *   prints, as a read-only `pi-compare:` document beside the session.
+ *   prints, as a read-only `pi-compare:` document beside the session. "Pi Session: Export as
+ *   Markdown" runs `piSession.exportMarkdown [uri, null]` for the active editor, and the middleware
+ *   opens the Markdown of the branch Pi resumes as a read-only `pi-export:` document.
  */
 
 import * as os from "node:os";
@@ -54,6 +56,9 @@ const CONTEXT_SCHEME = "pi-context";
 /** The server's command that compares a branch tip with the branch Pi resumes; the language client registers it. */
 const COMPARE_BRANCHES_COMMAND = "piSession.compareBranches";
 const COMPARE_SCHEME = "pi-compare";
+/** The server's command that answers `export`'s Markdown of a branch; the language client registers it. */
+const EXPORT_MARKDOWN_COMMAND = "piSession.exportMarkdown";
+const EXPORT_SCHEME = "pi-export";
 /** The server inside the extension, relative to its folder (scripts/bundle.mjs writes it). */
 const BUNDLED_SERVER = "server/out/pi-session-lsp.js";
 /** The server's code actions that the extension's commands apply (server/src/features). */
@@ -93,15 +98,17 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     output,
     contexts,
-    comparisons,
+    answers,
     vscode.workspace.registerTextDocumentContentProvider(CONTEXT_SCHEME, contexts),
-    vscode.workspace.registerTextDocumentContentProvider(COMPARE_SCHEME, comparisons),
+    vscode.workspace.registerTextDocumentContentProvider(COMPARE_SCHEME, answers),
+    vscode.workspace.registerTextDocumentContentProvider(EXPORT_SCHEME, answers),
     vscode.workspace.onDidCloseTextDocument((document) => {
       if (document.uri.scheme === CONTEXT_SCHEME) contexts.forget(document.uri);
-      if (document.uri.scheme === COMPARE_SCHEME) comparisons.forget(document.uri);
+      if (document.uri.scheme === COMPARE_SCHEME || document.uri.scheme === EXPORT_SCHEME) answers.forget(document.uri);
     }),
     vscode.commands.registerCommand("piSession.showActiveContext", () => showActiveContext(contexts)),
     vscode.commands.registerCommand("piSession.restartServer", () => restart(contexts)),
+    vscode.commands.registerCommand("piSession.exportAsMarkdown", () => exportAsMarkdown()),
     vscode.commands.registerCommand("piSession.fixAll", () => applyServerAction(FIX_ALL_KIND, "whole")),
     vscode.commands.registerCommand("piSession.resumeFromHere", () => applyServerAction(ENTRY_ACTIONS["piSession.resumeFromHere"], "cursor")),
     vscode.commands.registerCommand("piSession.dropFromContext", () => applyServerAction(ENTRY_ACTIONS["piSession.dropFromContext"], "cursor")),
@@ -161,7 +168,14 @@ async function startClient(contexts: ContextDocuments): Promise<void> {
           const result: unknown = await next(command, args);
           const answer = result as { text?: unknown; title?: unknown } | null | undefined;
           if (typeof answer?.text === "string")
-            await comparisons.show(String(args[0]), typeof answer.title === "string" ? answer.title : "compare", answer.text);
+            await answers.show(COMPARE_SCHEME, String(args[0]), typeof answer.title === "string" ? answer.title : "compare", answer.text);
+          return result;
+        }
+        if (command === EXPORT_MARKDOWN_COMMAND) {
+          const result: unknown = await next(command, args);
+          const answer = result as { markdown?: unknown; title?: unknown } | null | undefined;
+          if (typeof answer?.markdown === "string")
+            await answers.show(EXPORT_SCHEME, String(args[0]), typeof answer.title === "string" ? answer.title : "export", answer.markdown);
           return result;
         }
         if (command !== SHOW_CONTEXT_COMMAND) return next(command, args);
@@ -468,21 +482,24 @@ class ContextDocuments implements vscode.TextDocumentContentProvider, vscode.Dis
 }
 
 /**
- * Read-only documents holding a comparison of two branches as `diff` prints it:
- * `pi-compare:/<session> (compare <A> with <B>).txt`. One that VS Code restores without its text
- * says to click the lens again: the comparison is only made when asked for.
+ * Read-only documents holding a command's answer: a comparison of two branches as `diff` prints
+ * it (`pi-compare:/<session> (compare <A> with <B>).txt`) or an export's Markdown
+ * (`pi-export:/<session> (export of …).md`). One that VS Code restores without its text says to
+ * run the command again: the answer is only made when asked for.
  */
-class ComparisonDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+class AnswerDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   private readonly texts = new Map<string, string>();
   readonly onDidChange = this.changed.event;
 
-  async show(sessionUri: string, title: string, text: string): Promise<void> {
+  async show(scheme: string, sessionUri: string, title: string, text: string): Promise<void> {
     const name = path.posix.basename(vscode.Uri.parse(sessionUri).path).replace(/\.jsonl$/i, "");
-    const uri = vscode.Uri.from({ scheme: COMPARE_SCHEME, path: `/${name} (${title.replace(/[\\/]/g, "_")}).txt` });
+    const markdown = scheme === EXPORT_SCHEME;
+    const uri = vscode.Uri.from({ scheme, path: `/${name} (${title.replace(/[\\/]/g, "_")}).${markdown ? "md" : "txt"}` });
     this.texts.set(uri.toString(), text);
     this.changed.fire(uri);
-    const document = await vscode.workspace.openTextDocument(uri);
+    let document = await vscode.workspace.openTextDocument(uri);
+    if (markdown && document.languageId !== "markdown") document = await vscode.languages.setTextDocumentLanguage(document, "markdown");
     await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true });
   }
 
@@ -500,7 +517,18 @@ class ComparisonDocuments implements vscode.TextDocumentContentProvider, vscode.
   }
 }
 
-const comparisons = new ComparisonDocuments();
+const answers = new AnswerDocuments();
+
+/** "Pi Session: Export as Markdown": the branch Pi resumes, for the active editor's session. */
+async function exportAsMarkdown(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) return;
+  try {
+    await vscode.commands.executeCommand(EXPORT_MARKDOWN_COMMAND, editor.document.uri.toString(), null);
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Pi Session: ${message(error)}`);
+  }
+}
 
 function contextUri(sessionUri: string, leafId: string | null): vscode.Uri {
   const name = path.posix.basename(vscode.Uri.parse(sessionUri).path).replace(/\.jsonl$/i, "");
