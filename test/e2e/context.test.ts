@@ -54,9 +54,9 @@ async function expectInvalidParams(work: Promise<unknown>): Promise<void> {
 }
 
 describe("context lenses over stdio", () => {
-  it("announces lenses with resolve and the show-context command", () => {
+  it("announces lenses with resolve, and the show-context, compare and export commands", () => {
     expect(init.capabilities.codeLensProvider).toEqual({ resolveProvider: true });
-    expect(init.capabilities.executeCommandProvider).toEqual({ commands: ["piSession.showContext"] });
+    expect(init.capabilities.executeCommandProvider).toEqual({ commands: ["piSession.showContext", "piSession.compareBranches", "piSession.exportMarkdown"] });
   });
 
   it("lists lenses on the header and the compactions, then resolves them", async () => {

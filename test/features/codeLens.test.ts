@@ -15,7 +15,7 @@ import * as builder from "../../server/src/core/pi/buildContext";
 import * as walk from "../../server/src/core/session/semantics/walk";
 import { SessionDocument } from "../../server/src/core/session/document";
 import * as tokens from "../../server/src/core/pi/tokens";
-import { computeCodeLenses, resolveCodeLens, STALE_TITLE, type LensData } from "../../server/src/features/codeLens";
+import { computeCodeLenses as allLenses, resolveCodeLens, STALE_TITLE, type LensData } from "../../server/src/features/codeLens";
 import { formatTokens } from "../../server/src/core/pi/tokens";
 import { computeContextRequest, computeShowContext, SHOW_CONTEXT_COMMAND } from "../../server/src/features/contextRequest";
 import { assistant, compaction, HEADER, modelChange, session, thinkingChange, user } from "../helpers/piLines";
@@ -35,6 +35,14 @@ vi.mock("../../server/src/core/pi/tokens", async (importOriginal) => {
 
 const FIXTURES = join(__dirname, "../parity/fixtures");
 const uri = "file:///work/sessions/fixture.jsonl";
+
+/**
+ * The context lenses: every lens but the branch tips' "compare with the active branch", which
+ * `compareLenses.test.ts` tests.
+ */
+function computeCodeLenses(d: SessionDocument, options?: Parameters<typeof allLenses>[1]): CodeLens[] {
+  return allLenses(d, options).filter((l) => (l.data as LensData).kind !== "compare");
+}
 
 function fixture(name: string): SessionDocument {
   return new SessionDocument(uri, "jsonl", 1, readFileSync(join(FIXTURES, name), "utf8"));

@@ -39,11 +39,11 @@ const FEATURES = {
   renameProvider: { prepareProvider: true },
   documentFormattingProvider: true,
   codeActionProvider: {
-    codeActionKinds: ["quickfix", "source.fixAll.piSession", "source.piSession.fixAllUnsafe", "refactor", "refactor.extract"],
+    codeActionKinds: ["quickfix", "source.fixAll.piSession", "source.piSession.fixAllUnsafe", "source.piSession.redactSecrets", "refactor", "refactor.extract"],
     resolveProvider: true,
   },
   codeLensProvider: { resolveProvider: true },
-  executeCommandProvider: { commands: ["piSession.showContext"] },
+  executeCommandProvider: { commands: ["piSession.showContext", "piSession.compareBranches", "piSession.exportMarkdown"] },
 };
 const SYNC = { textDocumentSync: { openClose: true, change: 2 } };
 const SERVER_INFO = { name: "pi-session-lsp", version: VERSION };

@@ -19,6 +19,11 @@
  * - Clicking a context lens runs the server's command `piSession.showContext [uri, entryId|null]`;
  *   a middleware adds `{format: "markdown"}` to it and opens the answer's Markdown as a `pi-context:`
  *   document. "Pi Session: Show Context" does the same for the active editor, from where Pi resumes.
+ * - Clicking a branch tip's "compare with the active branch" lens runs the server's command
+ *   `piSession.compareBranches [uri, entryId]`; the middleware opens its answer, the text `diff`
+ *   prints, as a read-only `pi-compare:` document beside the session. "Pi Session: Export as
+ *   Markdown" runs `piSession.exportMarkdown [uri, null]` for the active editor, and the middleware
+ *   opens the Markdown of the branch Pi resumes as a read-only `pi-export:` document.
  */
 
 import * as os from "node:os";
@@ -48,6 +53,12 @@ const RESULT_LIMIT_NOTIFICATION = "piSession/resultLimitReached";
 /** Where Pi keeps its sessions: `~/.pi/agent/sessions/<project>/<time>_<id>.jsonl`. */
 const SESSION_PATTERN = "**/.pi/agent/sessions/**/*.jsonl";
 const CONTEXT_SCHEME = "pi-context";
+/** The server's command that compares a branch tip with the branch Pi resumes; the language client registers it. */
+const COMPARE_BRANCHES_COMMAND = "piSession.compareBranches";
+const COMPARE_SCHEME = "pi-compare";
+/** The server's command that answers `export`'s Markdown of a branch; the language client registers it. */
+const EXPORT_MARKDOWN_COMMAND = "piSession.exportMarkdown";
+const EXPORT_SCHEME = "pi-export";
 /** The server inside the extension, relative to its folder (scripts/bundle.mjs writes it). */
 const BUNDLED_SERVER = "server/out/pi-session-lsp.js";
 /** The server's code actions that the extension's commands apply (server/src/features). */
@@ -87,12 +98,17 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     output,
     contexts,
+    answers,
     vscode.workspace.registerTextDocumentContentProvider(CONTEXT_SCHEME, contexts),
+    vscode.workspace.registerTextDocumentContentProvider(COMPARE_SCHEME, answers),
+    vscode.workspace.registerTextDocumentContentProvider(EXPORT_SCHEME, answers),
     vscode.workspace.onDidCloseTextDocument((document) => {
       if (document.uri.scheme === CONTEXT_SCHEME) contexts.forget(document.uri);
+      if (document.uri.scheme === COMPARE_SCHEME || document.uri.scheme === EXPORT_SCHEME) answers.forget(document.uri);
     }),
     vscode.commands.registerCommand("piSession.showActiveContext", () => showActiveContext(contexts)),
     vscode.commands.registerCommand("piSession.restartServer", () => restart(contexts)),
+    vscode.commands.registerCommand("piSession.exportAsMarkdown", () => exportAsMarkdown()),
     vscode.commands.registerCommand("piSession.fixAll", () => applyServerAction(FIX_ALL_KIND, "whole")),
     vscode.commands.registerCommand("piSession.resumeFromHere", () => applyServerAction(ENTRY_ACTIONS["piSession.resumeFromHere"], "cursor")),
     vscode.commands.registerCommand("piSession.dropFromContext", () => applyServerAction(ENTRY_ACTIONS["piSession.dropFromContext"], "cursor")),
@@ -148,6 +164,20 @@ async function startClient(contexts: ContextDocuments): Promise<void> {
     initializationOptions: () => ({ [SECTION]: serverSettings() }),
     middleware: {
       executeCommand: async (command, args, next) => {
+        if (command === COMPARE_BRANCHES_COMMAND) {
+          const result: unknown = await next(command, args);
+          const answer = result as { text?: unknown; title?: unknown } | null | undefined;
+          if (typeof answer?.text === "string")
+            await answers.show(COMPARE_SCHEME, String(args[0]), typeof answer.title === "string" ? answer.title : "compare", answer.text);
+          return result;
+        }
+        if (command === EXPORT_MARKDOWN_COMMAND) {
+          const result: unknown = await next(command, args);
+          const answer = result as { markdown?: unknown; title?: unknown } | null | undefined;
+          if (typeof answer?.markdown === "string")
+            await answers.show(EXPORT_SCHEME, String(args[0]), typeof answer.title === "string" ? answer.title : "export", answer.markdown);
+          return result;
+        }
         if (command !== SHOW_CONTEXT_COMMAND) return next(command, args);
         const [uri, leafId, options] = args as [unknown, unknown, unknown];
         const extra = options !== null && typeof options === "object" ? options : {};
@@ -448,6 +478,55 @@ class ContextDocuments implements vscode.TextDocumentContentProvider, vscode.Dis
   dispose(): void {
     this.changed.dispose();
     this.texts.clear();
+  }
+}
+
+/**
+ * Read-only documents holding a command's answer: a comparison of two branches as `diff` prints
+ * it (`pi-compare:/<session> (compare <A> with <B>).txt`) or an export's Markdown
+ * (`pi-export:/<session> (export of …).md`). One that VS Code restores without its text says to
+ * run the command again: the answer is only made when asked for.
+ */
+class AnswerDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  private readonly texts = new Map<string, string>();
+  readonly onDidChange = this.changed.event;
+
+  async show(scheme: string, sessionUri: string, title: string, text: string): Promise<void> {
+    const name = path.posix.basename(vscode.Uri.parse(sessionUri).path).replace(/\.jsonl$/i, "");
+    const markdown = scheme === EXPORT_SCHEME;
+    const uri = vscode.Uri.from({ scheme, path: `/${name} (${title.replace(/[\\/]/g, "_")}).${markdown ? "md" : "txt"}` });
+    this.texts.set(uri.toString(), text);
+    this.changed.fire(uri);
+    let document = await vscode.workspace.openTextDocument(uri);
+    if (markdown && document.languageId !== "markdown") document = await vscode.languages.setTextDocumentLanguage(document, "markdown");
+    await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true });
+  }
+
+  forget(uri: vscode.Uri): void {
+    this.texts.delete(uri.toString());
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? 'This comparison is no longer held: click the branch\'s "compare with the active branch" lens again.\n';
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+    this.texts.clear();
+  }
+}
+
+const answers = new AnswerDocuments();
+
+/** "Pi Session: Export as Markdown": the branch Pi resumes, for the active editor's session. */
+async function exportAsMarkdown(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) return;
+  try {
+    await vscode.commands.executeCommand(EXPORT_MARKDOWN_COMMAND, editor.document.uri.toString(), null);
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Pi Session: ${message(error)}`);
   }
 }
 

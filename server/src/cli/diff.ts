@@ -10,13 +10,11 @@
 
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { groupDigits, plural } from "../core/base/text";
 import { buildContext, type ContextBuild, type PiFlavor } from "../core/pi/buildContext";
-import { formatTokens } from "../core/pi/tokens";
 import { SessionDocument } from "../core/session/document";
 import type { Entry } from "../core/session/entry";
 import { contextDocument, migrationNote } from "../features/api/context";
-import { type BranchDiff, type BranchSide, branchDiff } from "../features/api/diff";
+import { branchDiff, renderDiff } from "../features/api/diff";
 import { type OptionSpecs, type OptionValues, readCommandLine } from "./commandLine";
 import { openRefusal } from "./contextFromDocument";
 import { findEntry, shownId } from "./entryArg";
@@ -96,61 +94,6 @@ function diff(file: string, idA: string, idB: string | undefined, options: { jso
   }
   const [sa, sb] = sides as [(typeof sides)[0], (typeof sides)[0]];
   const result = branchDiff(a, sa.leaf, sa.build, sb.leaf, sb.build);
-  io.out(options.json ? jsonLine({ file, ...result }) : escapeControlsKeepingLines(renderDiff(result, idB === undefined)));
+  io.out(options.json ? jsonLine({ file, ...result }) : escapeControlsKeepingLines(renderDiff(result, idB === undefined, escapeControls)));
   return 0;
-}
-
-const money = (n: number) => `$${n.toFixed(4)}`;
-const shared = (n: number) => `${plural(n, "context message")} ${n === 1 ? "is" : "are"} shared`;
-const messages = (n: number, tokens: number) => `${plural(n, "message")}, ~${formatTokens(tokens)} tokens`;
-
-function entryName(id: string | undefined, line: number): string {
-  return `${id === undefined ? "(no id)" : JSON.stringify(shownId(id))} (line ${line + 1})`;
-}
-
-function columns(label: string, a: string, b: string): string {
-  return `  ${label.padEnd(18)}${a.padEnd(30)}${b}`;
-}
-
-function sideRows(a: BranchSide, b: BranchSide): string[] {
-  const list = (s: BranchSide, pick: (s: BranchSide) => string[]) => (pick(s).length === 0 ? "-" : pick(s).join(", "));
-  const tools = (s: BranchSide) => s.tools.map((t) => `${t.name} ${t.calls}`);
-  return [
-    columns("", "A", "B"),
-    columns("context", messages(a.contextMessages, a.contextTokens), messages(b.contextMessages, b.contextTokens)),
-    columns("only here", messages(a.onlyCount, a.onlyTokens), messages(b.onlyCount, b.onlyTokens)),
-    columns("branch entries", groupDigits(a.branchEntries), groupDigits(b.branchEntries)),
-    columns(
-      "branch cost",
-      `${money(a.cost)} (${plural(a.assistantMessages, "reply", "replies")})`,
-      `${money(b.cost)} (${plural(b.assistantMessages, "reply", "replies")})`,
-    ),
-    `  tools A: ${list(a, tools)}`,
-    `  tools B: ${list(b, tools)}`,
-    `  files read A: ${list(a, (s) => s.filesRead)}`,
-    `  files read B: ${list(b, (s) => s.filesRead)}`,
-    `  files changed A: ${list(a, (s) => s.filesChanged)}`,
-    `  files changed B: ${list(b, (s) => s.filesChanged)}`,
-  ];
-}
-
-function onlyList(name: string, s: BranchSide): string[] {
-  const rows = [`Only in ${name} (${groupDigits(s.onlyCount)}):`];
-  for (const m of s.only) rows.push(`  line ${String(m.line + 1).padEnd(6)} ${m.role.padEnd(18)} ~${formatTokens(m.tokens).padEnd(6)} ${m.preview}`);
-  if (s.onlyCount > s.only.length) rows.push(`  … and ${groupDigits(s.onlyCount - s.only.length)} more`);
-  return rows;
-}
-
-/** The comparison as text for people (the caller escapes it). */
-export function renderDiff(d: BranchDiff, bIsLeaf: boolean): string {
-  const lines = [
-    `A: ${entryName(d.a.leaf.id, d.a.leaf.line)}`,
-    `B: ${entryName(d.b.leaf.id, d.b.leaf.line)}${bIsLeaf ? " (the last entry, where Pi resumes)" : ""}`,
-  ];
-  lines.push(
-    d.ancestor
-      ? `The paths part after ${entryName(d.ancestor.id, d.ancestor.line)}, a ${escapeControls(d.ancestor.type ?? "(no type)")} entry; ${shared(d.shared)}.`
-      : `The paths share no entry; ${shared(d.shared)}.`,
-  );
-  return `${[...lines, "", ...sideRows(d.a, d.b), "", ...onlyList("A", d.a), "", ...onlyList("B", d.b)].join("\n")}\n`;
 }

@@ -13,10 +13,9 @@
  * replaces the session through `replace.ts`, which keeps FILE.bak, as `check --fix` does.
  */
 
-import { createHmac, randomBytes } from "node:crypto";
 import * as nodeFs from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { type Redaction, redactText } from "../core/edits/redact";
+import { newRedactionKey, type Redaction, redactionPlaceholder, redactText } from "../core/edits/redact";
 import { SECRET_KIND_NAMES } from "../core/line/secrets";
 import { groupDigits } from "../core/base/text";
 import { oneFile, readCommandLine, type OptionSpecs } from "./commandLine";
@@ -81,8 +80,8 @@ export function redactFile(path: string, options: { out: string | undefined; dry
   try {
     const decoded = decodeSession(file.bytes);
     if (decoded.encoding !== "utf-8" || !decoded.lossless) return fail(io, `${path} is not UTF-8: \`pi-session-lsp check\` says why`);
-    const key = randomBytes(32);
-    const redaction = redactText(decoded.text, (kind, value) => `[REDACTED:${kind}:${createHmac("sha256", key).update(value).digest("hex").slice(0, 8)}]`);
+    const key = newRedactionKey();
+    const redaction = redactText(decoded.text, (kind, value) => redactionPlaceholder(kind, value, key));
     listReplacements(redaction, io);
     if (redaction.replacements.length === 0) {
       io.out(`${escapeControls(path)}: no credentials found; nothing written.\n`);

@@ -17,6 +17,7 @@ import { quickFixes } from "./fixes";
 import { applyFixes, applySafeFixes } from "./fixes/fixAll";
 import type { FixOptions } from "./fixes/fixContext";
 import { migrationAction } from "./migration";
+import { editorRedactionKey, redactAllEdits } from "./fixes/secretFix";
 
 export const QUICK_FIX_KIND = "quickfix";
 export const FIX_ALL_KIND = "source.fixAll.piSession";
@@ -25,8 +26,10 @@ export const FIX_ALL_KIND = "source.fixAll.piSession";
  * (VS Code's `codeActionsOnSave`), and the unsafe fixes guess. A request for `source` lists it.
  */
 export const UNSAFE_FIX_ALL_KIND = "source.piSession.fixAllUnsafe";
+/** Redacting every credential of the buffer: a source action, asked for explicitly, never applied on save. */
+export const REDACT_ALL_KIND = "source.piSession.redactSecrets";
 /** The kinds to announce in `codeActionProvider.codeActionKinds`. */
-export const CODE_ACTION_KINDS = [QUICK_FIX_KIND, FIX_ALL_KIND, UNSAFE_FIX_ALL_KIND, ...ENTRY_ACTION_KINDS];
+export const CODE_ACTION_KINDS = [QUICK_FIX_KIND, FIX_ALL_KIND, UNSAFE_FIX_ALL_KIND, REDACT_ALL_KIND, ...ENTRY_ACTION_KINDS];
 
 export interface CodeActionRequestContext {
   diagnostics: Diagnostic[];
@@ -79,6 +82,10 @@ export function computeCodeActions(
     const action = unsafeFixAllAction(doc, options);
     if (action) actions.push(action);
   }
+  if (context.only && wanted(REDACT_ALL_KIND, context.only)) {
+    const action = redactAllAction(doc, options);
+    if (action) actions.push(action);
+  }
   // Resume from, drop from the context and fork, on the entry under the cursor (entryActions.ts).
   actions.push(...entryActions(doc, range, context.only, { now: options.now, random: options.random, lazyEdits: options.lazyEdits, ...entryOptions }));
   return actions;
@@ -114,6 +121,17 @@ export function unsafeFixAllAction(doc: SessionDocument, options: FixOptions = {
   return {
     title: `Fix all, including unsafe fixes (${what}; they guess, and may lose text)`,
     kind: UNSAFE_FIX_ALL_KIND,
+    edit: { changes: { [doc.uri]: edits } },
+  };
+}
+
+/** `source.piSession.redactSecrets`: every credential of the buffer replaced as `redact` replaces it; offered when there is one. */
+export function redactAllAction(doc: SessionDocument, options: FixOptions = {}): CodeAction | undefined {
+  const { edits, secrets } = redactAllEdits(doc, options.redactionKey ?? editorRedactionKey());
+  if (edits.length === 0) return undefined;
+  return {
+    title: `Redact every credential in this file (${secrets === 1 ? "1 secret" : `${secrets} secrets`}; changes what the model saw)`,
+    kind: REDACT_ALL_KIND,
     edit: { changes: { [doc.uri]: edits } },
   };
 }

@@ -23,7 +23,9 @@
  * there are.
  *
  * Clicking a lens runs `piSession.showContext` with `[uri, entryId | null]` (null: the active
- * context), which answers the same result as the `piSession/buildContext` request.
+ * context), which answers the same result as the `piSession/buildContext` request. A branch tip has
+ * a second lens, "compare with the active branch", which runs `piSession.compareBranches
+ * [uri, entryId]` (`branchCompare.ts`): `diff`'s text for that tip and the leaf Pi resumes.
  */
 
 import type { CodeLens, Command } from "vscode-languageserver";
@@ -37,13 +39,14 @@ import { contextSummary, lastBuild, SHOW_CONTEXT_COMMAND, type ContextSummary } 
 import { groupDigits, singleLine } from "../core/base/text";
 import { NAME_CODE_POINTS } from "./entryTitle";
 import { type KeptAnswers, keptAnswer } from "./keptAnswers";
+import { COMPARE_BRANCHES_COMMAND } from "./branchCompare";
 import { contextDocument } from "./migratedView";
 import { providerNote, providerSummary } from "./providerView";
 
-/** The most branch-tip and compaction lenses listed for one document (the header's are extra). */
+/** The most branch-tip and compaction lenses listed for one document (the header's, and each listed tip's "compare" lens, are extra). */
 export const DEFAULT_MAX_LENSES = 1000;
 
-export type LensKind = "context" | "branch" | "compaction" | "note";
+export type LensKind = "context" | "branch" | "compare" | "compaction" | "note";
 
 /** What a listed lens carries until it is resolved. `entryId` is null for the header's active context. */
 export interface LensData {
@@ -53,6 +56,9 @@ export interface LensData {
   line: number;
   kind: LensKind;
 }
+
+/** The title of a branch tip's second lens, which runs `piSession.compareBranches [uri, entryId]`. */
+export const COMPARE_TITLE = "compare with the active branch";
 
 /** The title of a lens whose entry changed since it was listed. */
 export const STALE_TITLE = "(out of date)";
@@ -80,12 +86,20 @@ function listLenses(doc: SessionDocument, max: number): CodeLens[] {
   const lenses: CodeLens[] = [lens(doc, { uri, entryId: null, line: a.headerLine, kind: "context" })];
   const hasChild = childMarks(doc, a);
   let more = 0;
+  let counted = 0;
   for (const entry of a.entries) {
     if (entry.id === undefined) continue;
     const kind: LensKind | undefined = entry.type === "compaction" ? "compaction" : !hasChild[entry.index] && entry !== a.leaf ? "branch" : undefined;
     if (kind === undefined) continue;
-    if (lenses.length > max) more++;
-    else lenses.push(lens(doc, { uri, entryId: entry.id, line: entry.line, kind }));
+    if (counted >= max) {
+      more++;
+      continue;
+    }
+    counted++;
+    lenses.push(lens(doc, { uri, entryId: entry.id, line: entry.line, kind }));
+    // Beside a listed branch tip's context, its comparison with the branch Pi resumes
+    // (`branchCompare.ts`); it rides on the tip's place under the cap, so the cap still bounds the list.
+    if (kind === "branch") lenses.push(lens(doc, { uri, entryId: entry.id, line: entry.line, kind: "compare" }));
   }
   if (more > 0) {
     const note = lens(doc, { uri, entryId: null, line: a.headerLine, kind: "note" });
@@ -134,6 +148,7 @@ export function resolveCodeLens(doc: SessionDocument | undefined, codeLens: Code
   const entry = a.entryAtLine[data.line];
   if (!entry || entry.id !== data.entryId || (data.kind === "compaction" && entry.type !== "compaction")) return { ...codeLens, command: inert(STALE_TITLE) };
   if (data.kind === "compaction") return { ...codeLens, command: show(compactionTitle(a, entry), data, entry.id) };
+  if (data.kind === "compare") return { ...codeLens, command: { title: COMPARE_TITLE, command: COMPARE_BRANCHES_COMMAND, arguments: [data.uri, entry.id!] } };
   // Resuming from an id resumes from Pi's `byId` entry for it, the last holder of a duplicated id.
   const leaf = a.byId.get(entry.id!) ?? entry;
   return { ...codeLens, command: show(withProviderNote(contextTitle("branch context", contextSummary(a, leaf)), a, leaf), data, entry.id!) };
@@ -156,7 +171,7 @@ function asLensData(value: unknown): LensData | undefined {
   // a missing Lua key), so a missing entryId reads as null.
   const entryId = d.entryId ?? null;
   if (typeof d.uri !== "string" || typeof d.line !== "number" || (entryId !== null && typeof entryId !== "string")) return undefined;
-  if (d.kind !== "context" && d.kind !== "branch" && d.kind !== "compaction" && d.kind !== "note") return undefined;
+  if (d.kind !== "context" && d.kind !== "branch" && d.kind !== "compare" && d.kind !== "compaction" && d.kind !== "note") return undefined;
   return { uri: d.uri, entryId, line: d.line, kind: d.kind };
 }
 

@@ -12,8 +12,28 @@
  * pairing of tool calls and results, are what they were.
  */
 
+import type * as Crypto from "node:crypto";
 import { findSecrets, maskSecret, type SecretKind } from "../line/secrets";
 import { splitLines } from "../line/split";
+
+// Loaded when a placeholder is first made, as `core/base/ids.ts` loads it: most runs redact nothing.
+let cryptoModule: typeof Crypto | undefined;
+const nodeCrypto = (): typeof Crypto => (cryptoModule ??= require("node:crypto") as typeof Crypto);
+
+/** A fresh key for `redactionPlaceholder`: 32 random bytes, never written anywhere. */
+export function newRedactionKey(): Uint8Array {
+  return nodeCrypto().randomBytes(32);
+}
+
+/**
+ * The placeholder of a secret, `[REDACTED:kind:hash8]`, as `redact` and the editor's fix write it:
+ * hash8 is the start of an HMAC-SHA-256 of the secret's value under `key`, so that the same secret
+ * gets the same placeholder under one key, and the placeholder cannot confirm a guess of the secret
+ * without the key (a plain hash of a short password could be).
+ */
+export function redactionPlaceholder(kind: SecretKind, value: string, key: Uint8Array): string {
+  return `[REDACTED:${kind}:${nodeCrypto().createHmac("sha256", key).update(value).digest("hex").slice(0, 8)}]`;
+}
 
 /** One credential: where it was first found, and what replaces it everywhere. */
 export interface RedactedSecret {
@@ -103,7 +123,7 @@ function redactLine(text: string, line: number, secrets: readonly RedactedSecret
 }
 
 /** The strings of a line that link entries or tool calls: never changed, so that the tree stays as it was. */
-function linkValues(text: string): string[] {
+export function linkValues(text: string): string[] {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -132,7 +152,7 @@ function linkValues(text: string): string[] {
 }
 
 /** The value of a raw JSON string's characters (a secret never holds an unescaped quote). */
-function decoded(raw: string): string {
+export function decoded(raw: string): string {
   if (!raw.includes("\\")) return raw;
   try {
     const v: unknown = JSON.parse(`"${raw}"`);

@@ -3,3 +3,5 @@
  */
 
 export { type BranchDiff, type BranchSide, branchDiff, type DiffMessage, MAX_LISTED_MESSAGES } from "../branchDiff";
+export { renderDiff } from "../branchDiffText";
+export { type BranchComparison, COMPARE_BRANCHES_COMMAND, type ComparisonAnswer, computeBranchComparison } from "../branchCompare";

@@ -7,3 +7,4 @@ export { exportSession, type ExportOptions, type ExportResult } from "../export/
 export { PAGE_SCRIPT } from "../export/htmlPage";
 export { type ExportPlan, exportPlan } from "../export/plan";
 export { contextDocument, migrationNote } from "../migratedView";
+export { computeMarkdownExport, EXPORT_MARKDOWN_COMMAND, type MarkdownExport, type MarkdownExportAnswer } from "../exportCommand";

@@ -16,6 +16,8 @@ export interface FixOptions {
   random?: () => number;
   /** Whether large edits (the v1/v2 migration) may be left for `codeAction/resolve`. */
   lazyEdits?: boolean;
+  /** The key of the `secret` fix's placeholders; default the server process's own (`secretFix.ts`). */
+  redactionKey?: Uint8Array;
   /** Codes the user turned off (`piSession.severity`): Fix all leaves their faults alone. */
   ignoredCodes?: ReadonlySet<string>;
 }
@@ -50,6 +52,8 @@ export interface Context {
   a: SessionAnalysis;
   now: () => Date;
   random: () => number;
+  /** The key of the `secret` fix's placeholders, when one was given (else the process's own). */
+  redactionKey: Uint8Array | undefined;
   /** Every id in use, for fresh ids; shared by the fixes of one request so they never collide. */
   taken: Set<unknown>;
   joins: Map<number, JoinRun> | undefined;
@@ -66,7 +70,7 @@ export function makeContext(doc: SessionDocument, options: FixOptions): Context 
     if (p.kind !== "malformed") return;
     for (const m of doc.lines[line]!.slice(0, 100_000).matchAll(/"id"\s*:\s*"([^"\\]*)"/g)) taken.add(m[1]!);
   });
-  return { doc, a, now: options.now ?? (() => new Date()), random: options.random ?? Math.random, taken, joins: undefined };
+  return { doc, a, now: options.now ?? (() => new Date()), random: options.random ?? Math.random, redactionKey: options.redactionKey, taken, joins: undefined };
 }
 
 /** The line break a fix writes: the file's first, so that a fix keeps a "\r\n" file "\r\n". */

@@ -13,6 +13,7 @@ import { type Context, describeEntry, eolOf, type Fix, isOurs, lineOf } from "./
 import { joinFix, joinRuns } from "./join";
 import { repairFix, splitFix } from "./mend";
 import { recoverFix } from "./recover";
+import { editorRedactionKey, secretFix } from "./secretFix";
 
 /** What deleting a line loses, for the fix's title: its length and its first characters. */
 function lostText(ctx: Context, line: number): string {
@@ -187,6 +188,9 @@ export function fixesIn(ctx: Context, d: Diagnostic): Fix[] {
     case "parent-cycle":
     case "self-parent":
       if (entry) out.push(cycleFix(ctx, entry));
+      break;
+    case "secret":
+      out.push(secretFix(doc, line, d, ctx.redactionKey ?? editorRedactionKey()));
       break;
     case "no-final-newline": {
       const last = doc.lineCount - 1;
