@@ -14,6 +14,7 @@ import { type SlimOptions, slimSession } from "../../server/src/cli/slimRun";
 import { buildContext, type PiFlavor } from "../../server/src/core/pi/buildContext";
 import { buildProviderRequest, providerViewJson } from "../../server/src/core/pi/provider/request";
 import { SessionDocument } from "../../server/src/core/session/document";
+import { heavy } from "../helpers/heavySession";
 
 const parity = join(__dirname, "../parity/fixtures");
 let root: string;
@@ -194,38 +195,11 @@ describe("slim while Pi appends", () => {
   });
 });
 
-/**
- * A corpus session made heavy: every tool result and user message with array content gets an
- * image, every bash execution a long output, so that the corpus's trees (branches, compactions,
- * duplicate ids, context edits) have something to slim everywhere. Lines that are not objects stay.
- */
-function heavy(text: string): string {
-  const image = { type: "image", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ".padEnd(8000, "A"), mimeType: "image/png" };
-  return text
-    .split("\n")
-    .map((line) => {
-      let value: { type?: unknown; message?: { role?: unknown; content?: unknown; output?: unknown } };
-      try {
-        value = JSON.parse(line);
-      } catch {
-        return line;
-      }
-      const m = value?.type === "message" ? value.message : undefined;
-      if (!m || typeof m !== "object") return line;
-      if ((m.role === "toolResult" || m.role === "user") && Array.isArray(m.content)) m.content = [...m.content, image];
-      else if (m.role === "user" && typeof m.content === "string") m.content = [{ type: "text", text: m.content }, image];
-      else if (m.role === "bashExecution" && typeof m.output === "string") m.output = m.output.padEnd(6000, "x");
-      else return line;
-      return JSON.stringify(value);
-    })
-    .join("\n");
-}
-
 describe("slim on the parity corpus", () => {
   const names = readdirSync(parity).filter((n) => n.endsWith(".jsonl"));
 
   it.each(names)("%s made heavy: slimmed to the same contexts, or left byte for byte", (name) => {
-    const text = heavy(readFileSync(join(parity, name), "utf8"));
+    const text = heavy(readFileSync(join(parity, name), "utf8"), { imageChars: 8000, outputChars: 6000 });
     const file = sessionFile(text, "heavy");
     const outcome = slim(file);
     const after = readFileSync(file, "utf8");

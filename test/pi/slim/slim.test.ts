@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { beforeAll, expect, it } from "vitest";
 import { slimSession } from "../../../server/src/cli/slimRun";
 import { pi16 } from "../pi16";
+import { heavy } from "../../helpers/heavySession";
 
 const corpus = join(__dirname, "../../parity/fixtures");
 let root: string;
@@ -18,29 +19,6 @@ beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "pi-slim-real-"));
   process.env.PI_SESSION_LSP_BACKUP_DIR = join(root, "history");
 });
-
-/** Every tool result and user message with array content gets an image, every bash execution a long output. */
-function heavy(text: string): string {
-  const image = { type: "image", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ".padEnd(12_000, "A"), mimeType: "image/png" };
-  return text
-    .split("\n")
-    .map((line) => {
-      let value: { type?: unknown; message?: { role?: unknown; content?: unknown; output?: unknown } };
-      try {
-        value = JSON.parse(line);
-      } catch {
-        return line;
-      }
-      const m = value?.type === "message" ? value.message : undefined;
-      if (!m || typeof m !== "object") return line;
-      if ((m.role === "toolResult" || m.role === "user") && Array.isArray(m.content)) m.content = [...m.content, image];
-      else if (m.role === "user" && typeof m.content === "string") m.content = [{ type: "text", text: m.content }, image];
-      else if (m.role === "bashExecution" && typeof m.output === "string") m.output = m.output.padEnd(9000, "x");
-      else return line;
-      return JSON.stringify(value);
-    })
-    .join("\n");
-}
 
 /** What the real Pi 1.6 makes of each file. */
 function piOpens(files: string[]): { context: unknown; ids: unknown[]; nodes: number }[] {
@@ -64,7 +42,7 @@ it("Pi 1.6 builds the same context, entries and tree from each slimmed session a
     ["generated-branches-only", imageSession({ turns: 5, branchEvery: 1, compactAt: 0 })],
     ["generated-late-compaction", imageSession({ turns: 8, branchEvery: 3, compactAt: 7, imageBytes: 60_000 })],
     ...["written-16-branches", "written-16-compaction", "written-16-context-edit", "written-16-branched-session"].map(
-      (name) => [`heavy-${name}`, heavy(readFileSync(join(corpus, `${name}.jsonl`), "utf8"))] as [string, string],
+      (name) => [`heavy-${name}`, heavy(readFileSync(join(corpus, `${name}.jsonl`), "utf8"), { imageChars: 12_000, outputChars: 9000 })] as [string, string],
     ),
   ];
   const pairs: string[] = [];
