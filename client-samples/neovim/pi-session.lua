@@ -170,6 +170,30 @@ local function show_context(bufnr, leaf_id)
   end, bufnr)
 end
 
+--- What a "compare with the active branch" lens runs (arguments [uri, entryId, otherId?]): the
+--- server answers the text `pi-session-lsp diff` prints, shown read-only beside the session.
+local function show_compare(bufnr, command)
+  local client = client_for(bufnr)
+  if not client then
+    vim.notify('pi-session: no pi-session-lsp attached to this buffer', vim.log.levels.ERROR)
+    return
+  end
+  local params = { command = command.command, arguments = command.arguments }
+  request(client, 'workspace/executeCommand', params, function(err, result)
+    if err then
+      vim.notify('pi-session: ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
+      return
+    end
+    if type(result) ~= 'table' or type(result.text) ~= 'string' then
+      vim.notify('pi-session: the server compared nothing', vim.log.levels.WARN)
+      return
+    end
+    local file = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t')
+    local entry = command.arguments and command.arguments[2]
+    show_scratch('pi-compare://' .. file .. '/' .. tostring(entry), result.text)
+  end, bufnr)
+end
+
 --- The id of the entry on 0-based line `row`, or nil (header, blank or unparsable line).
 local function entry_id_at(bufnr, row)
   local line = vim.api.nvim_buf_get_lines(bufnr, row, row + 1, false)[1]
@@ -382,6 +406,9 @@ local function attach(bufnr)
         ['piSession.showContext'] = function(command, ctx)
           local leaf = command.arguments and command.arguments[2]
           show_context(ctx.bufnr, type(leaf) == 'string' and leaf or nil)
+        end,
+        ['piSession.compareBranches'] = function(command, ctx)
+          show_compare(ctx.bufnr, command)
         end,
       },
       on_attach = on_attach,

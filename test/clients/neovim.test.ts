@@ -366,9 +366,20 @@ describe.each(NVIMS)("Neovim (%s) with the sample configuration", (nvim) => {
         const header = lenses.find((l) => l.line === 0);
         const messages = contextMessageCount(file);
         expect(header?.title, `lenses: ${JSON.stringify(lenses)}`).toMatch(new RegExp(`^context: ${messages} messages? · ~[0-9.,]+k? tokens · `));
-        for (const lens of lenses) expect(lens.command, `lens on line ${lens.line}: ${lens.title}`).toBe("piSession.showContext");
+        // A branch tip Pi does not resume has a second lens, which compares it with the active branch.
+        for (const lens of lenses) {
+          const expected = lens.title === "compare with the active branch" ? "piSession.compareBranches" : "piSession.showContext";
+          expect(lens.command, `lens on line ${lens.line}: ${lens.title}`).toBe(expected);
+        }
+        expect(lenses.filter((l) => l.command === "piSession.showContext").length).toBeGreaterThan(0);
         // What is drawn in the buffer is what the lenses say.
-        expect(result.codelensDisplayed).toEqual(lenses.map((l) => ({ line: l.line, text: l.title })));
+        // Neovim draws a line's lenses as one text, joined by " | " (ordered by their column).
+        const byLine = (items: { line: number; titles: string[] }[]) => Object.fromEntries(items.map(({ line, titles }) => [line, [...titles].sort()]));
+        const drawn = (result.codelensDisplayed ?? []).map((d) => ({ line: d.line, titles: d.text.split(" | ") }));
+        const lines = [...new Set(lenses.map((l) => l.line))];
+        const said = lines.map((line) => ({ line, titles: lenses.filter((l) => l.line === line).map((l) => l.title) }));
+        expect(byLine(drawn)).toEqual(byLine(said));
+        expect(drawn).toHaveLength(lines.length);
       });
 
       it(":PiSessionContext opens the context of the entry on the line, read-only", () => {
