@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { WAIT_MS } from "../helpers/limits";
-import { DEADLINE_MS, describeRun, type EditorRun, REPO, requireEditor, runEditor, SAMPLES, SESSIONS, STEP_MS } from "./harness";
+import { DEADLINE_MS, describeRun, NVIMS, REPO, requireEditor, runEditor, SAMPLES, SESSIONS, STEP_MS, type EditorRun } from "./harness";
 
 /** The session the lines are typed after: a header, a model change and a user message (id 70035268). */
 const SESSION = `${readFileSync(join(SESSIONS, "valid-branches.jsonl"), "utf8").split("\n").slice(0, 3).join("\n")}\n`;
@@ -84,11 +84,6 @@ function expectCompletions(run: EditorRun): void {
     }
   });
 }
-
-const NVIMS = (process.env.PI_NVIM ?? "nvim")
-  .split(",")
-  .map((s) => s.trim())
-  .filter(Boolean);
 
 describe.each(NVIMS)("Neovim %s: CTRL-X CTRL-O", (nvim) => {
   const version = /NVIM v(\d+)\.(\d+)/.exec(spawnSync(nvim, ["--version"], { encoding: "utf8", timeout: WAIT_MS }).stdout ?? "");

@@ -157,3 +157,21 @@ export function remainingProblems(text: string, dir: string): string[] {
   const report = JSON.parse(stdout.trim().split("\n")[0]!) as { diagnostics: { range: { start: { line: number } }; code: string }[] };
   return report.diagnostics.map((d) => `${d.range.start.line}:${d.code}`).sort();
 }
+
+/** The Neovims the tests drive: `PI_NVIM`, comma-separated (Debian's `nvim` by default). */
+export const NVIMS = (process.env.PI_NVIM ?? "nvim")
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
+
+/** A Neovim's version from `nvim --version`, or undefined when it does not run. */
+export function nvimVersion(nvim: string): [number, number, number] | undefined {
+  const run = spawnSync(nvim, ["--version"], { encoding: "utf8", timeout: WAIT_MS });
+  const match = /NVIM v(\d+)\.(\d+)\.(\d+)/.exec(run.stdout ?? "");
+  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
+}
+
+/** The Neovims of `NVIMS` at 0.`minor` or later, with their versions. */
+export function neovimsFrom(minor: number): { nvim: string; version: [number, number, number] | undefined }[] {
+  return NVIMS.map((nvim) => ({ nvim, version: nvimVersion(nvim) })).filter(({ version }) => version && (version[0] > 0 || version[1] >= minor));
+}

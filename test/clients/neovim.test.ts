@@ -20,24 +20,21 @@ import {
   changedLines,
   DEADLINE_MS,
   describeRun,
-  type EditorRun,
   fixedByCli,
-  REPO,
+  NVIMS,
+  nvimVersion,
   remainingProblems,
+  REPO,
   requireEditor,
   runEditor,
   SAMPLES,
   SESSIONS,
   STEP_MS,
+  type EditorRun,
 } from "./harness";
 
 const DRIVER = join(__dirname, "neovim", "drive.lua");
 const CLI = join(REPO, "bin", "pi-session-lsp.js");
-
-const NVIMS = (process.env.PI_NVIM ?? "nvim")
-  .split(",")
-  .map((s) => s.trim())
-  .filter(Boolean);
 
 interface Case {
   file: string;
@@ -138,12 +135,6 @@ function why(run: EditorRun, result: DriverResult): string {
   ]
     .filter(Boolean)
     .join("\n");
-}
-
-function nvimVersion(nvim: string): [number, number, number] | undefined {
-  const run = spawnSync(nvim, ["--version"], { encoding: "utf8", timeout: WAIT_MS });
-  const match = /NVIM v(\d+)\.(\d+)\.(\d+)/.exec(run.stdout ?? "");
-  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
 }
 
 const cliAnswers = new Map<string, { status: number | null; stdout: string }>();

@@ -24,32 +24,23 @@ import {
   changedLines,
   DEADLINE_MS,
   describeRun,
-  type EditorRun,
   fixedByCli,
+  neovimsFrom,
+  NVIMS,
   remainingProblems,
   runEditor,
   SAMPLES,
   SERVER_CLI,
   SESSIONS,
   STEP_MS,
+  type EditorRun,
 } from "./harness";
 
 const DRIVER = join(__dirname, "neovim", "lspconfig.lua");
 const GET_NVIM = 'PI_NVIM="nvim,$(test/clients/neovim/get-nvim.sh 0.12)" npx vitest run test/clients/neovimLspconfig.test.ts';
 
-const NVIMS = (process.env.PI_NVIM ?? "nvim")
-  .split(",")
-  .map((s) => s.trim())
-  .filter(Boolean);
-
-function nvimVersion(nvim: string): [number, number, number] | undefined {
-  const run = spawnSync(nvim, ["--version"], { encoding: "utf8", timeout: WAIT_MS });
-  const match = /NVIM v(\d+)\.(\d+)\.(\d+)/.exec(run.stdout ?? "");
-  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
-}
-
 /** The Neovims in PI_NVIM that have vim.lsp.config (0.11+), with their versions. */
-const MODERN = NVIMS.map((nvim) => ({ nvim, version: nvimVersion(nvim) })).filter(({ version }) => version && (version[0] > 0 || version[1] >= 11));
+const MODERN = neovimsFrom(11);
 
 interface Diagnostic {
   line: number;

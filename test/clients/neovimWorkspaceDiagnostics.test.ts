@@ -15,24 +15,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { WAIT_MS } from "../helpers/limits";
-import { DEADLINE_MS, describeRun, runEditor, SAMPLES, SERVER_CLI, SESSIONS, STEP_MS } from "./harness";
+import { DEADLINE_MS, describeRun, neovimsFrom, NVIMS, runEditor, SAMPLES, SERVER_CLI, SESSIONS, STEP_MS } from "./harness";
 
 const DRIVER = join(__dirname, "neovim", "workspaceDiagnostics.lua");
 const GET_NVIM = 'PI_NVIM="nvim,$(test/clients/neovim/get-nvim.sh 0.12)" npx vitest run test/clients/neovimWorkspaceDiagnostics.test.ts';
 
-const NVIMS = (process.env.PI_NVIM ?? "nvim")
-  .split(",")
-  .map((s) => s.trim())
-  .filter(Boolean);
-
-function nvimVersion(nvim: string): [number, number, number] | undefined {
-  const run = spawnSync(nvim, ["--version"], { encoding: "utf8", timeout: WAIT_MS });
-  const match = /NVIM v(\d+)\.(\d+)\.(\d+)/.exec(run.stdout ?? "");
-  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
-}
-
 /** The Neovims in PI_NVIM that pull workspace diagnostics (0.12+). */
-const PULLING = NVIMS.map((nvim) => ({ nvim, version: nvimVersion(nvim) })).filter(({ version }) => version && (version[0] > 0 || version[1] >= 12));
+const PULLING = neovimsFrom(12);
 
 interface Diagnostic {
   line: number;
