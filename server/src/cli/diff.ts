@@ -1,27 +1,28 @@
 /**
  * `pi-session-lsp diff FILE LEAF_A [LEAF_B]`: what the model saw on two branches of a session. The
- * file is read as `context` reads it (whole, bounded, a v1/v2 file migrated in memory), the two
- * contexts Pi would build from the two leaves are built by the core, and `branchDiff` compares
- * them. Text for people (every session value escaped) or `--json`.
+ * file is read as `check` and `export` read it, as a stream (`streamedSession.ts`: a session of any
+ * size, each line's text left on disk; a v1/v2 file migrated in memory, up to the size the
+ * streamed document copies), the two contexts Pi would build from the two leaves are built by the
+ * core and summarised message by message as they are built (`summarizeContext`), and `branchDiff`
+ * compares the summaries. Text for people (every session value escaped) or `--json`.
  *
  * Exit status: 0 compared, 1 Pi cannot build one of the contexts (it refuses the file, throws or
  * hangs), 2 usage error, unreadable file or unknown leaf.
  */
 
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { buildContext, type ContextBuild, type PiFlavor } from "../core/pi/buildContext";
-import { SessionDocument } from "../core/session/document";
+import type { PiFlavor } from "../core/pi/buildContext";
+import type { SessionAnalysis } from "../core/session/analysis";
+import type { SessionDocument } from "../core/session/document";
 import type { Entry } from "../core/session/entry";
 import { contextDocument, migrationNote } from "../features/api/context";
-import { branchDiff, renderDiff } from "../features/api/diff";
+import { branchDiff, type ContextSummary, renderDiff, summarizeContext } from "../features/api/diff";
+import { STREAMED_VALUE_CHARS } from "../io/checkRead";
 import { type OptionSpecs, type OptionValues, readCommandLine } from "./commandLine";
 import { openRefusal } from "./contextFromDocument";
 import { findEntry, shownId } from "./entryArg";
-import { closeFile, openSessionFile } from "./files";
-import { decodeSession } from "../io/checkRead";
 import type { CliIo } from "./io";
 import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
+import { withStreamedSession } from "./streamedSession";
 import { escapeControls, escapeControlsKeepingLines, jsonLine } from "./terminal";
 import { errorText } from "./walk";
 
@@ -60,40 +61,50 @@ export function runDiff(args: readonly string[], io: CliIo): number | Promise<nu
 
 function diff(file: string, idA: string, idB: string | undefined, options: { json: boolean; flavor: PiFlavor }, io: CliIo): number {
   const shown = escapeControls(file);
-  const fail = (status: number, message: string) => {
+  const fail = (message: string, status = 2) => {
     io.err(`pi-session-lsp diff: ${shown}: ${escapeControls(message)}\n`);
     return status;
   };
-  let text: string;
-  try {
-    const opened = openSessionFile(file);
-    closeFile(opened);
-    const decoded = decodeSession(opened.bytes);
-    if (decoded.encoding !== "utf-8") return fail(1, `the file is ${decoded.encoding}, not UTF-8, which Pi does not read`);
-    text = decoded.text;
-  } catch (error) {
-    return fail(2, `cannot read it: ${errorText(error)}`);
-  }
-  const doc = new SessionDocument(pathToFileURL(resolve(file)).href, "jsonl", 0, text);
+  const read = {
+    valueChars: STREAMED_VALUE_CHARS,
+    utf16Refusal: (encoding: string) => `the file is ${encoding}, not UTF-8, which Pi does not read`,
+  };
+  return withStreamedSession(file, read, fail, (streamed) => diffDocument(file, streamed.doc, { a: idA, b: idB }, options, io, fail));
+}
+
+function diffDocument(
+  file: string,
+  doc: SessionDocument,
+  ids: { a: string; b: string | undefined },
+  options: { json: boolean; flavor: PiFlavor },
+  io: CliIo,
+  fail: (message: string, status?: number) => number,
+): number {
   const refusal = openRefusal(doc, options.flavor);
-  if (refusal) return fail(1, refusal);
-  const a = contextDocument(doc).analysis;
+  if (refusal) return fail(refusal, 1);
+  let a: SessionAnalysis;
+  try {
+    a = contextDocument(doc).analysis;
+  } catch (error) {
+    // A v1/v2 file too large to copy into memory, where Pi migrates it (`StreamedSessionDocument.clone`).
+    return fail(`Pi migrates this file when it opens it, and it cannot be migrated here: ${errorText(error)}`, 1);
+  }
   const note = migrationNote(doc);
-  if (note) io.err(`pi-session-lsp diff: ${shown}: ${escapeControls(note)}\n`);
-  const sides: { leaf: Entry; build: ContextBuild }[] = [];
-  for (const id of [idA, idB]) {
+  if (note) io.err(`pi-session-lsp diff: ${escapeControls(file)}: ${escapeControls(note)}\n`);
+  const sides: { leaf: Entry; summary: ContextSummary }[] = [];
+  for (const id of [ids.a, ids.b]) {
     const leaf = id === undefined ? a.leaf : findEntry(a, id);
-    if (leaf === undefined || leaf === null) return fail(2, "the file has no entry to compare with (LEAF_B)");
-    if (typeof leaf === "string") return fail(2, leaf);
-    const built = buildContext(a, { leaf, flavor: options.flavor });
+    if (leaf === undefined || leaf === null) return fail("the file has no entry to compare with (LEAF_B)");
+    if (typeof leaf === "string") return fail(leaf);
+    const built = summarizeContext(a, leaf, options.flavor);
     if (!built.ok) {
       const why = built.failure.kind === "cycle" ? "its path runs into a parent cycle" : built.failure.reason;
-      return fail(1, `Pi cannot build a context from ${JSON.stringify(shownId(leaf.id))} (line ${leaf.line + 1}): ${why}`);
+      return fail(`Pi cannot build a context from ${JSON.stringify(shownId(leaf.id))} (line ${leaf.line + 1}): ${why}`, 1);
     }
-    sides.push({ leaf, build: built.build });
+    sides.push({ leaf, summary: built.summary });
   }
   const [sa, sb] = sides as [(typeof sides)[0], (typeof sides)[0]];
-  const result = branchDiff(a, sa.leaf, sa.build, sb.leaf, sb.build);
-  io.out(options.json ? jsonLine({ file, ...result }) : escapeControlsKeepingLines(renderDiff(result, idB === undefined, escapeControls)));
+  const result = branchDiff(sa.leaf, sa.summary, sb.leaf, sb.summary);
+  io.out(options.json ? jsonLine({ file, ...result }) : escapeControlsKeepingLines(renderDiff(result, ids.b === undefined, escapeControls)));
   return 0;
 }

@@ -14,24 +14,21 @@
  */
 
 import { createHash } from "node:crypto";
-import * as nodeFs from "node:fs";
+import type * as nodeFs from "node:fs";
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { Diagnostic } from "vscode-languageserver";
 import type { Entry } from "../core/session/entry";
 import type { PiFlavor } from "../core/pi/buildContext";
-import { forgetValues, setValueBudget } from "../core/line/values";
 import { releaseKept } from "../core/session/semantics/memo";
 import { capDiagnostics, collectDiagnostics, MAX_PER_CODE } from "../features/api/diagnostics";
 import { contextDocument, exportPlan, exportSession, migrationNote, PAGE_SCRIPT } from "../features/api/export";
 import { folderInputs, sessionFacts } from "../io/sessionFacts";
-import { LineTooLong, readStreamedDocument } from "../io/streamedDocument";
+import type { StreamedDocument } from "../io/streamedDocument";
 import { type OptionSpecs, type OptionValues, quote, readCommandLine } from "./commandLine";
 import { openRefusal } from "./contextFromDocument";
 import { findEntry } from "./entryArg";
 import { type ExportSink, fileSink, outRefusal, stdoutSink } from "./exportOutput";
-import { openRegularFile } from "./files";
-import { isUtf16 } from "../io/checkRead";
+import { withStreamedSession } from "./streamedSession";
 import type { CliIo } from "./io";
 import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 import { escapeControls, escapeControlsKeepingLines } from "./terminal";
@@ -114,40 +111,22 @@ function exportFile(file: string, values: OptionValues, flavor: PiFlavor, io: Cl
     io.err(`pi-session-lsp export: ${job.shown}: ${escapeControls(message)}\n`);
     return status;
   };
-  let opened: { fd: number; stat: nodeFs.Stats };
+  const read = {
+    valueChars: VALUE_CHARS,
+    utf16Refusal: () => "the file is UTF-16, not UTF-8: Pi cannot open it (Pi 1.x refuses it, Pi 0.73/0.74 overwrites it). Convert it to UTF-8 first.",
+    beforeRead: (stat: nodeFs.Stats) => {
+      const refused = job.out === undefined ? undefined : outRefusal(job.out, stat, job.force);
+      return refused && `will not write ${job.out}: ${refused}`;
+    },
+  };
   try {
-    opened = openRegularFile(file);
-  } catch (error) {
-    return fail(`cannot read it: ${errorText(error)}`);
-  }
-  const refused = job.out === undefined ? undefined : outRefusal(job.out, opened.stat, job.force);
-  if (refused) {
-    nodeFs.closeSync(opened.fd);
-    return fail(`will not write ${job.out}: ${refused}`);
-  }
-  setValueBudget(VALUE_CHARS);
-  try {
-    if (isUtf16(opened.fd))
-      return fail("the file is UTF-16, not UTF-8: Pi cannot open it (Pi 1.x refuses it, Pi 0.73/0.74 overwrites it). Convert it to UTF-8 first.", 1);
-    return exportOpen(job, opened.fd, values, io, fail);
+    return withStreamedSession(file, read, fail, (streamed) => exportOpen(job, streamed, values, io, fail));
   } catch (error) {
     return fail(`internal error: ${errorText(error)}`);
-  } finally {
-    nodeFs.closeSync(opened.fd);
-    forgetValues();
-    setValueBudget(undefined);
-    releaseKept();
   }
 }
 
-function exportOpen(job: Job, fd: number, values: OptionValues, io: CliIo, fail: (message: string, status?: number) => number): number {
-  let streamed: ReturnType<typeof readStreamedDocument>;
-  try {
-    streamed = readStreamedDocument(fd, pathToFileURL(resolve(job.file)).href, { keepTailChars: VALUE_CHARS });
-  } catch (error) {
-    if (!(error instanceof LineTooLong) && (error as NodeJS.ErrnoException).code === undefined) throw error;
-    return fail(`cannot read it: ${errorText(error)}`);
-  }
+function exportOpen(job: Job, streamed: StreamedDocument, values: OptionValues, io: CliIo, fail: (message: string, status?: number) => number): number {
   const original = streamed.doc;
   const refusal = openRefusal(original, job.flavor);
   if (refusal) return fail(refusal, 1);
@@ -204,7 +183,7 @@ function exportOpen(job: Job, fd: number, values: OptionValues, io: CliIo, fail:
 }
 
 /** The check's diagnostics of the file, as `check` finds them (capped per code and per file). */
-function findings(doc: ReturnType<typeof readStreamedDocument>["doc"], lossless: boolean, io: CliIo): Diagnostic[] {
+function findings(doc: StreamedDocument["doc"], lossless: boolean, io: CliIo): Diagnostic[] {
   try {
     const inputs = folderInputs({ version: "1.x", cwd: io.cwd });
     const found = collectDiagnostics(doc, MAX_PER_CODE, sessionFacts(doc, inputs, { encoding: "utf-8", bom: false, lossless }));

@@ -6,10 +6,9 @@
  */
 
 import { escapeForTerminal } from "../core/base/text";
-import { buildContext, type ContextBuild } from "../core/pi/buildContext";
 import type { SessionDocument } from "../core/session/document";
 import type { Entry } from "../core/session/entry";
-import { branchDiff } from "./branchDiff";
+import { branchDiff, type ContextSummary, summarizeContext } from "./branchDiff";
 import { renderDiff } from "./branchDiffText";
 import { contextDocument } from "./migratedView";
 
@@ -32,21 +31,21 @@ export function computeBranchComparison(doc: SessionDocument, args: readonly unk
   if (typeof idA !== "string") return { ok: false, message: "the second argument must be an entry id" };
   if (idB !== undefined && idB !== null && typeof idB !== "string") return { ok: false, message: "the third argument must be an entry id or null" };
   const a = contextDocument(doc).analysis;
-  const sides: { leaf: Entry; build: ContextBuild }[] = [];
+  const sides: { leaf: Entry; summary: ContextSummary }[] = [];
   for (const id of [idA, idB ?? null]) {
     // Pi resumes from an id's `byId` entry: the last holder of a duplicated id.
     const leaf = id === null ? a.leaf : a.byId.get(id);
     if (!leaf)
       return { ok: false, message: id === null ? "the session has no entry where Pi resumes" : `no entry has the id ${JSON.stringify(id.slice(0, 200))}` };
-    const built = buildContext(a, { leaf, flavor: "1.x" });
+    const built = summarizeContext(a, leaf, "1.x");
     if (!built.ok) {
       const why = built.failure.kind === "cycle" ? "its path runs into a parent cycle" : built.failure.reason;
       return { ok: false, message: `Pi cannot build a context from line ${leaf.line + 1}: ${why}` };
     }
-    sides.push({ leaf, build: built.build });
+    sides.push({ leaf, summary: built.summary });
   }
   const [sa, sb] = sides as [(typeof sides)[0], (typeof sides)[0]];
-  const diff = branchDiff(a, sa.leaf, sa.build, sb.leaf, sb.build);
+  const diff = branchDiff(sa.leaf, sa.summary, sb.leaf, sb.summary);
   const text = escapeForTerminal(
     renderDiff(diff, idB === undefined || idB === null, (t) => escapeForTerminal(t)),
     true,

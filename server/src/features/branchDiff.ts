@@ -7,15 +7,17 @@
  * the compaction summary of a shared compaction is shared, a message kept on one side only because
  * the other side compacted it away is that side's alone. Tokens are estimated as the core does
  * (`core/pi/tokens.ts`, Pi's own estimate), files as `info` counts them (`fileOfToolCall`).
+ *
+ * A context is not held but summarised message by message as it is built (`ContextSummary`): the
+ * contexts of a session larger than memory, read as a stream, are compared in bounded memory.
  */
 
 import { clip, singleLine } from "../core/base/text";
 import { fileOfToolCall } from "../core/disk/stats";
-import type { ContextBuild } from "../core/pi/buildContext";
-import { estimateContextTokens, estimateTokens } from "../core/pi/tokens";
+import { type ContextFailure, type PiFlavor, visitContext } from "../core/pi/buildContext";
+import { estimateContextTokensOf, estimateTokens, usableUsage } from "../core/pi/tokens";
 import type { SessionAnalysis } from "../core/session/analysis";
 import type { Entry } from "../core/session/entry";
-import { pathTo } from "../core/session/semantics/walk";
 
 /** The messages only one side has that are listed one by one; the rest are counted. */
 export const MAX_LISTED_MESSAGES = 200;
@@ -85,10 +87,53 @@ function previewOf(message: unknown): string {
   return "";
 }
 
+/**
+ * What the comparison reads of one context, message by message: where each message comes from, its
+ * estimated tokens, the usage Pi would trust, its role and the start of its text. The messages
+ * themselves are let go as the context is built.
+ */
+export interface ContextSummary {
+  /** The entries from the root to the leaf. */
+  path: Entry[];
+  sources: Entry[];
+  tokens: number[];
+  usage: (number | undefined)[];
+  roles: string[];
+  previews: string[];
+}
+
+/**
+ * A copy of a short string that shares no storage with the text it was cut from: V8 keeps the whole
+ * of a sliced string's parent alive, so the previews of a 1 GB context would keep all of its texts.
+ */
+function detached(text: string): string {
+  // JSON escapes a lone surrogate and reads it back, where a UTF-8 round trip would replace it.
+  return JSON.parse(JSON.stringify(text)) as string;
+}
+
+/** The summary of the context Pi builds from `leaf`, or why Pi cannot build it. */
+export function summarizeContext(
+  a: SessionAnalysis,
+  leaf: Entry,
+  flavor: PiFlavor,
+): { ok: true; summary: ContextSummary } | { ok: false; failure: ContextFailure } {
+  const summary: ContextSummary = { path: [], sources: [], tokens: [], usage: [], roles: [], previews: [] };
+  const visited = visitContext(a, leaf, flavor, (message, source) => {
+    summary.sources.push(source);
+    summary.tokens.push(estimateTokens(message));
+    summary.usage.push(usableUsage(message));
+    summary.roles.push(detached(messageRole(message)));
+    summary.previews.push(detached(previewOf(message)));
+  });
+  if (!visited.ok) return visited;
+  summary.path = visited.path;
+  return { ok: true, summary };
+}
+
 /** Each context message's key: its source entry's index and its place among that entry's messages. */
-function messageKeys(build: ContextBuild): string[] {
+function messageKeys(summary: ContextSummary): string[] {
   const seen = new Map<number, number>();
-  return build.sources.map((entry) => {
+  return summary.sources.map((entry) => {
     const n = seen.get(entry.index) ?? 0;
     seen.set(entry.index, n + 1);
     return `${entry.index}:${n}`;
@@ -132,25 +177,28 @@ function branchFacts(entries: readonly Entry[]) {
   return { cost, assistants, tools: toolList, filesRead: [...read].sort(), filesChanged: [...changed].sort(), more };
 }
 
-function side(leaf: Entry, build: ContextBuild, keys: string[], other: Set<string>, branch: Entry[]): BranchSide {
+function side(leaf: Entry, summary: ContextSummary, keys: string[], other: Set<string>, branch: Entry[]): BranchSide {
   const only: DiffMessage[] = [];
   let onlyCount = 0;
   let onlyTokens = 0;
-  const messages = build.context.messages;
-  for (let k = 0; k < messages.length; k++) {
+  const count = summary.sources.length;
+  for (let k = 0; k < count; k++) {
     if (other.has(keys[k]!)) continue;
-    const tokens = estimateTokens(messages[k]);
+    const tokens = summary.tokens[k]!;
     onlyCount++;
     onlyTokens += tokens;
-    const source = build.sources[k]!;
-    if (only.length < MAX_LISTED_MESSAGES)
-      only.push({ line: source.line, id: source.id, role: messageRole(messages[k]), tokens, preview: previewOf(messages[k]) });
+    const source = summary.sources[k]!;
+    if (only.length < MAX_LISTED_MESSAGES) only.push({ line: source.line, id: source.id, role: summary.roles[k]!, tokens, preview: summary.previews[k]! });
   }
   const facts = branchFacts(branch);
   return {
     leaf: { id: leaf.id, line: leaf.line },
-    contextMessages: messages.length,
-    contextTokens: estimateContextTokens(messages).tokens,
+    contextMessages: count,
+    contextTokens: estimateContextTokensOf(
+      count,
+      (i) => summary.usage[i],
+      (i) => summary.tokens[i]!,
+    ).tokens,
     only,
     onlyCount,
     onlyTokens,
@@ -165,12 +213,11 @@ function side(leaf: Entry, build: ContextBuild, keys: string[], other: Set<strin
 }
 
 /**
- * The difference between the contexts built from `leafA` and `leafB` (each free of parent
- * cycles, as a successful build is).
+ * The difference between the contexts built from `leafA` and `leafB` (`summarizeContext`).
  */
-export function branchDiff(a: SessionAnalysis, leafA: Entry, buildA: ContextBuild, leafB: Entry, buildB: ContextBuild): BranchDiff {
-  const pathA = pathTo(a, leafA);
-  const pathB = pathTo(a, leafB);
+export function branchDiff(leafA: Entry, summaryA: ContextSummary, leafB: Entry, summaryB: ContextSummary): BranchDiff {
+  const pathA = summaryA.path;
+  const pathB = summaryB.path;
   const onB = new Set(pathB.map((e) => e.index));
   let ancestorAt = -1;
   for (let k = pathA.length - 1; k >= 0; k--) {
@@ -181,8 +228,8 @@ export function branchDiff(a: SessionAnalysis, leafA: Entry, buildA: ContextBuil
   }
   const ancestor = ancestorAt >= 0 ? pathA[ancestorAt]! : undefined;
   const atB = ancestor ? pathB.findIndex((e) => e.index === ancestor.index) : -1;
-  const keysA = messageKeys(buildA);
-  const keysB = messageKeys(buildB);
+  const keysA = messageKeys(summaryA);
+  const keysB = messageKeys(summaryB);
   const setA = new Set(keysA);
   const setB = new Set(keysB);
   let shared = 0;
@@ -190,7 +237,7 @@ export function branchDiff(a: SessionAnalysis, leafA: Entry, buildA: ContextBuil
   return {
     ancestor: ancestor ? { id: ancestor.id, line: ancestor.line, type: ancestor.type } : undefined,
     shared,
-    a: side(leafA, buildA, keysA, setB, pathA.slice(ancestorAt + 1)),
-    b: side(leafB, buildB, keysB, setA, pathB.slice(atB + 1)),
+    a: side(leafA, summaryA, keysA, setB, pathA.slice(ancestorAt + 1)),
+    b: side(leafB, summaryB, keysB, setA, pathB.slice(atB + 1)),
   };
 }

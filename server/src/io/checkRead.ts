@@ -34,9 +34,14 @@ export function decodeSession(bytes: Buffer): Decoded {
 
 /** Whether the file open at `fd` is UTF-16 (judged from its first 4 KiB, as `decodeSession` judges it). */
 export function isUtf16(fd: number): boolean {
+  return utf16OfFile(fd) !== undefined;
+}
+
+/** Which UTF-16 the file open at `fd` is, or undefined for UTF-8 (judged as `isUtf16` judges it). */
+export function utf16OfFile(fd: number): "utf-16le" | "utf-16be" | undefined {
   const head = Buffer.alloc(4096);
   const n = nodeFs.readSync(fd, head, 0, head.length, 0);
-  return utf16Of(head.subarray(0, n)) !== undefined;
+  return utf16Of(head.subarray(0, n));
 }
 
 /** The values the streamed check keeps parsed: the lines read last, as many characters as this. */

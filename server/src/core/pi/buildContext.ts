@@ -90,6 +90,35 @@ export function buildContext(a: SessionAnalysis, options: BuildOptions = {}): Co
  * (`scannedContext.ts`) parses no more than those.
  */
 export function contextOfPath(path: Entry[], flavor: PiFlavor): ContextResult {
+  const messages: unknown[] = [];
+  const sources: Entry[] = [];
+  const visited = visitContextOfPath(path, flavor, (message, source) => {
+    messages.push(message);
+    sources.push(source);
+  });
+  if (!visited.ok) return visited;
+  const { thinkingLevel, model, selected, compaction } = visited;
+  return { ok: true, build: { context: { messages, thinkingLevel, model }, path, selected, compaction, sources } };
+}
+
+/** A context visited message by message: what `ContextBuild` holds besides the messages and their sources. */
+export type ContextVisit =
+  | ({ ok: true; path: Entry[] } & Pick<SessionContext, "thinkingLevel" | "model"> & Pick<ContextBuild, "selected" | "compaction">)
+  | { ok: false; failure: ContextFailure };
+
+/**
+ * The context built from `leaf` (which may run into a parent cycle) given to `visit` one message at
+ * a time, in order, and not kept: a path whose messages do not fit in memory (a 1 GB session read
+ * as a stream, `diff`) is summarised as it goes. A line's messages are taken from the lines' table
+ * when a build made them already, and otherwise made again and not filed there.
+ */
+export function visitContext(a: SessionAnalysis, leaf: Entry, flavor: PiFlavor, visit: (message: unknown, source: Entry) => void): ContextVisit {
+  if (a.reachesCycle[leaf.index]) return { ok: false, failure: { kind: "cycle", entry: leaf } };
+  return visitContextOfPath(pathTo(a, leaf), flavor, visit, false);
+}
+
+/** `contextOfPath`, each message given to `visit` instead of kept; `keep` files each line's messages in the lines' table. */
+function visitContextOfPath(path: Entry[], flavor: PiFlavor, visit: (message: unknown, source: Entry) => void, keep = true): ContextVisit {
   // Pi reads `entry.message.role` of every message entry on the path, which throws on a missing message.
   for (const entry of path) {
     if (entry.type === "message" && entry.parsed.noMessage)
@@ -98,8 +127,6 @@ export function contextOfPath(path: Entry[], flavor: PiFlavor): ContextResult {
   const { thinkingLevel, model } = settingsOf(path);
 
   const { selected, compaction } = selectEntries(path, flavor);
-  const messages: unknown[] = [];
-  const sources: Entry[] = [];
   const edits = new Map<unknown, Entry>();
   if (flavor !== "0.74") {
     for (const entry of selected) if (entry.type === "context_edit") edits.set(entry.parsed.reference, entry);
@@ -108,7 +135,7 @@ export function contextOfPath(path: Entry[], flavor: PiFlavor): ContextResult {
     const entry = selected[i]!;
     // Only the newest compaction, at the head of the selection, contributes its summary.
     if (entry.type === "compaction" && i > 0) continue;
-    let produced = messagesOfLine(entry, flavor === "0.74");
+    let produced = messagesOfLine(entry, flavor === "0.74", keep);
     if (i === 0 && entry.type === "compaction" && flavor === "retained-tail") produced = produced.concat(retainedTail(entry) ?? []);
     // Pi's `edits.get(sourceEntry.id)`: a Map lookup by the raw id, which the keys compare as.
     const edit = edits.size === 0 ? undefined : edits.get(entry.key);
@@ -117,12 +144,9 @@ export function contextOfPath(path: Entry[], flavor: PiFlavor): ContextResult {
       if (replacement === undefined) return { ok: false, failure: { kind: "type-error", entry: edit, reason: "a context edit without a replacement" } };
       produced = replacement === null ? [] : produced.map((message) => applyReplacement(message, replacement));
     }
-    for (const message of produced) {
-      messages.push(message);
-      sources.push(entry);
-    }
+    for (const message of produced) visit(message, entry);
   }
-  return { ok: true, build: { context: { messages, thinkingLevel, model }, path, selected, compaction, sources } };
+  return { ok: true, path, thinkingLevel, model, selected, compaction };
 }
 
 /**
@@ -203,12 +227,19 @@ function retainedTail(compaction: Entry): unknown[] | undefined {
  * message objects themselves, and nothing changes them, so sharing them between builds is safe.
  * Both versions' messages are made from one fetch of the line's value: the diagnostics build the
  * context for 1.x and for 0.74 on every open, and a 50 MB path does not fit the value cache, so a
- * value fetched twice would be parsed twice. An idle server lets them go (`releaseKept`).
+ * value fetched twice would be parsed twice. An idle server lets them go (`releaseKept`). Without
+ * `keep`, a line's messages not filed yet are made and not filed: a context visited message by
+ * message (`visitContext`) would otherwise keep every message of a path larger than memory.
  */
 const producedByLine = releasedTable<object, { modern: unknown[]; classic: unknown[] }>();
 
-export function messagesOfLine(entry: Entry, classic: boolean): unknown[] {
+export function messagesOfLine(entry: Entry, classic: boolean, keep = true): unknown[] {
   let produced = producedByLine.get(entry.parsed);
+  if (!produced && !keep) {
+    const o = record(entry.parsed.value);
+    if (!o) return [];
+    return classic ? messagesOf074(entry, o) : messagesOf1x(entry, o);
+  }
   if (!produced) {
     const o = record(entry.parsed.value);
     produced = o ? { modern: messagesOf1x(entry, o), classic: messagesOf074(entry, o) } : { modern: [], classic: [] };

@@ -28,10 +28,22 @@ export interface TokenEstimate {
 }
 
 export function estimateContextTokens(messages: readonly unknown[]): TokenEstimate {
+  return estimateContextTokensOf(
+    messages.length,
+    (i) => usableUsage(messages[i]),
+    (i) => estimateTokens(messages[i]),
+  );
+}
+
+/**
+ * `estimateContextTokens` of `count` messages known by their usable usage and estimate alone
+ * (`usageAt`, `tokensAt`), for a context whose messages are not all held (`diff` of a large file).
+ */
+export function estimateContextTokensOf(count: number, usageAt: (i: number) => number | undefined, tokensAt: (i: number) => number): TokenEstimate {
   let lastUsageIndex: number | null = null;
   let usageTokens = 0;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const usage = usableUsage(messages[i]);
+  for (let i = count - 1; i >= 0; i--) {
+    const usage = usageAt(i);
     if (usage !== undefined) {
       lastUsageIndex = i;
       usageTokens = usage;
@@ -39,7 +51,7 @@ export function estimateContextTokens(messages: readonly unknown[]): TokenEstima
     }
   }
   let trailingTokens = 0;
-  for (let i = lastUsageIndex === null ? 0 : lastUsageIndex + 1; i < messages.length; i++) trailingTokens += estimateTokens(messages[i]);
+  for (let i = lastUsageIndex === null ? 0 : lastUsageIndex + 1; i < count; i++) trailingTokens += tokensAt(i);
   return { tokens: usageTokens + trailingTokens, usageTokens, trailingTokens, lastUsageIndex };
 }
 
