@@ -1,6 +1,6 @@
 /**
  * A 1 GiB session, made by the test: more than Node can hold in one string, and more than a
- * checker should hold in memory. `sessions`, `tree`, `info`, `usage` and `find` read it streaming, with a
+ * checker should hold in memory. `sessions`, `tree`, `info`, `usage`, `find` and `diff` read it streaming, with a
  * bounded peak memory (measured in the command's own process, worker threads included), and say
  * what Pi 0.74 does with a file that size (it cannot read it into one string).
  */
@@ -115,6 +115,30 @@ describe("a 1 GiB session", () => {
       cost: info.piStats.cost,
     });
     expect(doc.total.input).toBe((entries / 24) * 12 * 1000);
+    expect(r.rssMiB).toBeLessThan(400);
+  });
+
+  it("has a branch compared with the whole chain in bounded memory", () => {
+    const early = 100;
+    const id = (n: number) => `e${String(n).padStart(7, "0")}`;
+    const r = run("diff", "--json", file, id(early));
+    expect(r.status, r.stderr).toBe(0);
+    const d = JSON.parse(r.stdout);
+    // One chain: the early entry is on the last entry's path, so the paths part after it, and the
+    // context Pi resumes holds every entry's message (no compaction).
+    expect(d.ancestor).toEqual({ id: id(early), line: early + 1, type: "message" });
+    expect(d.a.leaf).toEqual({ id: id(early), line: early + 1 });
+    expect(d.b.leaf).toEqual({ id: id(entries - 1), line: entries });
+    expect(d.shared).toBe(early + 1);
+    expect(d.a).toMatchObject({ contextMessages: early + 1, onlyCount: 0, branchEntries: 0, assistantMessages: 0, cost: 0 });
+    // Each block of 24 entries holds 12 assistant turns (the odd places) that call bash once.
+    let assistants = 0;
+    for (let n = early + 1; n < entries; n++) if ((n % 24) % 2 === 1) assistants++;
+    expect(d.b).toMatchObject({ contextMessages: entries, onlyCount: entries - early - 1, branchEntries: entries - early - 1, assistantMessages: assistants });
+    expect(d.b.only).toHaveLength(200);
+    expect(d.b.only[0]).toMatchObject({ line: early + 2, id: id(early + 1), role: "assistant" });
+    expect(d.b.cost).toBeCloseTo(assistants * 0.001, 6);
+    expect(d.b.tools).toEqual([{ name: "bash", calls: assistants }]);
     expect(r.rssMiB).toBeLessThan(400);
   });
 

@@ -6,8 +6,8 @@
  * core and summarised message by message as they are built (`summarizeContext`), and `branchDiff`
  * compares the summaries. Text for people (every session value escaped) or `--json`.
  *
- * Exit status: 0 compared, 1 Pi cannot build one of the contexts (it refuses the file, throws or
- * hangs), 2 usage error, unreadable file or unknown leaf.
+ * Exit status: 0 compared, 1 Pi cannot build one of the contexts (it refuses the file, which a
+ * UTF-16 one is, throws or hangs), 2 usage error, unreadable file or unknown leaf.
  */
 
 import type { PiFlavor } from "../core/pi/buildContext";
@@ -32,13 +32,14 @@ Compares what the model sees on two branches of the session FILE: the contexts P
 entries LEAF_A and LEAF_B (ids or the start of one, as tree prints them; LEAF_B defaults to the
 last entry, where Pi resumes). Says where the two paths part, the messages only one context holds
 with their estimated tokens, and for the entries only one branch has: their cost (the assistant
-messages' usage), the tools they called and the files they read or changed.
+messages' usage), the tools they called and the files they read or changed. The file is read as
+a stream of lines, in bounded memory whatever its size (a line over 256 MiB is refused).
   --json      one JSON object instead of text
   --pi 1.x|0.74
               whose rules build the contexts: Pi 1.x (default) or Pi 0.73/0.74
 ${FILE_OR_ID_HELP}
-Exit status: 0 compared, 1 Pi cannot build one of the contexts, 2 usage error, unreadable file or
-unknown entry.`;
+Exit status: 0 compared, 1 Pi cannot build one of the contexts (or the file is UTF-16), 2 usage
+error, unreadable file or unknown entry.`;
 
 const OPTIONS: OptionSpecs = { json: { type: "boolean" }, "session-dir": SESSION_DIR_OPTION };
 
@@ -66,7 +67,10 @@ function diff(file: string, idA: string, idB: string | undefined, options: { jso
     return status;
   };
   const read = {
+    // The two paths are read once each: the values of the long lines are not worth keeping, and
+    // kept they would hold 128 MB of a large session's tool outputs.
     valueChars: STREAMED_VALUE_CHARS,
+    keepTail: false,
     utf16Refusal: (encoding: string) => `the file is ${encoding}, not UTF-8, which Pi does not read`,
   };
   return withStreamedSession(file, read, fail, (streamed) => diffDocument(file, streamed.doc, { a: idA, b: idB }, options, io, fail));

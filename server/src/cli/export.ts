@@ -113,6 +113,7 @@ function exportFile(file: string, values: OptionValues, flavor: PiFlavor, io: Cl
   };
   const read = {
     valueChars: VALUE_CHARS,
+    keepTail: true,
     utf16Refusal: () => "the file is UTF-16, not UTF-8: Pi cannot open it (Pi 1.x refuses it, Pi 0.73/0.74 overwrites it). Convert it to UTF-8 first.",
     beforeRead: (stat: nodeFs.Stats) => {
       const refused = job.out === undefined ? undefined : outRefusal(job.out, stat, job.force);

@@ -18,6 +18,12 @@ import { errorText } from "./walk";
 export interface StreamedSessionRead {
   /** Parsed values kept while the file streams and while the command works (as `check` keeps them). */
   valueChars: number;
+  /**
+   * Whether the values of the file's last `valueChars` and of its long lines are kept as it streams
+   * (`StreamOptions.keepTailChars`: the command reads them again, as the export writing every entry
+   * does), or only as many as `valueChars` as it streams and after (the command reads a few paths).
+   */
+  keepTail: boolean;
   /** What the command says of a UTF-16 file, which it refuses with status 1. */
   utf16Refusal: (encoding: "utf-16le" | "utf-16be") => string;
   /** Why the command will not go on with the file once it is open, before reading it (status 2), or undefined. */
@@ -53,7 +59,7 @@ export function withStreamedSession(
     if (encoding) return fail(options.utf16Refusal(encoding), 1);
     let streamed: StreamedDocument;
     try {
-      streamed = readStreamedDocument(opened.fd, pathToFileURL(resolve(file)).href, { keepTailChars: options.valueChars });
+      streamed = readStreamedDocument(opened.fd, pathToFileURL(resolve(file)).href, { keepTailChars: options.keepTail ? options.valueChars : undefined });
     } catch (error) {
       if (!(error instanceof LineTooLong) && (error as NodeJS.ErrnoException).code === undefined) throw error;
       return fail(`cannot read it: ${errorText(error)}`);
