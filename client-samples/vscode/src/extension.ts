@@ -23,7 +23,9 @@
  *   `piSession.compareBranches [uri, entryId]`; the middleware opens its answer, the text `diff`
  *   prints, as a read-only `pi-compare:` document beside the session. "Pi Session: Export as
  *   Markdown" runs `piSession.exportMarkdown [uri, null]` for the active editor, and the middleware
- *   opens the Markdown of the branch Pi resumes as a read-only `pi-export:` document.
+ *   opens the Markdown of the branch Pi resumes as a read-only `pi-export:` document; "Pi Session:
+ *   Export the Whole Tree as Markdown" runs `piSession.exportMarkdown [uri, null, {all: true}]`,
+ *   every entry of the tree (what `export --all` writes).
  */
 
 import * as os from "node:os";
@@ -108,7 +110,8 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     vscode.commands.registerCommand("piSession.showActiveContext", () => showActiveContext(contexts)),
     vscode.commands.registerCommand("piSession.restartServer", () => restart(contexts)),
-    vscode.commands.registerCommand("piSession.exportAsMarkdown", () => exportAsMarkdown()),
+    vscode.commands.registerCommand("piSession.exportAsMarkdown", () => exportAsMarkdown(exportArguments("branch"))),
+    vscode.commands.registerCommand("piSession.exportTreeAsMarkdown", () => exportAsMarkdown(exportArguments("tree"))),
     vscode.commands.registerCommand("piSession.fixAll", () => applyServerAction(FIX_ALL_KIND, "whole")),
     vscode.commands.registerCommand("piSession.resumeFromHere", () => applyServerAction(ENTRY_ACTIONS["piSession.resumeFromHere"], "cursor")),
     vscode.commands.registerCommand("piSession.dropFromContext", () => applyServerAction(ENTRY_ACTIONS["piSession.dropFromContext"], "cursor")),
@@ -519,12 +522,20 @@ class AnswerDocuments implements vscode.TextDocumentContentProvider, vscode.Disp
 
 const answers = new AnswerDocuments();
 
-/** "Pi Session: Export as Markdown": the branch Pi resumes, for the active editor's session. */
-async function exportAsMarkdown(): Promise<void> {
+/**
+ * The arguments of the server's export command after the session's uri: the branch Pi resumes
+ * (`[null]`), or the whole tree (`[null, {all: true}]`, as `export --all`).
+ */
+function exportArguments(which: "branch" | "tree"): unknown[] {
+  return which === "tree" ? [null, { all: true }] : [null];
+}
+
+/** "Pi Session: Export as Markdown" and "… the Whole Tree as Markdown", for the active editor's session. */
+async function exportAsMarkdown(args: unknown[]): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   if (!editor) return;
   try {
-    await vscode.commands.executeCommand(EXPORT_MARKDOWN_COMMAND, editor.document.uri.toString(), null);
+    await vscode.commands.executeCommand(EXPORT_MARKDOWN_COMMAND, editor.document.uri.toString(), ...args);
   } catch (error) {
     void vscode.window.showErrorMessage(`Pi Session: ${message(error)}`);
   }

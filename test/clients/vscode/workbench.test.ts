@@ -42,6 +42,8 @@ interface Report {
     fixAll?: { applied: true | string; text: string; dirty: boolean; diskUnchanged: boolean; offered?: string[]; diagnostics?: number };
     completion?: { line: number; labels: string[] };
     resumeFromHere?: { applied: true | string; linesBefore: number; linesAfter: number; lastLine: string };
+    exportBranch?: { path: string; languageId: string; text: string };
+    exportTree?: { path: string; languageId: string; text: string };
   };
   errors: string[];
   timings: Record<string, number>;
@@ -225,6 +227,20 @@ describe("VS Code (code-server, Chromium): the extension as a user installs it",
     expect(context?.firstLine).toMatch(/^# Context of session 019cadfd-/);
     const cli = spawnSync(process.execPath, [CLI, "context", "--format", "markdown", broken], { encoding: "utf8", timeout: 30_000 }).stdout;
     expect(context?.firstLine).toBe(cli.split("\n")[0]);
+  });
+
+  it("exports the branch Pi resumes, and the whole tree, from the palette, as `export --format markdown` prints them", () => {
+    const s = steps();
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, [CLI, "export", "--format", "markdown", ...args, valid], { encoding: "utf8", timeout: 30_000 }).stdout;
+    expect(s.exportBranch?.path).toBe("/valid-branches (export of the resumed branch).md");
+    expect(s.exportBranch?.languageId).toBe("markdown");
+    expect(s.exportBranch?.text).toBe(cli());
+    expect(s.exportTree?.path).toBe("/valid-branches (export of the whole tree).md");
+    expect(s.exportTree?.languageId).toBe("markdown");
+    expect(s.exportTree?.text).toBe(cli("--all"));
+    // The whole tree holds every entry, the branches Pi does not resume too.
+    expect(s.exportTree!.text.length).toBeGreaterThan(s.exportBranch!.text.length);
   });
 
   it("runs Resume From Here on the entry under the cursor: one line appended in the buffer, naming that entry", () => {

@@ -155,6 +155,20 @@ async function run(plan, reportPath) {
     return { line: at.line, labels };
   });
 
+  // "Export as Markdown" and "Export the Whole Tree as Markdown" from the palette, on the valid
+  // session (clean again after the steps before): each opens a read-only Markdown document.
+  for (const [name, command, title] of [
+    ["exportBranch", "piSession.exportAsMarkdown", "export of the resumed branch"],
+    ["exportTree", "piSession.exportTreeAsMarkdown", "export of the whole tree"],
+  ]) {
+    await step(name, async () => {
+      await show(valid);
+      await vscode.commands.executeCommand(command);
+      const document = await waitFor(() => vscode.workspace.textDocuments.find((d) => d.uri.scheme === "pi-export" && d.uri.path.includes(`(${title})`)));
+      return { path: document.uri.path, languageId: document.languageId, text: document.getText() };
+    });
+  }
+
   await step("resumeFromHere", async () => {
     const editor = await show(valid);
     const before = editor.document.lineCount;
