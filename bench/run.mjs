@@ -518,6 +518,12 @@ function baselineRows(t, r, dir) {
   compare("edit.push", "the same, pushed", median(b.editPush), median(r.editPush));
   compare("contextEdit.pull", "the same inside the resumed context, pulled", median(b.contextPull), median(r.contextPull));
   compare("contextEdit.push", "the same inside the resumed context, pushed", median(b.contextPush), median(r.contextPush));
+  compare("idleEdit.pull", "the first keystroke after idle, pulled", median(b.idlePull), median(r.idlePull));
+  compare("idleEdit.push", "the first keystroke after idle, pushed", median(b.idlePush), median(r.idlePush));
+  for (const kind of STRUCTURAL) {
+    compare(`structural.${kind}.pull`, `structural edit: ${STRUCTURAL_WHAT[kind]}, pulled`, median(b.structuralPull[kind]), median(r.structuralPull[kind]));
+    compare(`structural.${kind}.push`, `structural edit: ${STRUCTURAL_WHAT[kind]}, pushed`, median(b.structuralPush[kind]), median(r.structuralPush[kind]));
+  }
   for (const name of REQUEST_NAMES) {
     const what = `first ${REQUEST_WHAT[name] ?? name} after an edit`;
     if (b.shapes[name] === r.shapes[name]) compare(`request.${name}`, what, median(b.requests[name]), median(r.requests[name]));
