@@ -1,27 +1,42 @@
 #!/usr/bin/env node
 // bench/run.mjs: the benchmark of pi-session-lsp (`npm run bench`), measured as a user meets it.
 //
-// It prints one table, with the goals of issue 12 and a verdict per row, from one run:
+// It prints one table, with the goals of issues 12 and 32 and a verdict per row, from one run:
 //   server  the built server over stdio (bench/stdio.mjs), on a generated session of 50,000 entries
-//           (about 45 MB): open → first diagnostics (pulled and pushed), a one-character edit →
-//           fresh diagnostics (pulled and pushed, median and p90), the same edit inside the resumed
+//           (about 45 MB): open → first diagnostics (pulled and pushed) against the JSON server
+//           and a server that does nothing, and the byte-scan floor (bench/scanFloor.mjs: the file
+//           read, each line validated as JSON and its id and parentId found, without JSON.parse);
+//           open → complete diagnostics (the pull answering a workspace/diagnostic/refresh, or a
+//           second publish of the opened version, if the server sends one during the idle wait;
+//           else the first answer); the first keystroke after the idle wait (past the idle
+//           collections of lsp/memory.ts), pulled and pushed; a one-character edit → fresh
+//           diagnostics (pulled and pushed, median and p90), the same edit inside the resumed
 //           context (the newest messages, whose edit builds Pi's context and provider request
-//           again; pulled and pushed), the first hover, definition,
+//           again; pulled and pushed); the structural edits of bench/structural.mjs (a line broken
+//           and mended, a line inserted and deleted, a parentId changed and back; pulled and
+//           pushed); the first hover, definition,
 //           references, outline, folding, code lenses, inlay hints, completion, the header lens's
 //           resolve and piSession/buildContext (stage context and stage provider, and bounded: as
 //           the editor samples ask, and the last 50 provider messages) after an edit,
 //           and its memory (RSS right after the open, steady: once idle a while after the open, after
 //           the edits, the peak, after the close);
 //   cli     `check FILE`, `context FILE` and `context --stage provider FILE` as whole processes, against the floor of any checker
-//           (one process that reads the file and JSON.parses every line): time and peak memory;
-//   scale   the same on a 200,000-entry session (about 180 MB): open, edit (also inside the resumed
-//           context, pulled and pushed), memory, and `check`'s
+//           (one process that reads the file and JSON.parses every line) and the byte-scan floor:
+//           time and peak memory;
+//   scale   the same on a 200,000-entry session (about 180 MB): open, edits (also inside the resumed
+//           context and structural, pulled and pushed), memory, and `check`'s
 //           time per megabyte against the first session's;
-//   folder  `check FOLDER` of a folder of sessions on one thread and on every core;
-//   sessions the session commands on a fake Pi home (bench/sessions.mjs, issue 15), without goals;
-//   peers   with --vs-peers only: Pi 1.6 (`SessionManager.open` + `buildSessionContext`) and the
-//           VS Code JSON server, installed with npm into a temporary folder, on the same files, as
-//           ratios; and the transport's floor, a server that does nothing (bench/nullServer.cjs:
+//   folder  `check --threads 1 FOLDER` against `--threads N` (N: the cores), with the parse-only
+//           floor's own speed-up (bench/folderFloor.mjs: 1 thread against N workers JSON.parsing
+//           the same files), idle and again while a busy loop holds a core;
+//   sessions the session commands on a fake Pi home (bench/sessions.mjs: 2,000 sessions, 400 MB by
+//           default): `sessions --all` against Pi 1.6's `SessionManager.listAll`, `find "a phrase"`
+//           and `find` of a word matching nothing against `rg -l -F`, and more without goals;
+//   peers   with --vs-peers only: Pi 1.6 (`SessionManager.open` + `buildSessionContext`, and
+//           `listAll`), the VS Code JSON server and ripgrep (@vscode/ripgrep, whose binary comes in
+//           its platform package; `rg` on the PATH otherwise), installed with npm into a temporary
+//           folder, on the same files, as ratios; and the transport's floor, a server that does
+//           nothing (bench/nullServer.cjs:
 //           the same language-server library, every pull answered with no diagnostics), opened and
 //           edited the same way, so that the table shows floor, JSON server and ours from one run;
 //   baseline with --baseline DIR only: the server of another checkout (built, e.g. an earlier commit in
@@ -36,17 +51,30 @@
 // of the table on a tiny --quick run. bench/inprocess.mjs times the server's functions in-process.
 //
 // Usage: node bench/run.mjs [--quick] [--vs-peers] [--only server,cli,scale,folder,sessions]
-//          [--entries N] [--scale-entries N] [--reps N] [--edits N] [--request-rounds N]
-//          [--folder-files N] [--folder-mb M] [--sessions-files N] [--sessions-mb M]
+//          [--entries N] [--scale-entries N] [--reps N] [--edits N] [--structural-rounds N] [--request-rounds N]
+//          [--folder-files N] [--folder-mb M] [--threads N] [--sessions-files N] [--sessions-mb M]
 //          [--big-line-chars N] [--close-wait MS] [--steady-wait MS] [--out DIR] [--markdown] [--profile DIR]
 //          [--baseline DIR]
 
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { cpus, loadavg, totalmem } from "node:os";
+import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureSessionsFolder, sessionsFolderBench, sessionsRows } from "./sessions.mjs";
-import { cliRuns, folderRuns, installPeers, jsonPeer, median, nullPeer, p90, prepareSession, REQUEST_NAMES, serverPull, serverPush } from "./stdio.mjs";
+import {
+  cliRuns,
+  folderRuns,
+  installPeers,
+  jsonPeer,
+  median,
+  nullPeer,
+  p90,
+  prepareSession,
+  REQUEST_NAMES,
+  scanFloorRun,
+  serverPull,
+  serverPush,
+} from "./stdio.mjs";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
 const SECTIONS = ["server", "cli", "scale", "folder", "sessions"];
@@ -78,6 +106,10 @@ function options(argv) {
     bigLineChars: number("--big-line-chars", 400_000, 40_000),
     reps: number("--reps", 3, 1),
     edits: number("--edits", 15, 5),
+    // Rounds of the structural edits (each round: a line broken and mended, a line inserted and
+    // deleted, a parentId changed and changed back), one for every five typed edits by default.
+    structuralRounds: number("--structural-rounds", Math.max(1, Math.round(Number(value("--edits", 15, 5)) / 5)), 1),
+    threads: number("--threads", availableParallelism(), 2),
     requestRounds: number("--request-rounds", 9, 3),
     closeWaitMs: number("--close-wait", 8000, 500),
     // Past the idle collections of lsp/memory.ts: 1.5 s after the open, then a follow-up 5 s later.
@@ -85,7 +117,9 @@ function options(argv) {
     folderFiles: number("--folder-files", 200, 10),
     folderMb: number("--folder-mb", 200, 5),
     sessionsFiles: number("--sessions-files", 2000, 40),
-    sessionsMb: number("--sessions-mb", 2000, 20),
+    // 2,000 sessions as the issue's folder, but 400 MB instead of its 1 GB, so that the section
+    // (generation once, then every command and its peer, taking turns) runs in minutes.
+    sessionsMb: number("--sessions-mb", 400, 20),
     serverFlags: profile ? ["--cpu-prof", `--cpu-prof-dir=${resolve(profile)}`] : [],
     baseline: baseline ? resolve(baseline) : undefined,
     baselineBin,
@@ -186,15 +220,18 @@ function render(rows, { markdown }) {
 // ---- The measurements ------------------------------------------------------------------------------
 
 /** The server over stdio on one session: `reps` pull and push runs (and the JSON server's), taking turns. */
-async function serverSection(s, o, peers, reps, { push = true, baseline = false } = {}) {
+async function serverSection(s, o, peers, reps, { push = true, baseline = false, floors = true } = {}) {
   const pulls = [];
   const pushes = [];
   const jsons = [];
   const nulls = [];
   const basePulls = [];
   const basePushes = [];
+  const scans = [];
   for (let r = 0; r < reps; r++) {
     pulls.push(await serverPull(s, o));
+    // The byte-scan floor takes its turn too: the least an open could do with the file.
+    if (floors) scans.push(scanFloorRun(s.path));
     if (baseline) basePulls.push(await serverPull(s, { ...o, bin: o.baselineBin }));
     if (push) pushes.push(await serverPush(s, o));
     if (push && baseline) basePushes.push(await serverPush(s, { ...o, bin: o.baselineBin }));
@@ -202,9 +239,21 @@ async function serverSection(s, o, peers, reps, { push = true, baseline = false 
     if (peers) nulls.push(await nullPeer(s, o));
   }
   const mid = (list, pick) => median(list.map(pick));
+  // Each kind's samples of every run, pulled or pushed.
+  const structural = (runs) => Object.fromEntries(STRUCTURAL.map((kind) => [kind, runs.flatMap((p) => p.structural[kind] ?? [])]));
   const summary = (pulls, pushes) => ({
     openPull: mid(pulls, (p) => p.open),
     openPush: mid(pushes, (p) => p.open),
+    completePull: mid(pulls, (p) => p.complete),
+    completePush: mid(pushes, (p) => p.complete),
+    // Whether any run's complete diagnostics came after the first answer (a refresh or a second publish).
+    laterPull: pulls.some((p) => p.refreshes > 0),
+    laterPush: pushes.some((p) => p.publishes > 1),
+    idlePull: pulls.map((p) => p.idleEdit),
+    idlePush: pushes.map((p) => p.idleEdit),
+    structuralPull: structural(pulls),
+    structuralPush: structural(pushes),
+    missedPush: pushes.reduce((n, p) => n + p.missed, 0),
     editPull: pulls.flatMap((p) => p.edits),
     editPush: pushes.flatMap((p) => p.edits),
     contextPull: pulls.flatMap((p) => p.contextEdits),
@@ -225,13 +274,26 @@ async function serverSection(s, o, peers, reps, { push = true, baseline = false 
       ? { open: mid(jsons, (j) => j.open), edits: jsons.flatMap((j) => j.edits), rss: mid(jsons, (j) => j.rss), peak: mid(jsons, (j) => j.peak) }
       : undefined,
     floor: nulls.length ? { open: mid(nulls, (j) => j.open), edits: nulls.flatMap((j) => j.edits) } : undefined,
+    scan: scans.length ? { ms: mid(scans, (x) => x.inside), process: mid(scans, (x) => x.ms) } : undefined,
   };
 }
 
 const pick = (runs) => ({ ms: median(runs.map((r) => r.ms)), rss: median(runs.map((r) => r.rss)) });
 
-function serverRows(t, r, s, { prefix, editGoal, requests, closeWaitMs, steadyWaitMs }) {
-  const x = (bytes) => bytes / s.bytes;
+/** The structural edits of bench/structural.mjs, by kind, and what each row calls them. */
+const STRUCTURAL = ["break", "insert", "parent"];
+const STRUCTURAL_WHAT = {
+  break: "a line broken and mended (its `}` deleted, then put back; both timed)",
+  insert: "a line inserted and deleted (a copy with a new id and a missing parent)",
+  parent: "a `parentId` changed to another id, and back",
+};
+
+/** Issue 32's goal for every keystroke: the median within `goal.median` ms and, where set, the p90 within `goal.p90`. */
+const keyGoalText = (goal) => (goal.p90 ? `≤ ${goal.median} ms, p90 ≤ ${goal.p90} ms` : `≤ ${goal.median} ms`);
+const keyPass = (samples, goal) => (samples.length === 0 ? null : median(samples) <= goal.median && (!goal.p90 || p90(samples) <= goal.p90));
+
+/** The open's rows: against the JSON server and the do-nothing server, the byte scan, and the complete diagnostics. */
+function openRows(t, r, { prefix, requests }) {
   const json = r.json;
   const openRatio = json ? r.openPull / json.open : Number.NaN;
   t.row(
@@ -240,55 +302,74 @@ function serverRows(t, r, s, { prefix, editGoal, requests, closeWaitMs, steadyWa
     r.openPull,
     json ? `${ms(r.openPull)}; JSON server ${ms(json.open)}: ${times(openRatio)}` : ms(r.openPull),
     // The JSON server runs on the first session only (--vs-peers); the larger one's open has no goal.
-    requests ? "< the JSON server (< 1×)" : "",
-    json ? openRatio < 1 : null,
+    requests ? "≤ 1.0× the JSON server" : "",
+    json ? openRatio <= 1 : null,
   );
   if (r.floor)
     t.row(
       `${prefix}open.floor`,
-      "floor: a server that does nothing (same library), open → first diagnostics",
-      r.floor.open,
-      `${ms(r.floor.open)}; ours ${times(r.openPull / r.floor.open)}, JSON server ${times(json.open / r.floor.open)} the floor; its edit ${ms(median(r.floor.edits))}`,
+      "the same against a server that does nothing (same library; bench/nullServer.cjs)",
+      r.openPull / r.floor.open,
+      `do-nothing ${ms(r.floor.open)}; ours ${times(r.openPull / r.floor.open)}, JSON server ${times(json.open / r.floor.open)} of it; its edit ${ms(median(r.floor.edits))}`,
+      "≤ 1.3× the do-nothing server",
+      r.openPull / r.floor.open <= 1.3,
     );
-  if (requests) t.row(`${prefix}open.push`, "open → first diagnostics, pushed", r.openPush, ms(r.openPush));
+  if (r.scan)
+    t.row(
+      `${prefix}open.scan`,
+      "floor: a byte scan of the file (each line validated as JSON, its id and parentId found; bench/scanFloor.mjs)",
+      r.scan.ms,
+      `${ms(r.scan.ms)} read + scan (${ms(r.scan.process)} as a whole process); our open ${times(r.openPull / r.scan.ms)} of it`,
+    );
+  if (!requests) return;
   t.row(
-    `${prefix}edit.pull`,
-    "one-character edit → fresh diagnostics, pulled",
-    median(r.editPull),
-    `${spread(r.editPull)}${json ? `; JSON server ${ms(median(json.edits))}` : ""}`,
-    `≤ ${editGoal} ms`,
-    median(r.editPull) <= editGoal,
+    `${prefix}open.push`,
+    "open → first diagnostics, pushed",
+    r.openPush,
+    json ? `${ms(r.openPush)}; JSON server (pulled) ${ms(json.open)}: ${times(r.openPush / json.open)}` : ms(r.openPush),
+    "≤ 1.0× the JSON server",
+    json ? r.openPush / json.open <= 1 : null,
   );
+  // The complete diagnostics: the first answer, unless a refresh (pulled) or a second publish of the
+  // opened version (pushed) followed it during the idle wait.
+  const complete = (how, value, later, note) =>
+    t.row(
+      `${prefix}complete.${how}`,
+      `open → complete diagnostics, ${how === "pull" ? "pulled (after a workspace/diagnostic/refresh, if one comes)" : "pushed (a second publish, if one comes)"}`,
+      value,
+      `${ms(value)}${later ? ` (${note})` : " (the first answer was complete)"}${json ? `; JSON server ${ms(json.open)}: ${times(value / json.open)}` : ""}`,
+      "≤ 1.5× the JSON server",
+      json ? value / json.open <= 1.5 : null,
+    );
+  complete("pull", r.completePull, r.laterPull, "after a refresh");
+  complete("push", r.completePush, r.laterPush, "a second publish");
+}
+
+function serverRows(t, r, s, { prefix, editGoal, requests, closeWaitMs, steadyWaitMs }) {
+  const x = (bytes) => bytes / s.bytes;
+  const json = r.json;
+  // Issue 32's keystroke goal at 50,000 entries; the larger session keeps its own median goal.
+  const goal = requests ? { median: editGoal, p90: 2 * editGoal } : { median: editGoal };
+  const keyRow = (id, what, samples, extra = "") =>
+    t.row(`${prefix}${id}`, what, median(samples), `${spread(samples)}${extra}`, keyGoalText(goal), keyPass(samples, goal));
+  openRows(t, r, { prefix, requests });
+  keyRow("edit.pull", "one-character edit → fresh diagnostics, pulled", r.editPull, json ? `; JSON server ${ms(median(json.edits))}` : "");
+  // The first keystroke after the idle wait, when lsp/memory.ts's idle collections have run.
+  keyRow("idleEdit.pull", `the first keystroke after ${ms(steadyWaitMs)} idle, pulled (one per run)`, r.idlePull);
+  if (r.idlePush.length > 0) keyRow("idleEdit.push", `the first keystroke after ${ms(steadyWaitMs)} idle, pushed (one per run)`, r.idlePush);
   // The same edit inside the resumed context (the newest messages, where Pi's context and its
   // provider pipeline are built again), pulled and pushed.
-  t.row(
-    `${prefix}contextEdit.pull`,
-    "the same inside the resumed context (newest messages), pulled",
-    median(r.contextPull),
-    spread(r.contextPull),
-    `≤ ${editGoal} ms`,
-    median(r.contextPull) <= editGoal,
-  );
-  if (r.contextPush.length > 0) {
-    const goal = requests ? 30 : editGoal;
-    t.row(
-      `${prefix}contextEdit.push`,
-      "the same inside the resumed context, pushed (the edit changes a diagnostic)",
-      median(r.contextPush),
-      spread(r.contextPush),
-      `≤ ${goal} ms`,
-      median(r.contextPush) <= goal,
-    );
+  keyRow("contextEdit.pull", "the same inside the resumed context (newest messages), pulled", r.contextPull);
+  if (r.contextPush.length > 0) keyRow("contextEdit.push", "the same inside the resumed context, pushed (the edit changes a diagnostic)", r.contextPush);
+  for (const kind of STRUCTURAL) {
+    keyRow(`structural.${kind}.pull`, `structural edit: ${STRUCTURAL_WHAT[kind]}, pulled`, r.structuralPull[kind]);
+    if (r.editPush.length > 0) {
+      const missed = r.missedPush > 0 ? `; ${r.missedPush} structural edits never published` : "";
+      keyRow(`structural.${kind}.push`, `structural edit: ${STRUCTURAL_WHAT[kind]}, pushed`, r.structuralPush[kind], missed);
+    }
   }
   if (requests) {
-    t.row(
-      `${prefix}edit.push`,
-      "the same, pushed (the edit changes a diagnostic)",
-      median(r.editPush),
-      spread(r.editPush),
-      "≤ 30 ms",
-      median(r.editPush) <= 30,
-    );
+    keyRow("edit.push", "one-character edit, pushed (the edit changes a diagnostic)", r.editPush);
     for (const name of REQUEST_NAMES) {
       const goal = REQUEST_GOALS[name] ?? 20;
       const samples = r.requests[name];
@@ -344,23 +425,30 @@ const REQUEST_WHAT = {
 
 function cliRows(t, runs, s, { prefix }) {
   const floor = pick(runs.floor);
+  const scan = pick(runs.scan);
   const check = pick(runs.check);
-  t.row(`${prefix}floor`, "floor: read + JSON.parse of every line", floor.ms, `${ms(floor.ms)}, peak ${mb(floor.rss)}`);
+  t.row(`${prefix}floor`, "floor: read + JSON.parse of every line, whole process", floor.ms, `${ms(floor.ms)}, peak ${mb(floor.rss)}`);
+  t.row(
+    `${prefix}scan`,
+    "floor: the byte scan (bench/scanFloor.mjs), whole process",
+    scan.ms,
+    `${ms(scan.ms)} = ${times(scan.ms / floor.ms)} the JSON.parse floor, peak ${mb(scan.rss)}; \`check\` ${times(check.ms / scan.ms)} of it`,
+  );
   t.row(
     `${prefix}check.time`,
-    "`check FILE`: time against the floor",
+    "`check FILE`: time against the JSON.parse floor",
     check.ms / floor.ms,
     `${ms(check.ms)} = ${times(check.ms / floor.ms)}`,
-    "≤ 1.2×",
-    check.ms / floor.ms <= 1.2,
+    "≤ 1.0×",
+    check.ms / floor.ms <= 1,
   );
   t.row(
     `${prefix}check.memory`,
-    "`check FILE`: peak RSS against the floor's",
+    "`check FILE`: peak RSS against the JSON.parse floor's",
     check.rss / floor.rss,
     `${mb(check.rss)} = ${times(check.rss / floor.rss)}`,
-    "≤ 1.5×",
-    check.rss / floor.rss <= 1.5,
+    "≤ 1.0×",
+    check.rss / floor.rss <= 1,
   );
   if (runs.context.length) {
     const context = pick(runs.context);
@@ -370,8 +458,8 @@ function cliRows(t, runs, s, { prefix }) {
       "`context FILE`",
       context.ms,
       `${ms(context.ms)}, peak ${mb(context.rss)}${pi ? `; Pi 1.6 ${ms(pi.ms)}, peak ${mb(pi.rss)}: ${times(context.ms / pi.ms)}` : ""}`,
-      "≤ 0.8× Pi 1.6's open + buildSessionContext",
-      pi ? context.ms / pi.ms <= 0.8 : null,
+      "≤ 0.7× Pi 1.6's open + buildSessionContext",
+      pi ? context.ms / pi.ms <= 0.7 : null,
     );
     // Issue 13 sets no goal for the provider view: its cost next to the context it starts from.
     const provider = pick(runs.provider);
@@ -383,6 +471,34 @@ function cliRows(t, runs, s, { prefix }) {
     );
   }
   return check.ms / s.bytes;
+}
+
+/**
+ * `check --threads N FOLDER` against `--threads 1`, and the parse-only floor's own speed-up from the
+ * same runs; `busy` when another process held a core meanwhile, where only "never slower" is asked.
+ */
+function folderRows(t, runs, { prefix, threads, busy }) {
+  const one = pick(runs.one);
+  const all = pick(runs.all);
+  const speedUp = one.ms / all.ms;
+  const floorSpeedUp = pick(runs.floorOne).ms / pick(runs.floorAll).ms;
+  const held = busy ? ", while a busy loop holds a core" : "";
+  t.row(`${prefix}one`, `\`check --threads 1 FOLDER\`${held}`, one.ms, `${ms(one.ms)}, peak ${mb(one.rss)}`);
+  t.row(
+    `${prefix}floor`,
+    `floor: read + JSON.parse of every file, 1 thread against ${threads} (bench/folderFloor.mjs)${held}`,
+    floorSpeedUp,
+    `${ms(pick(runs.floorOne).ms)} → ${ms(pick(runs.floorAll).ms)}: speed-up ${times(floorSpeedUp)}`,
+  );
+  const goal = busy ? "never slower than 1 thread (≥ 1.0×)" : "≥ 1.0× and ≥ 0.8× the floor's speed-up";
+  t.row(
+    `${prefix}threads`,
+    `\`check --threads ${threads} FOLDER\`${held}`,
+    speedUp,
+    `${ms(all.ms)}, peak ${mb(all.rss)}: speed-up ${times(speedUp)}; the floor's ${times(floorSpeedUp)}`,
+    goal,
+    speedUp >= 1 && (busy || speedUp >= 0.8 * floorSpeedUp),
+  );
 }
 
 /**
@@ -402,6 +518,12 @@ function baselineRows(t, r, dir) {
   compare("edit.push", "the same, pushed", median(b.editPush), median(r.editPush));
   compare("contextEdit.pull", "the same inside the resumed context, pulled", median(b.contextPull), median(r.contextPull));
   compare("contextEdit.push", "the same inside the resumed context, pushed", median(b.contextPush), median(r.contextPush));
+  compare("idleEdit.pull", "the first keystroke after idle, pulled", median(b.idlePull), median(r.idlePull));
+  compare("idleEdit.push", "the first keystroke after idle, pushed", median(b.idlePush), median(r.idlePush));
+  for (const kind of STRUCTURAL) {
+    compare(`structural.${kind}.pull`, `structural edit: ${STRUCTURAL_WHAT[kind]}, pulled`, median(b.structuralPull[kind]), median(r.structuralPull[kind]));
+    compare(`structural.${kind}.push`, `structural edit: ${STRUCTURAL_WHAT[kind]}, pushed`, median(b.structuralPush[kind]), median(r.structuralPush[kind]));
+  }
   for (const name of REQUEST_NAMES) {
     const what = `first ${REQUEST_WHAT[name] ?? name} after an edit`;
     if (b.shapes[name] === r.shapes[name]) compare(`request.${name}`, what, median(b.requests[name]), median(r.requests[name]));
@@ -465,36 +587,33 @@ async function main() {
     if (basePath) {
       const ratio = perMb / (pick(raw.scaleCli.paired).ms / files.base.bytes);
       const paired = `${ms(pick(raw.scaleCli.paired).ms)} for ${mb(files.base.bytes)}, taking turns`;
-      t.row("scale.cli.check.perMb", `\`check\` time per MB against ${mb(files.base.bytes)}'s`, ratio, `${times(ratio)} (${paired})`, "≤ 1.2×", ratio <= 1.2);
+      // "Flat" within the noise of a shared machine: 10%, the tolerance of "nothing gets worse".
+      t.row(
+        "scale.cli.check.perMb",
+        `\`check\` time per MB against ${mb(files.base.bytes)}'s`,
+        ratio,
+        `${times(ratio)} (${paired})`,
+        "flat: ≤ 1.1×",
+        ratio <= 1.1,
+      );
     }
   }
 
   if (o.only.has("folder")) {
     const folder = ensureSessionsFolder({ files: o.folderFiles, mb: o.folderMb, outDir: o.out, log });
     const root = join(folder.home, ".pi", "agent", "sessions");
-    log(`check of a folder of ${folder.files} files`);
-    raw.folder = folderRuns(root, { reps: o.reps });
-    const one = pick(raw.folder.one);
-    const all = pick(raw.folder.all);
-    const speedUp = one.ms / all.ms;
-    const goal = 0.75 * cpus().length;
-    t.section(`Folder check: ${int(folder.files)} files, ${mb(folder.bytes)} (medians of ${o.reps} runs)`);
-    t.row("folder.one", "`check --threads 1 FOLDER`", one.ms, `${ms(one.ms)}, peak ${mb(one.rss)}`);
-    t.row(
-      "folder.all",
-      `\`check FOLDER\` on every core (${cpus().length})`,
-      speedUp,
-      `${ms(all.ms)}, peak ${mb(all.rss)}: ${times(speedUp)} faster`,
-      `≥ ${times(goal)} faster (¾ of the cores)`,
-      speedUp >= goal,
-    );
+    log(`check of a folder of ${folder.files} files, 1 and ${o.threads} threads, idle and with a core held`);
+    raw.folder = folderRuns(root, { reps: o.reps, threads: o.threads });
+    raw.folderBusy = folderRuns(root, { reps: o.reps, threads: o.threads, busy: true });
+    t.section(`Folder check: ${int(folder.files)} files, ${mb(folder.bytes)}, 1 thread against ${o.threads} (medians of ${o.reps} runs)`);
+    folderRows(t, raw.folder, { prefix: "folder.", threads: o.threads, busy: false });
+    folderRows(t, raw.folderBusy, { prefix: "folder.busy.", threads: o.threads, busy: true });
   }
 
   if (o.only.has("sessions")) {
     log(`session commands on a fake Pi home of ${o.sessionsFiles} files`);
-    raw.sessions = sessionsFolderBench({ files: o.sessionsFiles, mb: o.sessionsMb, outDir: o.out, log });
-    let n = 0;
-    sessionsRows(raw.sessions, { section: t.section, row: (what, value) => t.row(`sessions.${n++}`, what, Number.parseFloat(value), value) });
+    raw.sessions = sessionsFolderBench({ files: o.sessionsFiles, mb: o.sessionsMb, outDir: o.out, log, reps: o.reps, peers });
+    sessionsRows(raw.sessions, { section: t.section, row: t.row });
   }
 
   const loadAfter = loadavg();

@@ -19,9 +19,10 @@
 
 import { spawnSync } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PEAK_RSS_ON_EXIT, reportedPeakRss } from "./stdio.mjs";
+import { median, PEAK_RSS_ON_EXIT, reportedPeakRss, timedNode } from "./stdio.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BIN = join(HERE, "..", "bin", "pi-session-lsp.js");
@@ -166,46 +167,120 @@ function timedIndex(home) {
   return JSON.parse(r.stdout);
 }
 
-export function sessionsFolderBench({ files = 2000, mb = 2000, force = false, log = (m) => console.error(`bench: ${m}`), outDir } = {}) {
+/** The phrase `find` looks for (a few sessions' first message has it) and a word no session has. */
+export const PHRASE = "flaky cookie";
+export const NOTHING = "quetzalcoatl";
+
+/** Pi 1.6's `SessionManager.listAll()` of the fake home, as /resume's "all projects" lists it, on Node 22. */
+function piListAll(peers, home) {
+  const script = join(tmpdir(), "pi-session-lsp-bench-pi-listall.mjs");
+  writeFileSync(
+    script,
+    `const { SessionManager } = await import(${JSON.stringify(`file://${peers.piSessionManager}`)});\nconst list = await SessionManager.listAll();\nprocess.stdout.write(String(list.length));\n`,
+  );
+  return timedNode(peers.node22, script, [], { HOME: home, PI_CODING_AGENT_DIR: join(home, ".pi", "agent") });
+}
+
+/** `rg -l -F TEXT` over the sessions folder: wall time, and how many files it listed (exit 1: none). */
+function ripgrep(rg, text, root) {
+  const t0 = performance.now();
+  const r = spawnSync(rg, ["-l", "-F", "--no-ignore", "--", text, root], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  const ms = performance.now() - t0;
+  if (r.status !== 0 && r.status !== 1) throw new Error(`rg failed (${r.status}): ${r.stderr.slice(0, 500)}`);
+  return { ms, files: r.stdout.split("\n").filter((l) => l !== "").length };
+}
+
+/**
+ * The session commands on the fake home. `sessions --all` and the two finds take turns with their
+ * peers (Pi 1.6's listAll, `rg -l -F`; with `peers` only) `reps` times, medians kept; the rest
+ * runs once.
+ */
+export function sessionsFolderBench({ files = 2000, mb = 2000, force = false, log = (m) => console.error(`bench: ${m}`), outDir, reps = 1, peers } = {}) {
   const folder = ensureSessionsFolder({ files, mb, force, log, outDir });
   const { home } = folder;
-  const all = timed(["sessions", "--all", "--json"], { home });
-  const listed = JSON.parse(all.stdout).sessions.length;
+  const root = join(home, ".pi", "agent", "sessions");
+  const runs = { all: [], pi: [], phrase: [], rgPhrase: [], nothing: [], rgNothing: [] };
+  for (let r = 0; r < reps; r++) {
+    runs.all.push(timed(["sessions", "--all", "--json"], { home }));
+    if (peers) runs.pi.push(piListAll(peers, home));
+    runs.phrase.push(timed(["find", "--json", "--text", `"${PHRASE}"`], { home }));
+    if (peers?.rg) runs.rgPhrase.push(ripgrep(peers.rg, PHRASE, root));
+    runs.nothing.push(timed(["find", "--json", "--text", NOTHING], { home }));
+    if (peers?.rg) runs.rgNothing.push(ripgrep(peers.rg, NOTHING, root));
+  }
+  const mid = (list) => (list.length ? { ms: median(list.map((x) => x.ms)), peakRss: median(list.map((x) => x.rss)) } : undefined);
+  const matches = (run) => (JSON.parse(run.stdout).text ?? []).length;
   const single = timed(["sessions", "--all", "--json"], { home, env: { PI_SESSION_LSP_THREADS: "1" } });
   const project = timed(["sessions", "--json", "--cwd", folder.project0], { home });
   const prefix = timed(["find", "--json", "--ids", "019f000"], { home });
   const prefixDoc = JSON.parse(prefix.stdout);
-  const text = timed(["find", "--json", "--text", "flaky cookie"], { home });
   const index = timedIndex(home);
   return {
     folder: { files: folder.files, bytes: folder.bytes, projects: folder.projects, generated: folder.generated },
-    listAll: { ms: all.ms, peakRss: all.rss, listed },
+    listAll: { ...mid(runs.all), listed: JSON.parse(runs.all[0].stdout).sessions.length },
+    piListAll: runs.pi.length ? { ...mid(runs.pi), listed: Number(runs.pi[0].stdout) } : null,
     listAllOneThread: { ms: single.ms, peakRss: single.rss },
     listProject: { ms: project.ms, peakRss: project.rss },
     findPrefix: { ms: prefix.ms, peakRss: prefix.rss, readInFull: prefixDoc.read.full, candidates: prefixDoc.candidates.length },
-    findText: { ms: text.ms, peakRss: text.rss, matches: (JSON.parse(text.stdout).text ?? []).length },
+    findPhrase: { ...mid(runs.phrase), matches: matches(runs.phrase[0]) },
+    rgPhrase: runs.rgPhrase.length ? { ...mid(runs.rgPhrase), files: runs.rgPhrase[0].files } : null,
+    findNothing: { ...mid(runs.nothing), matches: matches(runs.nothing[0]) },
+    rgNothing: runs.rgNothing.length ? { ...mid(runs.rgNothing), files: runs.rgNothing[0].files } : null,
+    ripgrep: peers ? (peers.rg ?? "none") : null,
     index: index ?? null,
   };
 }
 
-/** The benchmark's rows for a result of `sessionsFolderBench` (bench/run.mjs's table format). */
+/**
+ * The benchmark's rows for a result of `sessionsFolderBench` (bench/run.mjs's table format):
+ * `row(id, what, n, value, goal, pass)`, pass null when the peer was not run.
+ */
 export function sessionsRows(r, { section, row }) {
   const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
   const mib = (bytes) => `${(bytes / 1048576).toFixed(0)} MiB`;
+  const x = (a, b) => `${(a / b).toFixed(2)}×`;
   section(
     `Sessions folder: ${r.folder.files.toLocaleString("en-US")} files, ${(r.folder.bytes / 1e9).toFixed(2)} GB, ${r.folder.projects} projects (${r.folder.generated ? "generated now" : "reused"})`,
   );
-  row("sessions --all (Pi's listAll, every file read whole, all cores)", `${s(r.listAll.ms)}, peak RSS ${mib(r.listAll.peakRss)}, ${r.listAll.listed} listed`);
+  const pi = r.piListAll;
   row(
+    "sessions.listAll",
+    "`sessions --all` (Pi's listAll, every file read whole, all cores) against Pi 1.6's `SessionManager.listAll`",
+    pi ? r.listAll.ms / pi.ms : r.listAll.ms,
+    `${s(r.listAll.ms)}, peak RSS ${mib(r.listAll.peakRss)}, ${r.listAll.listed} listed${pi ? `; Pi 1.6 ${s(pi.ms)}, peak ${mib(pi.peakRss)}, ${pi.listed} listed: ${x(r.listAll.ms, pi.ms)}` : ""}`,
+    "ahead of Pi 1.6 (< 1×)",
+    pi ? r.listAll.ms < pi.ms : null,
+  );
+  row(
+    "sessions.listAllOneThread",
     "  the same on one thread (PI_SESSION_LSP_THREADS=1)",
+    r.listAllOneThread.ms,
     `${s(r.listAllOneThread.ms)}, peak RSS ${mib(r.listAllOneThread.peakRss)} (x${(r.listAllOneThread.ms / r.listAll.ms).toFixed(2)})`,
   );
-  row("sessions for one project (Pi's list)", `${s(r.listProject.ms)}, peak RSS ${mib(r.listProject.peakRss)}`);
-  row("find PREFIX (headers, then the matching files)", `${s(r.findPrefix.ms)}, ${r.findPrefix.readInFull} read whole, ${r.findPrefix.candidates} candidates`);
-  row("find --text (every name and message)", `${s(r.findText.ms)}, peak RSS ${mib(r.findText.peakRss)}, ${r.findText.matches} matches`);
+  row("sessions.project", "sessions for one project (Pi's list)", r.listProject.ms, `${s(r.listProject.ms)}, peak RSS ${mib(r.listProject.peakRss)}`);
+  row(
+    "sessions.findPrefix",
+    "find PREFIX (headers, then the matching files)",
+    r.findPrefix.ms,
+    `${s(r.findPrefix.ms)}, ${r.findPrefix.readInFull} read whole, ${r.findPrefix.candidates} candidates`,
+  );
+  const rgNote = r.ripgrep === "none" ? "; no ripgrep on this machine" : "";
+  const findRow = (id, what, ours, rg) =>
+    row(
+      id,
+      what,
+      rg ? ours.ms / rg.ms : ours.ms,
+      `${s(ours.ms)}, peak RSS ${mib(ours.peakRss)}, ${ours.matches} matches${rg ? `; rg -l -F ${s(rg.ms)}, ${rg.files} files: ${x(ours.ms, rg.ms)}` : rgNote}`,
+      "≤ 2× `rg -l -F`",
+      rg ? ours.ms / rg.ms <= 2 : null,
+    );
+  findRow("sessions.findPhrase", `\`find "${PHRASE}"\` (a phrase, as /resume's search) against \`rg -l -F\``, r.findPhrase, r.rgPhrase);
+  findRow("sessions.findNothing", `\`find ${NOTHING}\` (a word no session has) against \`rg -l -F\``, r.findNothing, r.rgNothing);
   if (r.index)
     row(
+      "sessions.index",
       "editor index (workspace symbols of every file)",
+      r.index.ms,
       `${s(r.index.ms)}, ${r.index.sessions} sessions, ${r.index.symbols} symbols, peak RSS ${mib(r.index.rss)}`,
     );
 }
@@ -215,7 +290,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const option = (name, fallback) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
   const result = sessionsFolderBench({ files: option("--files", 2000), mb: option("--mb", 2000), force: args.includes("--force-generate") });
   const rows = [];
-  sessionsRows(result, { section: (t) => rows.push(`\n${t}`), row: (what, value) => rows.push(`  ${what.padEnd(64)}  ${value}`) });
+  sessionsRows(result, { section: (t) => rows.push(`\n${t}`), row: (_id, what, _n, value) => rows.push(`  ${what.padEnd(64)}  ${value}`) });
   console.log(rows.join("\n"));
   console.log(JSON.stringify(result));
 }

