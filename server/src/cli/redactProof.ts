@@ -20,7 +20,7 @@
 
 import { createHash, type Hash } from "node:crypto";
 import type { ParsedLine } from "../core/line/facts";
-import { buildContext } from "../core/pi/buildContext";
+import { activeContext } from "../core/pi/activeContext";
 import { buildProviderRequest } from "../core/pi/provider/request";
 import { replaceInStrings, type RedactedSecret } from "../core/edits/redact";
 import { SessionDocument } from "../core/session/document";
@@ -103,7 +103,8 @@ export function summariseForProof(doc: SessionDocument, secrets: readonly Redact
   const diagnosticCount = diagnostics.length;
   for (const [code, n] of [...found.overflow].sort()) if (code !== "secret") diagnostics.push(`${code} +${n}`);
   const summary: ProofSummary = { kinds, facts, leaf: doc.analysis.leaf?.line, diagnostics, diagnosticCount, context: undefined, request: undefined };
-  const built = buildContext(doc.analysis, { flavor: "1.x" });
+  // The context the checks built already (memoised per analysis): the same as building it again, at no cost.
+  const built = activeContext(doc.analysis);
   if (!built.ok) return summary;
   summary.context = built.build.context.messages.map((m) => digest(m, transform));
   const request = buildProviderRequest(built.build, { flavor: "1.x", now: () => 0 });
