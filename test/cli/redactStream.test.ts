@@ -163,6 +163,16 @@ describe("redact streamed", () => {
     expect(readdirSync(dir).sort()).toEqual(["s.jsonl"]);
   });
 
+  it("says it cannot write to a folder that does not exist, and leaves nothing behind", () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-redact-nowhere-"));
+    const file = join(dir, "s.jsonl");
+    writeFileSync(file, `${HEADER}\n${entry("u1", null, { role: "user", content: `export ANTHROPIC_API_KEY=${KEY}` })}\n`);
+    const { io, err } = capture();
+    expect(redactFile(file, { out: join(dir, "missing", "c.jsonl"), dryRun: false }, io)).toBe(2);
+    expect(err.join("")).toMatch(/cannot write .*missing\/c\.jsonl: ENOENT/);
+    expect(readdirSync(dir)).toEqual(["s.jsonl"]);
+  });
+
   it("carries over what Pi appends while --out FILE replaces FILE, and refuses what Pi appends with a credential", () => {
     const text = `${HEADER}\n${entry("u1", null, { role: "user", content: `export ANTHROPIC_API_KEY=${KEY}` })}\n`;
     const dir = mkdtempSync(join(tmpdir(), "pi-redact-append-"));

@@ -79,7 +79,12 @@ export function redactSession(path: string, options: RedactRunOptions): RedactOu
     const secrets = collectSecrets(fd, span, (kind, value) => redactionPlaceholder(kind, value, key));
     if (secrets.length === 0) return { status: "nothing", counts: undefined };
     if (options.target !== undefined && !options.inPlace && nodeFs.existsSync(options.target)) return exists(options.target);
-    const temp = createTemp(options.inPlace ? nodeFs.realpathSync(path) : options.target, stat.mode & 0o777, options.inPlace);
+    let temp: ReturnType<typeof createTemp>;
+    try {
+      temp = createTemp(options.inPlace ? nodeFs.realpathSync(path) : options.target, stat.mode & 0o777, options.inPlace);
+    } catch (error) {
+      return { status: "refused", reason: `cannot write ${options.target ?? "a temporary copy"}: ${(error as Error).message}`, exit: 2 };
+    }
     let keep = false;
     try {
       let counts: RedactionCounts;
