@@ -94,9 +94,11 @@ await run("check", runCheck, [dir]);
 await run("check", runCheck, ["--format", "json", dir]);
 await run("check", runCheck, ["--dry-run", "--fix", join(root, "fix", "sessions")]);
 await run("check", runCheck, ["--fix", join(root, "fix", "sessions")]);
-// Slimmed copies go to a folder of their own (slim never writes beside a file given --out).
+// Slimmed and redacted copies go to folders of their own (neither writes beside a file given --out).
 const slimmed = join(root, "slimmed");
 mkdirSync(slimmed, { recursive: true });
+const redacted = join(root, "redacted");
+mkdirSync(redacted, { recursive: true });
 for (const [n, file] of files.entries()) {
   await run("check", runCheck, [file]);
   await run("slim", runSlim, ["--dry-run", file]);
@@ -123,6 +125,7 @@ for (const [n, file] of files.entries()) {
   for (const args of huge ? [["--json"]] : [[], ["--json"], ["--by", "model"], ["--by", "session", "--json"]]) await run("usage", runUsage, [...args, file]);
   // --dry-run: the redaction and its proof, without writing into the hostile folder.
   await run("redact", runRedact, ["--dry-run", file]);
+  await run("redact", runRedact, ["--out", join(redacted, `${n}.jsonl`), file]);
   if (!huge) await run("doctor", runDoctor, [file]);
 }
 for (const pi of ["1.x", "0.74"]) {

@@ -1,12 +1,12 @@
 /**
  * A 1 GiB session, made by the test: more than Node can hold in one string, and more than a
- * checker should hold in memory. `sessions`, `tree`, `info`, `usage`, `find` and `diff` read it streaming, with a
+ * checker should hold in memory. `sessions`, `tree`, `info`, `usage`, `find`, `diff` and `redact` read it streaming, with a
  * bounded peak memory (measured in the command's own process, worker threads included), and say
  * what Pi 0.74 does with a file that size (it cannot read it into one string).
  */
 
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, closeSync, mkdirSync, mkdtempSync, openSync, readSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -153,4 +153,77 @@ describe("a 1 GiB session", () => {
     const none = JSON.parse(run("find", "--json", "--ids", "--session-dir", dir, "019f").stdout);
     expect(none.read.full).toBe(0);
   });
+
+  it("has its credentials redacted in bounded memory, the copy proved before it is named", async () => {
+    // A second session that size, with a key in every block's user turn, then a compaction and a last turn with more.
+    const key = `sk-ant-api03-${"q7vX2mK9pL4nR8sT1wY5zB3cD6fG0hJ".repeat(3)}AA`;
+    const secretFile = join(root, "secrets.jsonl");
+    const { writeLargeSession } = await import("./fakeHome.mjs");
+    const written = writeLargeSession(secretFile, GIB, { cwd: join(root, "big"), firstMessage: `Run the next batch with ANTHROPIC_API_KEY=${key}` });
+    const last = `e${String(written.entries - 1).padStart(7, "0")}`;
+    const tail = [
+      {
+        type: "compaction",
+        id: "c0000001",
+        parentId: last,
+        timestamp: "2026-03-02T11:00:00.000Z",
+        summary: `Ran with ${key}`,
+        firstKeptEntryId: last,
+        tokensBefore: 50000,
+      },
+      {
+        type: "message",
+        id: "u0000001",
+        parentId: "c0000001",
+        timestamp: "2026-03-02T11:00:01.000Z",
+        message: { role: "user", content: `Now psql postgres://admin:S3cr3tPa55@db:5432/app with ${key}`, timestamp: 1772449201000 },
+      },
+    ];
+    appendFileSync(secretFile, `${tail.map((e) => JSON.stringify(e)).join("\n")}\n`);
+    const out = join(root, "secrets.redacted.jsonl");
+    try {
+      const r = run("redact", "--out", out, secretFile);
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+      const blocks = written.entries / 24;
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `^${(blocks + 3).toLocaleString("en-US")} replacements of 2 secrets written to .*secrets\\.redacted\\.jsonl; proved: .*the same context \\(3 messages\\)`,
+          "m",
+        ),
+      );
+      expect(r.stdout).toContain(`… and ${(blocks + 3 - 200).toLocaleString("en-US")} more`);
+      // The key, in every block, the summary and the last turn, and the password once: the copy is shorter by what their placeholders save, and holds no key.
+      const placeholder = /\[REDACTED:anthropic-api-key:[0-9a-f]{8}\]/.exec(r.stdout)![0];
+      // The password is on the last line, past the 200 listed: its placeholder is as long as any of its kind.
+      const passwordPlaceholder = "[REDACTED:url-password:12345678]";
+      const saved = (blocks + 2) * (key.length - placeholder.length) + ("S3cr3tPa55".length - passwordPlaceholder.length);
+      expect(statSync(out).size).toBe(statSync(secretFile).size - saved);
+      expect(containsBytes(out, key)).toBe(false);
+      expect(r.rssMiB).toBeLessThan(640);
+    } finally {
+      rmSync(secretFile, { force: true });
+      rmSync(out, { force: true });
+    }
+  });
 });
+
+/** Whether the file holds `text`, read in chunks (it is larger than a string). */
+function containsBytes(path: string, text: string): boolean {
+  const needle = Buffer.from(text);
+  const buffer = Buffer.allocUnsafe(16 * 1024 * 1024);
+  const fd = openSync(path, "r");
+  try {
+    let carry = Buffer.alloc(0);
+    for (let pos = 0; ; ) {
+      const n = readSync(fd, buffer, 0, buffer.length, pos);
+      if (n === 0) return false;
+      const window = Buffer.concat([carry, buffer.subarray(0, n)]);
+      if (window.includes(needle)) return true;
+      carry = window.subarray(Math.max(0, window.length - needle.length + 1));
+      pos += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -20,4 +20,8 @@ export interface FakeHome {
 
 export function encodeCwd(cwd: string): string;
 export function buildFakeHome(root: string): FakeHome;
-export function writeLargeSession(file: string, bytes: number, options?: { cwd?: string; id?: string }): { entries: number; bytes: number };
+export function writeLargeSession(
+  file: string,
+  bytes: number,
+  options?: { cwd?: string; id?: string; firstMessage?: string },
+): { entries: number; bytes: number };

@@ -298,9 +298,10 @@ export function buildFakeHome(root) {
 /**
  * Writes a session of at least `bytes` bytes to `file` quickly: one block of 24 entries (a user
  * turn, then bash calls with ~32 KB results) written over and over with its ids patched in place,
- * so the file is one long chain of unique ids. Returns the number of entries and bytes.
+ * so the file is one long chain of unique ids. `firstMessage` is each block's user turn: ASCII
+ * without a "Q" (the template is patched where a "Q" starts an id). Returns the number of entries and bytes.
  */
-export function writeLargeSession(file, bytes, { cwd = "/home/dev/big", id = uuid("019e0000", "e001") } = {}) {
+export function writeLargeSession(file, bytes, { cwd = "/home/dev/big", id = uuid("019e0000", "e001"), firstMessage = "Run the next batch." } = {}) {
   const header = `${JSON.stringify({ type: "session", version: 3, id, timestamp: new Date(T0).toISOString(), cwd })}\n`;
   const filler = "x".repeat(32 * 1024);
   const perBlock = 24;
@@ -309,7 +310,7 @@ export function writeLargeSession(file, bytes, { cwd = "/home/dev/big", id = uui
   const lines = [];
   for (let i = 0; i < perBlock; i++) {
     let message;
-    if (i === 0) message = { role: "user", content: "Run the next batch.", timestamp: T0 };
+    if (i === 0) message = { role: "user", content: firstMessage, timestamp: T0 };
     else if (i % 2 === 1)
       message = {
         role: "assistant",

@@ -8,22 +8,23 @@
  * file, and the placeholder cannot be used to confirm a guess of the secret (a plain hash of a
  * short password could be), at the price of differing between two runs.
  *
- * The copy is created with `wx` (an existing file is never overwritten), never in Pi's sessions
- * folder unless asked (Pi would list it as a second session with the same id); `--out FILE` itself
- * replaces the session through `replace.ts`, which keeps FILE.bak, as `check --fix` does.
+ * The file is streamed (`redactRun.ts`), so a session of any size is redacted in bounded memory.
+ * The copy is never written over an existing file, never in Pi's sessions folder unless asked (Pi
+ * would list it as a second session with the same id); `--out FILE` itself replaces the session as
+ * `slim` replaces it (`slimCommit.ts`), keeping FILE.bak and what Pi appends meanwhile.
  */
 
 import * as nodeFs from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { newRedactionKey, type Redaction, redactionPlaceholder, redactText } from "../core/edits/redact";
 import { SECRET_KIND_NAMES } from "../core/line/secrets";
 import { groupDigits } from "../core/base/text";
 import { oneFile, readCommandLine, type OptionSpecs } from "./commandLine";
-import { closeFile, MAX_FILE_BYTES, type OpenedFile, openSessionFile } from "./files";
-import { decodeSession } from "../io/checkRead";
+import { ReadRefused } from "./files";
 import type { CliIo } from "./io";
-import { proveRedaction } from "./redactProof";
-import { FileChanged, FixRefused, replaceFile } from "./replace";
+import { type RedactOutcome, redactSession } from "./redactRun";
+import { NotUtf8, type RedactionCounts } from "./redactStream";
+import { LineTooLong } from "../io/streamedDocument";
+import { DEFAULT_MAX_LINE_BYTES } from "../io/lineReader";
 import { FILE_OR_ID_HELP, SESSION_DIR_OPTION, withSessionFile } from "./sessionArg";
 import { escapeControls } from "./terminal";
 import { locate } from "../io/sessionStore";
@@ -44,10 +45,14 @@ original's with the same replacements. A copy that fails the proof is not writte
   --out PATH   where to write (default FILE with .jsonl replaced by .redacted.jsonl, beside it,
                or in the current folder when FILE is in Pi's sessions folder, so that Pi does not
                list the copy as a second session); an existing file is never overwritten, except
-               FILE itself, which is replaced keeping FILE.bak
-  --dry-run    list what would change (line, kind, masked value) and write nothing
+               FILE itself, which is replaced keeping FILE.bak (entries Pi appends
+               meanwhile are carried over, proved again)
+  --dry-run    list what would change (line, kind, masked value), and prove it on a temporary
+               copy in the system's temporary folder, removed before the command ends
 ${FILE_OR_ID_HELP}
-The file is read whole, up to ${MAX_FILE_BYTES / 1024 / 1024} MiB, and must be UTF-8.
+The file must be UTF-8. It is streamed line by line, of any size, in the memory \`check\` takes for
+it (a 1 GiB session: under 500 MiB), each line up to ${DEFAULT_MAX_LINE_BYTES / 1024 / 1024} MiB; the copy is written beside
+its place and given its name only once proved.
 Exit status: 0 written (or nothing to redact, or --dry-run), 1 the proof failed (nothing written),
 2 usage error, unreadable file, or the output exists.`;
 
@@ -70,42 +75,65 @@ function fail(io: CliIo, what: string): number {
   return 2;
 }
 
-export function redactFile(path: string, options: { out: string | undefined; dryRun: boolean; sessionDir?: string | undefined }, io: CliIo): number {
-  let file: OpenedFile;
+export interface RedactOptions {
+  out: string | undefined;
+  dryRun: boolean;
+  sessionDir?: string | undefined;
+  /** Fixes the placeholders' key (tests compare runs); a fresh one is drawn otherwise. */
+  key?: Uint8Array;
+  /** The longest line read (tests lower it). */
+  maxLineBytes?: number;
+}
+
+export function redactFile(path: string, options: RedactOptions, io: CliIo): number {
+  const target = options.dryRun ? undefined : (options.out ?? defaultOut(path, io, options.sessionDir));
+  let outcome: RedactOutcome;
   try {
-    file = openSessionFile(path);
+    outcome = redactSession(path, {
+      target,
+      inPlace: target !== undefined && sameFile(target, path),
+      listMax: MAX_LISTED,
+      ...(options.key === undefined ? {} : { key: options.key }),
+      ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
+    });
   } catch (error) {
-    return fail(io, `cannot read ${path}: ${(error as Error).message}`);
+    if (error instanceof NotUtf8) return fail(io, `${path} is not UTF-8 (${error.message}): \`pi-session-lsp check\` says why`);
+    if (error instanceof LineTooLong || error instanceof ReadRefused || (error as NodeJS.ErrnoException).code !== undefined)
+      return fail(io, `cannot read ${path}: ${(error as Error).message}`);
+    throw error;
   }
-  try {
-    const decoded = decodeSession(file.bytes);
-    if (decoded.encoding !== "utf-8" || !decoded.lossless) return fail(io, `${path} is not UTF-8: \`pi-session-lsp check\` says why`);
-    const key = newRedactionKey();
-    const redaction = redactText(decoded.text, (kind, value) => redactionPlaceholder(kind, value, key));
-    listReplacements(redaction, io);
-    if (redaction.replacements.length === 0) {
-      io.out(`${escapeControls(path)}: no credentials found; nothing written.\n`);
-      return 0;
-    }
-    const proof = proveRedaction(decoded.text, redaction.text, redaction.secrets);
-    if (proof.differences.length > 0) {
-      io.err(`pi-session-lsp redact: ${escapeControls(path)}: the copy is not the same session apart from the replaced strings, so it is not written:\n`);
-      for (const d of proof.differences) io.err(`  ${escapeControls(d)}\n`);
-      return 1;
-    }
-    const summary = `${groupDigits(redaction.replacements.length)} replacement${redaction.replacements.length === 1 ? "" : "s"} of ${groupDigits(redaction.secrets.length)} secret${redaction.secrets.length === 1 ? "" : "s"}`;
-    const proved = `proved: every line parses as before with the same ids, parents and tool call ids, the same leaf, the same ${groupDigits(proof.diagnostics)} diagnostics apart from secret, and the same context (${groupDigits(proof.contextMessages)} messages) and provider request (${groupDigits(proof.providerMessages)} messages) apart from the replaced strings`;
-    if (options.dryRun) {
-      io.out(`${summary} would be made; ${proved}. Nothing written (--dry-run).\n`);
-      return 0;
-    }
-    const target = options.out ?? defaultOut(path, io, options.sessionDir);
-    const written = writeCopy(file, path, target, redaction.text, io);
-    if (written !== undefined) return written;
-    io.out(`${summary} written to ${escapeControls(target)}; ${proved}.\n`);
+  if (outcome.status === "refused") {
+    io.err(`pi-session-lsp redact: ${escapeControls(outcome.reason)}\n`);
+    return outcome.exit;
+  }
+  if (outcome.counts) listReplacements(outcome.counts, io);
+  if (outcome.status === "nothing") {
+    io.out(`${escapeControls(path)}: no credentials found; nothing written.\n`);
     return 0;
-  } finally {
-    closeFile(file);
+  }
+  if (outcome.status === "failed") {
+    io.err(`pi-session-lsp redact: ${escapeControls(path)}: the copy is not the same session apart from the replaced strings, so it is not written:\n`);
+    for (const d of outcome.proof.differences) io.err(`  ${escapeControls(d)}\n`);
+    return 1;
+  }
+  const { counts, proof } = outcome;
+  const summary = `${groupDigits(counts.replaced)} replacement${counts.replaced === 1 ? "" : "s"} of ${groupDigits(outcome.secrets.length)} secret${outcome.secrets.length === 1 ? "" : "s"}`;
+  const proved = `proved: every line parses as before with the same ids, parents and tool call ids, the same leaf, the same ${groupDigits(proof.diagnostics)} diagnostics apart from secret, and the same context (${groupDigits(proof.contextMessages)} messages) and provider request (${groupDigits(proof.providerMessages)} messages) apart from the replaced strings`;
+  if (target === undefined) {
+    io.out(`${summary} would be made; ${proved}. Nothing written (--dry-run).\n`);
+    return 0;
+  }
+  if (outcome.backup !== undefined) io.out(`${escapeControls(path)} replaced; the original is kept as ${escapeControls(outcome.backup)}.\n`);
+  if (outcome.carried > 0) io.out(`${groupDigits(outcome.carried)} bytes Pi appended meanwhile were carried over and proved.\n`);
+  io.out(`${summary} written to ${escapeControls(target)}; ${proved}.\n`);
+  return 0;
+}
+
+function sameFile(target: string, path: string): boolean {
+  try {
+    return nodeFs.realpathSync(target) === nodeFs.realpathSync(path);
+  } catch {
+    return resolve(target) === resolve(path);
   }
 }
 
@@ -139,52 +167,12 @@ function inPiFolder(path: string, io: CliIo, sessionDir: string | undefined): bo
   }
 }
 
-function listReplacements(redaction: Redaction, io: CliIo): void {
-  const seen = new Set<string>();
-  let listed = 0;
-  for (const r of redaction.replacements) {
-    const key = `${r.line}\u0000${r.secret.raw}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    if (listed++ >= MAX_LISTED) continue;
+function listReplacements(counts: RedactionCounts, io: CliIo): void {
+  for (const r of counts.listed) {
     io.out(`line ${r.line + 1}: ${SECRET_KIND_NAMES[r.secret.kind]} ${escapeControls(r.secret.masked)} -> ${r.secret.placeholder}\n`);
   }
-  if (listed > MAX_LISTED) io.out(`… and ${groupDigits(listed - MAX_LISTED)} more\n`);
-  for (const k of redaction.kept.slice(0, MAX_LISTED)) {
+  if (counts.pairs > counts.listed.length) io.out(`… and ${groupDigits(counts.pairs - counts.listed.length)} more\n`);
+  for (const k of counts.kept) {
     io.out(`line ${k.line + 1}: ${SECRET_KIND_NAMES[k.secret.kind]} ${escapeControls(k.secret.masked)} left in place: it is part of an id or a link\n`);
   }
-}
-
-/** Writes the copy; a number is the exit status of a refusal, already said. */
-function writeCopy(file: OpenedFile, path: string, target: string, text: string, io: CliIo): number | undefined {
-  let same = false;
-  try {
-    same = nodeFs.realpathSync(target) === nodeFs.realpathSync(path);
-  } catch {
-    same = resolve(target) === resolve(path);
-  }
-  if (same) {
-    try {
-      const replaced = replaceFile(file, text);
-      io.out(`${escapeControls(path)} replaced; the original is kept as ${escapeControls(replaced.backup)}.\n`);
-      return undefined;
-    } catch (error) {
-      if (error instanceof FileChanged || error instanceof FixRefused) return fail(io, `${path} left as it is: ${error.message}`);
-      throw error;
-    }
-  }
-  let fd: number;
-  try {
-    fd = nodeFs.openSync(target, "wx", file.stat.mode & 0o777);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return fail(io, code === "EEXIST" ? `${target} exists: remove it or choose another --out` : `cannot write ${target}: ${(error as Error).message}`);
-  }
-  try {
-    nodeFs.writeFileSync(fd, text);
-    nodeFs.fsyncSync(fd);
-  } finally {
-    nodeFs.closeSync(fd);
-  }
-  return undefined;
 }

@@ -38,6 +38,8 @@ export interface CommitInput {
   temp: string;
   /** Proves `target` (its first `size` bytes) against `temp` again; the reason it fails, or undefined. */
   reprove: (size: number) => string | undefined;
+  /** The command replacing the file, named in a refusal (default `slim`). */
+  command?: "slim" | "redact";
 }
 
 export interface Committed {
@@ -98,13 +100,15 @@ export function commitSlimmed(input: CommitInput): Committed {
     const now = checkOriginal(input, carried);
     if (now === known) break;
     if (round >= MAX_ROUNDS || now - input.size > MAX_CARRIED_BYTES)
-      throw new FileChanged(`Pi kept appending to it (${groupDigits(now - input.size)} bytes since it was read); run slim again when Pi is done`);
+      throw new FileChanged(
+        `Pi kept appending to it (${groupDigits(now - input.size)} bytes since it was read); run ${input.command ?? "slim"} again when Pi is done`,
+      );
     const tail = readRange(input.fd, known, now);
     appendBytes(input.temp, tail);
     carried.push(tail);
     known = now;
     const failure = input.reprove(known);
-    if (failure) throw new FileChanged(`Pi appended to it while it was slimmed, and then ${failure}`);
+    if (failure) throw new FileChanged(`Pi appended to it while it was ${input.command === "redact" ? "redacted" : "slimmed"}, and then ${failure}`);
   }
   const backup = linkBackup(input.target);
   try {

@@ -49,12 +49,12 @@ export const STREAMED_VALUE_CHARS = 16_000_000;
 
 /**
  * Reads a UTF-8 session open at `fd` as the streamed check reads it, and leaves the value budget
- * set for its checks: the caller resets it (`setValueBudget(undefined)`, `forgetValues()`) once
+ * set for its checks (only its first `end` bytes when given): the caller resets it (`setValueBudget(undefined)`, `forgetValues()`) once
  * they ran. It throws what `readStreamedDocument` throws (a line too long, an error reading).
  */
-export function readStreamedForCheck(fd: number, uri: string, onChunk?: (bytes: number) => void): StreamedDocument {
+export function readStreamedForCheck(fd: number, uri: string, onChunk?: (bytes: number) => void, end?: number): StreamedDocument {
   setValueBudget(STREAMED_VALUE_CHARS);
-  const streamed = readStreamedDocument(fd, uri, { onChunk, keepTailChars: STREAMED_VALUE_CHARS });
+  const streamed = readStreamedDocument(fd, uri, { onChunk, keepTailChars: STREAMED_VALUE_CHARS, ...(end === undefined ? {} : { end }) });
   // The context's messages stay alive while the request checks run (their builds keep them): so
   // can its values, or both of Pi's builds (1.x's and 0.74's) parse every line of it again. The
   // budget holds the context and the usual budget besides, so that the values the checks read

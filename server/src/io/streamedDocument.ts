@@ -235,6 +235,8 @@ export interface StreamOptions {
    * and less memory (the value was made twice, the text decoded twice).
    */
   keepTailChars?: number;
+  /** Read the file only up to this byte offset (what was there when a command first looked; default: to its end). */
+  end?: number;
 }
 
 /** A line at least this long keeps its value before the tail too (see `keepTailChars`). */
@@ -258,7 +260,7 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const keep = options.keepTailChars;
   // Bytes are at least as many as the characters they decode to: the tail's values fit the budget.
-  let tailStart = keep === undefined ? 0 : Math.max(0, nodeFs.fstatSync(fd).size - keep);
+  let tailStart = keep === undefined ? 0 : Math.max(0, (options.end ?? nodeFs.fstatSync(fd).size) - keep);
   // The characters of the long lines kept before the tail, which the budget holds besides the tail's.
   let longChars = 0;
   if (keep !== undefined) setValueBudget(tailStart > 0 ? 0 : keep);
@@ -304,7 +306,7 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
         parsed.push(p);
       }
     },
-    { onChunk: options.onChunk, maxLineBytes },
+    { onChunk: options.onChunk, maxLineBytes, ...(options.end === undefined ? {} : { end: options.end }) },
   );
   // The document's last line is the piece after the last "\n" (empty for a file that ends with one).
   if (result.endsWithNewline || result.lines === 0) {

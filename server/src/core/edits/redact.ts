@@ -68,42 +68,73 @@ export interface Redaction {
 export const MAX_DISTINCT_SECRETS = 10_000;
 
 /**
+ * The distinct secrets of a session, gathered line by line (so that a file streamed in chunks
+ * finds the same ones as its whole text): the first place each is found, its placeholder made
+ * once. At most `MAX_DISTINCT_SECRETS` are kept; lines after that are not searched.
+ */
+export class SecretCollector {
+  private readonly byRaw = new Map<string, RedactedSecret>();
+
+  constructor(private readonly placeholderOf: (kind: SecretKind, value: string) => string) {}
+
+  /** Whether more lines are worth searching (the bound on distinct secrets is not reached). */
+  get open(): boolean {
+    return this.byRaw.size < MAX_DISTINCT_SECRETS;
+  }
+
+  /** Searches one line's text (without its line ending), the `line`th of the file. */
+  add(text: string, line: number): void {
+    if (!this.open) return;
+    for (const match of findSecrets(text)) {
+      const raw = text.slice(match.start, match.end);
+      if (this.byRaw.has(raw)) continue;
+      const value = decoded(raw);
+      this.byRaw.set(raw, { kind: match.kind, raw, value, masked: maskSecret(text, match), placeholder: this.placeholderOf(match.kind, value), line });
+    }
+  }
+
+  /** The secrets found, longest first, so that a secret inside another is not replaced in half of the longer one. */
+  secrets(): RedactedSecret[] {
+    return [...this.byRaw.values()].sort((x, y) => y.raw.length - x.raw.length);
+  }
+}
+
+/** Where `redactLine` tells what it did: each occurrence replaced, and each left in place. */
+export interface RedactionSink {
+  replaced(line: number, secret: RedactedSecret): void;
+  kept(line: number, secret: RedactedSecret): void;
+}
+
+/**
  * The redacted text of `text`. `placeholderOf(kind, value)` names a secret (the caller keys its
  * hash); it is called once per distinct secret.
  */
 export function redactText(text: string, placeholderOf: (kind: SecretKind, value: string) => string): Redaction {
   const { lines, eols } = splitLines(text);
-  const byRaw = new Map<string, RedactedSecret>();
-  for (let line = 0; line < lines.length && byRaw.size < MAX_DISTINCT_SECRETS; line++) {
-    const t = lines[line]!;
-    for (const match of findSecrets(t)) {
-      const raw = t.slice(match.start, match.end);
-      if (byRaw.has(raw)) continue;
-      const value = decoded(raw);
-      byRaw.set(raw, { kind: match.kind, raw, value, masked: maskSecret(t, match), placeholder: placeholderOf(match.kind, value), line });
-    }
-  }
-  // The longest first, so that a secret inside another is not replaced in half of the longer one.
-  const secrets = [...byRaw.values()].sort((x, y) => y.raw.length - x.raw.length);
+  const collector = new SecretCollector(placeholderOf);
+  for (let line = 0; line < lines.length && collector.open; line++) collector.add(lines[line]!, line);
+  const secrets = collector.secrets();
   const replacements: Replacement[] = [];
   const kept: Replacement[] = [];
+  const sink: RedactionSink = { replaced: (line, secret) => replacements.push({ line, secret }), kept: (line, secret) => kept.push({ line, secret }) };
   const out: string[] = [];
   for (let line = 0; line < lines.length; line++) {
     let t = lines[line]!;
-    if (secrets.length > 0) t = redactLine(t, line, secrets, replacements, kept);
+    if (secrets.length > 0) t = redactLine(t, line, secrets, sink);
     out.push(t, eols[line] ?? "");
   }
   return { text: out.join(""), secrets, replacements, kept };
 }
 
-function redactLine(text: string, line: number, secrets: readonly RedactedSecret[], replacements: Replacement[], kept: Replacement[]): string {
+/** One line's text (without its line ending) with every occurrence of `secrets` (longest first) replaced, but in the fields that link the tree. */
+export function redactLine(text: string, line: number, secrets: readonly RedactedSecret[], sink: RedactionSink): string {
   let links: string[] | undefined;
   let t = text;
   for (const secret of secrets) {
     if (!t.includes(secret.raw)) continue;
     links ??= linkValues(text);
     if (links.some((value) => value.includes(secret.value))) {
-      kept.push({ line, secret });
+      sink.kept(line, secret);
       continue;
     }
     const pieces: string[] = [];
@@ -115,7 +146,7 @@ function redactLine(text: string, line: number, secrets: readonly RedactedSecret
       if (slashes % 2 === 1) continue;
       pieces.push(t.slice(from, at), secret.placeholder);
       from = at + secret.raw.length;
-      replacements.push({ line, secret });
+      sink.replaced(line, secret);
     }
     if (pieces.length > 0) t = pieces.join("") + t.slice(from);
   }
