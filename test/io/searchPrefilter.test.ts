@@ -113,8 +113,8 @@ function writeSessions(): void {
     const escapeSome = how === 5 ? (i: number) => i % 3 === 1 : () => false;
     if (how === 6) {
       // The two words in two messages: the joined text holds them with one space between.
-      entry(`"message":{"role":"user","content":${JSON.stringify(`see ${hidden[0]}`)},"timestamp":1}`);
-      entry(`"message":{"role":"assistant","content":[{"type":"text","text":${JSON.stringify(`${hidden[1]} now`)}}],"timestamp":2}`);
+      entry(`"message":{"role":"user","content":${JSON.stringify(`see ${hidden[0]} Kiwi  `)},"timestamp":1}`);
+      entry(`"message":{"role":"assistant","content":[{"type":"text","text":${JSON.stringify(`\tzebra ${hidden[1]} now`)}}],"timestamp":2}`);
     } else if (how === 7) {
       // Text blocks that are not strings: a number, an object, an array.
       entry(
@@ -134,7 +134,7 @@ function writeSessions(): void {
     if (n === 11) {
       // Over one read chunk, with a word across the 1 MiB boundary.
       const filler = "o".repeat(1024 * 1024 - lines.join("\n").length - 60);
-      entry(`"message":{"role":"user","content":"${filler} ${words[0]} ${words[1]}","timestamp":3}`);
+      entry(`"message":{"role":"user","content":"${filler} Shader\\n parser ${words[0]} ${words[1]}","timestamp":3}`);
     }
     const file = join(sessionDir, `2026-03-02T10-00-00-000Z_${id}.jsonl`);
     writeFileSync(file, `${lines.join(n % 13 === 12 ? "\r\n" : "\n")}\n`);
@@ -167,6 +167,11 @@ const QUERIES = [
   "prsr",
   "shdr",
   "kwi",
+  '"parser please"',
+  '"see shader"',
+  '"kiwi now"',
+  '"zebra kiwi"',
+  '"kiwi zebra"',
 ];
 
 beforeAll(() => {

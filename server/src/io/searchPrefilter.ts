@@ -8,7 +8,7 @@
 
 import { closeSync, readSync } from "node:fs";
 import { FoldedNeedle } from "../core/base/foldedSearch";
-import { couldMatch, nameOf, type PrefilterPlan, wantsNamesFor } from "../core/disk/searchPrefilter";
+import { couldMatch, nameOf, PhraseBytes, type PrefilterPlan, wantsNamesFor } from "../core/disk/searchPrefilter";
 import { CHUNK_BYTES, openRegularSync } from "./lineReader";
 
 const KELVIN_SIGN = Buffer.from("\u212a");
@@ -21,6 +21,8 @@ const SESSION_INFO_PIVOT = SESSION_INFO.indexOf("_");
 /** Names read from one file at most; a file with more is searched in full. */
 const MAX_NAMES = 64;
 const NEWLINE = 0x0a;
+/** The longest unfinished line carried from one chunk to the next for a phrase. */
+const MAX_LINE_CARRY = CHUNK_BYTES;
 
 /** Whether a `\uXXXX` escape's code could lowercase to an ASCII letter or digit, or be the `_` of `session_info`. */
 function hazardousCode(code: number): boolean {
@@ -38,6 +40,7 @@ interface NameFacts {
 export class FilePrefilter {
   private readonly needles: (FoldedNeedle | undefined)[];
   private readonly overlap: number;
+  private readonly phrases: (PhraseBytes | undefined)[];
   private readonly buffer: Buffer;
   private readonly watchKelvin: boolean;
   private readonly watchDottedI: boolean;
@@ -46,7 +49,9 @@ export class FilePrefilter {
     this.needles = plan.tokens.map((t) => (t.anchor === undefined ? undefined : new FoldedNeedle(t.anchor)));
     const longest = Math.max(SESSION_INFO.length, 6, ...this.needles.map((n) => n?.bytes.length ?? 0));
     this.overlap = longest - 1;
-    this.buffer = Buffer.allocUnsafe(CHUNK_BYTES + this.overlap);
+    this.phrases = plan.tokens.map((t) => (t.phrase ? new PhraseBytes(t.phrase) : undefined));
+    // A phrase is looked for in whole lines, so the unfinished line at a chunk's end is kept for the next.
+    this.buffer = Buffer.allocUnsafe(CHUNK_BYTES + (this.phrases.some(Boolean) ? Math.max(this.overlap, MAX_LINE_CARRY) : this.overlap));
     this.watchKelvin = plan.tokens.some((t) => t.anchor?.includes("k"));
     this.watchDottedI = plan.tokens.some((t) => t.anchor?.includes("i"));
   }
@@ -69,7 +74,7 @@ export class FilePrefilter {
   }
 
   private read(fd: number): boolean {
-    const { plan, needles, buffer } = this;
+    const { plan, needles, phrases, buffer } = this;
     const found = plan.tokens.map(() => false);
     const nameFacts: NameFacts | undefined = plan.wantsNames ? { names: [], unknown: false } : undefined;
     let hazard = false;
@@ -79,20 +84,29 @@ export class FilePrefilter {
       const read = readSync(fd, buffer, carry, CHUNK_BYTES, position);
       if (read === 0) break;
       const end = carry + read;
+      // The whole lines of the buffer end here; the rest is carried to the next chunk.
+      const linesEnd = buffer.lastIndexOf(NEWLINE, end - 1) + 1;
       let missing = false;
       for (let i = 0; i < needles.length; i++) {
         const needle = needles[i];
         if (!needle || found[i]) continue;
-        found[i] = needle.occursIn(buffer, 0, end);
+        found[i] = needle.occursIn(buffer, 0, end) && (phrases[i] === undefined || phrases[i]!.occursIn(buffer, 0, linesEnd));
         if (!found[i]) missing = true;
       }
       hazard = this.hazardIn(end);
       if (hazard || !missing) return true;
       if (nameFacts && !nameFacts.unknown) this.gatherNames(nameFacts, end, carry, position === 0, read < CHUNK_BYTES);
       position += read;
-      carry = Math.min(this.overlap, end);
+      const unfinished = end - linesEnd;
+      if (unfinished > MAX_LINE_CARRY) {
+        // A line longer than can be carried: a phrase in it is taken as found.
+        for (let i = 0; i < phrases.length; i++) if (phrases[i] !== undefined) found[i] = true;
+      }
+      carry = Math.min(end, Math.max(this.overlap, unfinished <= MAX_LINE_CARRY && phrases.some(Boolean) ? unfinished : 0));
       buffer.copyWithin(0, end - carry, end);
     }
+    // The file's last line, when it has no "\n".
+    for (let i = 0; i < phrases.length; i++) if (!found[i] && phrases[i]?.occursIn(buffer, 0, carry)) found[i] = true;
     if (!nameFacts || !wantsNamesFor(plan, found, hazard)) return couldMatch(plan, { found, foldHazard: hazard });
     return nameFacts.unknown
       ? true

@@ -44,6 +44,14 @@ export class FoldedNeedle {
 
   /** Whether the needle occurs in `bytes[from, to)`, ignoring ASCII case. */
   occursIn(bytes: Uint8Array, from: number, to: number): boolean {
+    return this.someOccurrence(bytes, from, to, () => true);
+  }
+
+  /**
+   * Whether `accept` takes one of the needle's occurrences in `bytes[from, to)` (given where it
+   * starts), ignoring ASCII case; the occurrences are not visited in order.
+   */
+  someOccurrence(bytes: Uint8Array, from: number, to: number, accept: (start: number) => boolean): boolean {
     const m = this.bytes.length;
     if (to - from < m) return false;
     // Hits of the rare byte, for each of its forms, until they turn out not to be rare here.
@@ -51,8 +59,10 @@ export class FoldedNeedle {
     const view = Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from);
     for (const form of this.pivotForms) {
       for (let at = view.indexOf(form, this.pivot); at >= 0 && at + m - this.pivot <= view.length; at = view.indexOf(form, at + 1)) {
-        if (this.matchesAt(bytes, from + at - this.pivot)) return true;
-        if (--budget < 0) return this.horspool(bytes, from, to);
+        const start = from + at - this.pivot;
+        // A form searched before this one may have had hits the Horspool search will see again: it visits them twice.
+        if (this.matchesAt(bytes, start) && accept(start)) return true;
+        if (--budget < 0) return this.horspool(bytes, from, to, accept);
       }
     }
     return false;
@@ -65,15 +75,20 @@ export class FoldedNeedle {
     return true;
   }
 
-  /** Horspool's search of `bytes[from, to)` on folded bytes. */
-  private horspool(bytes: Uint8Array, from: number, to: number): boolean {
+  /** Horspool's search of `bytes[from, to)` on folded bytes, offering each occurrence to `accept`. */
+  private horspool(bytes: Uint8Array, from: number, to: number, accept: (start: number) => boolean): boolean {
     const needle = this.bytes;
     const m = needle.length;
     const last = needle[m - 1]!;
     const shift = this.shift;
     for (let end = from + m - 1; end < to; end += shift[FOLD[bytes[end]!]!]!) {
-      if (FOLD[bytes[end]!] === last && this.matchesAt(bytes, end - m + 1)) return true;
+      if (FOLD[bytes[end]!] === last && this.matchesAt(bytes, end - m + 1) && accept(end - m + 1)) return true;
     }
     return false;
+  }
+
+  /** Whether the needle starts at `start`, ignoring ASCII case, within `bytes[0, to)`. */
+  startsAt(bytes: Uint8Array, start: number, to: number): boolean {
+    return start + this.bytes.length <= to && this.matchesAt(bytes, start);
   }
 }
