@@ -27,7 +27,6 @@ import { keepAllValues } from "../core/line/values";
 import { type OptionSpecs, type OptionValues, quote, readCommandLine } from "./commandLine";
 import type { CliIo } from "./io";
 import { closeFile, openSessionFile, readStdin } from "./files";
-import { decodeSession } from "../io/checkRead";
 import { encodingName, utf16Of } from "../core/base/encoding";
 import { escapeControls } from "./terminal";
 import { errorText } from "./walk";
@@ -136,6 +135,8 @@ function printContextOf(file: string, values: OptionValues, io: CliIo): number {
       return 0;
     }
   }
+  // The reader of the full path (with the streamed document it can build), loaded only when it runs.
+  const { decodeSession } = require("../io/checkRead") as typeof import("../io/checkRead");
   const decoded = decodeSession(bytes);
   if (decoded.encoding !== "utf-8") {
     io.err(

@@ -58,7 +58,7 @@ export async function runFind(args: readonly string[], io: CliIo): Promise<numbe
       cwd: values.cwd as string | undefined,
       sessionDir: values["session-dir"] as string | undefined,
       text: values.text ? "always" : values.ids ? "never" : "auto",
-      pool: { onProgress: (p) => progress.update(p) },
+      pool: { onProgress: (p) => progress.update(p), withThisThread: true },
     });
   } finally {
     progress.done();

@@ -10,7 +10,9 @@ import { type Stats, statSync } from "node:fs";
 import { HEADER_SCAN_BYTES, headerCandidate16, type SessionScan, SessionInfoBuilder } from "../core/disk/info";
 import type { PiVersion } from "../core/disk/location";
 import { parseSearchQuery } from "../core/disk/search";
+import { planPrefilter } from "../core/disk/searchPrefilter";
 import { BoundedRegex } from "./boundedRegex";
+import { FilePrefilter } from "./searchPrefilter";
 import { kindOf, type ReadOptions, readLinesSync } from "./lineReader";
 
 export interface ScanTask {
@@ -22,6 +24,11 @@ export interface ScanTask {
   query?: string;
   symbols?: boolean;
   maxLineBytes?: number;
+  /**
+   * The file may be passed over, unparsed, when its bytes show that `query` cannot match it
+   * (`searchPrefilter.ts`); its outcome then says `ruledOut` and has no scan.
+   */
+  prefilter?: boolean;
 }
 
 /** Pi 1.x `readSessionHeader`'s view of the file: its header's id and cwd, or why it has none. */
@@ -47,6 +54,19 @@ export interface ScanOutcome {
    * time on an earlier file of this thread (see boundedRegex.ts).
    */
   searchGaveUp?: "timeout" | "skipped";
+  /** The prefilter found that the task's query cannot match the file, which was not parsed. */
+  ruledOut?: true;
+}
+
+/** The prefilter of the query this thread searches, made once per query. */
+let prefilterCache: { query: string; prefilter: FilePrefilter | undefined } | undefined;
+
+function prefilterFor(query: string): FilePrefilter | undefined {
+  if (prefilterCache?.query !== query) {
+    const plan = planPrefilter(parseSearchQuery(query));
+    prefilterCache = { query, prefilter: plan ? new FilePrefilter(plan) : undefined };
+  }
+  return prefilterCache.prefilter;
 }
 
 /** `readSessionHeader` of Pi 1.x: the first parsed line within the first MiB must be a header. */
@@ -108,6 +128,10 @@ export function scanFile(task: ScanTask, onChunk?: ReadOptions["onChunk"]): Scan
     return { path: task.path, size, mtimeMs, error: (error as Error).message };
   }
   if (task.read === "header") return { path: task.path, size, mtimeMs, probe: probeHeader(task.path, size) };
+  if (task.prefilter && task.query !== undefined && prefilterFor(task.query)?.couldMatch(task.path) === false) {
+    onChunk?.(size);
+    return { path: task.path, size, mtimeMs, ruledOut: true };
+  }
   const search = task.query === undefined ? undefined : parseSearchQuery(task.query);
   // A `re:` pattern is tested with a time limit (see boundedRegex.ts).
   const bounded = search?.regex instanceof RegExp ? new BoundedRegex(search.regex) : undefined;

@@ -30,6 +30,8 @@ export interface FindRequest {
   /** Search names and messages: always, never, or when the argument is not an id or matches none. */
   text?: "auto" | "always" | "never";
   pool?: Omit<PoolOptions, "sizes">;
+  /** Whether a text search may pass over the files whose bytes cannot match (default true; the answer is the same). */
+  prefilter?: boolean;
 }
 
 export interface Candidate {
@@ -119,7 +121,10 @@ export async function findSessions(request: FindRequest): Promise<FindResult> {
     return version === "0.74" || probe.missing !== "none";
   };
   let full = wantsText ? files : looksLikePath(arg) ? [] : files.filter(idCandidate);
-  let outcomes = await scanFull(full, version, wantsText ? arg : undefined, request.pool);
+  // A text search parses only the files whose bytes could match, but never one whose id could,
+  // which decides what Pi opens.
+  const mayRuleOut = (f: SessionFile) => request.prefilter !== false && !idCandidate(f);
+  let outcomes = await scanFull(full, version, wantsText ? arg : undefined, request.pool, mayRuleOut);
   const listsOf = (outs: Map<string, ScanOutcome>) => {
     const keep = location.filterByCwd ? (info: { cwd: string }) => cwdMatches(info.cwd, p) : undefined;
     const pick = (list: SessionFile[]) => list.filter((f) => outs.has(f.path)).map((f) => outs.get(f.path)!);
@@ -129,15 +134,23 @@ export async function findSessions(request: FindRequest): Promise<FindResult> {
 
   const exactLocal = version === "1.x" && !looksLikePath(arg) ? findById(version, location, p, probes, arg) : undefined;
   const asResolve = (s: ListedSession) => ({ path: s.info.path, id: s.info.id, cwd: s.info.cwd, modified: s.info.modified });
-  const resolution = resolveLikePi({ version, arg, cwd: p.cwd, home: p.home, exactLocal, local: lists.local.map(asResolve), all: lists.all.map(asResolve) });
-
-  const candidates = candidatesOf(lists, arg);
+  const resolveFrom = () =>
+    resolveLikePi({ version, arg, cwd: p.cwd, home: p.home, exactLocal, local: lists.local.map(asResolve), all: lists.all.map(asResolve) });
+  let resolution = resolveFrom();
+  let candidates = candidatesOf(lists, arg);
+  // A candidate's rank counts every listed session, the ruled-out ones too: they are read after all.
+  if (candidates.length > 0 && outcomes.size < full.length) {
+    outcomes = await scanFull(full, version, arg, request.pool);
+    lists = listsOf(outcomes);
+    resolution = resolveFrom();
+    candidates = candidatesOf(lists, arg);
+  }
 
   // No id matched: the argument is searched as text after all.
   let text: ListedSession[] | undefined;
   if (!wantsText && request.text !== "never" && candidates.length === 0 && !looksLikePath(arg)) {
     full = files;
-    outcomes = await scanFull(full, version, arg, request.pool);
+    outcomes = await scanFull(full, version, arg, request.pool, mayRuleOut);
     lists = listsOf(outcomes);
   }
   if (wantsText || full === files) text = textMatches(lists);
@@ -229,9 +242,25 @@ function missingCwdOf(resolution: Resolution, opens: ListedSession, p: PiProcess
   return headerCwd && !existsSync(resolve(p.cwd, headerCwd)) ? headerCwd : undefined;
 }
 
-async function scanFull(files: SessionFile[], version: PiVersion, query: string | undefined, pool: FindRequest["pool"]): Promise<Map<string, ScanOutcome>> {
+/**
+ * Reads the files in full, matching the query if there is one. A file `mayRuleOut` accepts is
+ * passed over when its bytes show the query cannot match it, and is left out of the answer, as if
+ * it were not in the folder: it would be listed, but not matched.
+ */
+async function scanFull(
+  files: SessionFile[],
+  version: PiVersion,
+  query: string | undefined,
+  pool: FindRequest["pool"],
+  mayRuleOut?: (f: SessionFile) => boolean,
+): Promise<Map<string, ScanOutcome>> {
   if (query !== undefined && parseSearchQuery(query).error) query = undefined;
-  const tasks: ScanTask[] = files.map((f) => ({ path: f.path, version, read: "info", ...(query !== undefined ? { query } : {}) }));
+  const tasks: ScanTask[] = files.map((f) => ({
+    path: f.path,
+    version,
+    read: "info",
+    ...(query !== undefined ? { query, ...(mayRuleOut?.(f) ? { prefilter: true } : {}) } : {}),
+  }));
   const outcomes = await scanAll(tasks, { ...pool, sizes: files.map((f) => f.size) });
-  return new Map(outcomes.map((o) => [o.path, o]));
+  return new Map(outcomes.filter((o) => !o.ruledOut).map((o) => [o.path, o]));
 }

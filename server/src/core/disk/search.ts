@@ -231,10 +231,11 @@ export class SessionSearch {
     }
     if (this.phrase.size > 0) {
       // The collapsed text of `allMessagesText.toLowerCase().replace(/\s+/g, " ")`, built piece by
-      // piece: a run of whitespace across the " " between two messages is still one space.
+      // piece: a run of whitespace across the " " between two messages is still one space, also
+      // when the message before ended in whitespace and this one starts with some.
       let piece = (first ? "" : " ") + text.toLowerCase().replace(/\s+/g, " ");
-      if (this.spaceEnded && piece.startsWith(" ")) piece = piece.slice(1);
-      if (piece.startsWith("  ")) piece = piece.slice(1);
+      if (this.spaceEnded) piece = piece.replace(/^ +/, "");
+      else if (piece.startsWith("  ")) piece = piece.slice(1);
       if (piece.length === 0) return;
       this.spaceEnded = piece.endsWith(" ");
       for (const s of this.phrase.values()) s.feed(piece);

@@ -1,0 +1,188 @@
+/**
+ * `find TEXT`'s byte prefilter over one file (its rules: `core/disk/searchPrefilter.ts`): the file
+ * is read in 1 MiB chunks, each chunk searched for every token's anchor whatever its case, for the
+ * escapes and characters that could hide one, and, for a fuzzy token, for the `session_info`
+ * lines whose names it may match. Reading stops as soon as every anchor was found. A chunk keeps
+ * the end of the one before, so that nothing searched for is missed across a boundary.
+ */
+
+import { closeSync, readSync } from "node:fs";
+import { FoldedNeedle } from "../core/base/foldedSearch";
+import { couldMatch, nameOf, PhraseBytes, type PrefilterPlan, wantsNamesFor } from "../core/disk/searchPrefilter";
+import { CHUNK_BYTES, openRegularSync } from "./lineReader";
+
+const KELVIN_SIGN = Buffer.from("\u212a");
+const DOTTED_CAPITAL_I = Buffer.from("\u0130");
+const SESSION_INFO = Buffer.from("session_info");
+const BACKSLASH = 0x5c;
+const LETTER_U = 0x75;
+/** Where `session_info` is looked for first: its `_`, rarer than its letters ("o" fills tool output). */
+const SESSION_INFO_PIVOT = SESSION_INFO.indexOf("_");
+/** Names read from one file at most; a file with more is searched in full. */
+const MAX_NAMES = 64;
+const NEWLINE = 0x0a;
+/** The longest unfinished line carried from one chunk to the next for a phrase. */
+const MAX_LINE_CARRY = CHUNK_BYTES;
+
+/** Whether a `\uXXXX` escape's code could lowercase to an ASCII letter or digit, or be the `_` of `session_info`. */
+function hazardousCode(code: number): boolean {
+  return (code >= 0x30 && code <= 0x7f) || code === 0x212a || code === 0x130;
+}
+
+/** The names and cwd gathered while reading, for a fuzzy token; `unknown` once one could not be read plainly. */
+interface NameFacts {
+  names: string[];
+  cwd?: string;
+  unknown: boolean;
+}
+
+/** The prefilter of one query, reused for every file a thread reads. */
+export class FilePrefilter {
+  private readonly needles: (FoldedNeedle | undefined)[];
+  private readonly overlap: number;
+  private readonly phrases: (PhraseBytes | undefined)[];
+  private readonly buffer: Buffer;
+  private readonly watchKelvin: boolean;
+  private readonly watchDottedI: boolean;
+
+  constructor(readonly plan: PrefilterPlan) {
+    this.needles = plan.tokens.map((t) => (t.anchor === undefined ? undefined : new FoldedNeedle(t.anchor)));
+    const longest = Math.max(SESSION_INFO.length, 6, ...this.needles.map((n) => n?.bytes.length ?? 0));
+    this.overlap = longest - 1;
+    this.phrases = plan.tokens.map((t) => (t.phrase ? new PhraseBytes(t.phrase) : undefined));
+    // A phrase is looked for in whole lines, so the unfinished line at a chunk's end is kept for the next.
+    this.buffer = Buffer.allocUnsafe(CHUNK_BYTES + (this.phrases.some(Boolean) ? Math.max(this.overlap, MAX_LINE_CARRY) : this.overlap));
+    this.watchKelvin = plan.tokens.some((t) => t.anchor?.includes("k"));
+    this.watchDottedI = plan.tokens.some((t) => t.anchor?.includes("i"));
+  }
+
+  /** Whether the exact search could match the file (true for a file that cannot be read here: the exact read says why). */
+  couldMatch(path: string): boolean {
+    let fd: number;
+    try {
+      fd = openRegularSync(path);
+    } catch {
+      return true;
+    }
+    try {
+      return this.read(fd);
+    } catch {
+      return true;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private read(fd: number): boolean {
+    const { plan, needles, phrases, buffer } = this;
+    const found = plan.tokens.map(() => false);
+    const nameFacts: NameFacts | undefined = plan.wantsNames ? { names: [], unknown: false } : undefined;
+    let hazard = false;
+    let carry = 0;
+    let position = 0;
+    for (;;) {
+      const read = readSync(fd, buffer, carry, CHUNK_BYTES, position);
+      if (read === 0) break;
+      const end = carry + read;
+      // The whole lines of the buffer end here; the rest is carried to the next chunk.
+      const linesEnd = buffer.lastIndexOf(NEWLINE, end - 1) + 1;
+      let missing = false;
+      for (let i = 0; i < needles.length; i++) {
+        const needle = needles[i];
+        if (!needle || found[i]) continue;
+        found[i] = needle.occursIn(buffer, 0, end) && (phrases[i] === undefined || phrases[i]!.occursIn(buffer, 0, linesEnd));
+        if (!found[i]) missing = true;
+      }
+      hazard = this.hazardIn(end);
+      if (hazard || !missing) return true;
+      if (nameFacts && !nameFacts.unknown) this.gatherNames(nameFacts, end, carry, position === 0, read < CHUNK_BYTES);
+      position += read;
+      const unfinished = end - linesEnd;
+      if (unfinished > MAX_LINE_CARRY) {
+        // A line longer than can be carried: a phrase in it is taken as found.
+        for (let i = 0; i < phrases.length; i++) if (phrases[i] !== undefined) found[i] = true;
+      }
+      carry = Math.min(end, Math.max(this.overlap, unfinished <= MAX_LINE_CARRY && phrases.some(Boolean) ? unfinished : 0));
+      buffer.copyWithin(0, end - carry, end);
+    }
+    // The file's last line, when it has no "\n".
+    for (let i = 0; i < phrases.length; i++) if (!found[i] && phrases[i]?.occursIn(buffer, 0, carry)) found[i] = true;
+    if (!nameFacts || !wantsNamesFor(plan, found, hazard)) return couldMatch(plan, { found, foldHazard: hazard });
+    return nameFacts.unknown
+      ? true
+      : couldMatch(plan, { found, foldHazard: hazard, names: nameFacts.names, ...(nameFacts.cwd !== undefined ? { cwd: nameFacts.cwd } : {}) });
+  }
+
+  /**
+   * Whether `buffer[0, end)` holds an escape or a character that could hide an anchor. Each is
+   * found from its first byte with `Buffer.indexOf` of a number (a `memchr`): a native search for
+   * the whole sequence crawls a byte at a time over text made of one of its letters.
+   */
+  private hazardIn(end: number): boolean {
+    const view = this.buffer.subarray(0, end);
+    if (this.watchKelvin && occurs(view, KELVIN_SIGN, 0)) return true;
+    if (this.watchDottedI && occurs(view, DOTTED_CAPITAL_I, 0)) return true;
+    for (let at = view.indexOf(BACKSLASH); at >= 0 && at + 6 <= end; at = view.indexOf(BACKSLASH, at + 1)) {
+      if (view[at + 1] === BACKSLASH) at++;
+      else if (view[at + 1] === LETTER_U && hazardousCode(Number.parseInt(view.toString("latin1", at + 2, at + 6), 16))) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The header's cwd (from the file's first line) and the names of the `session_info` lines that
+   * end in this chunk. A line that does not lie whole in the chunk, holds a "\r" (where Pi 1.x's
+   * list splits it), or is one too many makes the names unknown, and the file is then searched.
+   */
+  private gatherNames(facts: NameFacts, end: number, carry: number, first: boolean, last: boolean): void {
+    const view = this.buffer.subarray(0, end);
+    if (first) {
+      const lineEnd = view.indexOf(NEWLINE);
+      const header = lineEnd < 0 && !last ? undefined : parsedLine(view, 0, lineEnd < 0 ? end : lineEnd);
+      if (header?.type !== "session") return void (facts.unknown = true);
+      facts.cwd = typeof header.cwd === "string" ? header.cwd : "";
+    }
+    for (let at = nextAt(view, SESSION_INFO, SESSION_INFO_PIVOT, 0); at >= 0; at = nextAt(view, SESSION_INFO, SESSION_INFO_PIVOT, at + 1)) {
+      // An occurrence inside the bytes kept from the chunk before was seen there.
+      if (at + SESSION_INFO.length <= carry) continue;
+      const start = view.lastIndexOf(NEWLINE, at) + 1;
+      const lineEnd = view.indexOf(NEWLINE, at);
+      if ((start === 0 && !first) || (lineEnd < 0 && !last) || facts.names.length >= MAX_NAMES) return void (facts.unknown = true);
+      const entry = parsedLine(view, start, lineEnd < 0 ? end : lineEnd);
+      if (entry === null) return void (facts.unknown = true);
+      if (entry?.type !== "session_info") continue;
+      const name = nameOf(entry);
+      if (name !== undefined) facts.names.push(name);
+    }
+  }
+}
+
+/** The first place at or after `from` where `needle` starts in `view`, found from its byte at `pivot`. */
+function nextAt(view: Buffer, needle: Buffer, pivot: number, from: number): number {
+  const byte = needle[pivot]!;
+  for (let at = view.indexOf(byte, from + pivot); at >= 0; at = view.indexOf(byte, at + 1)) {
+    const start = at - pivot;
+    if (start + needle.length > view.length) return -1;
+    if (view.compare(needle, 0, needle.length, start, start + needle.length) === 0) return start;
+  }
+  return -1;
+}
+
+function occurs(view: Buffer, needle: Buffer, pivot: number): boolean {
+  return nextAt(view, needle, pivot, 0) >= 0;
+}
+
+/**
+ * A line's value when it is an object, undefined when it does not parse or is not one (Pi skips or
+ * drops it), and null when it holds a "\r" (Pi 1.x's list would read it as several lines).
+ */
+function parsedLine(bytes: Buffer, start: number, end: number): Record<string, unknown> | undefined | null {
+  const text = bytes.toString("utf8", start, end);
+  if (text.includes("\r")) return null;
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
