@@ -62,8 +62,8 @@ const PROBE_SHARE = 1 / 8;
  * Checks `targets`; a promise when they are checked on worker threads, undefined when already done here.
  *
  * Threads never cost: this thread first checks the smallest files for `PROBE_MS` while measuring
- * how many cores stood idle meanwhile (`io/freeCores.ts`), and starts a worker only for a core
- * that was free. A worker on a busy machine took this thread's core instead of an idle one, and
+ * how many cores the machine's other work left free meanwhile (`io/freeCores.ts`), and starts a
+ * worker only for a core that was free. A worker on a busy machine took this thread's core instead of an idle one, and
  * with its start and its own compilation of the checker the folder took longer than on one thread
  * (0.76–0.83× while another job held a core of two).
  */
@@ -131,7 +131,7 @@ export function checkTargets<O>(targets: readonly Target[], hooks: CheckHooks<O>
 
 /**
  * Checks the smallest files in this thread into `reports` until `PROBE_MS` have passed, and says
- * which files are left (in the files' order) and how many workers the cores left idle meanwhile
+ * which files are left (in the files' order) and how many workers the cores left free meanwhile
  * are worth.
  */
 function probe<O>(
