@@ -63,9 +63,9 @@ const PROBE_SHARE = 1 / 8;
  *
  * Threads never cost: this thread first checks the smallest files for `PROBE_MS` while measuring
  * how many cores the machine's other work left free meanwhile (`io/freeCores.ts`), and starts a
- * worker only for a core that was free. A worker on a busy machine took this thread's core instead of an idle one, and
- * with its start and its own compilation of the checker the folder took longer than on one thread
- * (0.76–0.83× while another job held a core of two).
+ * worker only for a core that was free. A worker on a busy machine took this thread's core
+ * instead of an idle one, and with its start and its own compilation of the checker the folder
+ * took longer than on one thread (0.76–0.83× while another job held a core of two).
  */
 export function checkTargets<O>(targets: readonly Target[], hooks: CheckHooks<O>): Promise<void> | undefined {
   const sizes = targets.map((t) => {
@@ -118,7 +118,14 @@ export function checkTargets<O>(targets: readonly Target[], hooks: CheckHooks<O>
     threads: workers + 1,
     sizes: indices.map((i) => sizes[i]!),
     withThisThread: true,
-    onProgress: (p: ScanProgress) => hooks.progress?.update(p),
+    // The pool counts the files left; the probe's files and bytes come before them.
+    onProgress: (p: ScanProgress) =>
+      hooks.progress?.update({
+        files: targets.length - indices.length + p.files,
+        totalFiles: targets.length,
+        bytes: progress.bytes + p.bytes,
+        totalBytes: progress.totalBytes,
+      }),
   };
   return runPool(
     indices.map((i) => task(targets[i]!)),
