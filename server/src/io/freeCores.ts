@@ -35,7 +35,10 @@ function read(): Reading {
 export interface FreeCoreProbe {
   /** Milliseconds since the probe started. */
   elapsed(): number;
-  /** The cores free for workers on average since the probe started (0 when too little time passed to tell). */
+  /**
+   * The cores free for workers on average since the probe started: 0 when too little time passed
+   * to tell, infinite when the system gives no counters (then every thread asked for is started).
+   */
   freeCores(): number;
 }
 
@@ -53,8 +56,10 @@ export function measureFreeCores(env: NodeJS.ProcessEnv = process.env): FreeCore
       if (stated >= 0) return stated;
       const end = read();
       const wall = end.at - start.at;
+      // Without the counters (`os.cpus()` is empty on some systems) nothing can be told: the threads asked for are started.
+      if (end.cores === 0) return Number.POSITIVE_INFINITY;
       // The kernel counts idle time in ticks (10 ms each on most systems): a shorter stretch says nothing.
-      if (wall < 20 || end.cores === 0) return 0;
+      if (wall < 20) return 0;
       const idle = (end.idleMs - start.idleMs) / wall;
       const own = (end.ownMs - start.ownMs) / wall;
       const others = Math.max(0, end.cores - idle - own);
