@@ -19,7 +19,9 @@ describe("measureFreeCores", () => {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
       const free = probe.freeCores();
       expect(free).toBeGreaterThanOrEqual(0);
-      expect(free).toBeLessThanOrEqual(Math.max(cpus().length, availableParallelism()) * 1.5);
+      // A system without per-core counters tells nothing, and the threads asked for are started.
+      if (cpus().length === 0) expect(free).toBe(Number.POSITIVE_INFINITY);
+      else expect(free).toBeLessThanOrEqual(Math.max(cpus().length, availableParallelism()) * 1.5);
       expect(probe.elapsed()).toBeGreaterThanOrEqual(200);
     }
   });
