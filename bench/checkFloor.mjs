@@ -2,7 +2,9 @@
 // bench/checkFloor.mjs: `check`, whole process, against the floor: a process that reads the same
 // file in 1 MiB chunks and JSON.parses every line (what any checker must at least do), with the
 // wall time and the peak RSS of each (`/usr/bin/time`), runs interleaved so that both see the same
-// machine, medians printed. With --folder DIR it times `check DIR` on 1 thread and on --threads N.
+// machine, medians printed. With --folder DIR it times `check DIR` on 1 thread and on --threads N,
+// and the folder's floor (the same read and parse of every file, on 1 and N threads) for the speed-up
+// `check` is held to.
 //
 // Usage:
 //   node bench/checkFloor.mjs FILE [--runs 5] [--keep]
@@ -22,26 +24,58 @@ import { ensureSession } from "./generate.mjs";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = join(ROOT, "bin", "pi-session-lsp");
 
-/** The floor: read in 1 MiB chunks, split on "\n", decode each line, JSON.parse it. */
-const FLOOR = `
+/** Reads `file` in 1 MiB chunks, splits it on "\n" and passes each line's bytes to `parse`. */
+const READ_LINES = `
 const fs = require("node:fs");
-const fd = fs.openSync(process.argv[1], "r");
 const chunk = Buffer.allocUnsafe(1024 * 1024);
-const keep = process.argv[2] === "keep", kept = [];
-let parts = [], pos = 0, n, lines = 0;
-const parse = (buf) => { const text = buf.toString("utf8"); if (text.trim() !== "") { try { const v = JSON.parse(text); if (keep) kept.push(v); } catch {} } lines++; };
-while ((n = fs.readSync(fd, chunk, 0, chunk.length, pos)) > 0) {
-  pos += n;
-  let at = 0;
-  for (let nl = chunk.indexOf(10, at); nl >= 0 && nl < n; nl = chunk.indexOf(10, at)) {
-    parts.push(chunk.subarray(at, nl));
-    parse(parts.length === 1 ? parts[0] : Buffer.concat(parts));
-    parts = [];
-    at = nl + 1;
+function readLines(file, parse) {
+  const fd = fs.openSync(file, "r");
+  let parts = [], pos = 0, n;
+  while ((n = fs.readSync(fd, chunk, 0, chunk.length, pos)) > 0) {
+    pos += n;
+    let at = 0;
+    for (let nl = chunk.indexOf(10, at); nl >= 0 && nl < n; nl = chunk.indexOf(10, at)) {
+      parts.push(chunk.subarray(at, nl));
+      parse(parts.length === 1 ? parts[0] : Buffer.concat(parts));
+      parts = [];
+      at = nl + 1;
+    }
+    if (at < n) parts.push(Buffer.from(chunk.subarray(at, n)));
   }
-  if (at < n) parts.push(Buffer.from(chunk.subarray(at, n)));
+  if (parts.length) parse(Buffer.concat(parts));
+  fs.closeSync(fd);
 }
-if (parts.length) parse(Buffer.concat(parts));
+`;
+
+/** The floor: read in 1 MiB chunks, split on "\n", decode each line, JSON.parse it. */
+const FLOOR = `${READ_LINES}
+const keep = process.argv[2] === "keep", kept = [];
+let lines = 0;
+readLines(process.argv[1], (buf) => { const text = buf.toString("utf8"); if (text.trim() !== "") { try { const v = JSON.parse(text); if (keep) kept.push(v); } catch {} } lines++; });
+`;
+
+/**
+ * The floor of `check DIR`: N threads (this one and N - 1 workers) claim the folder's `.jsonl` files,
+ * largest first, from one shared counter, as `check`'s pool does, and each reads its files as
+ * `FLOOR` does and `JSON.parse`s every line. Its speed-up on N threads is what `check`'s is held to.
+ */
+const FOLDER_FLOOR = `${READ_LINES}
+const path = require("node:path");
+const { Worker, isMainThread, workerData } = require("node:worker_threads");
+const parseFile = (file) => readLines(file, (buf) => { const text = buf.toString("utf8"); if (text.trim() !== "") { try { JSON.parse(text); } catch {} } });
+const work = (files, next) => { for (let i = Atomics.add(next, 0, 1); i < files.length; i = Atomics.add(next, 0, 1)) parseFile(files[i]); };
+if (isMainThread) {
+  const files = [];
+  const walk = (d) => { for (const e of fs.readdirSync(d, { withFileTypes: true })) { const p = path.join(d, e.name); if (e.isDirectory()) walk(p); else if (e.name.endsWith(".jsonl")) files.push(p); } };
+  walk(process.argv[1]);
+  const sizes = new Map(files.map((f) => [f, fs.statSync(f).size]));
+  files.sort((a, b) => sizes.get(b) - sizes.get(a));
+  const next = new Int32Array(new SharedArrayBuffer(4));
+  // The workers run this same source, which \`node -e\` leaves in process.execArgv.
+  const source = process.execArgv[process.execArgv.indexOf("-e") + 1];
+  for (let t = 1; t < Number(process.argv[2]); t++) new Worker(source, { eval: true, workerData: { files, next } });
+  work(files, next);
+} else work(workerData.files, workerData.next);
 `;
 
 /**
@@ -130,15 +164,19 @@ if (args.includes("--big")) {
   const folder = option("--folder");
   const threads = option("--threads", "2");
   const rows = compare(
-    ["check DIR, 1 thread", `check DIR, ${threads} threads`],
+    ["check DIR, 1 thread", `check DIR, ${threads} threads`, "floor, 1 thread", `floor, ${threads} threads`],
     [
       ["node", CLI, "check", "--quiet", "--threads", "1", folder],
       ["node", CLI, "check", "--quiet", "--threads", threads, folder],
+      ["node", "-e", FOLDER_FLOOR, folder, "1"],
+      ["node", "-e", FOLDER_FLOOR, folder, threads],
     ],
     runs,
   );
   print(rows);
-  console.log(`speed-up ${(rows[0].seconds / rows[1].seconds).toFixed(2)}x`);
+  const checkSpeedUp = rows[0].seconds / rows[1].seconds;
+  const floorSpeedUp = rows[2].seconds / rows[3].seconds;
+  console.log(`speed-up: check ${checkSpeedUp.toFixed(2)}x, floor ${floorSpeedUp.toFixed(2)}x, check / floor ${(checkSpeedUp / floorSpeedUp).toFixed(2)}`);
 } else {
   const file = args[0];
   // --keep adds the floor that keeps every parsed value, as Pi's loader does (not for a 1 GB file).

@@ -2,8 +2,8 @@
  * `check DIR` on several threads (issue 12): the built command, on a folder large enough for the
  * worker pool (16 MiB and more), prints the same bytes on stdout and stderr, in the same order, and
  * exits with the same status on 2 and 3 threads as on 1, in both formats; it does start the threads
- * (the command's own thread is one of them: N threads start N - 1 workers); and a piped stderr
- * never gets a progress line.
+ * (the command's own thread is one of them: N threads start N - 1 workers), only for the cores it
+ * finds free, printing the same when it starts fewer; and a piped stderr never gets a progress line.
  */
 
 import { spawnSync } from "node:child_process";
@@ -18,8 +18,16 @@ const header = '{"type":"session","version":3,"id":"0197a0b0-0000-7000-8000-0000
 const user = (id: string, parent: string | null, content: string) =>
   `{"type":"message","id":"${id}","parentId":${parent === null ? "null" : `"${parent}"`},"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"${content}","timestamp":1772445601000}}`;
 
-/** Runs the built command in a process that counts the worker threads it starts (on stderr's last line). */
+/**
+ * Runs the built command in a process that counts the worker threads it starts (on stderr's last
+ * line). The cores the command finds free are stated (`$PI_SESSION_LSP_FREE_CORES`), so that what
+ * it starts does not depend on how busy the machine is: every core free unless told.
+ */
 function run(...args: string[]) {
+  return runWithFreeCores("8", ...args);
+}
+
+function runWithFreeCores(freeCores: string, ...args: string[]) {
   const script = `
     const wt = require("node:worker_threads");
     const Base = wt.Worker;
@@ -27,7 +35,8 @@ function run(...args: string[]) {
     wt.Worker = class extends Base { constructor(...a) { super(...a); started++; } };
     process.on("exit", () => process.stderr.write("workers " + started + "\\n"));
     require(${JSON.stringify(join(root, "out/main.js"))}).main(process.argv.slice(1));`;
-  const r = spawnSync(process.execPath, ["-e", script, ...args], { encoding: "utf8", maxBuffer: 1 << 28 });
+  const env = { ...process.env, PI_SESSION_LSP_FREE_CORES: freeCores };
+  const r = spawnSync(process.execPath, ["-e", script, ...args], { encoding: "utf8", maxBuffer: 1 << 28, env });
   const lines = r.stderr.split("\n");
   const workers = Number(lines[lines.length - 2]!.split(" ")[1]);
   return { status: r.status, stdout: r.stdout, stderr: lines.slice(0, -2).join("\n"), workers };
@@ -68,6 +77,21 @@ describe("check DIR --threads", () => {
     // Every file is there, in the walk's order.
     expect(one.stdout).toContain("big/s1.jsonl");
     expect(one.stdout.indexOf("big/s3.jsonl")).toBeLessThan(one.stdout.indexOf("corpus/"));
+  });
+
+  it("starts a worker only for a core found free, and prints the same either way", () => {
+    const one = run("check", "--threads", "1", dir);
+    // No core free: the files are checked on this thread alone.
+    const busy = runWithFreeCores("0.4", "check", "--threads", "3", dir);
+    expect(busy.workers).toBe(0);
+    // One core free of the three asked for: one worker.
+    const half = runWithFreeCores("1.2", "check", "--threads", "3", dir);
+    expect(half.workers).toBe(1);
+    for (const r of [busy, half]) {
+      expect(r.stdout).toBe(one.stdout);
+      expect(r.stderr).toBe(one.stderr);
+      expect(r.status).toBe(one.status);
+    }
   });
 
   it("draws no progress line on a piped stderr", () => {

@@ -32,8 +32,9 @@ Options:
   --dry-run              with or without --fix: print the fixes as a unified diff, write nothing
   --cwd DIR              with no PATH: check the sessions of the project in DIR
   --all                  with no PATH: check the sessions of every project
-  --threads N            check the files of a folder on N threads (default: one per core); the
-                         output is the same, in the same order, whatever N
+  --threads N            check the files of a folder on N threads (default: one per core), a
+                         worker only for a core found free; the output is the same, in the
+                         same order, whatever N
   --session-dir DIR      the folder Pi keeps sessions in, as Pi's own --session-dir (default:
                          $PI_CODING_AGENT_SESSION_DIR, else sessionDir in Pi's settings, else
                          Pi's sessions folder): sessions in Pi's folders are also checked for a

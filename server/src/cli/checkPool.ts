@@ -10,6 +10,7 @@
 
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { measureFreeCores } from "../io/freeCores";
 import { type ScanProgress, runPool, usesThreads } from "../io/scanPool";
 import type { CheckVerdict } from "./checkVerdict";
 import type { Totals } from "./report";
@@ -48,7 +49,24 @@ export interface CheckHooks<O> {
 
 const WORKER_SCRIPT = join(__dirname, "checkWorker.js");
 
-/** Checks `targets`; a promise when they are checked on worker threads, undefined when already done here. */
+/**
+ * How long this thread checks the smallest files alone before it decides on workers: the kernel's
+ * idle counters tick every 10 ms, so a tenth of a second tells a free core from a busy one.
+ */
+const PROBE_MS = 100;
+
+/** The probe checks at most this share of the folder's bytes, so that a folder of a few large files is not checked on one thread for long. */
+const PROBE_SHARE = 1 / 8;
+
+/**
+ * Checks `targets`; a promise when they are checked on worker threads, undefined when already done here.
+ *
+ * Threads never cost: this thread first checks the smallest files for `PROBE_MS` while measuring
+ * how many cores the machine's other work left free meanwhile (`io/freeCores.ts`), and starts a
+ * worker only for a core that was free. A worker on a busy machine took this thread's core
+ * instead of an idle one, and with its start and its own compilation of the checker the folder
+ * took longer than on one thread (0.76–0.83× while another job held a core of two).
+ */
 export function checkTargets<O>(targets: readonly Target[], hooks: CheckHooks<O>): Promise<void> | undefined {
   const sizes = targets.map((t) => {
     try {
@@ -58,18 +76,10 @@ export function checkTargets<O>(targets: readonly Target[], hooks: CheckHooks<O>
     }
   });
   const progress: ScanProgress = { files: 0, totalFiles: targets.length, bytes: 0, totalBytes: sizes.reduce((a, b) => a + b, 0) };
-  if (!usesThreads(hooks.threads, targets.length, sizes, WORKER_SCRIPT)) {
-    for (const target of targets) {
-      hooks.here(target, (bytes) => {
-        progress.bytes += bytes;
-        hooks.progress?.update(progress);
-      });
-      progress.files++;
-      hooks.progress?.update(progress);
-    }
-    hooks.progress?.done();
-    return undefined;
-  }
+  const onBytes = (bytes: number) => {
+    progress.bytes += bytes;
+    hooks.progress?.update(progress);
+  };
   const reports: (FileReport | undefined)[] = new Array(targets.length);
   let next = 0;
   const flush = () => {
@@ -78,16 +88,80 @@ export function checkTargets<O>(targets: readonly Target[], hooks: CheckHooks<O>
       reports[next] = undefined;
     }
   };
-  const tasks = targets.map((target) => ({ target, options: hooks.options, cwd: hooks.cwd }));
+  const task = (target: Target): CheckTask<O> => ({ target, options: hooks.options, cwd: hooks.cwd });
+  const rest = usesThreads(hooks.threads, targets.length, sizes, WORKER_SCRIPT) ? probe(targets, sizes, hooks, task, reports, onBytes) : undefined;
+  if (rest === undefined || rest.workers === 0) {
+    // In the files' order, each printed as it is checked; a file the probe checked is printed from its report.
+    for (let i = 0; i < targets.length; i++) {
+      const report = reports[i];
+      if (report === undefined) hooks.here(targets[i]!, onBytes);
+      else {
+        hooks.absorb(report);
+        reports[i] = undefined;
+      }
+      progress.files++;
+      hooks.progress?.update(progress);
+    }
+    hooks.progress?.done();
+    return undefined;
+  }
+  const { indices, workers } = rest;
   const job = {
     script: WORKER_SCRIPT,
     here: hooks.one,
     onResult: (index: number, report: FileReport) => {
-      reports[index] = report;
+      reports[indices[index]!] = report;
       flush();
     },
   };
-  return runPool(tasks, job, { threads: hooks.threads, sizes, withThisThread: true, onProgress: (p) => hooks.progress?.update(p) }).then(() => {
+  const options = {
+    threads: workers + 1,
+    sizes: indices.map((i) => sizes[i]!),
+    withThisThread: true,
+    // The pool counts the files left; the probe's files and bytes come before them.
+    onProgress: (p: ScanProgress) =>
+      hooks.progress?.update({
+        files: targets.length - indices.length + p.files,
+        totalFiles: targets.length,
+        bytes: progress.bytes + p.bytes,
+        totalBytes: progress.totalBytes,
+      }),
+  };
+  return runPool(
+    indices.map((i) => task(targets[i]!)),
+    job,
+    options,
+  ).then(() => {
     hooks.progress?.done();
   });
+}
+
+/**
+ * Checks the smallest files in this thread into `reports` until `PROBE_MS` have passed, and says
+ * which files are left (in the files' order) and how many workers the cores left free meanwhile
+ * are worth.
+ */
+function probe<O>(
+  targets: readonly Target[],
+  sizes: readonly number[],
+  hooks: CheckHooks<O>,
+  task: (target: Target) => CheckTask<O>,
+  reports: (FileReport | undefined)[],
+  onBytes: (bytes: number) => void,
+): { indices: number[]; workers: number } {
+  const smallestFirst = targets.map((_, i) => i).sort((a, b) => sizes[a]! - sizes[b]! || a - b);
+  const budget = sizes.reduce((a, b) => a + b, 0) * PROBE_SHARE;
+  const cores = measureFreeCores();
+  let probed = 0;
+  let bytes = 0;
+  // At least one file, and never the last: what is left is what the workers would share.
+  while (probed < targets.length - 1 && (probed === 0 || (cores.elapsed() < PROBE_MS && bytes + sizes[smallestFirst[probed]!]! <= budget))) {
+    const i = smallestFirst[probed++]!;
+    reports[i] = hooks.one(task(targets[i]!), onBytes);
+    bytes += sizes[i]!;
+  }
+  const free = cores.freeCores();
+  const workers = Math.min(hooks.threads - 1, Math.floor(free + 0.5));
+  const indices = targets.map((_, i) => i).filter((i) => reports[i] === undefined);
+  return { indices, workers };
 }

@@ -1,0 +1,69 @@
+/**
+ * How many cores other work leaves for this process's workers, measured over a stretch of work:
+ * the machine's idle time from the kernel's per-core counters (`os.cpus()`) and this process's own
+ * CPU time (`process.cpuUsage()`, every thread) tell what the other processes used meanwhile; the
+ * cores left, less the one this thread works on, are free for workers.
+ *
+ * A worker thread pays only when a core is free for it. The last minute's load average (what the
+ * server's first open reads, `parsePool.ts`) lags: a job started seconds ago is not in it, and one
+ * that ended is. The time measured while this thread checks its first files says what the machine
+ * has to spare now, and costs nothing, since those files had to be checked anyway. This process's
+ * own use is taken out rather than the idle time read alone, because its collector and compiler
+ * threads take part of the second core of an otherwise idle machine (a one-thread `check` used
+ * about 1.4 cores): that part is this process's, not another's, and a worker shares it.
+ */
+
+import { cpus } from "node:os";
+
+/** The idle milliseconds of every core, summed, this process's CPU milliseconds, and when they were read. */
+interface Reading {
+  idleMs: number;
+  ownMs: number;
+  cores: number;
+  at: number;
+}
+
+function read(): Reading {
+  let idleMs = 0;
+  const all = cpus();
+  for (const core of all) idleMs += core.times.idle;
+  const own = process.cpuUsage();
+  return { idleMs, ownMs: (own.user + own.system) / 1000, cores: all.length, at: performance.now() };
+}
+
+/** A stretch of work being measured: `freeCores()` answers for the time since `measureFreeCores()`. */
+export interface FreeCoreProbe {
+  /** Milliseconds since the probe started. */
+  elapsed(): number;
+  /**
+   * The cores free for workers on average since the probe started: 0 when too little time passed
+   * to tell, infinite when the system gives no counters (then every thread asked for is started).
+   */
+  freeCores(): number;
+}
+
+/**
+ * Starts measuring. `$PI_SESSION_LSP_FREE_CORES`, a number, is the answer instead: for a machine
+ * whose counters do not describe this process's share (a container limited to part of the cores
+ * it sees), and for tests, which must not depend on how busy the machine is.
+ */
+export function measureFreeCores(env: NodeJS.ProcessEnv = process.env): FreeCoreProbe {
+  const start = read();
+  const stated = env.PI_SESSION_LSP_FREE_CORES === undefined || env.PI_SESSION_LSP_FREE_CORES === "" ? Number.NaN : Number(env.PI_SESSION_LSP_FREE_CORES);
+  return {
+    elapsed: () => performance.now() - start.at,
+    freeCores: () => {
+      if (stated >= 0) return stated;
+      const end = read();
+      const wall = end.at - start.at;
+      // Without the counters (`os.cpus()` is empty on some systems) nothing can be told: the threads asked for are started.
+      if (end.cores === 0) return Number.POSITIVE_INFINITY;
+      // The kernel counts idle time in ticks (10 ms each on most systems): a shorter stretch says nothing.
+      if (wall < 20) return 0;
+      const idle = (end.idleMs - start.idleMs) / wall;
+      const own = (end.ownMs - start.ownMs) / wall;
+      const others = Math.max(0, end.cores - idle - own);
+      return Math.max(0, end.cores - 1 - others);
+    },
+  };
+}
