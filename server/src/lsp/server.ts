@@ -121,7 +121,13 @@ function diagnosticsSource(state: ServerState): DiagnosticsSource {
       return applySeverityOverrides(capDiagnostics(collected.diagnostics, { overflow: collected.overflow }).diagnostics, state.settings.severity);
     },
     steps,
-    drive: (work, stillValid) => guard.drive(work, CancellationToken.None, stillValid),
+    drive: (work, stillValid) =>
+      guard.drive(work, CancellationToken.None, () => {
+        // The work counts as activity: the idle collection (`memory.ts`) would pause it, and the
+        // release of the kept contexts that follows would throw away what it has built so far.
+        state.memory.changed(0);
+        return stillValid();
+      }),
     get: (uri: string) => documents.get(uri),
     all: () => documents.all(),
     error: (message: string) => connection.console.error(message),
