@@ -139,22 +139,29 @@ class CountedParsesHere extends ParsesHere {
 }
 
 describe("a large didOpen's lines parsed on the main thread while they arrive", () => {
-  it("are the parses the document makes itself, line for line, and are not used for a text whose values the cache keeps", async () => {
+  it("are the parses the document makes itself, line for line", async () => {
     setValueBudget(100_000);
     const text = hostileText();
-    const made: CountedParsesHere[] = [];
-    const start = (chars: number) => {
-      made.push(new CountedParsesHere(chars));
-      return made.at(-1);
-    };
-    const parsedAhead = await read(didOpenBody(text), start);
-    expect(made[0]?.taken).toBe(parsedAhead.lineCount);
-    expectSameParses(parsedAhead, text);
-    // The budget raised between the last byte and the document: the values are kept, so the document parses its lines itself.
-    const keptValues = await read(didOpenBody(text), start, () => setValueBudget(undefined));
-    expect(made).toHaveLength(2);
-    expect(made[1]!.taken).toBeUndefined();
-    expectSameParses(keptValues, text);
+    let parses: CountedParsesHere | undefined;
+    const doc = await read(didOpenBody(text), (chars) => (parses = new CountedParsesHere(chars)));
+    expect(parses?.taken).toBe(doc.lineCount);
+    expect(doc.hasBom).toBe(true);
+    expect(doc.lines[doc.lineCount - 1]!.endsWith("\r")).toBe(true);
+    expectSameParses(doc, text);
+  });
+
+  it("are not used for a text whose values the cache would keep", async () => {
+    setValueBudget(100_000);
+    const text = hostileText();
+    let parses: CountedParsesHere | undefined;
+    const doc = await read(
+      didOpenBody(text),
+      (chars) => (parses = new CountedParsesHere(chars)),
+      () => setValueBudget(undefined),
+    );
+    expect(parses).toBeDefined();
+    expect(parses!.taken).toBeUndefined();
+    expectSameParses(doc, text);
   });
 
   it("are not used for a text of other lines", () => {
