@@ -1,9 +1,8 @@
 /**
- * The first open's parses while the text arrives: on a worker (`io/parsePool.ts` with the compiled
- * `parseWorker.js`) or on the main thread (`io/readingParses.ts`). A large `didOpen` read by
- * `StreamedBody` while its lines are parsed gives the document the very parses it makes itself,
- * line for line; and when the worker is missing, dies, stops answering or is given up, the
- * document parses its lines itself, with the same result.
+ * The first open's parses on a worker (`io/parsePool.ts` with the compiled `parseWorker.js`):
+ * a large `didOpen` read by `StreamedBody` while its lines are parsed on the worker gives the
+ * document the very parses it makes itself, line for line; and when the worker is missing, dies,
+ * stops answering or is given up, the document parses its lines itself, with the same result.
  */
 
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -16,7 +15,6 @@ import type { ParsedLine } from "../../server/src/core/line/facts";
 import { setValueBudget } from "../../server/src/core/line/values";
 import { StreamedBody } from "../../server/src/lsp/streamedBody";
 import { LineParsePool, startParsePool } from "../../server/src/io/parsePool";
-import { ParsesHere, type ParsesWhileReading } from "../../server/src/io/readingParses";
 import { until, WAIT_MS } from "../helpers/limits";
 import { ensureBuilt, REPO_ROOT, sleep } from "../helpers/lspClient";
 
@@ -55,7 +53,7 @@ function didOpenBody(text: string): Buffer {
 
 /** Reads `body` as the server does, in pipe-sized chunks with the event loop running between them, as a client writes them. */
 /** `beforeDocument` runs between the last byte and the document; unpaced, the body comes in one piece. */
-async function read(body: Buffer, startParses: (chars: number) => ParsesWhileReading | undefined, beforeDocument: () => unknown = () => {}, paced = true) {
+async function read(body: Buffer, startParses: () => LineParsePool | undefined, beforeDocument: () => unknown = () => {}, paced = true) {
   const streamed = new StreamedBody(body.length, undefined, startParses);
   const chunk = paced ? 65536 : body.length;
   for (let at = 0; at < body.length; at += chunk) {
@@ -124,50 +122,6 @@ describe("a large didOpen's lines parsed on the worker", () => {
     expect(pool).toBeDefined();
     expect(pool!.linesFromWorker).toBe(0);
     expectSameParses(doc, text);
-  });
-});
-
-/** `ParsesHere`, counting the lines the document took from it. */
-class CountedParsesHere extends ParsesHere {
-  taken: number | undefined;
-
-  override take(...args: Parameters<ParsesHere["take"]>): ReturnType<ParsesHere["take"]> {
-    const parsed = super.take(...args);
-    this.taken = parsed?.length;
-    return parsed;
-  }
-}
-
-describe("a large didOpen's lines parsed on the main thread while they arrive", () => {
-  it("are the parses the document makes itself, line for line", async () => {
-    setValueBudget(100_000);
-    const text = hostileText();
-    let parses: CountedParsesHere | undefined;
-    const doc = await read(didOpenBody(text), (chars) => (parses = new CountedParsesHere(chars)));
-    expect(parses?.taken).toBe(doc.lineCount);
-    expect(doc.hasBom).toBe(true);
-    expect(doc.lines[doc.lineCount - 1]!.endsWith("\r")).toBe(true);
-    expectSameParses(doc, text);
-  });
-
-  it("are not used for a text whose values the cache would keep", async () => {
-    setValueBudget(100_000);
-    const text = hostileText();
-    let parses: CountedParsesHere | undefined;
-    const doc = await read(
-      didOpenBody(text),
-      (chars) => (parses = new CountedParsesHere(chars)),
-      () => setValueBudget(undefined),
-    );
-    expect(parses).toBeDefined();
-    expect(parses!.taken).toBeUndefined();
-    expectSameParses(doc, text);
-  });
-
-  it("are not used for a text of other lines", () => {
-    const parses = new ParsesHere(10);
-    parses.offer(["{}", '{"a":1}']);
-    expect(parses.take(["{}", '{"a":1}', "x"], () => ({ kind: "blank" }) as ParsedLine)).toBeUndefined();
   });
 });
 

@@ -28,7 +28,7 @@
 import type { SplitText } from "../core/line/split";
 import type { LineParses } from "../core/line/packed";
 import { keepsValues } from "../core/line/values";
-import { type ParsesWhileReading, startParsesWhileReading } from "../io/readingParses";
+import { type LineParsePool, startParsePool } from "../io/parsePool";
 import { BodyChunks } from "./bodyChunks";
 import { assembleMessage, type LongString, splitOf } from "./longStrings";
 
@@ -90,21 +90,20 @@ export class StreamedBody {
   /** Set when the body is not what the scanner reads; it is then decoded the plain way. */
   private broken = false;
   /**
-   * The lines of the first string too large for the value cache are parsed while they arrive
-   * (`io/readingParses.ts`): the parses, and the index in `long` that string will have.
+   * The lines of the first string too large for the value cache are parsed on a worker while they
+   * arrive (`io/parsePool.ts`): the pool, and the index in `long` that string will have.
    */
-  private parses: ParsesWhileReading | undefined;
+  private parses: LineParsePool | undefined;
   private parsesFor = -1;
 
   /**
    * `longString`: the length from which a string is taken out (a smaller one lets tests cut often);
-   * `startParses`: what parses a large string's lines meanwhile, given the most characters it can
-   * have (none, to parse them later).
+   * `startParses`: the pool that parses a large string's lines meanwhile (none, to parse them later).
    */
   constructor(
     readonly length: number,
     private readonly longString = LONG_STRING_BYTES,
-    private readonly startParses: (chars: number) => ParsesWhileReading | undefined = startParsesWhileReading,
+    private readonly startParses: () => LineParsePool | undefined = startParsePool,
   ) {}
 
   /** Bytes of the body still to come. */
@@ -154,17 +153,17 @@ export class StreamedBody {
     if (this.longLines && !this.broken) this.offerLines(this.longLines, false);
   }
 
-  /** Offers the current long string's new lines to be parsed, from when the message is too large for the value cache. */
+  /** Sends the current long string's new lines to the parse pool, started once the message is too large for the value cache. */
   private offerLines(lines: string[], last: boolean): void {
     if (this.parsesFor < 0) {
       // Characters are at most bytes: a message of fewer bytes than the cache holds characters
-      // keeps its values. A larger one may still not need the parses; the document decides.
+      // keeps its values. A larger one may still not need the pool; the document decides.
       if (keepsValues(this.length)) return;
       this.parsesFor = this.long.length;
       // Only a `didOpen`'s text becomes a document's lines at once (a full-text change is parsed
       // against the lines the document has): a message that does not name the method before the
-      // string (the library writes it first) is not parsed ahead.
-      if (this.body.slice(0, Math.min(this.stringStart, 1 << 16)).includes(DID_OPEN)) this.parses = this.startParses(this.length);
+      // string (the library writes it first) is not worth a worker.
+      if (this.body.slice(0, Math.min(this.stringStart, 1 << 16)).includes(DID_OPEN)) this.parses = this.startParses();
     }
     if (this.parsesFor === this.long.length) this.parses?.offer(lines, last);
   }
@@ -378,7 +377,7 @@ export class StreamedBody {
 
   /**
    * The message with its long strings put back, and the document's text with its lines (and their
-   * parses, when that string was parsed while it arrived); undefined when the strings do not come back exactly
+   * parses, when the pool parsed that string); undefined when the strings do not come back exactly
    * where they were.
    */
   private assemble(): DecodedBody | undefined {
