@@ -11,6 +11,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ClientCapabilities, Diagnostic } from "vscode-languageserver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { collectDiagnostics, collectDiagnosticsSteps } from "../../server/src/features/diagnostics";
 import { parseFixture } from "../helpers/fixture";
 import { type LspTestClient, PULL_CAPABILITIES, PUSH_CAPABILITIES, startInProcess } from "../helpers/lspClient";
 
@@ -141,5 +143,23 @@ describe("an open answered in two parts", () => {
     expect(afterEdit.map(key)).toEqual((await atOnce.pullItems(uri)).map(key));
     await atOnce.close(uri);
     await pulled.close(uri);
+  });
+});
+
+describe("the complete list made in steps", () => {
+  it("yields between the checks and within the provider request's, and ends with the list made at once", () => {
+    let mostSteps = 0;
+    for (const file of files) {
+      const { text } = parseFixture(readFileSync(join(dir, file), "utf8"));
+      const steps = collectDiagnosticsSteps(new SessionDocument("file:///s.jsonl", "jsonl", 1, text));
+      let count = 0;
+      let next = steps.next();
+      for (; !next.done; next = steps.next()) count++;
+      mostSteps = Math.max(mostSteps, count);
+      const atOnce = collectDiagnostics(new SessionDocument("file:///s.jsonl", "jsonl", 1, text)).diagnostics;
+      expect(next.value.diagnostics.map(key), file).toEqual(atOnce.map(key));
+    }
+    // Eleven checks, and the four pieces of the provider request's (each version's context and request).
+    expect(mostSteps).toBeGreaterThanOrEqual(15);
   });
 });
