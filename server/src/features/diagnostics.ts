@@ -15,6 +15,7 @@ import type { Diagnostic } from "vscode-languageserver";
 import type { DiagnosticCode } from "../core/base/codes";
 import type { SessionFacts } from "../core/disk/facts";
 import type { SessionDocument } from "../core/session/document";
+import { runToEnd, type Steps } from "../core/base/steps";
 import { clip } from "../core/base/text";
 import { checkEncoding } from "./diagnostics/encodingChecks";
 import { checkBom, checkFinalNewline, checkHeader, checkNotASession } from "./diagnostics/fileChecks";
@@ -23,11 +24,14 @@ import { checkFolder } from "./diagnostics/folderChecks";
 import { checkLinks, checkToolResults } from "./diagnostics/linkChecks";
 import { Report } from "./diagnostics/report";
 import { checkCycles, checkDuplicates } from "./diagnostics/treeChecks";
-import { requestDiagnostics } from "./requestDiagnostics";
+import { requestDiagnosticsSteps } from "./requestDiagnostics";
 import { ohMyPiSession, sessionFaultDiagnostics } from "./sessionFaults";
 
+/** A check adds its findings to the report, at once or as steps (`core/base/steps.ts`). */
+type Check = (r: Report, facts: SessionFacts) => unknown;
+
 /** The checks in order, with the name a `check-failed` note gives them. */
-const CHECKS: readonly [string, (r: Report, facts: SessionFacts) => void][] = [
+const CHECKS: readonly [string, Check][] = [
   ["byte order mark", checkBom],
   ["header", checkHeader],
   ["session folder", (r, facts) => checkFolder(r, facts.folder)],
@@ -38,8 +42,30 @@ const CHECKS: readonly [string, (r: Report, facts: SessionFacts) => void][] = [
   ["tool result", (r) => r.isV1 || checkToolResults(r)],
   ["final newline", checkFinalNewline],
   ["session fault", (r) => addAll(r, sessionFaultDiagnostics(r.doc))],
-  ["provider request", (r) => addAll(r, requestDiagnostics(r.doc))],
+  [
+    "provider request",
+    function* (r) {
+      addAll(r, yield* requestDiagnosticsSteps(r.doc));
+    },
+  ],
 ];
+
+/**
+ * The checks of the session's structure, which read only the text and the analysis: every line that
+ * is not JSON, the header (a misplaced one is a session fault), ids, duplicates, dangling parents
+ * and cycles. The server's first answer on opening a large session holds these, and the rest
+ * follows (`lsp/diagnostics.ts`).
+ */
+const STRUCTURAL_CHECKS: ReadonlySet<string> = new Set([
+  "byte order mark",
+  "header",
+  "line",
+  "duplicate id",
+  "parent cycle",
+  "link",
+  "final newline",
+  "session fault",
+]);
 
 /** The diagnostics of a document; `facts` are what the file system says of it (none: nothing is known beyond the text). */
 export function computeDiagnostics(doc: SessionDocument, facts?: SessionFacts): Diagnostic[] {
@@ -59,9 +85,31 @@ export interface CollectedDiagnostics {
  * both pass the same, so both report the same codes.
  */
 export function collectDiagnostics(doc: SessionDocument, limitPerCode?: number, facts: SessionFacts = {}): CollectedDiagnostics {
+  return runToEnd(collectDiagnosticsSteps(doc, limitPerCode, facts));
+}
+
+/**
+ * The structural diagnostics alone (`STRUCTURAL_CHECKS`), with no facts from the file system: each
+ * is one of `collectDiagnostics`' own, made by the same check on the same document.
+ */
+export function collectStructuralDiagnostics(doc: SessionDocument, limitPerCode?: number): CollectedDiagnostics {
+  return runToEnd(collectDiagnosticsSteps(doc, limitPerCode, {}, STRUCTURAL_CHECKS));
+}
+
+/**
+ * `collectDiagnostics` as steps: it yields between two checks, and within the provider request's
+ * checks, so that the server can let requests in while it completes a large session's diagnostics.
+ * With `only`, just the checks of those names run, and the encoding's is left out.
+ */
+export function* collectDiagnosticsSteps(
+  doc: SessionDocument,
+  limitPerCode?: number,
+  facts: SessionFacts = {},
+  only?: ReadonlySet<string>,
+): Steps<CollectedDiagnostics> {
   const r = new Report(doc, limitPerCode);
   // The encoding comes first: the text every other check reads is the one decoded from it.
-  guarded(r, "encoding", (r) => checkEncoding(r, facts.encoding));
+  if (!only) guarded(r, "encoding", (r) => checkEncoding(r, facts.encoding));
   // An oh-my-pi file gets one diagnostic instead of a cascade about a format it does not follow.
   const ohMyPi = ohMyPiSession(doc);
   if (ohMyPi) {
@@ -71,7 +119,11 @@ export function collectDiagnostics(doc: SessionDocument, limitPerCode?: number, 
   if (!guarded(r, "file", checkNotASession)) {
     // A v1 file has no tree yet: Pi gives every entry a fresh id and chains it to the line above
     // when it migrates the file, so links and ids in it mean nothing (`r.isV1` skips those checks).
-    for (const [name, check] of CHECKS) guarded(r, name, (r) => check(r, facts));
+    for (const [name, check] of CHECKS) {
+      if (only && !only.has(name)) continue;
+      yield;
+      yield* guardedSteps(r, name, () => check(r, facts));
+    }
   }
   // Reading order: by position, keeping the order of checks for diagnostics on the same token.
   r.out.sort((x, y) => x.range.start.line - y.range.start.line || x.range.start.character - y.range.start.character);
@@ -88,8 +140,26 @@ function guarded<T>(r: Report, name: string, check: (r: Report) => T): T | undef
   try {
     return check(r);
   } catch (error) {
-    const reason = error instanceof Error ? `${error.name}: ${error.message}` : "an unknown error";
-    r.add("check-failed", `pi-session-lsp could not finish its ${name} checks on this file (${clip(reason, 200)}); their findings are missing.`, r.point(0, 0));
+    checkFailed(r, name, error);
     return undefined;
   }
+}
+
+/** `guarded` for a check that may be written as steps: a throw from any of its steps costs its findings only. */
+function* guardedSteps(r: Report, name: string, check: () => unknown): Steps<void> {
+  try {
+    const result = check();
+    if (isSteps(result)) yield* result;
+  } catch (error) {
+    checkFailed(r, name, error);
+  }
+}
+
+function isSteps(value: unknown): value is Steps<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as { next?: unknown }).next === "function";
+}
+
+function checkFailed(r: Report, name: string, error: unknown): void {
+  const reason = error instanceof Error ? `${error.name}: ${error.message}` : "an unknown error";
+  r.add("check-failed", `pi-session-lsp could not finish its ${name} checks on this file (${clip(reason, 200)}); their findings are missing.`, r.point(0, 0));
 }

@@ -28,6 +28,7 @@ import { toolCallBlock } from "../core/session/semantics/toolPairs";
 import { pathTo } from "../core/session/semantics/walk";
 import { activeContext, activeContext074 } from "../core/pi/activeContext";
 import type { SessionDocument } from "../core/session/document";
+import type { Steps } from "../core/base/steps";
 import type { ProviderRequest, ProviderResult } from "../core/pi/provider/types";
 import type { ModelInfo } from "../core/pi/provider/catalog";
 import { buildProviderRequest } from "../core/pi/provider/request";
@@ -84,6 +85,28 @@ export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
     (lastInputs, last) => updateRequestFindings(doc, lastInputs, last, inputs),
   ).all;
   return compactions.length === 0 ? value : [...compactions, ...value];
+}
+
+/**
+ * `requestDiagnostics` as steps, for the server's first open of a large session: it yields after
+ * each piece the findings are made from (each version's context, then its provider request, in the
+ * order `requestsOf` asks for them), which the core keeps, so that `requestDiagnostics` at the end
+ * reuses them, and a request the editor sends meanwhile waits for one piece instead of all four.
+ */
+export function* requestDiagnosticsSteps(doc: SessionDocument): Steps<Diagnostic[]> {
+  const a = doc.analysis;
+  if (a.headerState === "ok" && versionRules(a).current) {
+    const built = activeContext(a);
+    yield;
+    if (built.ok && providerRequestOf(built.build, "1.x").ok) {
+      yield;
+      const older = activeContext074(a);
+      yield;
+      if (older.ok) providerRequestOf(older.build, "0.74");
+      yield;
+    }
+  }
+  return requestDiagnostics(doc);
 }
 
 /**

@@ -13,14 +13,48 @@
  * when the new list equals it, and a pull whose `previousResultId` names it is answered
  * "unchanged". Result ids are drawn from one counter, never derived from the version (versions
  * restart when a document is reopened, and a client may send a smaller one).
+ *
+ * A large session is answered in two parts when it is opened (`STAGED_OPEN_CHARS`): first its
+ * structural diagnostics (`collectStructuralDiagnostics`: malformed lines, the header, ids,
+ * duplicates, dangling parents, cycles), which need only the parsed lines and the analysis; then,
+ * computed as steps a slice at a time so that requests are answered in between, the complete list,
+ * which a pushing client gets as a second publish and a pulling client is asked to pull again
+ * (`workspace/diagnostic/refresh`, as VS Code's own servers do). A pulling client that cannot be
+ * asked again gets the complete list at once, as does every small session, whose checks are fast.
  */
 
 import { type Connection, type Diagnostic, DocumentDiagnosticReportKind, type DocumentDiagnosticReport } from "vscode-languageserver";
+import type { Steps } from "../core/base/steps";
 import type { SessionDocument } from "../core/session/document";
+
+/**
+ * From this many UTF-16 code units a document's first diagnostics are its structural ones, and the
+ * rest follow. On a 45 MB session the checks beyond the structure (both Pi versions' context and
+ * provider request, the tool results, the fading hints) cost as much again as parsing its lines;
+ * below a few megabytes they take tens of milliseconds, not worth a second answer.
+ */
+export const STAGED_OPEN_CHARS = 2_000_000;
+
+/**
+ * The size from which an open is answered in two parts: `STAGED_OPEN_CHARS`, or the number in
+ * `$PI_SESSION_LSP_STAGED_OPEN_CHARS` (the tests set 0, to hold small fixtures to the same rules).
+ */
+export function stagedOpenChars(env: NodeJS.ProcessEnv = process.env): number {
+  const asked = Number(env.PI_SESSION_LSP_STAGED_OPEN_CHARS);
+  return env.PI_SESSION_LSP_STAGED_OPEN_CHARS !== undefined && env.PI_SESSION_LSP_STAGED_OPEN_CHARS !== "" && Number.isInteger(asked) && asked >= 0
+    ? asked
+    : STAGED_OPEN_CHARS;
+}
 
 export interface DiagnosticsSource {
   /** What the editor shows for a document: the checker's diagnostics, fading hints and settings applied. */
   compute(document: SessionDocument): Diagnostic[];
+  /** The structural diagnostics alone, settings applied: a large session's first answer. */
+  structural(document: SessionDocument): Diagnostic[];
+  /** `compute` as steps. */
+  steps(document: SessionDocument): Steps<Diagnostic[]>;
+  /** Runs steps a slice at a time, letting other messages in; rejects once `stillValid` is false. */
+  drive(steps: Steps<Diagnostic[]>, stillValid: () => boolean): Promise<Diagnostic[]>;
   /** The open document of a URI, if any. */
   get(uri: string): SessionDocument | undefined;
   /** Every open document. */
@@ -37,6 +71,8 @@ interface Published {
   generation: number;
   items: Diagnostic[];
   resultId: string;
+  /** The structural diagnostics alone, while the complete list is computed. */
+  partial?: boolean;
 }
 
 export class DiagnosticsService {
@@ -50,6 +86,9 @@ export class DiagnosticsService {
     private readonly connection: Connection,
     private readonly source: DiagnosticsSource,
     readonly pull: boolean,
+    /** The client re-pulls when asked (`workspace.diagnostics.refreshSupport`). */
+    private readonly refreshSupport = false,
+    private readonly stagedFrom = stagedOpenChars(),
   ) {}
 
   /** A document was opened or changed: pushed diagnostics follow once the queued messages are handled. */
@@ -92,17 +131,73 @@ export class DiagnosticsService {
     if (previous && previous.document === document && previous.revision === document.revision && previous.generation === this.generation) {
       return { items: previous.items, fresh: false, resultId: previous.resultId };
     }
+    if (!previous && this.staged(document)) return this.answerFirst(document);
     let items: Diagnostic[];
     try {
       items = this.source.compute(document);
     } catch (error) {
-      this.source.error(`computing diagnostics failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      this.failed(error);
       items = previous?.items ?? [];
     }
-    const same = previous !== undefined && sameDiagnostics(previous.items, items);
+    return this.remember(document, previous, items);
+  }
+
+  /** Keeps `items` as the document's list, with a new result id unless they equal the last list. */
+  private remember(document: SessionDocument, previous: Published | undefined, items: Diagnostic[]): { items: Diagnostic[]; fresh: boolean; resultId: string } {
+    const same = previous !== undefined && !previous.partial && sameDiagnostics(previous.items, items);
     const resultId = same ? previous.resultId : String(this.nextResultId++);
     this.last.set(document.uri, { document, revision: document.revision, generation: this.generation, items: same ? previous.items : items, resultId });
     return { items, fresh: !same, resultId };
+  }
+
+  /** Whether a just opened document gets its structural diagnostics first: a large one, and a client that will take the rest. */
+  private staged(document: SessionDocument): boolean {
+    return document.textLength() >= this.stagedFrom && (!this.pull || this.refreshSupport);
+  }
+
+  /** The structural diagnostics as the first answer, and the complete list started in the background. */
+  private answerFirst(document: SessionDocument): { items: Diagnostic[]; fresh: boolean; resultId: string } {
+    let items: Diagnostic[];
+    try {
+      items = this.source.structural(document);
+    } catch (error) {
+      // Without a first part the complete list is computed now, as for a small document.
+      this.failed(error);
+      return this.remember(document, undefined, this.source.compute(document));
+    }
+    const resultId = String(this.nextResultId++);
+    this.last.set(document.uri, { document, revision: document.revision, generation: this.generation, items, resultId, partial: true });
+    // Started once this answer is on its way, so that the first slice does not hold it back.
+    setImmediate(() => void this.complete(document));
+    return { items, fresh: true, resultId };
+  }
+
+  /**
+   * Computes the complete list a slice at a time, then publishes it or asks the client to pull it.
+   * An edit, a close or a setting that changes the list meanwhile ends the work: the next push or
+   * pull then computes the list of the new text as for any edit.
+   */
+  private async complete(document: SessionDocument): Promise<void> {
+    const { uri, revision } = document;
+    const generation = this.generation;
+    const stillValid = () => this.source.get(uri) === document && document.revision === revision && this.generation === generation;
+    let items: Diagnostic[];
+    try {
+      items = await this.source.drive(this.source.steps(document), stillValid);
+    } catch (error) {
+      // Ended because the document changed, or failed: the first part stays the answer.
+      if (!stillValid()) return;
+      this.failed(error);
+      items = this.last.get(uri)?.items ?? [];
+    }
+    if (!stillValid()) return;
+    this.remember(document, this.last.get(uri), items);
+    if (this.pull) void this.connection.languages.diagnostics.refresh();
+    else void this.connection.sendDiagnostics({ uri, version: document.version, diagnostics: items });
+  }
+
+  private failed(error: unknown): void {
+    this.source.error(`computing diagnostics failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   }
 
   /** Answers `textDocument/diagnostic`. */

@@ -8,9 +8,24 @@
  * lifecycle, cancellation, params, and a failure that costs one answer only.
  */
 
-import { type CancellationToken, type Connection, type InitializeResult, type ServerCapabilities, TextDocumentSyncKind } from "vscode-languageserver";
+import {
+  CancellationToken,
+  type Connection,
+  type Diagnostic,
+  type InitializeResult,
+  type ServerCapabilities,
+  TextDocumentSyncKind,
+} from "vscode-languageserver";
+import { runToEnd, type Steps } from "../core/base/steps";
 import type { SessionDocument } from "../core/session/document";
-import { applySeverityOverrides, capDiagnostics, collectDiagnostics, computeFadingHints, MAX_PER_CODE } from "../features/api";
+import {
+  applySeverityOverrides,
+  capDiagnostics,
+  collectDiagnosticsSteps,
+  collectStructuralDiagnostics,
+  computeFadingHints,
+  MAX_PER_CODE,
+} from "../features/api";
 import { VERSION } from "../version";
 import { type DiagnosticsSource, DiagnosticsService } from "./diagnostics";
 import { REQUESTS } from "./requests";
@@ -31,7 +46,7 @@ export function startServer(connection: Connection): ServerHandle {
     state.client = readClientSupport(params.capabilities);
     state.initialSettings = readSettings(params.initializationOptions);
     state.settings = state.initialSettings;
-    state.diagnostics = new DiagnosticsService(connection, diagnosticsSource(state), state.client.pullDiagnostics);
+    state.diagnostics = new DiagnosticsService(connection, diagnosticsSource(state), state.client.pullDiagnostics, state.client.diagnosticRefresh);
     workspace.initialize(params);
     guard.state = "running";
     const capabilities: ServerCapabilities = { textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental } };
@@ -90,15 +105,29 @@ export function startServer(connection: Connection): ServerHandle {
 /** What the editor shows: the checker's diagnostics, plus the fading hints unless turned off. */
 function diagnosticsSource(state: ServerState): DiagnosticsSource {
   const { guard, documents, workspace, connection } = state;
+  function* steps(document: SessionDocument): Steps<Diagnostic[]> {
+    // The session's facts on disk (the file's encoding, where it lies): the same checks `check` runs.
+    const facts = guard.safe("session facts", {}, () => workspace.facts(document));
+    const collected = yield* collectDiagnosticsSteps(document, MAX_PER_CODE, facts);
+    const found = capDiagnostics(collected.diagnostics, { overflow: collected.overflow }).diagnostics;
+    const { fadeInactive, severity } = state.settings;
+    if (fadeInactive) yield;
+    return applySeverityOverrides(fadeInactive ? found.concat(computeFadingHints(document)) : found, severity);
+  }
   return {
-    compute: (document: SessionDocument) => {
-      // The session's facts on disk (the file's encoding, where it lies): the same checks `check` runs.
-      const facts = guard.safe("session facts", {}, () => workspace.facts(document));
-      const collected = collectDiagnostics(document, MAX_PER_CODE, facts);
-      const found = capDiagnostics(collected.diagnostics, { overflow: collected.overflow }).diagnostics;
-      const { fadeInactive, severity } = state.settings;
-      return applySeverityOverrides(fadeInactive ? found.concat(computeFadingHints(document)) : found, severity);
+    compute: (document) => runToEnd(steps(document)),
+    structural: (document) => {
+      const collected = collectStructuralDiagnostics(document, MAX_PER_CODE);
+      return applySeverityOverrides(capDiagnostics(collected.diagnostics, { overflow: collected.overflow }).diagnostics, state.settings.severity);
     },
+    steps,
+    drive: (work, stillValid) =>
+      guard.drive(work, CancellationToken.None, () => {
+        // The work counts as activity: the idle collection (`memory.ts`) would pause it, and the
+        // release of the kept contexts that follows would throw away what it has built so far.
+        state.memory.changed(0);
+        return stillValid();
+      }),
     get: (uri: string) => documents.get(uri),
     all: () => documents.all(),
     error: (message: string) => connection.console.error(message),
