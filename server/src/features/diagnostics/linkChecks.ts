@@ -2,7 +2,7 @@
 
 import type { Entry } from "../../core/session/entry";
 import { perStructure } from "../../core/session/semantics/memo";
-import { callFor, toolIndex } from "../../core/session/semantics/toolPairs";
+import { callFor, toolCallsById } from "../../core/session/semantics/toolPairs";
 import { clip } from "../../core/base/text";
 import { type Add, ascending, checkByLine, type LineFindings } from "./replay";
 import type { Report } from "./report";
@@ -110,7 +110,7 @@ function checkFirstKept(r: Report, entry: Entry, firstKept: unknown, add: (...ar
 /**
  * The tool results whose call is not on their path, each with the first entry elsewhere holding a
  * call with its id: a matter of the tree and the tool ids alone, kept for the structure, so that the
- * check does not need the tool index, which an idle server lets go (a keystroke would build it
+ * check does not need the index of tool calls, which an idle server lets go (a keystroke would build it
  * again, 50 ms on the 45 MB session).
  */
 const unmatchedToolResults = perStructure((a): { entry: Entry; elsewhere: Entry | undefined }[] => {
@@ -118,7 +118,7 @@ const unmatchedToolResults = perStructure((a): { entry: Entry; elsewhere: Entry 
   for (const entry of a.entries) {
     const id = entry.parsed.toolResultId;
     if (id === undefined || a.reachesCycle[entry.index]) continue;
-    if (!callFor(a, entry, id)) out.push({ entry, elsewhere: toolIndex(a).calls.get(id)?.[0] });
+    if (!callFor(a, entry, id)) out.push({ entry, elsewhere: toolCallsById(a).get(id)?.[0] });
   }
   return out;
 });
