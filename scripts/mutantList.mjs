@@ -289,8 +289,8 @@ export const MUTANTS = [
   {
     id: "tool-index-falsy-result-id",
     file: "core/session/semantics/toolPairs.ts",
-    from: "if (p.toolResultId !== undefined) add(results, p.toolResultId, entry);",
-    to: "if (p.toolResultId) add(results, p.toolResultId, entry);",
+    from: "if (id !== undefined) add(results, id, entry);",
+    to: "if (id) add(results, id, entry);",
     tests: ["test/core/emptyToolIds.test.ts"],
   },
   {

@@ -26,13 +26,13 @@ import type { Entry } from "../core/session/entry";
 import { type ContextBuild, selectEntries } from "../core/pi/buildContext";
 import { toolCallBlock } from "../core/session/semantics/toolPairs";
 import { pathTo } from "../core/session/semantics/walk";
-import { activeContext, activeContext074 } from "../core/pi/activeContext";
+import { activeContext, activeContext074, contextInputLines } from "../core/pi/activeContext";
 import type { SessionDocument } from "../core/session/document";
 import type { Steps } from "../core/base/steps";
 import type { ProviderRequest, ProviderResult } from "../core/pi/provider/types";
 import type { ModelInfo } from "../core/pi/provider/catalog";
 import { buildProviderRequest } from "../core/pi/provider/request";
-import { type KeptForInputs, keptForSameInputs, perStructure, releasedTable } from "../core/session/semantics/memo";
+import { type KeptAcrossRelease, type KeptForInputs, keptAcrossRelease, keptForSameInputs, perStructure, releasedTable } from "../core/session/semantics/memo";
 import { versionRules } from "../core/session/semantics/version";
 import { singleLine } from "../core/base/text";
 import { imageFindings, requestSizeFindings } from "./imageDiagnostics";
@@ -71,19 +71,31 @@ type Message = Record<string, unknown>;
  */
 const memo: KeptForInputs<RequestFindings> = releasedTable();
 
+/**
+ * The findings again, kept through the idle release (`lsp/memory.ts` lets the contexts and requests
+ * above go): an edit after an idle pause on a line the contexts do not read (`contextInputLines`)
+ * answers with them, instead of parsing the whole resumed path again to build equal ones (576 ms on
+ * the 45 MB session, for a keystroke elsewhere in the file).
+ */
+const settled: KeptAcrossRelease<Diagnostic[]> = keptAcrossRelease(contextInputLines);
+
 export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
   const a = doc.analysis;
   if (a.headerState !== "ok") return [];
   if (!versionRules(a).current) return migratedThrows(doc);
   const compactions = keptForSameInputs(compactionMemo, a.structure, compactionParses(a), () => compactionKeepsToolResult(doc));
-  const inputs = requestsOf(a);
-  const value = keptForSameInputs(
-    memo,
-    a.structure,
-    inputs,
-    () => computeRequestFindings(doc, inputs),
-    (lastInputs, last) => updateRequestFindings(doc, lastInputs, last, inputs),
-  ).all;
+  let value = settled.get(a);
+  if (!value) {
+    const inputs = requestsOf(a);
+    value = keptForSameInputs(
+      memo,
+      a.structure,
+      inputs,
+      () => computeRequestFindings(doc, inputs),
+      (lastInputs, last) => updateRequestFindings(doc, lastInputs, last, inputs),
+    ).all;
+    settled.set(a, value);
+  }
   return compactions.length === 0 ? value : [...compactions, ...value];
 }
 
@@ -148,9 +160,10 @@ function migratedThrows(doc: SessionDocument): Diagnostic[] {
 
 /**
  * The compaction checks read compactions anywhere in the file, not only on the path Pi resumes,
- * and their ranges are on the compactions' own lines: kept for the structure and those lines' parses.
+ * and their ranges are on the compactions' own lines: kept for the structure and those lines' parses,
+ * through the idle release too (the parses are the document's, and the diagnostics small).
  */
-const compactionMemo: KeptForInputs<Diagnostic[]> = releasedTable();
+const compactionMemo: KeptForInputs<Diagnostic[]> = new WeakMap();
 
 /** The compaction entries, found once per structure (an edit inside a line keeps the entry objects). */
 const compactionsOf = perStructure((a: SessionAnalysis): Entry[] => a.entries.filter((e) => e.type === "compaction"));

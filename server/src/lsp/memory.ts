@@ -20,7 +20,9 @@
  * Each is skipped while typing goes on: the collections wait for a pause. At the follow-up, idle
  * for 6.5 s, the semantic layer's kept contexts go too (`releaseKept`: the resumed contexts of both
  * Pi versions, the request diagnostics made from them, the messages each line contributes; 14 MB
- * of the 45 MB session's heap): the next request or edit that reads them builds them again.
+ * of the 45 MB session's heap): the next request or edit that reads them builds them again. The
+ * diagnostics made from them are kept (`keptAcrossRelease`), so that a keystroke on a line those
+ * contexts do not read costs what it did before the pause (576 ms otherwise on the 45 MB session).
  *
  * The collection is asked for through `--expose-gc`, set at run time; where that is refused, nothing
  * is collected early and the server works as before.

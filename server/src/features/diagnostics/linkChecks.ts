@@ -2,7 +2,7 @@
 
 import type { Entry } from "../../core/session/entry";
 import { perStructure } from "../../core/session/semantics/memo";
-import { callFor, toolIndex } from "../../core/session/semantics/toolPairs";
+import { callFor, toolCallsById } from "../../core/session/semantics/toolPairs";
 import { clip } from "../../core/base/text";
 import { type Add, ascending, checkByLine, type LineFindings } from "./replay";
 import type { Report } from "./report";
@@ -107,23 +107,27 @@ function checkFirstKept(r: Report, entry: Entry, firstKept: unknown, add: (...ar
   }
 }
 
-/** The tool results whose call is not on their path: a matter of the tree and the tool ids alone, kept for the structure. */
-const unmatchedToolResults = perStructure((a): Entry[] => {
-  const out: Entry[] = [];
+/**
+ * The tool results whose call is not on their path, each with the first entry elsewhere holding a
+ * call with its id: a matter of the tree and the tool ids alone, kept for the structure, so that the
+ * check does not need the index of tool calls, which an idle server lets go (a keystroke would build it
+ * again, 50 ms on the 45 MB session).
+ */
+const unmatchedToolResults = perStructure((a): { entry: Entry; elsewhere: Entry | undefined }[] => {
+  const out: { entry: Entry; elsewhere: Entry | undefined }[] = [];
   for (const entry of a.entries) {
     const id = entry.parsed.toolResultId;
     if (id === undefined || a.reachesCycle[entry.index]) continue;
-    if (!callFor(a, entry, id)) out.push(entry);
+    if (!callFor(a, entry, id)) out.push({ entry, elsewhere: toolCallsById(a).get(id)?.[0] });
   }
   return out;
 });
 
 export function checkToolResults(r: Report): void {
   const { a } = r;
-  for (const entry of unmatchedToolResults(a)) {
+  for (const { entry, elsewhere: holder } of unmatchedToolResults(a)) {
     const id = entry.parsed.toolResultId!;
-    const holders = toolIndex(a).calls.get(id) ?? [];
-    const elsewhere = holders.length > 0 ? ` (a tool call with this id is on line ${holders[0]!.line + 1}, on another branch)` : "";
+    const elsewhere = holder ? ` (a tool call with this id is on line ${holder.line + 1}, on another branch)` : "";
     r.add(
       "unmatched-tool-result",
       `No assistant message on this entry's path has a tool call with id "${clip(id)}"${elsewhere}. Pi sends the result anyway; most providers reject a tool result without its tool call.`,

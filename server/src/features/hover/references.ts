@@ -8,7 +8,7 @@ import type { SessionAnalysis } from "../../core/session/analysis";
 import type { Entry } from "../../core/session/entry";
 import type { ReferenceField } from "../../core/session/semantics/references";
 import { referencesTo } from "../../core/session/semantics/references";
-import { callFor, resultsFor, toolCallName, toolIndex } from "../../core/session/semantics/toolPairs";
+import { callFor, resultsFor, toolCallName, toolCallsById, toolResultsById } from "../../core/session/semantics/toolPairs";
 import { groupDigits } from "../../core/base/text";
 import { inlineCode as code } from "../markdown";
 import { headline, previewLine } from "./common";
@@ -78,7 +78,7 @@ export function toolResultHover(a: SessionAnalysis, entry: Entry, id: string): s
   const title = `**toolCallId** ${code(id)}`;
   const call = callFor(a, entry, id);
   if (call) return `${title} answers ${toolName(call, id)} in ${headline(call)}${previewLine(call)}`;
-  const elsewhere = toolIndex(a).calls.get(id)?.[0];
+  const elsewhere = toolCallsById(a).get(id)?.[0];
   const note = elsewhere ? ` A tool call with this id is on line ${elsewhere.line + 1}, on another branch.` : "";
   return `${title}\n\nNo tool call with this id is on the path above this result: providers reject a tool result that answers no call.${note}`;
 }
@@ -87,7 +87,7 @@ export function toolCallHover(a: SessionAnalysis, entry: Entry, id: string): str
   const title = `**Tool call** ${toolName(entry, id)} ${code(id)}`;
   const answer = resultsFor(a, entry, id)[0];
   if (answer) return `${title}\n\nAnswered by ${headline(answer)}${previewLine(answer)}`;
-  const elsewhere = toolIndex(a).results.get(id)?.[0];
+  const elsewhere = toolResultsById(a).get(id)?.[0];
   const note = elsewhere ? ` A result with this id is on line ${elsewhere.line + 1}, but not below this call.` : "";
   return `${title}\n\nNo tool result below this message answers it.${note}`;
 }

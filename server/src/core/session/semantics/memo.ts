@@ -99,6 +99,43 @@ export function perStructureAndLines<T>(
   };
 }
 
+/** A small answer kept per structure through the idle release (`keptAcrossRelease`). */
+export interface KeptAcrossRelease<T> {
+  /** The answer kept for `a`'s structure, if no line edited since it was made is one its inputs mark. */
+  get(a: SessionAnalysis): T | undefined;
+  set(a: SessionAnalysis, value: T): void;
+}
+
+/**
+ * A small answer kept per structure with the edit step it was made at, in a table `releaseKept`
+ * leaves alone: it still holds for a later analysis of that structure when none of the lines
+ * edited since is one that `inputs` marks (decided in O(lines edited) from the structure's edit
+ * log). For answers made from the large values an idle server lets go (the resumed contexts and
+ * their provider requests), so that the first edit after an idle pause, anywhere those values do
+ * not read, reuses the answer instead of building them again: what the answer reads is unchanged,
+ * so it is the answer they would give.
+ */
+export function keptAcrossRelease<T>(inputs: (a: SessionAnalysis) => Uint8Array): KeptAcrossRelease<T> {
+  const memo = new WeakMap<object, { step: number; value: T }>();
+  return {
+    get(a) {
+      const last = memo.get(a.structure);
+      if (!last) return undefined;
+      const step = editStep(a);
+      if (last.step === step) return last.value;
+      const edited = linesEditedSince(a, last.step);
+      if (!edited) return undefined;
+      const marked = inputs(a);
+      for (const line of edited) if (marked[line] === 1) return undefined;
+      last.step = step;
+      return last.value;
+    },
+    set(a, value) {
+      memo.set(a.structure, { step: editStep(a), value });
+    },
+  };
+}
+
 /** Values kept per structure, each with the objects it was made from (see `keptForSameInputs`); make one with `releasedTable`. */
 export type KeptForInputs<T> = KeptTable<object, { inputs: readonly unknown[]; value: T }>;
 

@@ -4,8 +4,8 @@
  * A toolResult answers the `toolCall` block with its `toolCallId` in the nearest assistant message
  * above it on its path (a call on another branch is not its call); a call is answered by the
  * results below it. The near search looks a few entries up or down first, because the pair is
- * almost always adjacent; when that fails, one index of every call and result by id (built once per
- * analysis) and the tree's ancestor test settle it, so no answer walks the whole 50,000-deep path.
+ * almost always adjacent; when that fails, an index of every call (or result) by id (built once per
+ * structure) and the tree's ancestor test settle it, so no answer walks the whole 50,000-deep path.
  */
 
 import type { SessionAnalysis } from "../analysis";
@@ -23,28 +23,48 @@ export interface ToolIndex {
   results: Map<string, Entry[]>;
 }
 
+/** Adds `entry` to the list of `id` in `map`, in file order. */
+function add(map: Map<string, Entry[]>, id: string, entry: Entry): void {
+  const list = map.get(id);
+  if (list) list.push(entry);
+  else map.set(id, [entry]);
+}
+
 /**
- * Released when idle (`releaseKept`): 4 MB for the 45 MB session's 52,000 call and result ids, and
- * built again in one pass over the entries by the first answer that needs it.
+ * The assistant entries by the ids of their tool calls, and the tool results by the id they answer,
+ * each built apart in one pass over the entries by the first answer that needs it, once per
+ * structure: the diagnostics need only the calls, and after a structural edit (a line broken, a
+ * line inserted) building both cost twice the time. Released when idle (`releaseKept`): 4 MB for
+ * the 45 MB session's 52,000 call and result ids.
  */
-export const toolIndex = perStructure(
-  (a): ToolIndex => {
+export const toolCallsById = perStructure(
+  (a): Map<string, Entry[]> => {
     const calls = new Map<string, Entry[]>();
-    const results = new Map<string, Entry[]>();
-    const add = (map: Map<string, Entry[]>, id: string, entry: Entry) => {
-      const list = map.get(id);
-      if (list) list.push(entry);
-      else map.set(id, [entry]);
-    };
     for (const entry of a.entries) {
-      const p = entry.parsed;
-      if (p.toolCallIds) for (const id of p.toolCallIds) add(calls, id, entry);
-      if (p.toolResultId !== undefined) add(results, p.toolResultId, entry);
+      const ids = entry.parsed.toolCallIds;
+      if (ids) for (const id of ids) add(calls, id, entry);
     }
-    return { calls, results };
+    return calls;
   },
   { releasedWhenIdle: true },
 );
+
+export const toolResultsById = perStructure(
+  (a): Map<string, Entry[]> => {
+    const results = new Map<string, Entry[]>();
+    for (const entry of a.entries) {
+      const id = entry.parsed.toolResultId;
+      if (id !== undefined) add(results, id, entry);
+    }
+    return results;
+  },
+  { releasedWhenIdle: true },
+);
+
+/** Both indexes of `a`'s tool ids. */
+export function toolIndex(a: SessionAnalysis): ToolIndex {
+  return { calls: toolCallsById(a), results: toolResultsById(a) };
+}
 
 /** The assistant entry holding the tool call that a result on `entry` with `id` answers: the nearest ancestor with it. */
 export function callFor(a: SessionAnalysis, entry: Entry, id: string): Entry | undefined {
@@ -52,7 +72,7 @@ export function callFor(a: SessionAnalysis, entry: Entry, id: string): Entry | u
   for (const ancestor of ancestors(a, entry)) {
     if (ancestor.parsed.toolCallIds?.includes(id)) return ancestor;
     // On a cyclic chain the walk itself is bounded; elsewhere the index is cheaper past a few steps.
-    if (++steps >= NEAR && !a.reachesCycle[entry.index]) return nearestAncestorIn(a, toolIndex(a).calls.get(id), entry);
+    if (++steps >= NEAR && !a.reachesCycle[entry.index]) return nearestAncestorIn(a, toolCallsById(a).get(id), entry);
   }
   return undefined;
 }
@@ -74,7 +94,7 @@ export function resultsFor(a: SessionAnalysis, entry: Entry, id: string): Entry[
     for (const child of a.childrenOf(e)) queue.push(child);
   }
   if (complete) return found;
-  const all = (toolIndex(a).results.get(id) ?? []).filter((r) => a.isAncestor(entry, r));
+  const all = (toolResultsById(a).get(id) ?? []).filter((r) => a.isAncestor(entry, r));
   return all.sort((x, y) => a.depth[x.index]! - a.depth[y.index]!);
 }
 

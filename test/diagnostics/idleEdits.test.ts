@@ -1,0 +1,121 @@
+/**
+ * What an idle server lets go (`releaseKept`, `forgetValues`, as `lsp/memory.ts` does after a pause)
+ * must not change an answer: after any sequence of edits, inside lines and structural (a line broken
+ * and mended, a line inserted or deleted, a `parentId` changed), with releases between them, a
+ * document's diagnostics equal those of the same text opened afresh. And the first edit after a
+ * release, on a line the resumed context does not read, parses only that line: the request findings
+ * kept through the release answer for it (`keptAcrossRelease`).
+ */
+
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { contextInputLines } from "../../server/src/core/pi/activeContext";
+import { cachedChars, forgetValues } from "../../server/src/core/line/values";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { releaseKept } from "../../server/src/core/session/semantics/memo";
+import { collectDiagnostics, computeDiagnostics } from "../../server/src/features/diagnostics";
+import { editInContext } from "../helpers/contextEdits";
+import { seededRandom } from "../helpers/lspClient";
+
+const FIXTURES = join(__dirname, "../parity/fixtures");
+const files = readdirSync(FIXTURES)
+  .filter((f) => f.endsWith(".jsonl"))
+  .sort();
+
+const lineEnd = (doc: SessionDocument, line: number) => ({ line: doc.lspLine(line), character: doc.lines[line]!.length });
+
+/** One random edit of `doc` (a new version), structural or inside a line; false when the one chosen does not apply. */
+function randomEdit(doc: SessionDocument, random: () => number): boolean {
+  const line = Math.floor(random() * doc.lineCount);
+  const text = doc.lines[line]!;
+  const start = { line: doc.lspLine(line), character: 0 };
+  const change = (range: { start: { line: number; character: number }; end: { line: number; character: number } }, to: string) =>
+    doc.update([{ range, text: to }], doc.version + 1);
+  const kind = Math.floor(random() * 6);
+  if (kind === 0 && text.length > 2) {
+    // A line broken in two (Enter typed inside it).
+    const at = { line: doc.lspLine(line), character: 1 + Math.floor(random() * (text.length - 1)) };
+    change({ start: at, end: at }, "\n");
+  } else if (kind === 1 && line + 1 < doc.lineCount) {
+    // A line mended with the next (its line ending deleted).
+    change({ start: lineEnd(doc, line), end: { line: doc.lspLine(line + 1), character: 0 } }, "");
+  } else if (kind === 2) {
+    // A copy of the line inserted after it, under a new id (a line pasted and adjusted).
+    const copy = text.replace(/"id":"([^"]*)"/, `"id":"$1-copy${doc.version}"`);
+    change({ start: lineEnd(doc, line), end: lineEnd(doc, line) }, `\n${copy}`);
+  } else if (kind === 3 && doc.lineCount > 2) {
+    // A line deleted with its line ending.
+    change({ start, end: { line: doc.lspLine(line + 1), character: 0 } }, "");
+  } else if (kind === 4) {
+    // A parentId pointed at another line's id, or at no entry.
+    const other = doc.lines[Math.floor(random() * doc.lineCount)]!;
+    const id = /"id":"([^"]*)"/.exec(other)?.[1] ?? "nowhere";
+    const after = text.replace(/"parentId":"[^"]*"/, `"parentId":"${random() < 0.2 ? "nowhere" : id}"`);
+    if (after === text) return false;
+    change({ start, end: lineEnd(doc, line) }, after);
+  } else {
+    // Typing inside a value.
+    const after = text.replace(/"(text|content|timestamp)":"/, '"$1":"x');
+    if (after === text) return false;
+    change({ start, end: lineEnd(doc, line) }, after);
+  }
+  return true;
+}
+
+describe("edits after the idle release", () => {
+  beforeEach(() => {
+    // The provider's placeholder results are dated when their request is built.
+    vi.useFakeTimers({ now: new Date("2026-03-02T12:00:00.000Z") });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it(`equal a fresh document's diagnostics, structural edits and edits in the context included, over ${files.length} fixtures`, () => {
+    const random = seededRandom(32);
+    let compared = 0;
+    let released = 0;
+    for (const name of files) {
+      const doc = new SessionDocument(`file:///${name}`, "jsonl", 1, readFileSync(join(FIXTURES, name), "utf8"));
+      computeDiagnostics(doc);
+      for (let step = 0; step < 16; step++) {
+        if (random() < 0.35) {
+          releaseKept();
+          forgetValues();
+          released++;
+        }
+        const edited = random() < 0.3 ? (editInContext(doc, random) ?? -1) >= 0 : randomEdit(doc, random);
+        if (!edited || random() < 0.25) continue;
+        const fresh = new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText());
+        const where = `${name}, edit ${step}`;
+        expect(computeDiagnostics(doc), where).toEqual(computeDiagnostics(fresh));
+        expect(collectDiagnostics(doc, 2), where).toEqual(collectDiagnostics(fresh, 2));
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(files.length * 4);
+    expect(released).toBeGreaterThan(files.length);
+  });
+
+  it("parse only the edited line when it is outside the resumed context, and answer as a fresh document", () => {
+    const name = files.find((f) => {
+      const doc = new SessionDocument(`file:///${f}`, "jsonl", 1, readFileSync(join(FIXTURES, f), "utf8"));
+      const marked = contextInputLines(doc.analysis);
+      return computeDiagnostics(doc).length > 0 && marked.some((m) => m === 1) && doc.lines.some((l, i) => marked[i] === 0 && l.includes('"text":"'));
+    })!;
+    expect(name).toBeDefined();
+    const doc = new SessionDocument(`file:///${name}`, "jsonl", 1, readFileSync(join(FIXTURES, name), "utf8"));
+    computeDiagnostics(doc);
+    const marked = contextInputLines(doc.analysis);
+    const line = doc.lines.findIndex((l, i) => marked[i] === 0 && l.includes('"text":"'));
+    releaseKept();
+    forgetValues();
+    const before = doc.lines[line]!;
+    doc.update([{ range: { start: { line: doc.lspLine(line), character: 0 }, end: lineEnd(doc, line) }, text: before.replace('"text":"', '"text":"x') }], 2);
+    const diagnostics = computeDiagnostics(doc);
+    // At most the edited line's value and the header's were parsed again, none of the context's lines.
+    expect(cachedChars()).toBeLessThanOrEqual(doc.lines[line]!.length + doc.lines[doc.analysis.headerLine ?? 0]!.length);
+    expect(diagnostics).toEqual(computeDiagnostics(new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText())));
+  });
+});
