@@ -119,8 +119,8 @@ export const MUTANTS = [
   {
     id: "context-cycle-guard",
     file: "core/pi/buildContext.ts",
-    from: 'if (a.reachesCycle[leaf.index]) return { ok: false, failure: { kind: "cycle", entry: leaf } };',
-    to: "",
+    from: 'if (a.reachesCycle[leaf.index]) return { ok: false, failure: { kind: "cycle", entry: leaf } };\n  return contextOfPath(',
+    to: "return contextOfPath(",
     tests: ["test/core/buildContext.test.ts", "test/parity/context.test.ts"],
   },
   {

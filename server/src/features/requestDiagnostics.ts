@@ -107,7 +107,8 @@ export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
  */
 export function* requestDiagnosticsSteps(doc: SessionDocument): Steps<Diagnostic[]> {
   const a = doc.analysis;
-  if (a.headerState === "ok" && versionRules(a).current) {
+  // Findings kept through the idle release need none of the pieces (see `settled`).
+  if (a.headerState === "ok" && versionRules(a).current && !settled.get(a)) {
     const built = activeContext(a);
     yield;
     if (built.ok && providerRequestOf(built.build, "1.x").ok) {

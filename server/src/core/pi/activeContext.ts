@@ -64,9 +64,15 @@ export function isInContext(a: SessionAnalysis, entry: Entry): boolean {
 
 /**
  * The lines the context Pi resumes with is made of (either version's), marked: the active path from
- * the first entry the last compaction keeps (or from the root), and the last entries before that
- * which set the model and the thinking level. Typing anywhere else (in compacted history, on
- * another branch) leaves the context as it was. Which lines these are is a matter of structure.
+ * the first entry the last compaction keeps (or from the root), and the entries before that which
+ * may set the model and the thinking level. Typing anywhere else (in compacted history, on another
+ * branch) leaves the context as it was. Which lines these are is a matter of structure.
+ *
+ * Which entry sets the model depends on values, not structure: Pi 0.74 takes the last
+ * `model_change` or assistant message, Pi 1.x skips assistants answered by a virtual model
+ * (`api: "pi-virtual"`) and those naming no model (`provider/resumedModel.ts`). A mark made from
+ * values would go stale when an edit changes them but not the structure, so every assistant back
+ * to the last `model_change` is marked, which holds whatever those values are.
  */
 export const contextInputLines = perStructure((a: SessionAnalysis): Uint8Array => {
   const marked = new Uint8Array(a.entryAtLine.length);
@@ -84,8 +90,10 @@ export const contextInputLines = perStructure((a: SessionAnalysis): Uint8Array =
   let thinking = false;
   for (let i = from - 1; i >= 0 && !(model && thinking); i--) {
     const e = path[i]!;
-    if (!model && (e.type === "model_change" || (e.type === "message" && e.parsed.role === "assistant"))) {
+    if (!model && e.type === "model_change") {
       model = true;
+      marked[e.line] = 1;
+    } else if (!model && e.type === "message" && e.parsed.role === "assistant") {
       marked[e.line] = 1;
     } else if (!thinking && e.type === "thinking_level_change") {
       thinking = true;
