@@ -193,4 +193,18 @@ describe("redact streamed", () => {
     expect(readFileSync(other, "utf8")).toBe(text + leaking);
     expect(readdirSync(dir).sort()).toEqual(["s.jsonl", "s.jsonl.bak", "t.jsonl"]);
   });
+
+  it("refuses to replace FILE when its bytes were changed in place after they were read, keeping the change", () => {
+    const text = `${HEADER}\n${entry("u1", null, { role: "user", content: `export ANTHROPIC_API_KEY=${KEY} and the notes` })}\n`;
+    const dir = mkdtempSync(join(tmpdir(), "pi-redact-changed-"));
+    const file = join(dir, "s.jsonl");
+    writeFileSync(file, text);
+    // An editor saving the session writes over the same inode: same size, other bytes.
+    const edited = text.replace("and the notes", "and the NOTES");
+    const outcome = redactSession(file, { target: file, inPlace: true, listMax: 10, key: RUN_KEY, beforeCommit: () => writeFileSync(file, edited) });
+    expect(outcome).toMatchObject({ status: "refused", exit: 2 });
+    expect(outcome.status === "refused" && outcome.reason).toMatch(/its content changed since it was read/);
+    expect(readFileSync(file, "utf8")).toBe(edited);
+    expect(readdirSync(dir)).toEqual(["s.jsonl"]);
+  });
 });

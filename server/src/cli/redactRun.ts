@@ -21,7 +21,6 @@ import { compareSummaries, type ProofResult, summariseFile } from "./redactProof
 import { collectSecrets, type RedactionCounts, type Span, writeRedacted } from "./redactStream";
 import { FileChanged, FixRefused, removeQuietly } from "./replace";
 import { commitSlimmed } from "./slimCommit";
-import { hashRange } from "./slimWrite";
 
 export interface RedactRunOptions {
   /** Where the copy goes: a new file, or the session itself (`inPlace`). Undefined for a dry run. */
@@ -76,7 +75,10 @@ export function redactSession(path: string, options: RedactRunOptions): RedactOu
     const key = options.key ?? newRedactionKey();
     const size = stat.size;
     const span: Span = { end: size, ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }) };
-    const secrets = collectSecrets(fd, span, (kind, value) => redactionPlaceholder(kind, value, key));
+    // Each pass hashes the bytes it read: the copy is made from the bytes the secrets were gathered
+    // from, and FILE is replaced only while it still begins with them (`commitSlimmed`).
+    const gathered = createHash("sha256");
+    const secrets = collectSecrets(fd, span, (kind, value) => redactionPlaceholder(kind, value, key), gathered);
     if (secrets.length === 0) return { status: "nothing", counts: undefined };
     if (options.target !== undefined && !options.inPlace && nodeFs.existsSync(options.target)) return exists(options.target);
     let temp: ReturnType<typeof createTemp>;
@@ -86,14 +88,17 @@ export function redactSession(path: string, options: RedactRunOptions): RedactOu
       return { status: "refused", reason: `cannot write ${options.target ?? "a temporary copy"}: ${(error as Error).message}`, exit: 2 };
     }
     let keep = false;
+    const copied = createHash("sha256");
     try {
       let counts: RedactionCounts;
       try {
-        counts = writeRedacted(fd, span, secrets, temp.fd, options.listMax);
+        counts = writeRedacted(fd, span, secrets, temp.fd, options.listMax, copied);
         nodeFs.fsyncSync(temp.fd);
       } finally {
         nodeFs.closeSync(temp.fd);
       }
+      const prefixHash = copied.digest("hex");
+      if (prefixHash !== gathered.digest("hex")) throw new FileChanged("its content changed while it was read");
       if (counts.replaced === 0) return { status: "nothing", counts };
       const original = summariseFile(fd, pathToFileURL(path).href, size, secrets);
       const proof = proveAgainst(original, temp.path);
@@ -107,10 +112,8 @@ export function redactSession(path: string, options: RedactRunOptions): RedactOu
       options.beforeCommit?.();
       const reprove = (end: number) =>
         appendedCredential(fd, size, end, secrets, key) ?? failureOf(proveAgainst(summariseFile(fd, pathToFileURL(path).href, end, secrets), temp.path));
-      const prefix = createHash("sha256");
-      hashRange(fd, 0, size, prefix);
       const target = nodeFs.realpathSync(path);
-      const committed = commitSlimmed({ target, fd, stat, size, prefixHash: prefix.digest("hex"), temp: temp.path, reprove, command: "redact" });
+      const committed = commitSlimmed({ target, fd, stat, size, prefixHash, temp: temp.path, reprove, command: "redact" });
       keep = true;
       return { ...done, backup: committed.backup, carried: committed.carried };
     } catch (error) {
