@@ -156,6 +156,18 @@ describe("redact", () => {
     expect(r.text).toBe(text);
   });
 
+  it("does not say no credentials were found when each one it found is part of an id and left in place", () => {
+    const token = "ghp_R8sT1wY5zB3cD6fG0hJQ7vX2mK9pL4nAb123";
+    const { dir, file } = setUp(`${SESSION.split("\n")[0]}\n${entry(token, null, { role: "user", content: `token ${token}` })}\n`);
+    const { io, out } = capture();
+    expect(redactFile(file, { out: undefined, dryRun: false }, io)).toBe(0);
+    const said = out.join("");
+    expect(said).toContain("left in place: it is part of an id or a link");
+    expect(said).not.toContain("no credentials found");
+    expect(said).toContain("1 credential found, each left in place; nothing written.");
+    expect(existsSync(join(dir, "s.redacted.jsonl"))).toBe(false);
+  });
+
   it("the proof finds a copy that is not the same session", () => {
     const r = redactText(SESSION, (kind) => `[REDACTED:${kind}:00000000]`);
     expect(proveRedaction(SESSION, r.text, r.secrets).differences).toEqual([]);

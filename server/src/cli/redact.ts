@@ -111,7 +111,9 @@ export function redactFile(path: string, options: RedactOptions, io: CliIo): num
   }
   if (outcome.counts) listReplacements(outcome.counts, io);
   if (outcome.status === "nothing") {
-    io.out(`${escapeControls(path)}: no credentials found; nothing written.\n`);
+    const found =
+      outcome.found === 0 ? "no credentials found" : `${groupDigits(outcome.found)} credential${outcome.found === 1 ? "" : "s"} found, each left in place`;
+    io.out(`${escapeControls(path)}: ${found}; nothing written.\n`);
     return 0;
   }
   if (outcome.status === "failed") {

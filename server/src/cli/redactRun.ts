@@ -38,7 +38,8 @@ export interface RedactRunOptions {
 
 export type RedactOutcome =
   | { status: "refused"; reason: string; exit: 1 | 2 }
-  | { status: "nothing"; counts: RedactionCounts | undefined }
+  /** No credential found (`found` 0), or each one found left in place as part of an id or a link. */
+  | { status: "nothing"; counts: RedactionCounts | undefined; found: number }
   | { status: "failed"; counts: RedactionCounts; secrets: RedactedSecret[]; proof: ProofResult }
   | { status: "proved"; counts: RedactionCounts; secrets: RedactedSecret[]; proof: ProofResult; backup?: string; carried: number };
 
@@ -79,7 +80,7 @@ export function redactSession(path: string, options: RedactRunOptions): RedactOu
     // from, and FILE is replaced only while it still begins with them (`commitSlimmed`).
     const gathered = createHash("sha256");
     const secrets = collectSecrets(fd, span, (kind, value) => redactionPlaceholder(kind, value, key), gathered);
-    if (secrets.length === 0) return { status: "nothing", counts: undefined };
+    if (secrets.length === 0) return { status: "nothing", counts: undefined, found: 0 };
     if (options.target !== undefined && !options.inPlace && nodeFs.existsSync(options.target)) return exists(options.target);
     let temp: ReturnType<typeof createTemp>;
     try {
@@ -99,7 +100,7 @@ export function redactSession(path: string, options: RedactRunOptions): RedactOu
       }
       const prefixHash = copied.digest("hex");
       if (prefixHash !== gathered.digest("hex")) throw new FileChanged("its content changed while it was read");
-      if (counts.replaced === 0) return { status: "nothing", counts };
+      if (counts.replaced === 0) return { status: "nothing", counts, found: secrets.length };
       const original = summariseFile(fd, pathToFileURL(path).href, size, secrets);
       const proof = proveAgainst(original, temp.path);
       if (proof.differences.length > 0) return { status: "failed", counts, secrets, proof };
