@@ -32,6 +32,15 @@ function capture() {
   return { io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t), isTTY: false, errIsTTY: false, env: {}, cwd: "/" }, out, err };
 }
 
+/** A session holding one key in a fresh folder: the folder, the file and its text. */
+function keyedSession(prefix: string) {
+  const text = `${HEADER}\n${entry("u1", null, { role: "user", content: `export ANTHROPIC_API_KEY=${KEY}` })}\n`;
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const file = join(dir, "s.jsonl");
+  writeFileSync(file, text);
+  return { text, dir, file };
+}
+
 /** Redacts `text` through the command, under the fixed key; the copy's bytes, and what the command said. */
 function streamed(text: string | Buffer, name = "s.jsonl") {
   const dir = mkdtempSync(join(tmpdir(), "pi-redact-stream-"));
@@ -174,10 +183,7 @@ describe("redact streamed", () => {
   });
 
   it("carries over what Pi appends while --out FILE replaces FILE, and refuses what Pi appends with a credential", () => {
-    const text = `${HEADER}\n${entry("u1", null, { role: "user", content: `export ANTHROPIC_API_KEY=${KEY}` })}\n`;
-    const dir = mkdtempSync(join(tmpdir(), "pi-redact-append-"));
-    const file = join(dir, "s.jsonl");
-    writeFileSync(file, text);
+    const { text, dir, file } = keyedSession("pi-redact-append-");
     const clean = `${entry("u2", "u1", { role: "user", content: "and now the tests" })}\n`;
     const done = redactSession(file, { target: file, inPlace: true, listMax: 10, key: RUN_KEY, beforeCommit: () => appendFileSync(file, clean) });
     expect(done.status).toBe("proved");
@@ -205,6 +211,24 @@ describe("redact streamed", () => {
     expect(outcome).toMatchObject({ status: "refused", exit: 2 });
     expect(outcome.status === "refused" && outcome.reason).toMatch(/its content changed since it was read/);
     expect(readFileSync(file, "utf8")).toBe(edited);
+    expect(readdirSync(dir)).toEqual(["s.jsonl"]);
+  });
+
+  it("--dry-run's copy has no name while it is proved: an interrupted run (Ctrl-C, a kill) leaves nothing in the temporary folder", () => {
+    const { dir, file } = keyedSession("pi-redact-dry-");
+    const temporary = mkdtempSync(join(tmpdir(), "pi-redact-tmpdir-"));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = temporary;
+    let during: string[] | undefined;
+    try {
+      const outcome = redactSession(file, { target: undefined, inPlace: false, listMax: 10, key: RUN_KEY, afterCopy: () => (during = readdirSync(temporary)) });
+      expect(outcome.status).toBe("proved");
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    expect(during).toEqual([]);
+    expect(readdirSync(temporary)).toEqual([]);
     expect(readdirSync(dir)).toEqual(["s.jsonl"]);
   });
 });

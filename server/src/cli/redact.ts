@@ -49,7 +49,8 @@ original's with the same replacements. A copy that fails the proof is not writte
                replaced keeping FILE.bak (entries Pi appends meanwhile are carried over, proved
                again; a file changed otherwise meanwhile is left as it is)
   --dry-run    list what would change (line, kind, masked value), and prove it on a temporary
-               copy in the system's temporary folder, removed before the command ends
+               copy in the system's temporary folder, private and unlinked as soon as it is made
+               (nothing is left behind, even by Ctrl-C)
 ${FILE_OR_ID_HELP}
 The file must be UTF-8. It is streamed line by line, of any size, in the memory \`check\` takes for
 it (a 1 GiB session: under 500 MiB), each line up to ${DEFAULT_MAX_LINE_BYTES / 1024 / 1024} MiB; the copy is written beside

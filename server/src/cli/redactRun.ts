@@ -9,7 +9,7 @@
  * Memory is what `check` takes for the larger of the two files, whatever their size.
  */
 
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import * as nodeFs from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -32,6 +32,8 @@ export interface RedactRunOptions {
   key?: Uint8Array;
   /** The longest line read (tests lower it). */
   maxLineBytes?: number;
+  /** Called once the copy is written, before it is proved: tests look at what an interruption would leave behind. */
+  afterCopy?: () => void;
   /** Called once the copy is proved, before it replaces FILE: tests append to FILE here, as Pi would. */
   beforeCommit?: () => void;
 }
@@ -43,12 +45,24 @@ export type RedactOutcome =
   | { status: "failed"; counts: RedactionCounts; secrets: RedactedSecret[]; proof: ProofResult }
   | { status: "proved"; counts: RedactionCounts; secrets: RedactedSecret[]; proof: ProofResult; backup?: string; carried: number };
 
-/** A new file for the copy, beside `target` (or in the temporary folder for a dry run), created with `wx`. */
-function createTemp(target: string | undefined, mode: number, inPlace: boolean): { path: string; fd: number; folder?: string } {
+/**
+ * A new file for the copy, beside `target`, created with `wx`. For a dry run, in the temporary
+ * folder, private (0600), and given no name at all: unlinked as soon as it is made and read back
+ * through its descriptor (`unlinked`), so that no end of the run, not even Ctrl-C or a kill,
+ * leaves it behind.
+ */
+function createTemp(target: string | undefined, mode: number, inPlace: boolean): { path: string; fd: number; unlinked?: true } {
   if (target === undefined) {
-    const folder = nodeFs.mkdtempSync(join(tmpdir(), "pi-redact-"));
-    const path = join(folder, "copy.jsonl");
-    return { path, fd: nodeFs.openSync(path, "wx", 0o600), folder };
+    const path = join(tmpdir(), `.pi-redact-${process.pid}-${randomBytes(8).toString("hex")}.jsonl`);
+    const fd = nodeFs.openSync(path, "wx+", 0o600);
+    try {
+      nodeFs.unlinkSync(path);
+    } catch (error) {
+      nodeFs.closeSync(fd);
+      removeQuietly(nodeFs, path);
+      throw error;
+    }
+    return { path, fd, unlinked: true };
   }
   for (let n = 0; ; n++) {
     const path = join(dirname(target), `.${basename(target)}.${process.pid}.${n}.redact`);
@@ -94,15 +108,16 @@ export function redactSession(path: string, options: RedactRunOptions): RedactOu
       let counts: RedactionCounts;
       try {
         counts = writeRedacted(fd, span, secrets, temp.fd, options.listMax, copied);
-        nodeFs.fsyncSync(temp.fd);
+        if (!temp.unlinked) nodeFs.fsyncSync(temp.fd);
       } finally {
-        nodeFs.closeSync(temp.fd);
+        if (!temp.unlinked) nodeFs.closeSync(temp.fd);
       }
+      options.afterCopy?.();
       const prefixHash = copied.digest("hex");
       if (prefixHash !== gathered.digest("hex")) throw new FileChanged("its content changed while it was read");
       if (counts.replaced === 0) return { status: "nothing", counts, found: secrets.length };
       const original = summariseFile(fd, pathToFileURL(path).href, size, secrets);
-      const proof = proveAgainst(original, temp.path);
+      const proof = proveAgainst(original, temp.path, temp.unlinked ? temp.fd : undefined);
       if (proof.differences.length > 0) return { status: "failed", counts, secrets, proof };
       const done = { status: "proved" as const, counts, secrets, proof, carried: 0 };
       if (options.target === undefined) return done;
@@ -121,8 +136,8 @@ export function redactSession(path: string, options: RedactRunOptions): RedactOu
       if (error instanceof FileChanged || error instanceof FixRefused) return { status: "refused", reason: `${path} left as it is: ${error.message}`, exit: 2 };
       throw error;
     } finally {
-      if (!keep) removeQuietly(nodeFs, temp.path);
-      if (temp.folder !== undefined) nodeFs.rmSync(temp.folder, { recursive: true, force: true });
+      if (temp.unlinked) nodeFs.closeSync(temp.fd);
+      else if (!keep) removeQuietly(nodeFs, temp.path);
     }
   } finally {
     nodeFs.closeSync(fd);
@@ -133,13 +148,13 @@ function exists(target: string): RedactOutcome {
   return { status: "refused", reason: `${target} exists: remove it or choose another --out`, exit: 2 };
 }
 
-/** The proof of the copy at `copy` against the original's summary. */
-function proveAgainst(original: ReturnType<typeof summariseFile>, copy: string): ProofResult {
-  const fd = openRegularFile(copy).fd;
+/** The proof of the copy at `copy` (read through `open` when given: a dry run's copy has no name) against the original's summary. */
+function proveAgainst(original: ReturnType<typeof summariseFile>, copy: string, open?: number): ProofResult {
+  const fd = open ?? openRegularFile(copy).fd;
   try {
     return compareSummaries(original, summariseFile(fd, pathToFileURL(copy).href, undefined, []));
   } finally {
-    nodeFs.closeSync(fd);
+    if (open === undefined) nodeFs.closeSync(fd);
   }
 }
 
