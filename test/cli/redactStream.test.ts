@@ -6,6 +6,7 @@
  * credential; a line longer than the reader takes and a line that is not UTF-8 are refused.
  */
 
+import { spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -230,5 +231,16 @@ describe("redact streamed", () => {
     expect(during).toEqual([]);
     expect(readdirSync(temporary)).toEqual([]);
     expect(readdirSync(dir)).toEqual(["s.jsonl"]);
+  });
+
+  it("removes the copies an interrupted run (Ctrl-C, a kill) left beside the output, and only those of processes that are gone", () => {
+    const { dir, file } = keyedSession("pi-redact-stale-");
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid;
+    const left = `.c.jsonl.${gone}.0.redact`;
+    const running = `.c.jsonl.${process.ppid}.0.redact`;
+    for (const name of [left, running]) writeFileSync(join(dir, name), "{}\n");
+    const { io } = capture();
+    expect(redactFile(file, { out: join(dir, "c.jsonl"), dryRun: false, key: RUN_KEY }, io)).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual([running, "c.jsonl", "s.jsonl"]);
   });
 });

@@ -64,6 +64,7 @@ function createTemp(target: string | undefined, mode: number, inPlace: boolean):
     }
     return { path, fd, unlinked: true };
   }
+  removeInterrupted(target);
   for (let n = 0; ; n++) {
     const path = join(dirname(target), `.${basename(target)}.${process.pid}.${n}.redact`);
     try {
@@ -74,6 +75,37 @@ function createTemp(target: string | undefined, mode: number, inPlace: boolean):
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || n >= 1000) throw error;
     }
+  }
+}
+
+/**
+ * Removes the copies a run interrupted by Ctrl-C or a kill left beside `target` (a run is
+ * synchronous, so no handler of ours runs then): `.NAME.PID.N.redact` of a process that is gone.
+ * A copy of a process still running, another redact, is left alone.
+ */
+function removeInterrupted(target: string): void {
+  const prefix = `.${basename(target)}.`;
+  let names: string[];
+  try {
+    names = nodeFs.readdirSync(dirname(target));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith(".redact")) continue;
+    const match = /^(\d+)\.\d+\.redact$/.exec(name.slice(prefix.length));
+    const pid = match ? Number(match[1]) : Number.NaN;
+    if (Number.isSafeInteger(pid) && pid !== process.pid && !running(pid)) removeQuietly(nodeFs, join(dirname(target), name));
+  }
+}
+
+/** Whether a process `pid` exists (one of another user's too: it answers EPERM). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
   }
 }
 
