@@ -243,4 +243,24 @@ describe("redact streamed", () => {
     expect(redactFile(file, { out: join(dir, "c.jsonl"), dryRun: false, key: RUN_KEY }, io)).toBe(0);
     expect(readdirSync(dir).sort()).toEqual([running, "c.jsonl", "s.jsonl"]);
   });
+
+  it("refuses to carry a line Pi was still writing when FILE was read, when its whole holds a credential split there", () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-redact-split-"));
+    const file = join(dir, "s.jsonl");
+    const line = entry("u2", "u1", { role: "user", content: `the key is ${KEY} for now` });
+    const cut = line.indexOf(KEY) + 20;
+    const read = `${HEADER}\n${entry("u1", null, { role: "user", content: `token ${GITHUB}` })}\n${line.slice(0, cut)}`;
+    writeFileSync(file, read);
+    const outcome = redactSession(file, {
+      target: file,
+      inPlace: true,
+      listMax: 10,
+      key: RUN_KEY,
+      beforeCommit: () => appendFileSync(file, `${line.slice(cut)}\n`),
+    });
+    expect(outcome).toMatchObject({ status: "refused", exit: 2 });
+    expect(outcome.status === "refused" && outcome.reason).toMatch(/what it appended holds a credential/);
+    expect(readFileSync(file, "utf8")).toBe(`${read}${line.slice(cut)}\n`);
+    expect(readdirSync(dir)).toEqual(["s.jsonl"]);
+  });
 });

@@ -196,13 +196,28 @@ function failureOf(proof: ProofResult): string | undefined {
 
 /**
  * Why what Pi appended (`[from, to)`) cannot be carried into the copy as it is: it holds a
- * credential, known or new, which would be written in clear. Undefined when it holds none.
+ * credential, known or new, which would be written in clear. Undefined when it holds none. When
+ * the bytes read ended inside a line (Pi was writing it), that whole line is searched: a key split
+ * there is neither in the part redacted nor in the part appended.
  */
 function appendedCredential(fd: number, from: number, to: number, secrets: readonly RedactedSecret[], key: Uint8Array): string | undefined {
-  const span: Span = { start: from, end: to };
+  const span: Span = { start: lineStartBefore(fd, from), end: to };
   const fresh = collectSecrets(fd, span, (kind, value) => redactionPlaceholder(kind, value, key));
   if (fresh.length > 0 || writeRedacted(fd, span, secrets, undefined, 0).replaced > 0) return "what it appended holds a credential; run redact again";
   return undefined;
+}
+
+/** Where the line holding the byte before `at` starts (`at` itself when that byte ends a line). */
+function lineStartBefore(fd: number, at: number): number {
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  for (let end = at; end > 0; ) {
+    const from = Math.max(0, end - buffer.length);
+    const n = nodeFs.readSync(fd, buffer, 0, end - from, from);
+    const newline = buffer.subarray(0, n).lastIndexOf(10);
+    if (newline >= 0) return from + newline + 1;
+    end = from;
+  }
+  return 0;
 }
 
 /** Gives the proved copy its name, which must not exist yet; the refusal when it does. */
