@@ -43,11 +43,7 @@ export interface RedactionCounts {
   lines: number;
 }
 
-/**
- * Calls `onLine(text, eol, line)` for each line of the span, as `splitLines` would split the same
- * bytes, feeding `hash` (when given) the bytes read: each line is valid UTF-8 (checked below), so
- * its text and ending encode back to exactly those bytes.
- */
+/** Calls `onLine(text, eol, line)` for each line of the span, as `splitLines` would split the same bytes, feeding `hash` (when given) the bytes read. */
 function eachLine(fd: number, span: Span, onLine: (text: string, eol: string, line: number) => void, hash?: Hash): void {
   const maxLineBytes = span.maxLineBytes;
   readLinesSync(
@@ -60,14 +56,15 @@ function eachLine(fd: number, span: Span, onLine: (text: string, eol: string, li
         const n = nodeFs.readSync(fd, bytes, 0, meta.bytes, meta.start);
         if (n !== meta.bytes || !Buffer.from(raw, "utf8").equals(bytes)) throw new NotUtf8(`line ${meta.line + 1} is not valid UTF-8`);
       }
-      if (hash !== undefined) {
-        hash.update(raw, "utf8");
-        if (meta.newline) hash.update("\n");
-      }
       const crlf = meta.newline && raw.charCodeAt(raw.length - 1) === 13;
       onLine(crlf ? raw.slice(0, -1) : raw, meta.newline ? (crlf ? "\r\n" : "\n") : "", meta.line);
     },
-    { start: span.start ?? 0, end: span.end, ...(maxLineBytes === undefined ? {} : { maxLineBytes }) },
+    {
+      start: span.start ?? 0,
+      end: span.end,
+      ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
+      ...(hash === undefined ? {} : { onBytes: (bytes: Buffer) => hash.update(bytes) }),
+    },
   );
 }
 
