@@ -57,10 +57,9 @@ function createTemp(target: string | undefined, mode: number, inPlace: boolean):
     const fd = nodeFs.openSync(path, "wx+", 0o600);
     try {
       nodeFs.unlinkSync(path);
-    } catch (error) {
-      nodeFs.closeSync(fd);
-      removeQuietly(nodeFs, path);
-      throw error;
+    } catch {
+      // A system that cannot unlink an open file: a named copy, removed when the run ends.
+      return { path, fd };
     }
     return { path, fd, unlinked: true };
   }
