@@ -6,6 +6,11 @@
  * for `--out FILE`, put in FILE's place as `slim` puts its copy (`slimCommit.ts`: FILE.bak kept,
  * what Pi appended meanwhile carried over, and proved again). A copy that fails is removed.
  *
+ * Both passes hash the bytes they read: the two must agree (the copy is made from the bytes the
+ * secrets were gathered from), and FILE is replaced only while it still begins with them. A run
+ * is synchronous, so Ctrl-C ends it with no handler of ours running: a dry run's copy has no name,
+ * and the named copies such a run leaves are removed by the next run beside the same output.
+ *
  * Memory is what `check` takes for the larger of the two files, whatever their size.
  */
 
