@@ -4,7 +4,7 @@
  * writing nothing, an existing output never overwritten, and `--out FILE` keeping FILE.bak.
  */
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -52,6 +52,16 @@ function setUp(text = SESSION) {
   const file = join(dir, "s.jsonl");
   writeFileSync(file, text);
   return { dir, file };
+}
+
+/** A session in Pi's sessions folder under a private HOME, and the environment that makes it Pi's. */
+function inPiFolder() {
+  const root = mkdtempSync(join(tmpdir(), "pi-redact-home-"));
+  const folder = join(root, "agent", "sessions", "--home-dev-p--");
+  mkdirSync(folder, { recursive: true });
+  const file = join(folder, "s.jsonl");
+  writeFileSync(file, SESSION);
+  return { root, folder, file, env: { HOME: root, PI_CODING_AGENT_DIR: join(root, "agent") } };
 }
 
 describe("redact", () => {
@@ -110,19 +120,24 @@ describe("redact", () => {
   });
 
   it("writes nothing into Pi's sessions folder: a session there is copied to the current folder", () => {
-    const root = mkdtempSync(join(tmpdir(), "pi-redact-home-"));
-    const folder = join(root, "agent", "sessions", "--home-dev-p--");
-    mkdirSync(folder, { recursive: true });
-    const file = join(folder, "s.jsonl");
-    writeFileSync(file, SESSION);
+    const { root, folder, file, env } = inPiFolder();
     const here = join(root, "here");
     mkdirSync(here);
     const { io, err } = capture();
-    const status = redactFile(file, { out: undefined, dryRun: false }, { ...io, cwd: here, env: { HOME: root, PI_CODING_AGENT_DIR: join(root, "agent") } });
+    const status = redactFile(file, { out: undefined, dryRun: false }, { ...io, cwd: here, env });
     expect(status).toBe(0);
     expect(err.join("")).toContain("is in Pi's sessions folder, which is left alone");
     expect(existsSync(join(folder, "s.redacted.jsonl"))).toBe(false);
     expect(readFileSync(join(here, "s.redacted.jsonl"), "utf8")).not.toContain(KEY);
+  });
+
+  it("writes nothing into Pi's sessions folder when the current folder is in it too: it asks for --out", () => {
+    const { folder, file, env } = inPiFolder();
+    const { io, err } = capture();
+    const status = redactFile(file, { out: undefined, dryRun: false }, { ...io, cwd: folder, env });
+    expect(status).toBe(2);
+    expect(err.join("")).toContain("and the current folder are in Pi's sessions folder, which is left alone: give --out");
+    expect(readdirSync(folder)).toEqual(["s.jsonl"]);
   });
 
   it("says so and writes nothing when there is nothing to redact", () => {
@@ -139,6 +154,18 @@ describe("redact", () => {
     const r = redactText(text, () => "[REDACTED:github-token:00000000]");
     expect(r.kept).toHaveLength(1);
     expect(r.text).toBe(text);
+  });
+
+  it("does not say no credentials were found when each one it found is part of an id and left in place", () => {
+    const token = "ghp_R8sT1wY5zB3cD6fG0hJQ7vX2mK9pL4nAb123";
+    const { dir, file } = setUp(`${SESSION.split("\n")[0]}\n${entry(token, null, { role: "user", content: `token ${token}` })}\n`);
+    const { io, out } = capture();
+    expect(redactFile(file, { out: undefined, dryRun: false }, io)).toBe(0);
+    const said = out.join("");
+    expect(said).toContain("left in place: it is part of an id or a link");
+    expect(said).not.toContain("no credentials found");
+    expect(said).toContain("1 credential found, each left in place; nothing written.");
+    expect(existsSync(join(dir, "s.redacted.jsonl"))).toBe(false);
   });
 
   it("the proof finds a copy that is not the same session", () => {

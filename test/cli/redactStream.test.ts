@@ -6,6 +6,7 @@
  * credential; a line longer than the reader takes and a line that is not UTF-8 are refused.
  */
 
+import { spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +31,15 @@ function capture() {
   const out: string[] = [];
   const err: string[] = [];
   return { io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t), isTTY: false, errIsTTY: false, env: {}, cwd: "/" }, out, err };
+}
+
+/** A session holding one key in a fresh folder: the folder, the file and its text. */
+function keyedSession(prefix: string) {
+  const text = `${HEADER}\n${entry("u1", null, { role: "user", content: `export ANTHROPIC_API_KEY=${KEY}` })}\n`;
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const file = join(dir, "s.jsonl");
+  writeFileSync(file, text);
+  return { text, dir, file };
 }
 
 /** Redacts `text` through the command, under the fixed key; the copy's bytes, and what the command said. */
@@ -174,10 +184,7 @@ describe("redact streamed", () => {
   });
 
   it("carries over what Pi appends while --out FILE replaces FILE, and refuses what Pi appends with a credential", () => {
-    const text = `${HEADER}\n${entry("u1", null, { role: "user", content: `export ANTHROPIC_API_KEY=${KEY}` })}\n`;
-    const dir = mkdtempSync(join(tmpdir(), "pi-redact-append-"));
-    const file = join(dir, "s.jsonl");
-    writeFileSync(file, text);
+    const { text, dir, file } = keyedSession("pi-redact-append-");
     const clean = `${entry("u2", "u1", { role: "user", content: "and now the tests" })}\n`;
     const done = redactSession(file, { target: file, inPlace: true, listMax: 10, key: RUN_KEY, beforeCommit: () => appendFileSync(file, clean) });
     expect(done.status).toBe("proved");
@@ -192,5 +199,68 @@ describe("redact streamed", () => {
     expect(refused.status === "refused" && refused.reason).toMatch(/what it appended holds a credential/);
     expect(readFileSync(other, "utf8")).toBe(text + leaking);
     expect(readdirSync(dir).sort()).toEqual(["s.jsonl", "s.jsonl.bak", "t.jsonl"]);
+  });
+
+  it("refuses to replace FILE when its bytes were changed in place after they were read, keeping the change", () => {
+    const text = `${HEADER}\n${entry("u1", null, { role: "user", content: `export ANTHROPIC_API_KEY=${KEY} and the notes` })}\n`;
+    const dir = mkdtempSync(join(tmpdir(), "pi-redact-changed-"));
+    const file = join(dir, "s.jsonl");
+    writeFileSync(file, text);
+    // An editor saving the session writes over the same inode: same size, other bytes.
+    const edited = text.replace("and the notes", "and the NOTES");
+    const outcome = redactSession(file, { target: file, inPlace: true, listMax: 10, key: RUN_KEY, beforeCommit: () => writeFileSync(file, edited) });
+    expect(outcome).toMatchObject({ status: "refused", exit: 2 });
+    expect(outcome.status === "refused" && outcome.reason).toMatch(/its content changed since it was read/);
+    expect(readFileSync(file, "utf8")).toBe(edited);
+    expect(readdirSync(dir)).toEqual(["s.jsonl"]);
+  });
+
+  it("--dry-run's copy has no name while it is proved: an interrupted run (Ctrl-C, a kill) leaves nothing in the temporary folder", () => {
+    const { dir, file } = keyedSession("pi-redact-dry-");
+    const temporary = mkdtempSync(join(tmpdir(), "pi-redact-tmpdir-"));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = temporary;
+    let during: string[] | undefined;
+    try {
+      const outcome = redactSession(file, { target: undefined, inPlace: false, listMax: 10, key: RUN_KEY, afterCopy: () => (during = readdirSync(temporary)) });
+      expect(outcome.status).toBe("proved");
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    expect(during).toEqual([]);
+    expect(readdirSync(temporary)).toEqual([]);
+    expect(readdirSync(dir)).toEqual(["s.jsonl"]);
+  });
+
+  it("removes the copies an interrupted run (Ctrl-C, a kill) left beside the output, and only those of processes that are gone", () => {
+    const { dir, file } = keyedSession("pi-redact-stale-");
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid;
+    const left = `.c.jsonl.${gone}.0.redact`;
+    const running = `.c.jsonl.${process.ppid}.0.redact`;
+    for (const name of [left, running]) writeFileSync(join(dir, name), "{}\n");
+    const { io } = capture();
+    expect(redactFile(file, { out: join(dir, "c.jsonl"), dryRun: false, key: RUN_KEY }, io)).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual([running, "c.jsonl", "s.jsonl"]);
+  });
+
+  it("refuses to carry a line Pi was still writing when FILE was read, when its whole holds a credential split there", () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-redact-split-"));
+    const file = join(dir, "s.jsonl");
+    const line = entry("u2", "u1", { role: "user", content: `the key is ${KEY} for now` });
+    const cut = line.indexOf(KEY) + 20;
+    const read = `${HEADER}\n${entry("u1", null, { role: "user", content: `token ${GITHUB}` })}\n${line.slice(0, cut)}`;
+    writeFileSync(file, read);
+    const outcome = redactSession(file, {
+      target: file,
+      inPlace: true,
+      listMax: 10,
+      key: RUN_KEY,
+      beforeCommit: () => appendFileSync(file, `${line.slice(cut)}\n`),
+    });
+    expect(outcome).toMatchObject({ status: "refused", exit: 2 });
+    expect(outcome.status === "refused" && outcome.reason).toMatch(/what it appended holds a credential/);
+    expect(readFileSync(file, "utf8")).toBe(`${read}${line.slice(cut)}\n`);
+    expect(readdirSync(dir)).toEqual(["s.jsonl"]);
   });
 });

@@ -44,17 +44,20 @@ apart from secret, and the context Pi 1.x resumes with and its provider request 
 original's with the same replacements. A copy that fails the proof is not written.
   --out PATH   where to write (default FILE with .jsonl replaced by .redacted.jsonl, beside it,
                or in the current folder when FILE is in Pi's sessions folder, so that Pi does not
-               list the copy as a second session); an existing file is never overwritten, except
-               FILE itself, which is replaced keeping FILE.bak (entries Pi appends
-               meanwhile are carried over, proved again)
+               list the copy as a second session; when the current folder is in it too, --out
+               is needed); an existing file is never overwritten, except FILE itself, which is
+               replaced keeping FILE.bak (entries Pi appends meanwhile are carried over, proved
+               again; a file changed otherwise meanwhile is left as it is)
   --dry-run    list what would change (line, kind, masked value), and prove it on a temporary
-               copy in the system's temporary folder, removed before the command ends
+               copy in the system's temporary folder, private and unlinked as soon as it is made
+               (nothing is left behind, even by Ctrl-C)
 ${FILE_OR_ID_HELP}
 The file must be UTF-8. It is streamed line by line, of any size, in the memory \`check\` takes for
 it (a 1 GiB session: under 500 MiB), each line up to ${DEFAULT_MAX_LINE_BYTES / 1024 / 1024} MiB; the copy is written beside
 its place and given its name only once proved.
 Exit status: 0 written (or nothing to redact, or --dry-run), 1 the proof failed (nothing written),
-2 usage error, unreadable file, or the output exists.`;
+2 usage error, unreadable or not UTF-8 file, the output exists or cannot be written, no --out
+where one is needed, or FILE changed while it was read (nothing written).`;
 
 const OPTIONS: OptionSpecs = { out: { type: "string" }, "dry-run": { type: "boolean" }, "session-dir": SESSION_DIR_OPTION };
 
@@ -87,6 +90,7 @@ export interface RedactOptions {
 
 export function redactFile(path: string, options: RedactOptions, io: CliIo): number {
   const target = options.dryRun ? undefined : (options.out ?? defaultOut(path, io, options.sessionDir));
+  if (target === null) return fail(io, `${path} and the current folder are in Pi's sessions folder, which is left alone: give --out`);
   let outcome: RedactOutcome;
   try {
     outcome = redactSession(path, {
@@ -108,7 +112,9 @@ export function redactFile(path: string, options: RedactOptions, io: CliIo): num
   }
   if (outcome.counts) listReplacements(outcome.counts, io);
   if (outcome.status === "nothing") {
-    io.out(`${escapeControls(path)}: no credentials found; nothing written.\n`);
+    const found =
+      outcome.found === 0 ? "no credentials found" : `${groupDigits(outcome.found)} credential${outcome.found === 1 ? "" : "s"} found, each left in place`;
+    io.out(`${escapeControls(path)}: ${found}; nothing written.\n`);
     return 0;
   }
   if (outcome.status === "failed") {
@@ -139,25 +145,30 @@ function sameFile(target: string, path: string): boolean {
 
 /**
  * FILE with `.jsonl` replaced by `.redacted.jsonl`, beside it; but never in Pi's sessions folder,
- * where Pi would list the copy as a second session with the same id: then in the current folder.
+ * where Pi would list the copy as a second session with the same id: then in the current folder,
+ * unless it is in Pi's folder too (null: the caller asks for --out).
  */
-function defaultOut(path: string, io: CliIo, sessionDir: string | undefined): string {
+function defaultOut(path: string, io: CliIo, sessionDir: string | undefined): string | null {
   const name = path.endsWith(".jsonl") ? `${basename(path).slice(0, -".jsonl".length)}.redacted.jsonl` : `${basename(path)}.redacted.jsonl`;
-  if (!inPiFolder(path, io, sessionDir)) return join(dirname(path), name);
+  if (!inPiFolder(dirname(realOrResolved(path)), io, sessionDir)) return join(dirname(path), name);
+  const here = io.cwd ?? process.cwd();
+  if (inPiFolder(realOrResolved(here), io, sessionDir)) return null;
   io.err(
     `pi-session-lsp redact: ${escapeControls(path)} is in Pi's sessions folder, which is left alone: the copy goes to the current folder (--out chooses another place)\n`,
   );
-  return join(io.cwd ?? process.cwd(), name);
+  return join(here, name);
 }
 
-/** Whether `path` lies in the folders Pi keeps sessions in (its agent folder, or the --session-dir Pi is given). */
-function inPiFolder(path: string, io: CliIo, sessionDir: string | undefined): boolean {
-  let folder: string;
+function realOrResolved(path: string): string {
   try {
-    folder = dirname(nodeFs.realpathSync(path));
+    return nodeFs.realpathSync(path);
   } catch {
-    folder = dirname(resolve(path));
+    return resolve(path);
   }
+}
+
+/** Whether `folder` lies in the folders Pi keeps sessions in (its agent folder, or the --session-dir Pi is given). */
+function inPiFolder(folder: string, io: CliIo, sessionDir: string | undefined): boolean {
   try {
     const { location } = locate({ version: "1.x", cwd: io.cwd ?? process.cwd(), env: io.env, ...(sessionDir === undefined ? {} : { sessionDir }) });
     const roots = [location.agentDir, location.sessionsRoot, location.currentDir].filter((r) => r !== "");

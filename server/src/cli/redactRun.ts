@@ -6,10 +6,15 @@
  * for `--out FILE`, put in FILE's place as `slim` puts its copy (`slimCommit.ts`: FILE.bak kept,
  * what Pi appended meanwhile carried over, and proved again). A copy that fails is removed.
  *
+ * Both passes hash the bytes they read: the two must agree (the copy is made from the bytes the
+ * secrets were gathered from), and FILE is replaced only while it still begins with them. A run
+ * is synchronous, so Ctrl-C ends it with no handler of ours running: a dry run's copy has no name,
+ * and the named copies such a run leaves are removed by the next run beside the same output.
+ *
  * Memory is what `check` takes for the larger of the two files, whatever their size.
  */
 
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import * as nodeFs from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -21,7 +26,6 @@ import { compareSummaries, type ProofResult, summariseFile } from "./redactProof
 import { collectSecrets, type RedactionCounts, type Span, writeRedacted } from "./redactStream";
 import { FileChanged, FixRefused, removeQuietly } from "./replace";
 import { commitSlimmed } from "./slimCommit";
-import { hashRange } from "./slimWrite";
 
 export interface RedactRunOptions {
   /** Where the copy goes: a new file, or the session itself (`inPlace`). Undefined for a dry run. */
@@ -33,23 +37,38 @@ export interface RedactRunOptions {
   key?: Uint8Array;
   /** The longest line read (tests lower it). */
   maxLineBytes?: number;
+  /** Called once the copy is written, before it is proved: tests look at what an interruption would leave behind. */
+  afterCopy?: () => void;
   /** Called once the copy is proved, before it replaces FILE: tests append to FILE here, as Pi would. */
   beforeCommit?: () => void;
 }
 
 export type RedactOutcome =
   | { status: "refused"; reason: string; exit: 1 | 2 }
-  | { status: "nothing"; counts: RedactionCounts | undefined }
+  /** No credential found (`found` 0), or each one found left in place as part of an id or a link. */
+  | { status: "nothing"; counts: RedactionCounts | undefined; found: number }
   | { status: "failed"; counts: RedactionCounts; secrets: RedactedSecret[]; proof: ProofResult }
   | { status: "proved"; counts: RedactionCounts; secrets: RedactedSecret[]; proof: ProofResult; backup?: string; carried: number };
 
-/** A new file for the copy, beside `target` (or in the temporary folder for a dry run), created with `wx`. */
-function createTemp(target: string | undefined, mode: number, inPlace: boolean): { path: string; fd: number; folder?: string } {
+/**
+ * A new file for the copy, beside `target`, created with `wx`. For a dry run, in the temporary
+ * folder, private (0600), and given no name at all: unlinked as soon as it is made and read back
+ * through its descriptor (`unlinked`), so that no end of the run, not even Ctrl-C or a kill,
+ * leaves it behind.
+ */
+function createTemp(target: string | undefined, mode: number, inPlace: boolean): { path: string; fd: number; unlinked?: true } {
   if (target === undefined) {
-    const folder = nodeFs.mkdtempSync(join(tmpdir(), "pi-redact-"));
-    const path = join(folder, "copy.jsonl");
-    return { path, fd: nodeFs.openSync(path, "wx", 0o600), folder };
+    const path = join(tmpdir(), `.pi-redact-${process.pid}-${randomBytes(8).toString("hex")}.jsonl`);
+    const fd = nodeFs.openSync(path, "wx+", 0o600);
+    try {
+      nodeFs.unlinkSync(path);
+    } catch {
+      // A system that cannot unlink an open file: a named copy, removed when the run ends.
+      return { path, fd };
+    }
+    return { path, fd, unlinked: true };
   }
+  removeInterrupted(target);
   for (let n = 0; ; n++) {
     const path = join(dirname(target), `.${basename(target)}.${process.pid}.${n}.redact`);
     try {
@@ -60,6 +79,37 @@ function createTemp(target: string | undefined, mode: number, inPlace: boolean):
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || n >= 1000) throw error;
     }
+  }
+}
+
+/**
+ * Removes the copies a run interrupted by Ctrl-C or a kill left beside `target` (a run is
+ * synchronous, so no handler of ours runs then): `.NAME.PID.N.redact` of a process that is gone.
+ * A copy of a process still running, another redact, is left alone.
+ */
+function removeInterrupted(target: string): void {
+  const prefix = `.${basename(target)}.`;
+  let names: string[];
+  try {
+    names = nodeFs.readdirSync(dirname(target));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith(".redact")) continue;
+    const match = /^(\d+)\.\d+\.redact$/.exec(name.slice(prefix.length));
+    const pid = match ? Number(match[1]) : Number.NaN;
+    if (Number.isSafeInteger(pid) && pid !== process.pid && !running(pid)) removeQuietly(nodeFs, join(dirname(target), name));
+  }
+}
+
+/** Whether a process `pid` exists (one of another user's too: it answers EPERM). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
   }
 }
 
@@ -76,8 +126,11 @@ export function redactSession(path: string, options: RedactRunOptions): RedactOu
     const key = options.key ?? newRedactionKey();
     const size = stat.size;
     const span: Span = { end: size, ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }) };
-    const secrets = collectSecrets(fd, span, (kind, value) => redactionPlaceholder(kind, value, key));
-    if (secrets.length === 0) return { status: "nothing", counts: undefined };
+    // Each pass hashes the bytes it read: the copy is made from the bytes the secrets were gathered
+    // from, and FILE is replaced only while it still begins with them (`commitSlimmed`).
+    const gathered = createHash("sha256");
+    const secrets = collectSecrets(fd, span, (kind, value) => redactionPlaceholder(kind, value, key), gathered);
+    if (secrets.length === 0) return { status: "nothing", counts: undefined, found: 0 };
     if (options.target !== undefined && !options.inPlace && nodeFs.existsSync(options.target)) return exists(options.target);
     let temp: ReturnType<typeof createTemp>;
     try {
@@ -86,17 +139,21 @@ export function redactSession(path: string, options: RedactRunOptions): RedactOu
       return { status: "refused", reason: `cannot write ${options.target ?? "a temporary copy"}: ${(error as Error).message}`, exit: 2 };
     }
     let keep = false;
+    const copied = createHash("sha256");
     try {
       let counts: RedactionCounts;
       try {
-        counts = writeRedacted(fd, span, secrets, temp.fd, options.listMax);
-        nodeFs.fsyncSync(temp.fd);
+        counts = writeRedacted(fd, span, secrets, temp.fd, options.listMax, copied);
+        if (!temp.unlinked) nodeFs.fsyncSync(temp.fd);
       } finally {
-        nodeFs.closeSync(temp.fd);
+        if (!temp.unlinked) nodeFs.closeSync(temp.fd);
       }
-      if (counts.replaced === 0) return { status: "nothing", counts };
+      options.afterCopy?.();
+      const prefixHash = copied.digest("hex");
+      if (prefixHash !== gathered.digest("hex")) throw new FileChanged("its content changed while it was read");
+      if (counts.replaced === 0) return { status: "nothing", counts, found: secrets.length };
       const original = summariseFile(fd, pathToFileURL(path).href, size, secrets);
-      const proof = proveAgainst(original, temp.path);
+      const proof = proveAgainst(original, temp.path, temp.unlinked ? temp.fd : undefined);
       if (proof.differences.length > 0) return { status: "failed", counts, secrets, proof };
       const done = { status: "proved" as const, counts, secrets, proof, carried: 0 };
       if (options.target === undefined) return done;
@@ -107,18 +164,16 @@ export function redactSession(path: string, options: RedactRunOptions): RedactOu
       options.beforeCommit?.();
       const reprove = (end: number) =>
         appendedCredential(fd, size, end, secrets, key) ?? failureOf(proveAgainst(summariseFile(fd, pathToFileURL(path).href, end, secrets), temp.path));
-      const prefix = createHash("sha256");
-      hashRange(fd, 0, size, prefix);
       const target = nodeFs.realpathSync(path);
-      const committed = commitSlimmed({ target, fd, stat, size, prefixHash: prefix.digest("hex"), temp: temp.path, reprove, command: "redact" });
+      const committed = commitSlimmed({ target, fd, stat, size, prefixHash, temp: temp.path, reprove, command: "redact" });
       keep = true;
       return { ...done, backup: committed.backup, carried: committed.carried };
     } catch (error) {
       if (error instanceof FileChanged || error instanceof FixRefused) return { status: "refused", reason: `${path} left as it is: ${error.message}`, exit: 2 };
       throw error;
     } finally {
-      if (!keep) removeQuietly(nodeFs, temp.path);
-      if (temp.folder !== undefined) nodeFs.rmSync(temp.folder, { recursive: true, force: true });
+      if (temp.unlinked) nodeFs.closeSync(temp.fd);
+      else if (!keep) removeQuietly(nodeFs, temp.path);
     }
   } finally {
     nodeFs.closeSync(fd);
@@ -129,13 +184,13 @@ function exists(target: string): RedactOutcome {
   return { status: "refused", reason: `${target} exists: remove it or choose another --out`, exit: 2 };
 }
 
-/** The proof of the copy at `copy` against the original's summary. */
-function proveAgainst(original: ReturnType<typeof summariseFile>, copy: string): ProofResult {
-  const fd = openRegularFile(copy).fd;
+/** The proof of the copy at `copy` (read through `open` when given: a dry run's copy has no name) against the original's summary. */
+function proveAgainst(original: ReturnType<typeof summariseFile>, copy: string, open?: number): ProofResult {
+  const fd = open ?? openRegularFile(copy).fd;
   try {
     return compareSummaries(original, summariseFile(fd, pathToFileURL(copy).href, undefined, []));
   } finally {
-    nodeFs.closeSync(fd);
+    if (open === undefined) nodeFs.closeSync(fd);
   }
 }
 
@@ -145,13 +200,28 @@ function failureOf(proof: ProofResult): string | undefined {
 
 /**
  * Why what Pi appended (`[from, to)`) cannot be carried into the copy as it is: it holds a
- * credential, known or new, which would be written in clear. Undefined when it holds none.
+ * credential, known or new, which would be written in clear. Undefined when it holds none. When
+ * the bytes read ended inside a line (Pi was writing it), that whole line is searched: a key split
+ * there is neither in the part redacted nor in the part appended.
  */
 function appendedCredential(fd: number, from: number, to: number, secrets: readonly RedactedSecret[], key: Uint8Array): string | undefined {
-  const span: Span = { start: from, end: to };
+  const span: Span = { start: lineStartBefore(fd, from), end: to };
   const fresh = collectSecrets(fd, span, (kind, value) => redactionPlaceholder(kind, value, key));
   if (fresh.length > 0 || writeRedacted(fd, span, secrets, undefined, 0).replaced > 0) return "what it appended holds a credential; run redact again";
   return undefined;
+}
+
+/** Where the line holding the byte before `at` starts (`at` itself when that byte ends a line). */
+function lineStartBefore(fd: number, at: number): number {
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  for (let end = at; end > 0; ) {
+    const from = Math.max(0, end - buffer.length);
+    const n = nodeFs.readSync(fd, buffer, 0, end - from, from);
+    const newline = buffer.subarray(0, n).lastIndexOf(10);
+    if (newline >= 0) return from + newline + 1;
+    end = from;
+  }
+  return 0;
 }
 
 /** Gives the proved copy its name, which must not exist yet; the refusal when it does. */

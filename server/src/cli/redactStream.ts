@@ -11,6 +11,7 @@
  * would turn bytes Pi reads as U+FFFD into real ones, and other bytes with them.
  */
 
+import type { Hash } from "node:crypto";
 import * as nodeFs from "node:fs";
 import { type RedactedSecret, type RedactionSink, redactLine, SecretCollector } from "../core/edits/redact";
 import type { SecretKind } from "../core/line/secrets";
@@ -42,8 +43,8 @@ export interface RedactionCounts {
   lines: number;
 }
 
-/** Calls `onLine(text, eol, line)` for each line of the span, as `splitLines` would split the same bytes. */
-function eachLine(fd: number, span: Span, onLine: (text: string, eol: string, line: number) => void): void {
+/** Calls `onLine(text, eol, line)` for each line of the span, as `splitLines` would split the same bytes, feeding `hash` (when given) the bytes read. */
+function eachLine(fd: number, span: Span, onLine: (text: string, eol: string, line: number) => void, hash?: Hash): void {
   const maxLineBytes = span.maxLineBytes;
   readLinesSync(
     fd,
@@ -58,14 +59,19 @@ function eachLine(fd: number, span: Span, onLine: (text: string, eol: string, li
       const crlf = meta.newline && raw.charCodeAt(raw.length - 1) === 13;
       onLine(crlf ? raw.slice(0, -1) : raw, meta.newline ? (crlf ? "\r\n" : "\n") : "", meta.line);
     },
-    { start: span.start ?? 0, end: span.end, ...(maxLineBytes === undefined ? {} : { maxLineBytes }) },
+    {
+      start: span.start ?? 0,
+      end: span.end,
+      ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
+      ...(hash === undefined ? {} : { onBytes: (bytes: Buffer) => hash.update(bytes) }),
+    },
   );
 }
 
-/** The first pass: the distinct secrets of the span, longest first, each with its placeholder. */
-export function collectSecrets(fd: number, span: Span, placeholderOf: (kind: SecretKind, value: string) => string): RedactedSecret[] {
+/** The first pass: the distinct secrets of the span, longest first, each with its placeholder; `hash` is fed the bytes read. */
+export function collectSecrets(fd: number, span: Span, placeholderOf: (kind: SecretKind, value: string) => string, hash?: Hash): RedactedSecret[] {
   const collector = new SecretCollector(placeholderOf);
-  eachLine(fd, span, (text, _eol, line) => collector.add(text, line));
+  eachLine(fd, span, (text, _eol, line) => collector.add(text, line), hash);
   return collector.secrets();
 }
 
@@ -74,9 +80,17 @@ const WRITE_BATCH_CHARS = 1024 * 1024;
 
 /**
  * The second pass: each line of the span redacted and written to `out` (nowhere when undefined:
- * a count only), listing at most `listMax` of the replacements and of the occurrences kept.
+ * a count only), listing at most `listMax` of the replacements and of the occurrences kept; `hash`
+ * is fed the bytes read.
  */
-export function writeRedacted(fd: number, span: Span, secrets: readonly RedactedSecret[], out: number | undefined, listMax: number): RedactionCounts {
+export function writeRedacted(
+  fd: number,
+  span: Span,
+  secrets: readonly RedactedSecret[],
+  out: number | undefined,
+  listMax: number,
+  hash?: Hash,
+): RedactionCounts {
   const counts: RedactionCounts = { replaced: 0, pairs: 0, listed: [], kept: [], lines: 0 };
   // The secrets already replaced on the line being read: a pair is listed once.
   let onLine = new Set<RedactedSecret>();
@@ -103,14 +117,19 @@ export function writeRedacted(fd: number, span: Span, secrets: readonly Redacted
     batch = [];
     batchChars = 0;
   };
-  eachLine(fd, span, (text, eol, line) => {
-    const redacted = secrets.length > 0 ? redactLine(text, line, secrets, sink) : text;
-    if (redacted !== text) counts.lines++;
-    if (out === undefined) return;
-    batch.push(redacted, eol);
-    batchChars += redacted.length + eol.length;
-    if (batchChars >= WRITE_BATCH_CHARS) flush();
-  });
+  eachLine(
+    fd,
+    span,
+    (text, eol, line) => {
+      const redacted = secrets.length > 0 ? redactLine(text, line, secrets, sink) : text;
+      if (redacted !== text) counts.lines++;
+      if (out === undefined) return;
+      batch.push(redacted, eol);
+      batchChars += redacted.length + eol.length;
+      if (batchChars >= WRITE_BATCH_CHARS) flush();
+    },
+    hash,
+  );
   flush();
   return counts;
 }

@@ -82,6 +82,8 @@ export interface ReadOptions {
   end?: number;
   /** Called after each chunk with the number of bytes it held. */
   onChunk?: (bytes: number) => void;
+  /** Called with each chunk's bytes before its lines are given (valid only during the call): a hash of what was read. */
+  onBytes?: (bytes: Buffer) => void;
 }
 
 export interface ReadResult {
@@ -208,6 +210,7 @@ function* readLoop(onLine: OnLine, options: ReadOptions, beforeRead?: () => void
     if (n === 0) break;
     pos += n;
     options.onChunk?.(n);
+    options.onBytes?.(buffer.subarray(0, n));
     if (!assembler.push(buffer.subarray(0, n))) {
       stopped = true;
       break;
