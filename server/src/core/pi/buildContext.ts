@@ -87,15 +87,21 @@ export function buildContext(a: SessionAnalysis, options: BuildOptions = {}): Co
  * it has walked up from the leaf. Of the entries it reads only what the answer needs: every
  * entry's `type`, `noMessage` of every message entry, the settings of the last entries that set
  * them, and the values of the selected entries, so that a path whose lines are parsed on demand
- * (`scannedContext.ts`) parses no more than those.
+ * (`scannedContext.ts`) parses no more than those. Without `keep`, each line's messages are made for
+ * `flavor` alone and not filed (see `messagesOfLine`): for a path built once and let go.
  */
-export function contextOfPath(path: Entry[], flavor: PiFlavor): ContextResult {
+export function contextOfPath(path: Entry[], flavor: PiFlavor, keep = true): ContextResult {
   const messages: unknown[] = [];
   const sources: Entry[] = [];
-  const visited = visitContextOfPath(path, flavor, (message, source) => {
-    messages.push(message);
-    sources.push(source);
-  });
+  const visited = visitContextOfPath(
+    path,
+    flavor,
+    (message, source) => {
+      messages.push(message);
+      sources.push(source);
+    },
+    keep,
+  );
   if (!visited.ok) return visited;
   const { thinkingLevel, model, selected, compaction } = visited;
   return { ok: true, build: { context: { messages, thinkingLevel, model }, path, selected, compaction, sources } };
