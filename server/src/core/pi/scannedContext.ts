@@ -23,7 +23,7 @@ import { PiIndex, VALUE_KEYS } from "../session/piIndex";
 import { contextOfPath, type ContextResult, type PiFlavor } from "./buildContext";
 import { LineKind, type ScannedFacts, rawFacts } from "../line/rawFacts";
 import { decodeRange } from "../line/rawStrings";
-import type { IdKey } from "../base/ids";
+import { type IdKey, idKeyOf } from "../base/ids";
 import { parseLine, parseLineWith } from "../line/parse";
 import type { LineFacts, ValueLine } from "../line/facts";
 import { CachedValueLine } from "../line/record";
@@ -127,12 +127,17 @@ function lazyEntry(bytes: Uint8Array, index: ScannedIndex, e: number): Entry {
 }
 
 /**
- * A line known from its scan: the facts the scan found are answered from it, any other one parses
- * the line (once) with `parseLine` and checks that the parse agrees with the scan.
+ * A line known from its scan: the facts the scan found are answered from it. Its value, which the
+ * context prints, and the role of its message, which the build reads of many lines, come from one
+ * `JSON.parse` checked against the scan; any other fact (read of a few lines: the settings, the
+ * compaction's reference) parses the line with `parseLine` and checks that parse the same way.
+ * The full parse on every line cost as much again as `JSON.parse` and compiled its fact-making
+ * code (times, packed records) for a process that asks for none of it.
  */
 class ScannedLine implements ValueLine {
   readonly kind = "value";
   private full: ValueLine | undefined;
+  private parsedValue: Record<string, unknown> | undefined;
 
   constructor(
     private readonly bytes: Uint8Array,
@@ -160,6 +165,40 @@ class ScannedLine implements ValueLine {
     return false;
   }
 
+  /** The line's value, parsed once; a value that is not the object the scan found throws `ScanMismatch`. */
+  get value(): Record<string, unknown> {
+    if (this.parsedValue !== undefined) return this.parsedValue;
+    let value: unknown;
+    try {
+      value = JSON.parse(decodeRange(this.bytes, this.start, this.end));
+    } catch {
+      throw new ScanMismatch("a line the scan took for JSON does not parse");
+    }
+    // The facts `parseLine` would find (`type`, the keys of `id` and `parentId`, a missing message), against the scan's.
+    const o = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    const type = typeof o?.type === "string" ? o.type : undefined;
+    if (o === undefined || type !== this.type || idKeyOf(o.id) !== this.id || idKeyOf(o.parentId) !== this.parentId) {
+      throw new ScanMismatch("a line's parse disagrees with its scan");
+    }
+    if ((type === "message" && (o.message === undefined || o.message === null)) !== this.noMessage) {
+      throw new ScanMismatch("a line's parse disagrees with its scan");
+    }
+    this.parsedValue = o;
+    return o;
+  }
+
+  get object(): Record<string, unknown> {
+    return this.value;
+  }
+
+  /** `parseLine`'s role: that of a message entry's message, when it is a string. */
+  get role(): string | undefined {
+    if (this.type !== "message") return undefined;
+    const message = this.value.message;
+    const role = message !== null && typeof message === "object" ? (message as Record<string, unknown>).role : undefined;
+    return typeof role === "string" ? role : undefined;
+  }
+
   private parse(): ValueLine {
     if (this.full) return this.full;
     const { bytes, start, end } = this;
@@ -171,12 +210,6 @@ class ScannedLine implements ValueLine {
     return p;
   }
 
-  get value(): unknown {
-    return this.parse().value;
-  }
-  get object(): Record<string, unknown> | undefined {
-    return this.parse().object;
-  }
   get model(): LineFacts["model"] {
     return this.parse().model;
   }
@@ -191,9 +224,6 @@ class ScannedLine implements ValueLine {
   }
   get toolResultId(): string | undefined {
     return this.parse().toolResultId;
-  }
-  get role(): string | undefined {
-    return this.parse().role;
   }
   get reference(): IdKey {
     return this.parse().reference;
