@@ -126,10 +126,8 @@ export function visitContext(a: SessionAnalysis, leaf: Entry, flavor: PiFlavor, 
 /** `contextOfPath`, each message given to `visit` instead of kept; `keep` files each line's messages in the lines' table. */
 function visitContextOfPath(path: Entry[], flavor: PiFlavor, visit: (message: unknown, source: Entry) => void, keep = true): ContextVisit {
   // Pi reads `entry.message.role` of every message entry on the path, which throws on a missing message.
-  for (const entry of path) {
-    if (entry.type === "message" && entry.parsed.noMessage)
-      return { ok: false, failure: { kind: "type-error", entry, reason: "a message entry without a message" } };
-  }
+  const missing = messageEntryWithout(path);
+  if (missing) return { ok: false, failure: { kind: "type-error", entry: missing, reason: "a message entry without a message" } };
   const { thinkingLevel, model } = settingsOf(path);
 
   const { selected, compaction } = selectEntries(path, flavor);
@@ -153,6 +151,16 @@ function visitContextOfPath(path: Entry[], flavor: PiFlavor, visit: (message: un
     for (const message of produced) visit(message, entry);
   }
   return { ok: true, path, thinkingLevel, model, selected, compaction };
+}
+
+/**
+ * The first message entry of `path` without a message. A function of its own: V8 optimises a long
+ * loop in the middle of a running function, and that code, once the loop ends, meets calls it has
+ * never seen made, gives way to the interpreter and has the whole function compiled again.
+ */
+function messageEntryWithout(path: readonly Entry[]): Entry | undefined {
+  for (const entry of path) if (entry.type === "message" && entry.parsed.noMessage) return entry;
+  return undefined;
 }
 
 /**
