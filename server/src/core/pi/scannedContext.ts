@@ -3,10 +3,12 @@
  *
  * `context FILE` has one answer to give, and most of a long session is not in it: the lines off
  * the path, and on the path those before the last compaction, matter only through their `id`,
- * `parentId` and `type`. So every line is scanned (`entryScan.ts`: valid or not, and those three
+ * `parentId` and `type`. So every line is scanned (`line/rawFacts.ts`: valid or not, and those three
  * facts) to build Pi's index (`PiIndex`: the last entry of each id, the leaf the last entry)
  * and walk the path up from the leaf; only the lines the build reads (`contextOfPath`) are decoded
- * and parsed, on demand, with the same `parseLine` as every other reader.
+ * and parsed, on demand: their values (and their messages' roles) with `JSON.parse`, checked
+ * against the scan, and the few other facts the build reads with the same `parseLine` as every
+ * other reader (`ScannedLine`).
  *
  * It is a shortcut, never a second opinion: it answers only for a file it is sure of — no byte
  * order mark, a version 3 header, every line blank or an object with a string or absent `id` and
