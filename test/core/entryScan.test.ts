@@ -85,6 +85,13 @@ describe("rawFacts", () => {
     ['{"a":1}\u00a0', LineKind.Invalid],
     ['{"a":[1 2]}', LineKind.Invalid],
     ['{"a":[1,]}', LineKind.Invalid],
+    // Empty containers close on the path of a container closed after a value.
+    ['{"a":[],"b":{},"c":[[],{}],"d":{"e":[]}}', LineKind.Object],
+    ['{"a":[}', LineKind.Invalid],
+    ['{"a":{]}', LineKind.Invalid],
+    ['{"a":{"b":1,}}', LineKind.Invalid],
+    ['{"a":[,]}', LineKind.Invalid],
+    ['{"a":[] ,"b":{ } }', LineKind.Object],
     ['{"a" 1}', LineKind.Invalid],
     ["{'a':1}", LineKind.Invalid],
     ['{"a":1', LineKind.Invalid],

@@ -7,8 +7,17 @@
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
-/** The text of `bytes[start, end)`, decoded as UTF-8 the way a whole file is decoded (a byte order mark kept). */
-export function decodeRange(bytes: Uint8Array, start: number, end: number): string {
+/** A Buffer's own UTF-8 slice, which makes the string without a view of the bytes first. */
+type Utf8Bytes = Uint8Array & { utf8Slice?: (start: number, end: number) => string };
+
+/**
+ * The text of `bytes[start, end)`, decoded as UTF-8 the way a whole file is decoded (a byte order
+ * mark kept, each invalid sequence one U+FFFD as the WHATWG decoder replaces it). A Buffer decodes
+ * its own slice, which replaces invalid bytes the same way and costs half as much as a view handed
+ * to the decoder: `context FILE` decodes every line of the context it prints.
+ */
+export function decodeRange(bytes: Utf8Bytes, start: number, end: number): string {
+  if (bytes.utf8Slice !== undefined) return bytes.utf8Slice(start, end);
   return decoder.decode(bytes.subarray(start, end));
 }
 

@@ -87,15 +87,21 @@ export function buildContext(a: SessionAnalysis, options: BuildOptions = {}): Co
  * it has walked up from the leaf. Of the entries it reads only what the answer needs: every
  * entry's `type`, `noMessage` of every message entry, the settings of the last entries that set
  * them, and the values of the selected entries, so that a path whose lines are parsed on demand
- * (`scannedContext.ts`) parses no more than those.
+ * (`scannedContext.ts`) parses no more than those. Without `keep`, each line's messages are made for
+ * `flavor` alone and not filed (see `messagesOfLine`): for a path built once and let go.
  */
-export function contextOfPath(path: Entry[], flavor: PiFlavor): ContextResult {
+export function contextOfPath(path: Entry[], flavor: PiFlavor, keep = true): ContextResult {
   const messages: unknown[] = [];
   const sources: Entry[] = [];
-  const visited = visitContextOfPath(path, flavor, (message, source) => {
-    messages.push(message);
-    sources.push(source);
-  });
+  const visited = visitContextOfPath(
+    path,
+    flavor,
+    (message, source) => {
+      messages.push(message);
+      sources.push(source);
+    },
+    keep,
+  );
   if (!visited.ok) return visited;
   const { thinkingLevel, model, selected, compaction } = visited;
   return { ok: true, build: { context: { messages, thinkingLevel, model }, path, selected, compaction, sources } };
@@ -120,10 +126,8 @@ export function visitContext(a: SessionAnalysis, leaf: Entry, flavor: PiFlavor, 
 /** `contextOfPath`, each message given to `visit` instead of kept; `keep` files each line's messages in the lines' table. */
 function visitContextOfPath(path: Entry[], flavor: PiFlavor, visit: (message: unknown, source: Entry) => void, keep = true): ContextVisit {
   // Pi reads `entry.message.role` of every message entry on the path, which throws on a missing message.
-  for (const entry of path) {
-    if (entry.type === "message" && entry.parsed.noMessage)
-      return { ok: false, failure: { kind: "type-error", entry, reason: "a message entry without a message" } };
-  }
+  const missing = messageEntryWithout(path);
+  if (missing) return { ok: false, failure: { kind: "type-error", entry: missing, reason: "a message entry without a message" } };
   const { thinkingLevel, model } = settingsOf(path);
 
   const { selected, compaction } = selectEntries(path, flavor);
@@ -147,6 +151,16 @@ function visitContextOfPath(path: Entry[], flavor: PiFlavor, visit: (message: un
     for (const message of produced) visit(message, entry);
   }
   return { ok: true, path, thinkingLevel, model, selected, compaction };
+}
+
+/**
+ * The first message entry of `path` without a message. A function of its own: V8 optimises a long
+ * loop in the middle of a running function, and that code, once the loop ends, meets calls it has
+ * never seen made, gives way to the interpreter and has the whole function compiled again.
+ */
+function messageEntryWithout(path: readonly Entry[]): Entry | undefined {
+  for (const entry of path) if (entry.type === "message" && entry.parsed.noMessage) return entry;
+  return undefined;
 }
 
 /**

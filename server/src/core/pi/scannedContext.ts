@@ -3,10 +3,12 @@
  *
  * `context FILE` has one answer to give, and most of a long session is not in it: the lines off
  * the path, and on the path those before the last compaction, matter only through their `id`,
- * `parentId` and `type`. So every line is scanned (`entryScan.ts`: valid or not, and those three
+ * `parentId` and `type`. So every line is scanned (`line/rawFacts.ts`: valid or not, and those three
  * facts) to build Pi's index (`PiIndex`: the last entry of each id, the leaf the last entry)
  * and walk the path up from the leaf; only the lines the build reads (`contextOfPath`) are decoded
- * and parsed, on demand, with the same `parseLine` as every other reader.
+ * and parsed, on demand: their values (and their messages' roles) with `JSON.parse`, checked
+ * against the scan, and the few other facts the build reads with the same `parseLine` as every
+ * other reader (`ScannedLine`).
  *
  * It is a shortcut, never a second opinion: it answers only for a file it is sure of — no byte
  * order mark, a version 3 header, every line blank or an object with a string or absent `id` and
@@ -23,9 +25,10 @@ import { PiIndex, VALUE_KEYS } from "../session/piIndex";
 import { contextOfPath, type ContextResult, type PiFlavor } from "./buildContext";
 import { LineKind, type ScannedFacts, rawFacts } from "../line/rawFacts";
 import { decodeRange } from "../line/rawStrings";
-import type { IdKey } from "../base/ids";
+import { type IdKey, idKeyOf } from "../base/ids";
 import { parseLine, parseLineWith } from "../line/parse";
 import type { LineFacts, ValueLine } from "../line/facts";
+import { CachedValueLine } from "../line/record";
 
 export interface ScannedContextOptions {
   flavor: PiFlavor;
@@ -54,7 +57,8 @@ export function scannedContext(bytes: Uint8Array, options: ScannedContextOptions
   const path: Entry[] = [];
   for (let k = chain.length - 1; k >= 0; k--) path.push(lazyEntry(bytes, index, chain[k]!));
   try {
-    const result = contextOfPath(path, options.flavor);
+    // Built once and let go: each line's messages made for this flavor only, not filed for a next build.
+    const result = contextOfPath(path, options.flavor, false);
     return result.ok ? result : undefined;
   } catch (error) {
     if (error instanceof ScanMismatch) return undefined;
@@ -125,12 +129,17 @@ function lazyEntry(bytes: Uint8Array, index: ScannedIndex, e: number): Entry {
 }
 
 /**
- * A line known from its scan: the facts the scan found are answered from it, any other one parses
- * the line (once) with `parseLine` and checks that the parse agrees with the scan.
+ * A line known from its scan: the facts the scan found are answered from it. Its value, which the
+ * context prints, and the role of its message, which the build reads of many lines, come from one
+ * `JSON.parse` checked against the scan; any other fact (read of a few lines: the settings, the
+ * compaction's reference) parses the line with `parseLine` and checks that parse the same way.
+ * The full parse on every line cost as much again as `JSON.parse` and compiled its fact-making
+ * code (times, packed records) for a process that asks for none of it.
  */
 class ScannedLine implements ValueLine {
   readonly kind = "value";
   private full: ValueLine | undefined;
+  private parsedValue: Record<string, unknown> | undefined;
 
   constructor(
     private readonly bytes: Uint8Array,
@@ -158,9 +167,44 @@ class ScannedLine implements ValueLine {
     return false;
   }
 
+  /** The line's value, parsed once; a value that is not the object the scan found throws `ScanMismatch`. */
+  get value(): Record<string, unknown> {
+    if (this.parsedValue !== undefined) return this.parsedValue;
+    let value: unknown;
+    try {
+      value = JSON.parse(decodeRange(this.bytes, this.start, this.end));
+    } catch {
+      throw new ScanMismatch("a line the scan took for JSON does not parse");
+    }
+    // The facts `parseLine` would find (`type`, the keys of `id` and `parentId`, a missing message), against the scan's.
+    const o = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    const type = typeof o?.type === "string" ? o.type : undefined;
+    if (o === undefined || type !== this.type || idKeyOf(o.id) !== this.id || idKeyOf(o.parentId) !== this.parentId) {
+      throw new ScanMismatch("a line's parse disagrees with its scan");
+    }
+    if ((type === "message" && (o.message === undefined || o.message === null)) !== this.noMessage) {
+      throw new ScanMismatch("a line's parse disagrees with its scan");
+    }
+    this.parsedValue = o;
+    return o;
+  }
+
+  get object(): Record<string, unknown> {
+    return this.value;
+  }
+
+  /** `parseLine`'s role: that of a message entry's message, when it is a string. */
+  get role(): string | undefined {
+    if (this.type !== "message") return undefined;
+    const message = this.value.message;
+    const role = message !== null && typeof message === "object" ? (message as Record<string, unknown>).role : undefined;
+    return typeof role === "string" ? role : undefined;
+  }
+
   private parse(): ValueLine {
     if (this.full) return this.full;
-    const p = parseLineWith(decodeRange(this.bytes, this.start, this.end), undefined, false);
+    const { bytes, start, end } = this;
+    const p = parseLineWith(decodeRange(bytes, start, end), (_text, facts) => new BufferValueLine(facts, bytes, start, end), false);
     if (p.kind !== "value" || p.type !== this.type || p.idKey !== this.id || p.parentKey !== this.parentId || p.noMessage !== this.noMessage || !p.isObject) {
       throw new ScanMismatch("a line's parse disagrees with its scan");
     }
@@ -168,12 +212,6 @@ class ScannedLine implements ValueLine {
     return p;
   }
 
-  get value(): unknown {
-    return this.parse().value;
-  }
-  get object(): Record<string, unknown> | undefined {
-    return this.parse().object;
-  }
   get model(): LineFacts["model"] {
     return this.parse().model;
   }
@@ -189,9 +227,6 @@ class ScannedLine implements ValueLine {
   get toolResultId(): string | undefined {
     return this.parse().toolResultId;
   }
-  get role(): string | undefined {
-    return this.parse().role;
-  }
   get reference(): IdKey {
     return this.parse().reference;
   }
@@ -203,5 +238,30 @@ class ScannedLine implements ValueLine {
     this.parse();
     const checked = parseLine(decodeRange(this.bytes, this.start, this.end));
     return checked.kind === "value" ? checked.findings : [];
+  }
+}
+
+/**
+ * A parsed line whose text is left in the session's bytes and decoded again if asked for: the
+ * context keeps every value it prints, and holding each line's text besides (7 MB for the 45 MB
+ * session) made the collector copy it from one generation to the next for nothing.
+ */
+class BufferValueLine extends CachedValueLine {
+  constructor(
+    facts: LineFacts,
+    private readonly bytes: Uint8Array,
+    private readonly start: number,
+    private readonly end: number,
+  ) {
+    super(facts);
+  }
+
+  /** What the value cache counts the line by: its length in bytes, at least its length in characters. */
+  get textLength(): number {
+    return this.end - this.start;
+  }
+
+  get text(): string {
+    return decodeRange(this.bytes, this.start, this.end);
   }
 }
