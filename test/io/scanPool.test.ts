@@ -2,7 +2,8 @@
  * The worker pool (`io/scanPool.ts`): its threads claim tasks from one shared counter, so every
  * task is run exactly once and the results come back in the tasks' order, whichever thread ran
  * them; with `withThisThread` this thread is one of the pool's threads (2 threads start 1 worker)
- * and runs tasks too, and a worker joins in once it has started.
+ * and runs tasks too, and a worker joins in once it has started, unless `workersWorth` (the cores
+ * found free) says none is worth starting.
  */
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -78,6 +79,28 @@ describe("runPool", () => {
     expect(ranHere.length).toBeGreaterThan(0);
     expect(ranHere.length).toBeLessThan(tasks.length);
     expect(new Set(ranHere).size).toBe(ranHere.length);
+  });
+
+  it("starts no worker when workersWorth says none is worth it (no core free), and this thread runs every task", async () => {
+    const here = vi.fn((t: ScanTask) => scanFile(t));
+    const started = vi.spyOn(Worker.prototype, "postMessage");
+    const pooled = await runPool(tasks, { script, here }, { threads: 2, sizes: sizes(), withThisThread: true, workersWorth: () => 0 });
+    expect(started).not.toHaveBeenCalled();
+    started.mockRestore();
+    expect(here).toHaveBeenCalledTimes(tasks.length);
+    expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));
+  });
+
+  it("starts no more workers than the threads asked for, whatever workersWorth says", async () => {
+    const started = vi.spyOn(Worker.prototype, "postMessage");
+    const pooled = await runPool(
+      tasks,
+      { script, here: (t: ScanTask) => scanFile(t) },
+      { threads: 2, sizes: sizes(), withThisThread: true, workersWorth: () => 5 },
+    );
+    expect(started).toHaveBeenCalledTimes(1);
+    started.mockRestore();
+    expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));
   });
 
   it("without withThisThread, leaves every task to the workers", async () => {

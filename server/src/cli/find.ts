@@ -15,6 +15,7 @@ import { type CliIo, Progress } from "./io";
 import { escapeControls, jsonLine } from "./terminal";
 import { tildePath } from "./sessionOutput";
 import { REGEX_TEST_TIMEOUT_MS } from "../io/boundedRegex";
+import { measureFreeCores } from "../io/freeCores";
 import { formatDateTime, oneLine, terminalWidth } from "./sessionOutput";
 
 export const FIND_USAGE = `Usage: pi-session-lsp find [--cwd DIR] [--session-dir DIR] [--pi 1.x|0.74] [--text | --ids] [--json] ID|PREFIX|TEXT
@@ -50,6 +51,9 @@ export async function runFind(args: readonly string[], io: CliIo): Promise<numbe
   const { values, positionals, version } = line;
   const arg = positionals.join(" ");
   const progress = new Progress("searching sessions");
+  // The cores left free while this thread lists the folders and reads every header decide whether
+  // a worker joins the search: on a busy machine one thread alone is faster.
+  const cores = measureFreeCores();
   let result: FindResult;
   try {
     result = await findSessions({
@@ -58,7 +62,7 @@ export async function runFind(args: readonly string[], io: CliIo): Promise<numbe
       cwd: values.cwd as string | undefined,
       sessionDir: values["session-dir"] as string | undefined,
       text: values.text ? "always" : values.ids ? "never" : "auto",
-      pool: { onProgress: (p) => progress.update(p), withThisThread: true },
+      pool: { onProgress: (p) => progress.update(p), withThisThread: true, workersWorth: () => Math.floor(cores.freeCores() + 0.5) },
     });
   } finally {
     progress.done();

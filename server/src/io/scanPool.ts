@@ -43,6 +43,13 @@ export interface PoolOptions {
    */
   withThisThread?: boolean;
   /**
+   * With `withThisThread`, how many workers are worth starting, asked once as the work begins (at
+   * most `threads` less this one): for the command line, the cores that other work leaves free
+   * (`freeCores.ts`), since a worker costs a start and a load of the modules (about 0.1 s of CPU)
+   * and, on a core another process holds, only slows this thread down. None: this thread does all.
+   */
+  workersWorth?: () => number;
+  /**
    * Whether even a small job runs on a worker when the compiled worker exists: for a server, whose
    * thread must answer the editor while a session of any size is read (one 1 GB file is one task).
    */
@@ -104,6 +111,9 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
   const threads = Math.min(wanted, tasks.length);
   const onWorkers = options.offThread ? threads > 0 && existsSync(job.script) : usesThreads(wanted, tasks.length, sizes, job.script);
   if (!onWorkers) return runHere(tasks, job, progress, report, options);
+  const here = options.withThisThread === true;
+  const workerCount = here ? Math.max(0, Math.min(threads - 1, options.workersWorth?.() ?? threads)) : threads;
+  if (workerCount === 0) return runHere(tasks, job, progress, report, options);
 
   const order = tasks.map((_, i) => i).sort((a, b) => (sizes[b] ?? 0) - (sizes[a] ?? 0));
   const ordered = order.map((id) => tasks[id]!);
@@ -117,7 +127,6 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
     job.onResult?.(id, outcome);
     report();
   };
-  const here = options.withThisThread === true;
   const workers: Worker[] = [];
   try {
     await new Promise<void>((resolveAll, rejectAll) => {
@@ -132,7 +141,7 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
       };
       const abort = () => fail(options.signal?.reason ?? new Error("aborted"));
       options.signal?.addEventListener("abort", abort, { once: true });
-      for (let t = here ? 1 : 0; t < threads; t++) {
+      for (let t = 0; t < workerCount; t++) {
         const worker = new Worker(job.script, { resourceLimits: { stackSizeMb: MAIN_THREAD_STACK_MB } });
         workers.push(worker);
         running++;
