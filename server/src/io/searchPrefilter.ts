@@ -6,10 +6,10 @@
  * the end of the one before, so that nothing searched for is missed across a boundary.
  */
 
-import { closeSync, readSync } from "node:fs";
+import { readSync } from "node:fs";
 import { FoldedNeedle } from "../core/base/foldedSearch";
 import { couldMatch, nameOf, PhraseBytes, type PrefilterPlan, wantsNamesFor } from "../core/disk/searchPrefilter";
-import { CHUNK_BYTES, openRegularSync } from "./lineReader";
+import { CHUNK_BYTES } from "./lineReader";
 
 const KELVIN_SIGN = Buffer.from("\u212a");
 const DOTTED_CAPITAL_I = Buffer.from("\u0130");
@@ -56,20 +56,16 @@ export class FilePrefilter {
     this.watchDottedI = plan.tokens.some((t) => t.anchor?.includes("i"));
   }
 
-  /** Whether the exact search could match the file (true for a file that cannot be read here: the exact read says why). */
-  couldMatch(path: string): boolean {
-    let fd: number;
-    try {
-      fd = openRegularSync(path);
-    } catch {
-      return true;
-    }
+  /**
+   * Whether the exact search could match the file open at `fd` (true for a file that cannot be
+   * read here: the exact read says why). The caller opens it, so that the header's probe and this
+   * sweep share one descriptor and one stat.
+   */
+  couldMatch(fd: number): boolean {
     try {
       return this.read(fd);
     } catch {
       return true;
-    } finally {
-      closeSync(fd);
     }
   }
 
