@@ -81,26 +81,53 @@ describe("runPool", () => {
     expect(new Set(ranHere).size).toBe(ranHere.length);
   });
 
+  // Each task here takes 2 ms, so that this thread has worked long enough for the pool to ask
+  // workersWorth (after 50 ms) before the tasks run out, however fast the machine.
+  const slowly = (t: ScanTask) => {
+    pause(2);
+    return scanFile(t);
+  };
+
   it("starts no worker when workersWorth says none is worth it (no core free), and this thread runs every task", async () => {
-    const here = vi.fn((t: ScanTask) => scanFile(t));
+    const here = vi.fn(slowly);
+    const worth = vi.fn(() => 0);
     const started = vi.spyOn(Worker.prototype, "postMessage");
-    const pooled = await runPool(tasks, { script, here }, { threads: 2, sizes: sizes(), withThisThread: true, workersWorth: () => 0 });
+    const pooled = await runPool(tasks, { script, here }, { threads: 2, sizes: sizes(), withThisThread: true, workersWorth: worth });
+    expect(worth).toHaveBeenCalledTimes(1);
     expect(started).not.toHaveBeenCalled();
     started.mockRestore();
     expect(here).toHaveBeenCalledTimes(tasks.length);
     expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));
   });
 
-  it("starts no more workers than the threads asked for, whatever workersWorth says", async () => {
+  it("asks workersWorth only after this thread has worked, starts no more workers than the threads asked for, and the worker takes the tasks left", async () => {
+    const ranHere: string[] = [];
+    let ranBeforeAsked = 0;
     const started = vi.spyOn(Worker.prototype, "postMessage");
     const pooled = await runPool(
       tasks,
-      { script, here: (t: ScanTask) => scanFile(t) },
-      { threads: 2, sizes: sizes(), withThisThread: true, workersWorth: () => 5 },
+      {
+        script,
+        here: (t: ScanTask) => {
+          ranHere.push(t.path);
+          return slowly(t);
+        },
+      },
+      {
+        threads: 2,
+        sizes: sizes(),
+        withThisThread: true,
+        workersWorth: () => {
+          ranBeforeAsked = ranHere.length;
+          return 5;
+        },
+      },
     );
+    expect(ranBeforeAsked).toBeGreaterThan(0);
     expect(started).toHaveBeenCalledTimes(1);
     started.mockRestore();
     expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));
+    expect(new Set(ranHere).size).toBe(ranHere.length);
   });
 
   it("without withThisThread, leaves every task to the workers", async () => {

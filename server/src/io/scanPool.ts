@@ -43,10 +43,12 @@ export interface PoolOptions {
    */
   withThisThread?: boolean;
   /**
-   * With `withThisThread`, how many workers are worth starting, asked once as the work begins (at
-   * most `threads` less this one): for the command line, the cores that other work leaves free
-   * (`freeCores.ts`), since a worker costs a start and a load of the modules (about 0.1 s of CPU)
-   * and, on a core another process holds, only slows this thread down. None: this thread does all.
+   * With `withThisThread`, how many workers are worth starting (at most `threads` less this one),
+   * asked once this thread has worked on the tasks for `WORKER_DECISION_MS`, so that what it
+   * measures spans real work; the workers then claim the tasks left. For the command line: the
+   * cores that other work leaves free (`freeCores.ts`), since a worker costs a start and a load of
+   * the modules and, on a core another process holds, only slows this thread down. Without it,
+   * the workers start at once.
    */
   workersWorth?: () => number;
   /**
@@ -70,6 +72,13 @@ export interface PoolJob<T, R> {
   /** Called with each result as it arrives (in any order). */
   onResult?: (index: number, result: R) => void;
 }
+
+/**
+ * How long this thread works on the tasks before `workersWorth` decides whether workers join: long
+ * enough for the kernel's idle counters (10 ms ticks) to say what other work leaves free, short
+ * against a sweep that pays for a worker (a folder of 1 GB takes this thread about 0.4 s).
+ */
+const WORKER_DECISION_MS = 50;
 
 /** Below this many bytes in all, starting threads costs more than it saves. */
 const IN_THREAD_BYTES = 16 * 1024 * 1024;
@@ -112,8 +121,9 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
   const onWorkers = options.offThread ? threads > 0 && existsSync(job.script) : usesThreads(wanted, tasks.length, sizes, job.script);
   if (!onWorkers) return runHere(tasks, job, progress, report, options);
   const here = options.withThisThread === true;
-  const workerCount = here ? Math.max(0, Math.min(threads - 1, options.workersWorth?.() ?? threads)) : threads;
-  if (workerCount === 0) return runHere(tasks, job, progress, report, options);
+  const maxWorkers = here ? threads - 1 : threads;
+  // Workers asked for later, by what this thread's first stretch of work measured.
+  const decideLater = here && options.workersWorth !== undefined;
 
   const order = tasks.map((_, i) => i).sort((a, b) => (sizes[b] ?? 0) - (sizes[a] ?? 0));
   const ordered = order.map((id) => tasks[id]!);
@@ -141,7 +151,7 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
       };
       const abort = () => fail(options.signal?.reason ?? new Error("aborted"));
       options.signal?.addEventListener("abort", abort, { once: true });
-      for (let t = 0; t < workerCount; t++) {
+      const startWorker = () => {
         const worker = new Worker(job.script, { resourceLimits: { stackSizeMb: MAIN_THREAD_STACK_MB } });
         workers.push(worker);
         running++;
@@ -157,9 +167,12 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
         });
         worker.on("error", fail);
         worker.postMessage({ tasks: ordered, next } satisfies WorkerRequest<T>);
-      }
+      };
+      if (!decideLater) for (let t = 0; t < maxWorkers; t++) startWorker();
       if (here) {
         running++;
+        const began = performance.now();
+        let decided = !decideLater;
         void (async () => {
           for (let position = Atomics.add(next, 0, 1); position < ordered.length && !failed; position = Atomics.add(next, 0, 1)) {
             const outcome = job.here(ordered[position]!, (bytes) => {
@@ -167,6 +180,11 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
               report();
             });
             take(position, outcome);
+            if (!decided && performance.now() - began >= WORKER_DECISION_MS) {
+              decided = true;
+              const count = Math.min(maxWorkers, Math.max(0, Math.floor(options.workersWorth!())));
+              for (let t = 0; t < count; t++) startWorker();
+            }
             // The workers' replies (and a progress line) are taken between files.
             await new Promise((r) => setImmediate(r));
           }
