@@ -160,6 +160,7 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
             progress.bytes += reply.bytes;
             report();
           } else if (reply.kind === "done") {
+            progress.bytes += reply.bytes;
             take(reply.position, reply.outcome);
           } else {
             finished();
