@@ -81,15 +81,8 @@ describe("runPool", () => {
     expect(new Set(ranHere).size).toBe(ranHere.length);
   });
 
-  // Each task here takes 2 ms, so that this thread has worked long enough for the pool to ask
-  // workersWorth (after 50 ms) before the tasks run out, however fast the machine.
-  const slowly = (t: ScanTask) => {
-    pause(2);
-    return scanFile(t);
-  };
-
   it("starts no worker when workersWorth says none is worth it (no core free), and this thread runs every task", async () => {
-    const here = vi.fn(slowly);
+    const here = vi.fn((t: ScanTask) => scanFile(t));
     const worth = vi.fn(() => 0);
     const started = vi.spyOn(Worker.prototype, "postMessage");
     const pooled = await runPool(tasks, { script, here }, { threads: 2, sizes: sizes(), withThisThread: true, workersWorth: worth });
@@ -100,9 +93,10 @@ describe("runPool", () => {
     expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));
   });
 
-  it("asks workersWorth only after this thread has worked, starts no more workers than the threads asked for, and the worker takes the tasks left", async () => {
+  it("asks workersWorth before each task this thread takes until it answers, starts no more workers than the threads asked for, and the worker takes the tasks left", async () => {
     const ranHere: string[] = [];
-    let ranBeforeAsked = 0;
+    let asked = 0;
+    let ranBeforeAnswer = -1;
     const started = vi.spyOn(Worker.prototype, "postMessage");
     const pooled = await runPool(
       tasks,
@@ -110,7 +104,7 @@ describe("runPool", () => {
         script,
         here: (t: ScanTask) => {
           ranHere.push(t.path);
-          return slowly(t);
+          return scanFile(t);
         },
       },
       {
@@ -118,12 +112,15 @@ describe("runPool", () => {
         sizes: sizes(),
         withThisThread: true,
         workersWorth: () => {
-          ranBeforeAsked = ranHere.length;
+          // Not known for the first five tasks, then more workers than the threads allow.
+          if (++asked <= 5) return undefined;
+          ranBeforeAnswer = ranHere.length;
           return 5;
         },
       },
     );
-    expect(ranBeforeAsked).toBeGreaterThan(0);
+    expect(asked).toBe(6);
+    expect(ranBeforeAnswer).toBe(5);
     expect(started).toHaveBeenCalledTimes(1);
     started.mockRestore();
     expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));

@@ -44,13 +44,13 @@ export interface PoolOptions {
   withThisThread?: boolean;
   /**
    * With `withThisThread`, how many workers are worth starting (at most `threads` less this one),
-   * asked once this thread has worked on the tasks for `WORKER_DECISION_MS`, so that what it
-   * measures spans real work; the workers then claim the tasks left. For the command line: the
-   * cores that other work leaves free (`freeCores.ts`), since a worker costs a start and a load of
-   * the modules and, on a core another process holds, only slows this thread down. Without it,
-   * the workers start at once.
+   * or undefined while that is not known yet: asked before each task this thread takes until it
+   * answers, and the workers then claim the tasks left. For the command line: the cores that other
+   * work leaves free (`freeCores.ts`), known once enough time has been measured, since a worker
+   * costs a start and a load of the modules and, on a core another process holds, only slows this
+   * thread down. Without it, the workers start at once.
    */
-  workersWorth?: () => number;
+  workersWorth?: () => number | undefined;
   /**
    * Whether even a small job runs on a worker when the compiled worker exists: for a server, whose
    * thread must answer the editor while a session of any size is read (one 1 GB file is one task).
@@ -72,13 +72,6 @@ export interface PoolJob<T, R> {
   /** Called with each result as it arrives (in any order). */
   onResult?: (index: number, result: R) => void;
 }
-
-/**
- * How long this thread works on the tasks before `workersWorth` decides whether workers join: long
- * enough for the kernel's idle counters (10 ms ticks) to say what other work leaves free, short
- * against a sweep that pays for a worker (a folder of 1 GB takes this thread about 0.4 s).
- */
-const WORKER_DECISION_MS = 50;
 
 /** Below this many bytes in all, starting threads costs more than it saves. */
 const IN_THREAD_BYTES = 16 * 1024 * 1024;
@@ -172,20 +165,19 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
       if (!decideLater) for (let t = 0; t < maxWorkers; t++) startWorker();
       if (here) {
         running++;
-        const began = performance.now();
         let decided = !decideLater;
         void (async () => {
           for (let position = Atomics.add(next, 0, 1); position < ordered.length && !failed; position = Atomics.add(next, 0, 1)) {
+            const worth = decided ? undefined : options.workersWorth!();
+            if (worth !== undefined) {
+              decided = true;
+              for (let t = 0; t < Math.min(maxWorkers, Math.floor(worth)); t++) startWorker();
+            }
             const outcome = job.here(ordered[position]!, (bytes) => {
               progress.bytes += bytes;
               report();
             });
             take(position, outcome);
-            if (!decided && performance.now() - began >= WORKER_DECISION_MS) {
-              decided = true;
-              const count = Math.min(maxWorkers, Math.max(0, Math.floor(options.workersWorth!())));
-              for (let t = 0; t < count; t++) startWorker();
-            }
             // The workers' replies (and a progress line) are taken between files.
             await new Promise((r) => setImmediate(r));
           }
