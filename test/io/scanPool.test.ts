@@ -2,7 +2,8 @@
  * The worker pool (`io/scanPool.ts`): its threads claim tasks from one shared counter, so every
  * task is run exactly once and the results come back in the tasks' order, whichever thread ran
  * them; with `withThisThread` this thread is one of the pool's threads (2 threads start 1 worker)
- * and runs tasks too, and a worker joins in once it has started.
+ * and runs tasks too, and a worker joins in once it has started, unless `workersWorth` (the cores
+ * found free) says none is worth starting.
  */
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -77,6 +78,52 @@ describe("runPool", () => {
     expect([...order].sort((a, b) => a - b)).toEqual(tasks.map((_, i) => i));
     expect(ranHere.length).toBeGreaterThan(0);
     expect(ranHere.length).toBeLessThan(tasks.length);
+    expect(new Set(ranHere).size).toBe(ranHere.length);
+  });
+
+  it("starts no worker when workersWorth says none is worth it (no core free), and this thread runs every task", async () => {
+    const here = vi.fn((t: ScanTask) => scanFile(t));
+    const worth = vi.fn(() => 0);
+    const started = vi.spyOn(Worker.prototype, "postMessage");
+    const pooled = await runPool(tasks, { script, here }, { threads: 2, sizes: sizes(), withThisThread: true, workersWorth: worth });
+    expect(worth).toHaveBeenCalledTimes(1);
+    expect(started).not.toHaveBeenCalled();
+    started.mockRestore();
+    expect(here).toHaveBeenCalledTimes(tasks.length);
+    expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));
+  });
+
+  it("asks workersWorth before each task this thread takes until it answers, starts no more workers than the threads asked for, and the worker takes the tasks left", async () => {
+    const ranHere: string[] = [];
+    let asked = 0;
+    let ranBeforeAnswer = -1;
+    const started = vi.spyOn(Worker.prototype, "postMessage");
+    const pooled = await runPool(
+      tasks,
+      {
+        script,
+        here: (t: ScanTask) => {
+          ranHere.push(t.path);
+          return scanFile(t);
+        },
+      },
+      {
+        threads: 2,
+        sizes: sizes(),
+        withThisThread: true,
+        workersWorth: () => {
+          // Not known for the first five tasks, then more workers than the threads allow.
+          if (++asked <= 5) return undefined;
+          ranBeforeAnswer = ranHere.length;
+          return 5;
+        },
+      },
+    );
+    expect(asked).toBe(6);
+    expect(ranBeforeAnswer).toBe(5);
+    expect(started).toHaveBeenCalledTimes(1);
+    started.mockRestore();
+    expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));
     expect(new Set(ranHere).size).toBe(ranHere.length);
   });
 

@@ -10,13 +10,13 @@
  * answers the same with and without it.
  */
 
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FoldedNeedle } from "../../server/src/core/base/foldedSearch";
 import { anchorOf } from "../../server/src/core/disk/searchPrefilter";
-import { scanFile } from "../../server/src/io/scanFile";
+import { probeHeader, scanFile } from "../../server/src/io/scanFile";
 import { findSessions } from "../../server/src/io/sessionFind";
 import { seededRandom as prng } from "../helpers/lspClient";
 
@@ -205,6 +205,26 @@ describe("the prefilter keeps every file the search matches", () => {
       expect(ruledOut).toBeGreaterThan(200);
     });
   }
+
+  it("probes each header on the prefilter's descriptor (as probeHeader does), and never passes over a file whose id could match", () => {
+    let kept = 0;
+    for (const path of files) {
+      const expected = probeHeader(path, statSync(path).size);
+      const id = expected.header?.id;
+      // A word in no session: the prefilter passes over the files without a hazard, unless their id could match.
+      const other = scanFile({ path, version: "1.x", read: "info", query: "qqqq", prefilter: true, probeForId: "zzzz-no-such-id" });
+      expect(other.probe, path).toEqual(expected);
+      // An id that matches no header changes nothing: the file is passed over where it was without one.
+      const plain = scanFile({ path, version: "1.x", read: "info", query: "qqqq", prefilter: true });
+      expect(other.ruledOut, path).toBe(plain.ruledOut);
+      if (id === undefined || !plain.ruledOut) continue;
+      const own = scanFile({ path, version: "1.x", read: "info", query: "qqqq", prefilter: true, probeForId: id.slice(0, 8) });
+      expect(own.ruledOut, path).toBeUndefined();
+      expect(own.probe, path).toEqual(expected);
+      kept++;
+    }
+    expect(kept).toBeGreaterThan(10);
+  });
 
   it("findSessions answers the same with and without it", async () => {
     for (const version of ["1.x", "0.74"] as const) {

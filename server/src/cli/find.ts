@@ -15,6 +15,7 @@ import { type CliIo, Progress } from "./io";
 import { escapeControls, jsonLine } from "./terminal";
 import { tildePath } from "./sessionOutput";
 import { REGEX_TEST_TIMEOUT_MS } from "../io/boundedRegex";
+import { measureFreeCores } from "../io/freeCores";
 import { formatDateTime, oneLine, terminalWidth } from "./sessionOutput";
 
 export const FIND_USAGE = `Usage: pi-session-lsp find [--cwd DIR] [--session-dir DIR] [--pi 1.x|0.74] [--text | --ids] [--json] ID|PREFIX|TEXT
@@ -37,6 +38,14 @@ const OPTIONS: OptionSpecs = {
   json: { type: "boolean" },
 };
 
+/**
+ * How long the free cores are measured (the folders' listing, then the search's first files on
+ * this thread) before a worker is started or not: the kernel's idle counters tick every 10 ms, so
+ * a tenth of a second tells a free core from a busy one (as `check DIR`'s probe), short against a
+ * search that pays for a worker (a folder of 1 GB takes one thread about 0.5 s).
+ */
+const FREE_CORE_MEASURE_MS = 100;
+
 export async function runFind(args: readonly string[], io: CliIo): Promise<number> {
   const line = readCommandLine(args, io, {
     name: "find",
@@ -50,6 +59,10 @@ export async function runFind(args: readonly string[], io: CliIo): Promise<numbe
   const { values, positionals, version } = line;
   const arg = positionals.join(" ");
   const progress = new Progress("searching sessions");
+  // The cores left free while this thread lists the folders and starts the search decide whether a
+  // worker joins it: on a busy machine one thread alone is faster.
+  const cores = measureFreeCores();
+  const workersWorth = () => (cores.elapsed() < FREE_CORE_MEASURE_MS ? undefined : Math.floor(cores.freeCores() + 0.5));
   let result: FindResult;
   try {
     result = await findSessions({
@@ -58,7 +71,7 @@ export async function runFind(args: readonly string[], io: CliIo): Promise<numbe
       cwd: values.cwd as string | undefined,
       sessionDir: values["session-dir"] as string | undefined,
       text: values.text ? "always" : values.ids ? "never" : "auto",
-      pool: { onProgress: (p) => progress.update(p), withThisThread: true },
+      pool: { onProgress: (p) => progress.update(p), withThisThread: true, workersWorth },
     });
   } finally {
     progress.done();

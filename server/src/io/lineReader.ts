@@ -44,14 +44,20 @@ function assertRegular(stat: Stats): void {
 
 /** Opens `path` for reading without blocking, refusing anything but a regular file. */
 export function openRegularSync(path: string): number {
+  return openRegularWithStatsSync(path).fd;
+}
+
+/** `openRegularSync`, with the stats it read of the descriptor (its size and time, for a caller that would stat the path again). */
+export function openRegularWithStatsSync(path: string): { fd: number; stats: Stats } {
   const fd = openSync(path, OPEN_FLAGS);
   try {
-    assertRegular(fstatSync(fd));
+    const stats = fstatSync(fd);
+    assertRegular(stats);
+    return { fd, stats };
   } catch (error) {
     closeSync(fd);
     throw error;
   }
-  return fd;
 }
 
 /** Pi 1.x's read size (`SESSION_READ_BUFFER_SIZE`). */

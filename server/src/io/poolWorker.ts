@@ -13,7 +13,8 @@ export interface WorkerRequest<T> {
   next: Int32Array;
 }
 
-export type WorkerReply<R> = { kind: "bytes"; bytes: number } | { kind: "done"; position: number; outcome: R } | { kind: "idle" };
+/** `done` carries the bytes read since the last `bytes` reply: one message per task, not two, for a folder of small files. */
+export type WorkerReply<R> = { kind: "bytes"; bytes: number } | { kind: "done"; position: number; outcome: R; bytes: number } | { kind: "idle" };
 
 /** Answers the pool's tasks with `run`, in this worker thread, claiming them until none is left. */
 export function serve<T, R>(run: (task: T, onBytes: (bytes: number) => void) => R): void {
@@ -30,8 +31,7 @@ export function serve<T, R>(run: (task: T, onBytes: (bytes: number) => void) => 
           pending = 0;
         }
       });
-      if (pending > 0) port.postMessage({ kind: "bytes", bytes: pending } satisfies WorkerReply<R>);
-      port.postMessage({ kind: "done", position, outcome } satisfies WorkerReply<R>);
+      port.postMessage({ kind: "done", position, outcome, bytes: pending } satisfies WorkerReply<R>);
     }
     port.postMessage({ kind: "idle" } satisfies WorkerReply<R>);
   });

@@ -6,14 +6,15 @@
  */
 
 import { constants } from "node:buffer";
-import { type Stats, statSync } from "node:fs";
+import { closeSync, type Stats, statSync } from "node:fs";
 import { HEADER_SCAN_BYTES, headerCandidate16, type SessionScan, SessionInfoBuilder } from "../core/disk/info";
 import type { PiVersion } from "../core/disk/location";
 import { parseSearchQuery } from "../core/disk/search";
 import { planPrefilter } from "../core/disk/searchPrefilter";
+import { idMatches } from "../core/session/rules";
 import { BoundedRegex } from "./boundedRegex";
 import { FilePrefilter } from "./searchPrefilter";
-import { kindOf, type ReadOptions, readLinesSync } from "./lineReader";
+import { kindOf, openRegularWithStatsSync, type ReadOptions, readLinesSync } from "./lineReader";
 
 export interface ScanTask {
   path: string;
@@ -29,6 +30,12 @@ export interface ScanTask {
    * (`searchPrefilter.ts`); its outcome then says `ruledOut` and has no scan.
    */
   prefilter?: boolean;
+  /**
+   * The argument `find` was given: the header is probed on the descriptor the prefilter reads (the
+   * outcome's `probe`, for every file), and a file whose header could match it as an id is never
+   * passed over, since it decides what Pi opens.
+   */
+  probeForId?: string;
 }
 
 /** Pi 1.x `readSessionHeader`'s view of the file: its header's id and cwd, or why it has none. */
@@ -58,6 +65,16 @@ export interface ScanOutcome {
   ruledOut?: true;
 }
 
+/**
+ * Whether Pi's list could show the file with an id `arg` matches: its header says so, or its
+ * header cannot be read the quick way (1.x lists a header without a string id; 0.74 strips a byte
+ * order mark).
+ */
+export function mayHaveId(probe: HeaderProbe, arg: string, version: PiVersion): boolean {
+  if (probe.header) return idMatches(probe.header, arg);
+  return version === "0.74" || probe.missing !== "none";
+}
+
 /** The prefilter of the query this thread searches, made once per query. */
 let prefilterCache: { query: string; prefilter: FilePrefilter | undefined } | undefined;
 
@@ -69,8 +86,8 @@ function prefilterFor(query: string): FilePrefilter | undefined {
   return prefilterCache.prefilter;
 }
 
-/** `readSessionHeader` of Pi 1.x: the first parsed line within the first MiB must be a header. */
-export function probeHeader(path: string, size: number): HeaderProbe {
+/** `readSessionHeader` of Pi 1.x: the first parsed line within the first MiB must be a header (of the file at `path`, or open at that descriptor). */
+export function probeHeader(path: string | number, size: number): HeaderProbe {
   let result: HeaderProbe | undefined;
   try {
     readLinesSync(
@@ -117,6 +134,43 @@ function unlistable(stats: Stats, version: PiVersion): Pick<ScanOutcome, "error"
 }
 
 export function scanFile(task: ScanTask, onChunk?: ReadOptions["onChunk"]): ScanOutcome {
+  const swept = task.read === "info" ? sweep(task) : undefined;
+  if (swept?.ruledOut) {
+    onChunk?.(swept.ruledOut.size);
+    return { path: task.path, size: swept.ruledOut.size, mtimeMs: swept.ruledOut.mtimeMs, ruledOut: true, ...(swept.probe ? { probe: swept.probe } : {}) };
+  }
+  const outcome = scanWhole(task, onChunk);
+  return swept?.probe ? { ...outcome, probe: swept.probe } : outcome;
+}
+
+/**
+ * The header's probe (`probeForId`) and the prefilter, on one descriptor: a file passed over is
+ * answered from that descriptor's stats, so that the sweep of a folder for text opens and stats
+ * each file once (it opened it three times: for the header, a stat, the prefilter).
+ */
+function sweep(task: ScanTask): { probe?: HeaderProbe; ruledOut?: Stats } {
+  const prefilter = task.prefilter && task.query !== undefined ? prefilterFor(task.query) : undefined;
+  if (prefilter === undefined && task.probeForId === undefined) return {};
+  let opened: { fd: number; stats: Stats };
+  try {
+    opened = openRegularWithStatsSync(task.path);
+  } catch {
+    // The whole read says why (or what Pi does with a file that is not a regular one).
+    return task.probeForId !== undefined ? { probe: { missing: "unreadable" } } : {};
+  }
+  const { fd, stats } = opened;
+  try {
+    const probe = task.probeForId !== undefined ? probeHeader(fd, stats.size) : undefined;
+    const keep = probe !== undefined && mayHaveId(probe, task.probeForId!, task.version);
+    const ruledOut = !keep && prefilter !== undefined && !prefilter.couldMatch(fd);
+    return { ...(probe ? { probe } : {}), ...(ruledOut ? { ruledOut: stats } : {}) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The file read in full for Pi's list fields (and the search, the symbols), or its header probed. */
+function scanWhole(task: ScanTask, onChunk?: ReadOptions["onChunk"]): ScanOutcome {
   let size = 0;
   let mtimeMs: number | undefined;
   try {
@@ -128,10 +182,6 @@ export function scanFile(task: ScanTask, onChunk?: ReadOptions["onChunk"]): Scan
     return { path: task.path, size, mtimeMs, error: (error as Error).message };
   }
   if (task.read === "header") return { path: task.path, size, mtimeMs, probe: probeHeader(task.path, size) };
-  if (task.prefilter && task.query !== undefined && prefilterFor(task.query)?.couldMatch(task.path) === false) {
-    onChunk?.(size);
-    return { path: task.path, size, mtimeMs, ruledOut: true };
-  }
   const search = task.query === undefined ? undefined : parseSearchQuery(task.query);
   // A `re:` pattern is tested with a time limit (see boundedRegex.ts).
   const bounded = search?.regex instanceof RegExp ? new BoundedRegex(search.regex) : undefined;

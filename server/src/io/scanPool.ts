@@ -43,6 +43,15 @@ export interface PoolOptions {
    */
   withThisThread?: boolean;
   /**
+   * With `withThisThread`, how many workers are worth starting (at most `threads` less this one),
+   * or undefined while that is not known yet: asked before each task this thread takes until it
+   * answers, and the workers then claim the tasks left. For the command line: the cores that other
+   * work leaves free (`freeCores.ts`), known once enough time has been measured, since a worker
+   * costs a start and a load of the modules and, on a core another process holds, only slows this
+   * thread down. Without it, the workers start at once.
+   */
+  workersWorth?: () => number | undefined;
+  /**
    * Whether even a small job runs on a worker when the compiled worker exists: for a server, whose
    * thread must answer the editor while a session of any size is read (one 1 GB file is one task).
    */
@@ -104,6 +113,10 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
   const threads = Math.min(wanted, tasks.length);
   const onWorkers = options.offThread ? threads > 0 && existsSync(job.script) : usesThreads(wanted, tasks.length, sizes, job.script);
   if (!onWorkers) return runHere(tasks, job, progress, report, options);
+  const here = options.withThisThread === true;
+  const maxWorkers = here ? threads - 1 : threads;
+  // Workers asked for later, by what this thread's first stretch of work measured.
+  const decideLater = here && options.workersWorth !== undefined;
 
   const order = tasks.map((_, i) => i).sort((a, b) => (sizes[b] ?? 0) - (sizes[a] ?? 0));
   const ordered = order.map((id) => tasks[id]!);
@@ -117,7 +130,6 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
     job.onResult?.(id, outcome);
     report();
   };
-  const here = options.withThisThread === true;
   const workers: Worker[] = [];
   try {
     await new Promise<void>((resolveAll, rejectAll) => {
@@ -132,7 +144,7 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
       };
       const abort = () => fail(options.signal?.reason ?? new Error("aborted"));
       options.signal?.addEventListener("abort", abort, { once: true });
-      for (let t = here ? 1 : 0; t < threads; t++) {
+      const startWorker = () => {
         const worker = new Worker(job.script, { resourceLimits: { stackSizeMb: MAIN_THREAD_STACK_MB } });
         workers.push(worker);
         running++;
@@ -141,6 +153,7 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
             progress.bytes += reply.bytes;
             report();
           } else if (reply.kind === "done") {
+            progress.bytes += reply.bytes;
             take(reply.position, reply.outcome);
           } else {
             finished();
@@ -148,11 +161,18 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
         });
         worker.on("error", fail);
         worker.postMessage({ tasks: ordered, next } satisfies WorkerRequest<T>);
-      }
+      };
+      if (!decideLater) for (let t = 0; t < maxWorkers; t++) startWorker();
       if (here) {
         running++;
+        let decided = !decideLater;
         void (async () => {
           for (let position = Atomics.add(next, 0, 1); position < ordered.length && !failed; position = Atomics.add(next, 0, 1)) {
+            const worth = decided ? undefined : options.workersWorth!();
+            if (worth !== undefined) {
+              decided = true;
+              for (let t = 0; t < Math.min(maxWorkers, Math.floor(worth)); t++) startWorker();
+            }
             const outcome = job.here(ordered[position]!, (bytes) => {
               progress.bytes += bytes;
               report();

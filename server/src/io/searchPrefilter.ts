@@ -1,15 +1,15 @@
 /**
  * `find TEXT`'s byte prefilter over one file (its rules: `core/disk/searchPrefilter.ts`): the file
- * is read in 1 MiB chunks, each chunk searched for every token's anchor whatever its case, for the
+ * is read in 256 KiB chunks, each chunk searched for every token's anchor whatever its case, for the
  * escapes and characters that could hide one, and, for a fuzzy token, for the `session_info`
  * lines whose names it may match. Reading stops as soon as every anchor was found. A chunk keeps
  * the end of the one before, so that nothing searched for is missed across a boundary.
  */
 
-import { closeSync, readSync } from "node:fs";
+import { readSync } from "node:fs";
 import { FoldedNeedle } from "../core/base/foldedSearch";
 import { couldMatch, nameOf, PhraseBytes, type PrefilterPlan, wantsNamesFor } from "../core/disk/searchPrefilter";
-import { CHUNK_BYTES, openRegularSync } from "./lineReader";
+import { CHUNK_BYTES } from "./lineReader";
 
 const KELVIN_SIGN = Buffer.from("\u212a");
 const DOTTED_CAPITAL_I = Buffer.from("\u0130");
@@ -21,7 +21,13 @@ const SESSION_INFO_PIVOT = SESSION_INFO.indexOf("_");
 /** Names read from one file at most; a file with more is searched in full. */
 const MAX_NAMES = 64;
 const NEWLINE = 0x0a;
-/** The longest unfinished line carried from one chunk to the next for a phrase. */
+/**
+ * The bytes read at a time. Each chunk is searched several times over (every anchor's rare byte in
+ * both cases, the escapes, `session_info`), and a chunk this size stays in the core's cache
+ * between those searches and for the kernel's copy into it.
+ */
+const READ_BYTES = 256 * 1024;
+/** The longest unfinished line carried from one chunk to the next for a phrase (the line reader's chunk, as before). */
 const MAX_LINE_CARRY = CHUNK_BYTES;
 
 /** Whether a `\uXXXX` escape's code could lowercase to an ASCII letter or digit, or be the `_` of `session_info`. */
@@ -51,25 +57,21 @@ export class FilePrefilter {
     this.overlap = longest - 1;
     this.phrases = plan.tokens.map((t) => (t.phrase ? new PhraseBytes(t.phrase) : undefined));
     // A phrase is looked for in whole lines, so the unfinished line at a chunk's end is kept for the next.
-    this.buffer = Buffer.allocUnsafe(CHUNK_BYTES + (this.phrases.some(Boolean) ? Math.max(this.overlap, MAX_LINE_CARRY) : this.overlap));
+    this.buffer = Buffer.allocUnsafe(READ_BYTES + (this.phrases.some(Boolean) ? Math.max(this.overlap, MAX_LINE_CARRY) : this.overlap));
     this.watchKelvin = plan.tokens.some((t) => t.anchor?.includes("k"));
     this.watchDottedI = plan.tokens.some((t) => t.anchor?.includes("i"));
   }
 
-  /** Whether the exact search could match the file (true for a file that cannot be read here: the exact read says why). */
-  couldMatch(path: string): boolean {
-    let fd: number;
-    try {
-      fd = openRegularSync(path);
-    } catch {
-      return true;
-    }
+  /**
+   * Whether the exact search could match the file open at `fd` (true for a file that cannot be
+   * read here: the exact read says why). The caller opens it, so that the header's probe and this
+   * sweep share one descriptor and one stat.
+   */
+  couldMatch(fd: number): boolean {
     try {
       return this.read(fd);
     } catch {
       return true;
-    } finally {
-      closeSync(fd);
     }
   }
 
@@ -81,7 +83,7 @@ export class FilePrefilter {
     let carry = 0;
     let position = 0;
     for (;;) {
-      const read = readSync(fd, buffer, carry, CHUNK_BYTES, position);
+      const read = readSync(fd, buffer, carry, READ_BYTES, position);
       if (read === 0) break;
       const end = carry + read;
       // The whole lines of the buffer end here; the rest is carried to the next chunk.
@@ -95,7 +97,7 @@ export class FilePrefilter {
       }
       hazard = this.hazardIn(end);
       if (hazard || !missing) return true;
-      if (nameFacts && !nameFacts.unknown) this.gatherNames(nameFacts, end, carry, position === 0, read < CHUNK_BYTES);
+      if (nameFacts && !nameFacts.unknown) this.gatherNames(nameFacts, end, carry, position === 0, read < READ_BYTES);
       position += read;
       const unfinished = end - linesEnd;
       if (unfinished > MAX_LINE_CARRY) {

@@ -15,7 +15,7 @@ import { cwdMatches, type PiProcess, type PiVersion, type SessionLocation } from
 import { looksLikePath, type Resolution, resolveLikePi } from "../core/disk/resolve";
 import { parseSearchQuery } from "../core/disk/search";
 import { idMatches } from "../core/session/rules";
-import { probeHeader, type ScanOutcome, type ScanTask } from "./scanFile";
+import { type HeaderProbe, mayHaveId, probeHeader, type ScanOutcome, type ScanTask } from "./scanFile";
 import { type PoolOptions, scanAll } from "./scanPool";
 import { filesFor } from "./sessionQuery";
 import { folderFiles, locate, type SessionFile } from "./sessionStore";
@@ -110,21 +110,19 @@ export async function findSessions(request: FindRequest): Promise<FindResult> {
   const files = [...union.values()];
 
   const wantsText = request.text === "always" || (request.text !== "never" && !looksLikePath(arg) && !idLike(arg));
+  // Every header, probed here for an id, or by the text search's threads on the descriptor each
+  // file's prefilter reads.
+  const probes = new Map<string, HeaderProbe>();
+  if (!wantsText) for (const f of files) probes.set(f.path, probeHeader(f.path, f.size));
+  const idCandidate = (f: SessionFile) => mayHaveId(probes.get(f.path)!, arg, version);
   // Which files to read in full: all of them for a text search, else the possible id matches.
-  const probes = new Map<string, ReturnType<typeof probeHeader>>();
-  for (const f of files) probes.set(f.path, probeHeader(f.path, f.size));
-  // A file Pi's list could show with a matching id: its header says so, or its header cannot be
-  // read the quick way (1.x lists a header without a string id; 0.74 strips a byte order mark).
-  const idCandidate = (f: SessionFile) => {
-    const probe = probes.get(f.path)!;
-    if (probe.header) return idMatches(probe.header, arg);
-    return version === "0.74" || probe.missing !== "none";
-  };
   let full = wantsText ? files : looksLikePath(arg) ? [] : files.filter(idCandidate);
   // A text search parses only the files whose bytes could match, but never one whose id could,
   // which decides what Pi opens.
   const mayRuleOut = (f: SessionFile) => request.prefilter !== false && !idCandidate(f);
-  let outcomes = await scanFull(full, version, wantsText ? arg : undefined, request.pool, mayRuleOut);
+  let outcomes = wantsText
+    ? await scanFull(full, version, arg, request.pool, () => request.prefilter !== false, { arg, probes })
+    : await scanFull(full, version, undefined, request.pool);
   const listsOf = (outs: Map<string, ScanOutcome>) => {
     const keep = location.filterByCwd ? (info: { cwd: string }) => cwdMatches(info.cwd, p) : undefined;
     const pick = (list: SessionFile[]) => list.filter((f) => outs.has(f.path)).map((f) => outs.get(f.path)!);
@@ -245,7 +243,9 @@ function missingCwdOf(resolution: Resolution, opens: ListedSession, p: PiProcess
 /**
  * Reads the files in full, matching the query if there is one. A file `mayRuleOut` accepts is
  * passed over when its bytes show the query cannot match it, and is left out of the answer, as if
- * it were not in the folder: it would be listed, but not matched.
+ * it were not in the folder: it would be listed, but not matched. With `probing`, every file's
+ * header is probed on the way into `probes`, and a file whose header could match `arg` as an id
+ * is never passed over.
  */
 async function scanFull(
   files: SessionFile[],
@@ -253,6 +253,7 @@ async function scanFull(
   query: string | undefined,
   pool: FindRequest["pool"],
   mayRuleOut?: (f: SessionFile) => boolean,
+  probing?: { arg: string; probes: Map<string, HeaderProbe> },
 ): Promise<Map<string, ScanOutcome>> {
   if (query !== undefined && parseSearchQuery(query).error) query = undefined;
   const tasks: ScanTask[] = files.map((f) => ({
@@ -260,7 +261,9 @@ async function scanFull(
     version,
     read: "info",
     ...(query !== undefined ? { query, ...(mayRuleOut?.(f) ? { prefilter: true } : {}) } : {}),
+    ...(probing ? { probeForId: probing.arg } : {}),
   }));
   const outcomes = await scanAll(tasks, { ...pool, sizes: files.map((f) => f.size) });
+  if (probing) for (const o of outcomes) probing.probes.set(o.path, o.probe ?? { missing: "unreadable" });
   return new Map(outcomes.filter((o) => !o.ruledOut).map((o) => [o.path, o]));
 }

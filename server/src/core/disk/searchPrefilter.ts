@@ -140,10 +140,11 @@ export class PhraseBytes {
   /** Whether `bytes[from, to)`, whole lines, could hold the phrase. */
   occursIn(bytes: Uint8Array, from: number, to: number): boolean {
     const [first, ...rest] = this.needles;
-    if (first!.someOccurrence(bytes, from, to, (start) => this.inRowFrom(bytes, start + first!.bytes.length, rest, to))) return true;
-    return this.needles
-      .slice(0, -1)
-      .some((needle) => needle.someOccurrence(bytes, from, to, (start) => bytes[this.afterSpaces(bytes, start + needle.bytes.length, to)] === 0x22));
+    // The first word's occurrences are searched once for both ways: the words in a row, or the word at a string's end.
+    const endsString = (needle: FoldedNeedle, start: number) => bytes[this.afterSpaces(bytes, start + needle.bytes.length, to)] === 0x22;
+    if (first!.someOccurrence(bytes, from, to, (start) => this.inRowFrom(bytes, start + first!.bytes.length, rest, to) || endsString(first!, start)))
+      return true;
+    return this.needles.slice(1, -1).some((needle) => needle.someOccurrence(bytes, from, to, (start) => endsString(needle, start)));
   }
 
   /** The offset after the whitespace characters from `i` on. */
