@@ -72,7 +72,8 @@ export function isInContext(a: SessionAnalysis, entry: Entry): boolean {
  * `model_change` or assistant message, Pi 1.x skips assistants answered by a virtual model
  * (`api: "pi-virtual"`) and those naming no model (`provider/resumedModel.ts`). A mark made from
  * values would go stale when an edit changes them but not the structure, so every assistant back
- * to the last `model_change` is marked, which holds whatever those values are.
+ * to the last `model_change` is marked, which holds whatever those values are. So is every message
+ * entry of the path without a role, whose message Pi reads wherever it is.
  */
 export const contextInputLines = perStructure((a: SessionAnalysis): Uint8Array => {
   const marked = new Uint8Array(a.entryAtLine.length);
@@ -85,6 +86,13 @@ export const contextInputLines = perStructure((a: SessionAnalysis): Uint8Array =
     if (from < 0) from = 0;
   }
   for (let i = from; i < path.length; i++) marked[path[i]!.line] = 1;
+  // Pi reads `entry.message.role` of every message entry on the path and throws on a missing
+  // message (`messageEntryWithout`): a line with no role of its own can lose its message without
+  // changing the structure, so each such line before `from` is marked too (they are rare).
+  for (let i = 0; i < from; i++) {
+    const e = path[i]!;
+    if (e.type === "message" && e.parsed.role === undefined) marked[e.line] = 1;
+  }
   // Settings are read over the whole path: only the last of each kind before `from` can matter.
   let model = false;
   let thinking = false;
