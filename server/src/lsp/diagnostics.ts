@@ -167,8 +167,11 @@ export class DiagnosticsService {
     }
     const resultId = String(this.nextResultId++);
     this.last.set(document.uri, { document, revision: document.revision, generation: this.generation, items, resultId, partial: true });
-    // Started once this answer is on its way, so that the first slice does not hold it back.
-    setImmediate(() => void this.complete(document));
+    // Started once this answer is on its way, so that the first slice does not hold it back; for
+    // the text and settings of this answer, so that an edit or a setting handled meanwhile ends it.
+    const { revision } = document;
+    const generation = this.generation;
+    setImmediate(() => void this.complete(document, revision, generation));
     return { items, fresh: true, resultId };
   }
 
@@ -177,10 +180,12 @@ export class DiagnosticsService {
    * An edit, a close or a setting that changes the list meanwhile ends the work: the next push or
    * pull then computes the list of the new text as for any edit.
    */
-  private async complete(document: SessionDocument): Promise<void> {
-    const { uri, revision } = document;
-    const generation = this.generation;
+  private async complete(document: SessionDocument, revision: number, generation: number): Promise<void> {
+    const { uri } = document;
     const stillValid = () => this.source.get(uri) === document && document.revision === revision && this.generation === generation;
+    // A close, an edit or a setting handled before this turn ends the work before its first slice
+    // (the driver asks only between slices, and the first builds a large session's contexts).
+    if (!stillValid()) return;
     let items: Diagnostic[];
     try {
       items = await this.source.drive(this.source.steps(document), stillValid);
