@@ -110,4 +110,18 @@ describe("a staged open's second part", () => {
     // The second part may have begun before the edit came; it is dropped, never published.
     expect(h.sent.at(-1)?.diagnostics.map((d) => d.message)).toEqual([`complete at ${document.revision}`]);
   });
+
+  it("drops the second part for a setting changed right after the first pull, and answers the next pull with the complete list", async () => {
+    const h = harness(true);
+    const uri = "file:///settings.jsonl";
+    const document = new SessionDocument(uri, "jsonl", 1, TEXT);
+    h.open.set(uri, document);
+    const first = h.service.report(uri, undefined);
+    h.service.settingsChanged(true);
+    await ticks(6);
+    // The one refresh is the setting's: the second part neither ran nor asked for a pull.
+    expect(h.counts()).toEqual({ refreshes: 1, stepsStarted: 0 });
+    const next = h.service.report(uri, first.kind === "full" ? first.resultId : undefined);
+    expect(next.kind === "full" && next.items.map((d) => d.message)).toEqual([`complete at ${document.revision}`]);
+  });
 });
