@@ -257,7 +257,7 @@ export const MUTANTS = [
   // find reads in full only the files whose header id starts with the argument.
   {
     id: "find-prefilter-includes",
-    file: "io/sessionFind.ts",
+    file: "io/scanFile.ts",
     from: "if (probe.header) return idMatches(probe.header, arg);",
     to: "if (probe.header) return probe.header.id.includes(arg);",
     tests: ["test/core/findPrefilter.test.ts", "test/io/sessionFind.test.ts"],
