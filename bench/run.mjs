@@ -632,17 +632,28 @@ async function main() {
   console.log(render(t.rows, o));
   console.log();
   console.log(
-    JSON.stringify({
-      bench: "pi-session-lsp",
-      node: process.version,
-      cpus: cpus().length,
-      load: { before: loadBefore, after: loadAfter, otherShare: other ?? null },
-      options: { ...o, only: [...o.only] },
-      files,
-      rows: t.rows,
-      raw,
-    }),
+    JSON.stringify(
+      {
+        bench: "pi-session-lsp",
+        node: process.version,
+        cpus: cpus().length,
+        load: { before: loadBefore, after: loadAfter, otherShare: other ?? null },
+        options: { ...o, only: [...o.only] },
+        files,
+        rows: t.rows,
+        raw,
+      },
+      keepOutputsShort,
+    ),
   );
+}
+
+/**
+ * The raw results keep each timed process's standard output, which for `context FILE` is the whole
+ * context (tens of megabytes): the JSON line gives its length instead, so the report stays readable.
+ */
+function keepOutputsShort(key, value) {
+  return key === "stdout" && typeof value === "string" && value.length > 200 ? `(${value.length} characters)` : value;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
