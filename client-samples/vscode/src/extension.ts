@@ -61,6 +61,16 @@ const COMPARE_SCHEME = "pi-compare";
 /** The server's command that answers `export`'s Markdown of a branch; the language client registers it. */
 const EXPORT_MARKDOWN_COMMAND = "piSession.exportMarkdown";
 const EXPORT_SCHEME = "pi-export";
+
+/**
+ * The commands whose answer is text the extension shows as a read-only document: the scheme it is
+ * shown under, the answer's field that holds the text, and the title when the answer gives none.
+ */
+const SHOWN_ANSWERS: Record<string, { scheme: string; field: string; title: string } | undefined> = {
+  [COMPARE_BRANCHES_COMMAND]: { scheme: COMPARE_SCHEME, field: "text", title: "compare" },
+  [EXPORT_MARKDOWN_COMMAND]: { scheme: EXPORT_SCHEME, field: "markdown", title: "export" },
+};
+
 /** The server inside the extension, relative to its folder (scripts/bundle.mjs writes it). */
 const BUNDLED_SERVER = "server/out/pi-session-lsp.js";
 /** The server's code actions that the extension's commands apply (server/src/features). */
@@ -167,18 +177,12 @@ async function startClient(contexts: ContextDocuments): Promise<void> {
     initializationOptions: () => ({ [SECTION]: serverSettings() }),
     middleware: {
       executeCommand: async (command, args, next) => {
-        if (command === COMPARE_BRANCHES_COMMAND) {
+        const shown = SHOWN_ANSWERS[command];
+        if (shown) {
           const result: unknown = await next(command, args);
-          const answer = result as { text?: unknown; title?: unknown } | null | undefined;
-          if (typeof answer?.text === "string")
-            await answers.show(COMPARE_SCHEME, String(args[0]), typeof answer.title === "string" ? answer.title : "compare", answer.text);
-          return result;
-        }
-        if (command === EXPORT_MARKDOWN_COMMAND) {
-          const result: unknown = await next(command, args);
-          const answer = result as { markdown?: unknown; title?: unknown } | null | undefined;
-          if (typeof answer?.markdown === "string")
-            await answers.show(EXPORT_SCHEME, String(args[0]), typeof answer.title === "string" ? answer.title : "export", answer.markdown);
+          const answer = result as Record<string, unknown> | null | undefined;
+          const text = answer?.[shown.field];
+          if (typeof text === "string") await answers.show(shown.scheme, String(args[0]), typeof answer?.title === "string" ? answer.title : shown.title, text);
           return result;
         }
         if (command !== SHOW_CONTEXT_COMMAND) return next(command, args);
