@@ -66,6 +66,7 @@ describe("findSecrets", () => {
     ["a SHA-256", "sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"],
     ["a token that is a UUID", "token: 123e4567-e89b-12d3-a456-426614174000"],
     ["Pi's usage fields", '"totalTokens":2940,"cacheRead":1024'],
+    ["a long number after a name", 'API_TOKEN=12345678901234567890123456789012 and "authCount": 98765432109876543210.5.'],
     ["a path after a name", "SECRET_FILE=/etc/app/secret.key"],
     ["a variable given another", "API_KEY=process.env.API_KEY and TOKEN=${TOKEN} and PASSWORD=changeme"],
     ["a template URL", "postgres://user:password@localhost:5432/db"],

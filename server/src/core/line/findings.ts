@@ -170,6 +170,7 @@ class LineChecker {
   private checkUsage(usage: unknown, path: JsonPath): void {
     if (jsonKind(usage) !== "object") return;
     const u = usage as Record<string, unknown>;
+    if (usageValid(u)) return;
     for (const name of USAGE_NUMBERS) {
       if (name in u && typeof u[name] !== "number") {
         this.add(
@@ -188,7 +189,7 @@ class LineChecker {
       );
     } else if (cost !== undefined) {
       const c = cost as Record<string, unknown>;
-      for (const name of ["input", "output", "cacheRead", "cacheWrite", "total"]) {
+      for (const name of COST_NUMBERS) {
         if (name in c && typeof c[name] !== "number") {
           this.add(
             "wrong-type",
@@ -305,6 +306,35 @@ function fieldsValid(object: Record<string, unknown>, fields: readonly FieldSpec
     if (field.iso && !isIsoTimestamp(value as string)) return false;
   }
   return true;
+}
+
+/** What `checkUsage` reads, each a number when present: the usage's counts and its cost's. */
+const COST_NUMBERS: readonly string[] = ["input", "output", "cacheRead", "cacheWrite", "total"];
+
+/**
+ * Whether `checkUsage` finds nothing in `u`, told with a load of each field by its name: every
+ * assistant message has a usage, and the loops over the names' lists, which look each one up by a
+ * name held in a variable, cost `check` 18 ms on a 45 MB session. Kept to the lists by the check below.
+ */
+function usageValid(u: Record<string, unknown>): boolean {
+  const { input, output, cacheRead, cacheWrite, totalTokens, cost } = u;
+  if (!(isNumberOrAbsent(input) && isNumberOrAbsent(output) && isNumberOrAbsent(cacheRead) && isNumberOrAbsent(cacheWrite) && isNumberOrAbsent(totalTokens)))
+    return false;
+  if (cost === undefined) return true;
+  if (cost === null || typeof cost !== "object" || Array.isArray(cost)) return false;
+  const c = cost as Record<string, unknown>;
+  return (
+    isNumberOrAbsent(c.input) && isNumberOrAbsent(c.output) && isNumberOrAbsent(c.cacheRead) && isNumberOrAbsent(c.cacheWrite) && isNumberOrAbsent(c.total)
+  );
+}
+
+// `usageValid` names the fields of these lists one by one: a name added to a list must be added there too.
+if (USAGE_NUMBERS.join() !== "input,output,cacheRead,cacheWrite,totalTokens" || COST_NUMBERS.join() !== "input,output,cacheRead,cacheWrite,total")
+  throw new Error("usageValid no longer reads the fields checkUsage checks");
+
+/** A JSON value's field: absent (no JSON value is undefined), or a number. */
+function isNumberOrAbsent(value: unknown): boolean {
+  return value === undefined || typeof value === "number";
 }
 
 /** "an assistant", "an entry", but "a user", "a usage": the words here that start with "u" sound like "you". */

@@ -94,21 +94,33 @@ function sharedModel(model: { provider: unknown; modelId: unknown }): { provider
 }
 
 /**
- * The tool call ids of the lines made last, each its own key, so that a tool result's `toolResultId`
- * is the very string of the call it answers, a few lines above it, instead of a copy of it (48
- * bytes for each of the 20,000 results of a 45 MB session). Bounded: emptied when full.
+ * The tool call ids of the lines made last, newest last, so that a tool result's `toolResultId` is
+ * the very string of the call it answers, a few lines above it, instead of a copy of it (48 bytes
+ * for each of the 20,000 results of a 45 MB session). A ring of the last `RECENT_CALL_IDS`, read
+ * from the newest: a result answers one of the last few calls, and comparing it with those costs
+ * less than the map this was (hashing every call's id and every result's, 11 ms of a `check` of
+ * that session).
  */
-const recentCallIds = new Map<string, string>();
-const MAX_RECENT_CALL_IDS = 256;
+const RECENT_CALL_IDS = 64;
+const recentCallIds: string[] = new Array(RECENT_CALL_IDS).fill("");
+let nextCallId = 0;
 
 function rememberCallIds(ids: string | readonly string[]): void {
-  const list = typeof ids === "string" ? [ids] : ids;
-  if (recentCallIds.size + list.length > MAX_RECENT_CALL_IDS) recentCallIds.clear();
-  for (const id of list) recentCallIds.set(id, id);
+  if (typeof ids === "string") rememberCallId(ids);
+  else for (const id of ids) rememberCallId(id);
+}
+
+function rememberCallId(id: string): void {
+  recentCallIds[nextCallId] = id;
+  nextCallId = (nextCallId + 1) % RECENT_CALL_IDS;
 }
 
 function sharedCallId(id: string): string {
-  return recentCallIds.get(id) ?? id;
+  for (let back = 1; back <= RECENT_CALL_IDS; back++) {
+    const recent = recentCallIds[(nextCallId - back + RECENT_CALL_IDS) % RECENT_CALL_IDS]!;
+    if (recent === id) return recent;
+  }
+  return id;
 }
 
 /**

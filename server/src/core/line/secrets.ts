@@ -236,6 +236,8 @@ const ENV_NAME = /^[A-Z0-9_]{0,50}(?:API_?KEY|ACCESS_?KEY|SECRET(?:_?KEY)?|TOKEN
 const AFTER_NAME = /[A-Za-z0-9_.-]{0,20}(?:\\{0,7}["'])?(?:[ \t]{0,3}(?:=>|:=|[=:])[ \t]{0,3}|(?<=bearer|token)[ \t]{1,3})(?:\\{0,7}["'])?/iy;
 const VALUE = /[A-Za-z0-9_+/=.~!@#%^*-]{1,300}/y;
 
+const HAS_LETTER = /[A-Za-z]/;
+
 function valueAfter(text: string, from: number, kind: SecretKind, accept: (value: string) => boolean, strictName = false): SecretMatch | undefined {
   AFTER_NAME.lastIndex = from;
   const sep = AFTER_NAME.exec(text);
@@ -256,6 +258,9 @@ function valueAfter(text: string, from: number, kind: SecretKind, accept: (value
   let v = value[0];
   // A sentence's full stop is not part of the value.
   while (v.endsWith(".")) v = v.slice(0, -1);
+  // A value without a letter (a count: every usage's `"totalTokens":1234`) is no credential: every
+  // vendor's token starts with letters, and each kind's test wants a letter (`looksRandom`).
+  if (!HAS_LETTER.test(v)) return undefined;
   const vendor = vendorOf(v);
   if (vendor) return { kind: vendor.kind, start: value.index, end: value.index + v.length, prefix: vendor.prefix };
   if (!accept(v)) return undefined;
