@@ -26,7 +26,8 @@ export function checkLines(r: Report): void {
   const { doc, a } = r;
   const facts = lineFacts(r);
   checkByLine(r, {
-    memos,
+    // A run without the lines' own findings keeps nothing for the next run to replay.
+    memos: r.lineFindings ? memos : new WeakMap(),
     key: undefined,
     sameKey: () => true,
     lines: () => lineNumbers(doc.lineCount),
@@ -99,7 +100,7 @@ function checkLine(r: Report, line: number, facts: LineFacts, add: (...args: Add
     return;
   }
   const entry = a.entryAtLine[line];
-  for (const finding of p.findings) {
+  for (const finding of r.lineFindings ? p.findings : []) {
     if (v1 && finding.code === "missing-field" && V1_ADDED_FIELDS.has(finding.field ?? "")) continue;
     let message = finding.message;
     if (finding.code === "missing-message" && entry && a.onActivePath[entry.index]) {

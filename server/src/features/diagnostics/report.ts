@@ -88,6 +88,12 @@ export class Report {
     readonly doc: SessionDocument,
     /** At most this many diagnostics of one code are built; the rest are only counted. */
     private readonly limitPerCode = Number.POSITIVE_INFINITY,
+    /**
+     * Whether the line check reports each line's own findings (`ParsedLine.findings`). A large
+     * open's first answer, the structure alone, leaves them to the complete list: reading them
+     * makes a large document find its lines' credentials (`core/line/deferredSecrets.ts`).
+     */
+    readonly lineFindings = true,
   ) {
     this.a = doc.analysis;
   }
