@@ -10,10 +10,10 @@
  */
 
 import type { Steps } from "../base/steps";
-import type { ParsedLine } from "./facts";
+import type { LineFacts, ParsedLine } from "./facts";
 import { addSecretFindings, type LineFinding } from "./findings";
 import { parseLineWith } from "./parse";
-import { NO_FINDINGS, ParsedValueLine } from "./record";
+import { ParsedValueLine } from "./record";
 
 /** A parsed line whose credentials are found when its findings are first read. */
 export class SecretsDeferredLine extends ParsedValueLine {
@@ -23,9 +23,10 @@ export class SecretsDeferredLine extends ParsedValueLine {
   override get findings(): readonly LineFinding[] {
     if (this.complete === undefined) {
       const others = super.findings;
-      const found = [...others];
-      addSecretFindings(this.text, found);
-      this.complete = found.length === others.length ? others : found.length === 0 ? NO_FINDINGS : found;
+      const secrets: LineFinding[] = [];
+      addSecretFindings(this.text, secrets);
+      // Most lines hold none: they keep the array they had (often the shared empty one).
+      this.complete = secrets.length === 0 ? others : [...others, ...secrets];
     }
     return this.complete;
   }
@@ -36,9 +37,11 @@ export class SecretsDeferredLine extends ParsedValueLine {
   }
 }
 
+const makeDeferred = (text: string, facts: LineFacts): SecretsDeferredLine => new SecretsDeferredLine(text, facts);
+
 /** `parseLine(text)`, the credentials' findings made when first read. */
 export function parseLineDeferringSecrets(text: string): ParsedLine {
-  return parseLineWith(text, (lineText, facts) => new SecretsDeferredLine(lineText, facts), true, false);
+  return parseLineWith(text, makeDeferred, true, false);
 }
 
 /** About this many characters of text are searched between two steps. */
