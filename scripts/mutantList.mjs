@@ -186,8 +186,8 @@ export const MUTANTS = [
     // A large open's first answer reads every line's findings again, and so searches every line for credentials.
     id: "diagnostics-structural-reads-findings",
     file: "features/diagnostics/lineChecks.ts",
-    from: "for (const finding of r.lineFindings ? p.findings : [])",
-    to: "for (const finding of p.findings)",
+    from: "lines: () => (r.lineFindings ? lineNumbers(doc.lineCount) : linesNotObjects(doc.parsed)),",
+    to: "lines: () => lineNumbers(doc.lineCount),",
     tests: ["test/diagnostics/deferredSecrets.test.ts"],
   },
   {
