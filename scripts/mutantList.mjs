@@ -183,6 +183,22 @@ export const MUTANTS = [
     tests: ["test/diagnostics/fixtures.test.ts"],
   },
   {
+    // A large open's first answer reads every line's findings again, and so searches every line for credentials.
+    id: "diagnostics-structural-reads-findings",
+    file: "features/diagnostics/lineChecks.ts",
+    from: "lines: () => (r.lineFindings ? lineNumbers(doc.lineCount) : linesNotObjects(doc.parsed)),",
+    to: "lines: () => lineNumbers(doc.lineCount),",
+    tests: ["test/diagnostics/deferredSecrets.test.ts"],
+  },
+  {
+    // A deferred line forgets its credentials.
+    id: "deferred-secrets-dropped",
+    file: "core/line/deferredSecrets.ts",
+    from: "addSecretFindings(this.text, secrets);",
+    to: "",
+    tests: ["test/diagnostics/deferredSecrets.test.ts"],
+  },
+  {
     id: "diagnostics-final-newline-cr",
     file: "features/diagnostics/fileChecks.ts",
     from: 'const length = text.endsWith("\\r") ? text.length - 1 : text.length;',

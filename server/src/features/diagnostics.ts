@@ -17,6 +17,7 @@ import type { SessionFacts } from "../core/disk/facts";
 import type { SessionDocument } from "../core/session/document";
 import { runToEnd, type Steps } from "../core/base/steps";
 import { clip } from "../core/base/text";
+import { findDeferredSecrets } from "../core/line/deferredSecrets";
 import { checkEncoding } from "./diagnostics/encodingChecks";
 import { checkBom, checkFinalNewline, checkHeader, checkNotASession } from "./diagnostics/fileChecks";
 import { checkLines } from "./diagnostics/lineChecks";
@@ -35,7 +36,14 @@ const CHECKS: readonly [string, Check][] = [
   ["byte order mark", checkBom],
   ["header", checkHeader],
   ["session folder", (r, facts) => checkFolder(r, facts.folder)],
-  ["line", checkLines],
+  [
+    "line",
+    function* (r) {
+      // A large document's credentials are found first, in steps (`deferredSecrets.ts`).
+      if (r.lineFindings) yield* findDeferredSecrets(r.doc.parsed);
+      checkLines(r);
+    },
+  ],
   ["duplicate id", (r) => r.isV1 || checkDuplicates(r)],
   ["parent cycle", (r) => r.isV1 || checkCycles(r)],
   ["link", (r) => r.isV1 || checkLinks(r)],
@@ -89,8 +97,9 @@ export function collectDiagnostics(doc: SessionDocument, limitPerCode?: number, 
 }
 
 /**
- * The structural diagnostics alone (`STRUCTURAL_CHECKS`), with no facts from the file system: each
- * is one of `collectDiagnostics`' own, made by the same check on the same document.
+ * The structural diagnostics alone (`STRUCTURAL_CHECKS`, without the lines' own findings), with no
+ * facts from the file system: each is one of `collectDiagnostics`' own, made by the same check on
+ * the same document.
  */
 export function collectStructuralDiagnostics(doc: SessionDocument, limitPerCode?: number): CollectedDiagnostics {
   return runToEnd(collectDiagnosticsSteps(doc, limitPerCode, {}, STRUCTURAL_CHECKS));
@@ -99,7 +108,8 @@ export function collectStructuralDiagnostics(doc: SessionDocument, limitPerCode?
 /**
  * `collectDiagnostics` as steps: it yields between two checks, and within the provider request's
  * checks, so that the server can let requests in while it completes a large session's diagnostics.
- * With `only`, just the checks of those names run, and the encoding's is left out.
+ * With `only`, just the checks of those names run, and the encoding's and the lines' own findings
+ * are left out.
  */
 export function* collectDiagnosticsSteps(
   doc: SessionDocument,
@@ -107,7 +117,7 @@ export function* collectDiagnosticsSteps(
   facts: SessionFacts = {},
   only?: ReadonlySet<string>,
 ): Steps<CollectedDiagnostics> {
-  const r = new Report(doc, limitPerCode);
+  const r = new Report(doc, limitPerCode, only === undefined);
   // The encoding comes first: the text every other check reads is the one decoded from it.
   if (!only) guarded(r, "encoding", (r) => checkEncoding(r, facts.encoding));
   // An oh-my-pi file gets one diagnostic instead of a cascade about a format it does not follow.

@@ -169,9 +169,11 @@ export class DiagnosticsService {
     this.last.set(document.uri, { document, revision: document.revision, generation: this.generation, items, resultId, partial: true });
     // Started once this answer is on its way, so that the first slice does not hold it back; for
     // the text and settings of this answer, so that an edit or a setting handled meanwhile ends it.
+    // The library writes an answer or a notification from a `setImmediate` of its own, queued after
+    // this one returns: one turn more lets it go first (with one, the answer waited for a slice).
     const { revision } = document;
     const generation = this.generation;
-    setImmediate(() => void this.complete(document, revision, generation));
+    setImmediate(() => setImmediate(() => void this.complete(document, revision, generation)));
     return { items, fresh: true, resultId };
   }
 

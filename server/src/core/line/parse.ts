@@ -71,9 +71,10 @@ export function parseLine(text: string): ParsedLine {
  * apart, so that `lines.map(parseLine)` passes no index for it. `withFindings: false` leaves the
  * line's findings out (the record says it has none): for a reader that never reports them and
  * asks `parseLine` again if it ever does (`scannedContext.ts`), since the checks are a tenth of
- * the time of a parse.
+ * the time of a parse. `withSecrets: false` leaves out only the credentials' findings, for a record
+ * that finds them in its text when they are first read (`deferredSecrets.ts`).
  */
-export function parseLineWith(text: string, make: ValueLineMaker | undefined, withFindings = true): ParsedLine {
+export function parseLineWith(text: string, make: ValueLineMaker | undefined, withFindings = true, withSecrets = true): ParsedLine {
   if (isBlank(text)) return BLANK;
   let first = 0;
   for (let c = text.charCodeAt(0); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++first));
@@ -97,7 +98,7 @@ export function parseLineWith(text: string, make: ValueLineMaker | undefined, wi
   const time = typeof timestamp === "string" ? isoTime(timestamp) : undefined;
   let findings: readonly LineFinding[] = NO_FINDINGS;
   if (object && withFindings) {
-    const found = checkLine(text, object, type);
+    const found = checkLine(text, object, type, withSecrets);
     // Most lines have no finding; they share one empty array instead of holding 50,000.
     if (found.length > 0) findings = found;
   }

@@ -23,6 +23,7 @@ import { CachedValueLine } from "../line/record";
 import { locate, locateIdFast, type JsonPath } from "../line/locate";
 import type { LineParses } from "../line/packed";
 import { parseLine } from "../line/parse";
+import { parseLineDeferringSecrets } from "../line/deferredSecrets";
 import type { ParsedLine } from "../line/facts";
 import { type PiPosition, PositionMap } from "../line/positions";
 import { keepsValues, parseWithoutKeeping } from "../line/values";
@@ -62,10 +63,13 @@ export class SessionDocument {
       parses.dispose();
       parses = undefined;
     }
-    // A text too large for the value cache keeps no values while it is parsed (see values.ts).
+    // A text too large for the value cache keeps no values while it is parsed (see values.ts), and
+    // leaves its lines' credentials to be found when their findings are first read: the first
+    // diagnostics of a large open read none (`deferredSecrets.ts`).
+    const deferSecrets = !keepsValues(text.length);
     this.parsed = parseWithoutKeeping(
       text.length,
-      () => parses?.take(this.lines, parseDocumentLine) ?? this.lines.map((line, i) => parseDocumentLine(line, i)),
+      () => parses?.take(this.lines, parseDocumentLine) ?? this.lines.map((line, i) => parseDocumentLine(line, i, deferSecrets)),
     );
     this.positions = PositionMap.of(this.lines);
   }
@@ -357,7 +361,9 @@ function splice<T>(array: T[], start: number, count: number, items: T[]): T[] {
 /**
  * Parses line `line`. Pi 0.73/0.74 trims the whole file before splitting it, which drops a byte
  * order mark, so the first line is parsed without one; Pi 1.x does not, and the diagnostics say so.
+ * With `deferSecrets`, the line's credentials are found when its findings are first read.
  */
-function parseDocumentLine(text: string, line: number): ParsedLine {
-  return line === 0 && text.charCodeAt(0) === 0xfeff ? parseLine(text.slice(1)) : parseLine(text);
+function parseDocumentLine(text: string, line: number, deferSecrets = false): ParsedLine {
+  const parse = deferSecrets ? parseLineDeferringSecrets : parseLine;
+  return line === 0 && text.charCodeAt(0) === 0xfeff ? parse(text.slice(1)) : parse(text);
 }

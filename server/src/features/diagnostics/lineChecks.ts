@@ -1,6 +1,7 @@
 /** Checks of each line: blank, malformed and cut-off lines, values that are not objects, the line's own findings, and what needs the parent. */
 
 import type { Entry } from "../../core/session/entry";
+import type { ParsedLine } from "../../core/line/facts";
 import { describe } from "../../core/line/findings";
 import { versionRules } from "../../core/session/semantics/version";
 import { shortValue } from "../../core/base/text";
@@ -26,10 +27,13 @@ export function checkLines(r: Report): void {
   const { doc, a } = r;
   const facts = lineFacts(r);
   checkByLine(r, {
-    memos,
+    // A run without the lines' own findings keeps nothing for the next run to replay.
+    memos: r.lineFindings ? memos : new WeakMap(),
     key: undefined,
     sameKey: () => true,
-    lines: () => lineNumbers(doc.lineCount),
+    // Without the lines' own findings only the lines that are not an object are faults of their
+    // own (blank, not JSON, not an object): the structure's first answer walks no other line.
+    lines: () => (r.lineFindings ? lineNumbers(doc.lineCount) : linesNotObjects(doc.parsed)),
     again: (edited) => {
       // Blank lines share one parse whatever their whitespace, and the last line is skipped only
       // when it is the empty piece after the final newline: it is always checked again.
@@ -46,6 +50,13 @@ export function checkLines(r: Report): void {
 
 function* lineNumbers(count: number): Generator<number> {
   for (let line = 0; line < count; line++) yield line;
+}
+
+function* linesNotObjects(parsed: readonly ParsedLine[]): Generator<number> {
+  for (let line = 0; line < parsed.length; line++) {
+    const p = parsed[line]!;
+    if (p.kind !== "value" || !p.isObject) yield line;
+  }
 }
 
 interface LineFacts {

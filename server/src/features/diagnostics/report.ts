@@ -88,6 +88,14 @@ export class Report {
     readonly doc: SessionDocument,
     /** At most this many diagnostics of one code are built; the rest are only counted. */
     private readonly limitPerCode = Number.POSITIVE_INFINITY,
+    /**
+     * Whether the line check reads the lines that are objects: their own findings
+     * (`ParsedLine.findings`), the timestamp order, the roles. A large open's first answer, the
+     * structure alone, reads only the lines that are blank, not JSON or not objects, and leaves the
+     * rest to the complete list: reading the findings makes a large document find its lines'
+     * credentials (`core/line/deferredSecrets.ts`).
+     */
+    readonly lineFindings = true,
   ) {
     this.a = doc.analysis;
   }

@@ -1,0 +1,108 @@
+/**
+ * A document too large for the value cache finds its lines' credentials when their findings are
+ * first read (`core/line/deferredSecrets.ts`), so that a large open's first answer, the structure
+ * alone, does not search for them. Here the cache's budget is set to nothing, so that every
+ * fixture is such a document: each line reads as `parseLine`'s, the structural diagnostics leave
+ * every credential unsearched, and the complete list is the one of a document that searched at once.
+ */
+
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Diagnostic } from "vscode-languageserver";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseLineDeferringSecrets, SecretsDeferredLine } from "../../server/src/core/line/deferredSecrets";
+import { parseLine } from "../../server/src/core/line/parse";
+import { setValueBudget } from "../../server/src/core/line/values";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { runToEnd } from "../../server/src/core/base/steps";
+import { collectDiagnostics, collectDiagnosticsSteps, collectStructuralDiagnostics } from "../../server/src/features/diagnostics";
+import { parseFixture } from "../helpers/fixture";
+
+const dir = join(__dirname, "../fixtures/diagnostics");
+const texts = readdirSync(dir)
+  .filter((f) => f.endsWith(".txt"))
+  .sort()
+  .map((f) => [f, parseFixture(readFileSync(join(dir, f), "utf8")).text] as const);
+
+const key = (d: Diagnostic) => JSON.stringify([d.code, d.range, d.severity, d.message, d.relatedInformation ?? [], d.tags ?? []]);
+
+/** Every fact of a parse as plain data, the findings included. */
+function facts(text: string, parse: (text: string) => ReturnType<typeof parseLine>) {
+  const p = parse(text);
+  if (p.kind !== "value") return { kind: p.kind, error: p.kind === "malformed" ? p.error : undefined };
+  const { kind, id, parentId, idKey, parentKey, type, role, time, falsy, isObject, looksLikePi, noMessage, reference, toolCallIds, toolResultId } = p;
+  return {
+    kind,
+    id,
+    parentId,
+    idKey,
+    parentKey,
+    type,
+    role,
+    time,
+    falsy,
+    isObject,
+    looksLikePi,
+    noMessage,
+    reference,
+    toolCallIds,
+    toolResultId,
+    findings: p.findings,
+  };
+}
+
+describe("a line whose credentials are found when its findings are read", () => {
+  it("reads as parseLine's on every fixture line, credentials included", () => {
+    let secrets = 0;
+    for (const [file, text] of texts) {
+      for (const line of text.split("\n")) {
+        const deferred = facts(line, parseLineDeferringSecrets);
+        expect(deferred, `${file}: ${line.slice(0, 80)}`).toEqual(facts(line, parseLine));
+        if ("findings" in deferred && deferred.findings) secrets += deferred.findings.filter((f) => f.code === "secret").length;
+      }
+    }
+    expect(secrets).toBeGreaterThan(0);
+  });
+
+  it("searches its text only once, when its findings are first read", () => {
+    const text = JSON.stringify({
+      type: "custom",
+      id: "a",
+      parentId: null,
+      timestamp: "2026-03-02T10:00:00.000Z",
+      data: { key: "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789" },
+    });
+    const line = parseLineDeferringSecrets(text);
+    if (!(line instanceof SecretsDeferredLine)) throw new Error("not a deferred line");
+    expect(line.secretsFound).toBe(false);
+    const first = line.findings;
+    expect(line.secretsFound).toBe(true);
+    expect(first.some((f) => f.code === "secret")).toBe(true);
+    expect(line.findings).toBe(first);
+  });
+});
+
+describe("a document too large for the value cache", () => {
+  beforeAll(() => setValueBudget(0));
+  afterAll(() => setValueBudget(undefined));
+
+  for (const [file, text] of texts) {
+    it(file, () => {
+      const doc = new SessionDocument("file:///s.jsonl", "jsonl", 1, text);
+      collectStructuralDiagnostics(doc);
+      const deferred = doc.parsed.filter((p): p is SecretsDeferredLine => p instanceof SecretsDeferredLine);
+      if (text.length > 0 && text.trim().length > 0 && doc.parsed.some((p) => p.kind === "value")) expect(deferred.length).toBeGreaterThan(0);
+      expect(deferred.filter((p) => p.secretsFound)).toEqual([]);
+      // (A file that is not a session, or an oh-my-pi one, stops before the line check: its lines are never searched.)
+      const complete = runToEnd(collectDiagnosticsSteps(doc)).diagnostics;
+      setValueBudget(undefined);
+      try {
+        const atOnce = new SessionDocument("file:///s.jsonl", "jsonl", 1, text);
+        expect(atOnce.parsed.some((p) => p instanceof SecretsDeferredLine)).toBe(false);
+        expect(complete.map(key)).toEqual(collectDiagnostics(atOnce).diagnostics.map(key));
+      } finally {
+        setValueBudget(0);
+      }
+    });
+  }
+});
