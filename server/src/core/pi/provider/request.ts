@@ -109,7 +109,7 @@ function carriedRequest(build: ContextBuild, choice: ModelChoice, version: Pipel
   if (!last || !sameChoice(last.choice, choice)) return undefined;
   const { entryOf } = carry;
   const map = (e: Entry | undefined): Entry | undefined => e && entryOf(e);
-  if (!last.result.ok) return { ...last.result, entry: map(last.result.entry) };
+  if (!last.result.ok) return carried(last.result, { ...last.result, entry: map(last.result.entry) });
   const r = last.result.request;
   const request: ProviderRequest = {
     ...r,
@@ -119,7 +119,22 @@ function carriedRequest(build: ContextBuild, choice: ModelChoice, version: Pipel
     placeholders: r.placeholders.map((p) => ({ ...p, call: map(p.call) })),
     held: r.held.map((x) => ({ ...x, entry: map(x.entry) })),
   };
-  return { ok: true, request };
+  return carried(last.result, { ok: true, request });
+}
+
+/** Each carried request's source, the last step only (as `contextCarry`'s). */
+const carriedFrom = new WeakMap<ProviderResult, ProviderResult>();
+
+function carried(from: ProviderResult, result: ProviderResult): ProviderResult {
+  // The link from `from` goes, so that a chain of edits does not keep every earlier request alive.
+  carriedFrom.delete(from);
+  carriedFrom.set(result, from);
+  return result;
+}
+
+/** The request `result` was carried from (`carriedRequest`), if it was: what it finds, the other found, on entries mapped one to one. */
+export function requestCarriedFrom(result: ProviderResult): ProviderResult | undefined {
+  return carriedFrom.get(result);
 }
 
 /** Whether two model choices make the same request: the transform reads only the model, the view also what was selected. */
