@@ -8,7 +8,8 @@
  * diagnostics. The edits are applied several at a time between comparisons, and the test checks
  * that the updates, not only the fresh builds, were exercised. After random structural edits (a line
  * broken, mended, copied or deleted, a parentId changed), mostly off the resumed context, the build
- * and request carried over to the new tree (core/pi/contextCarry.ts) equal a fresh document's too.
+ * and request carried over to the new tree (core/pi/contextCarry.ts), or the request of a build made
+ * afresh from the same messages, equal a fresh document's too.
  */
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -72,8 +73,12 @@ function requestData(result: ProviderResult) {
  * Compares both versions' kept contexts and requests of `doc` with those built from scratch for
  * `fresh`, a new document of the same text; says how many were updated in place or carried over.
  */
-function compareWithFresh(doc: SessionDocument, fresh: SessionDocument, where: string): { updated: number; carried: number; requests: number } {
-  const counted = { updated: 0, carried: 0, requests: 0 };
+function compareWithFresh(
+  doc: SessionDocument,
+  fresh: SessionDocument,
+  where: string,
+): { updated: number; carried: number; rebuilt: number; requests: number } {
+  const counted = { updated: 0, carried: 0, rebuilt: 0, requests: 0 };
   for (const [flavor, kept] of [
     ["1.x", activeContext],
     ["0.74", activeContext074],
@@ -83,7 +88,9 @@ function compareWithFresh(doc: SessionDocument, fresh: SessionDocument, where: s
     expect(contextData(built), `${where}, ${flavor}`).toEqual(contextData(scratch));
     if (!built.ok || !scratch.ok) continue;
     if (contextSplice(built.build)) counted.updated++;
-    if (contextCarry(built.build)) counted.carried++;
+    const carry = contextCarry(built.build);
+    if (carry?.samePath) counted.carried++;
+    else if (carry) counted.rebuilt++;
     const request = providerRequestOf(built.build, flavor);
     if (request.ok && requestSplice(request.request)) counted.requests++;
     expect(requestData(request), `${where}, ${flavor}`).toEqual(requestData(buildProviderRequest(scratch.build, { flavor, now: () => 0 })));
@@ -101,55 +108,58 @@ function* openedFixtures(): Generator<[string, SessionDocument]> {
   }
 }
 
+type Counts = ReturnType<typeof compareWithFresh> & { compared: number };
+
+/**
+ * Edits each opened fixture up to `steps` times with `edit` (which says where it edited, `null` when
+ * it made no edit, undefined when it can make none), and after most edits compares it with a fresh
+ * document: the contexts, the requests and the diagnostics. Gives the counts summed.
+ */
+function compareAfterEdits(seed: number, steps: number, edit: (doc: SessionDocument, random: () => number) => string | null | undefined): Counts {
+  const random = seededRandom(seed);
+  const sums: Counts = { compared: 0, updated: 0, carried: 0, rebuilt: 0, requests: 0 };
+  for (const [name, doc] of openedFixtures()) {
+    for (let step = 0; step < steps; step++) {
+      const at = edit(doc, random);
+      if (at === undefined) break;
+      if (at === null || random() < 0.3) continue;
+      const fresh = new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText());
+      const where = `${name}, edit ${step}${at}`;
+      const counted = compareWithFresh(doc, fresh, where);
+      for (const key of ["updated", "carried", "rebuilt", "requests"] as const) sums[key] += counted[key];
+      expect(computeDiagnostics(doc), where).toEqual(computeDiagnostics(fresh));
+      sums.compared++;
+    }
+  }
+  return sums;
+}
+
 describe("the context and provider request updated after edits in the resumed context", () => {
   it(`equal those built from scratch, for both Pi versions, in ${files.length} fixtures`, () => {
-    const random = seededRandom(12);
-    let compared = 0;
-    let builds = 0;
-    let requests = 0;
-    for (const [name, doc] of openedFixtures()) {
-      for (let step = 0; step < 60; step++) {
-        const line = editInContext(doc, random);
-        if (line === undefined) break;
-        if (line < 0 || random() < 0.3) continue;
-        const fresh = new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText());
-        const where = `${name}, edit ${step} on line ${line + 1}`;
-        const counted = compareWithFresh(doc, fresh, where);
-        builds += counted.updated;
-        requests += counted.requests;
-        expect(computeDiagnostics(doc), where).toEqual(computeDiagnostics(fresh));
-        compared++;
-      }
-    }
-    expect(compared).toBeGreaterThan(files.length * 5);
+    const counts = compareAfterEdits(12, 60, (doc, random) => {
+      const line = editInContext(doc, random);
+      return line === undefined ? undefined : line < 0 ? null : ` on line ${line + 1}`;
+    });
+    expect(counts.compared).toBeGreaterThan(files.length * 5);
     // The updates ran, not only fresh builds.
-    expect(builds).toBeGreaterThan(compared);
-    expect(requests).toBeGreaterThan(compared / 2);
+    expect(counts.updated).toBeGreaterThan(counts.compared);
+    expect(counts.requests).toBeGreaterThan(counts.compared / 2);
   });
 });
 
 describe("the context and provider request carried over structural edits", () => {
   it(`equal those built from scratch, for both Pi versions, in ${files.length} fixtures`, () => {
-    const random = seededRandom(33);
-    let compared = 0;
-    let carried = 0;
-    for (const [name, doc] of openedFixtures()) {
-      for (let step = 0; step < 12; step++) {
-        // Most edits off the lines the resumed context reads, where the build can be carried over.
-        const marked = contextInputLines(doc.analysis);
-        const off: number[] = [];
-        marked.forEach((m, line) => m === 0 && off.push(line));
-        const pick = (count: number) => (off.length > 0 && random() < 0.8 ? off[Math.floor(random() * off.length)]! : Math.floor(random() * count));
-        if (!randomEdit(doc, random, pick) || random() < 0.2) continue;
-        const fresh = new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText());
-        const where = `${name}, edit ${step}`;
-        carried += compareWithFresh(doc, fresh, where).carried;
-        expect(computeDiagnostics(doc), where).toEqual(computeDiagnostics(fresh));
-        compared++;
-      }
-    }
-    expect(compared).toBeGreaterThan(files.length * 5);
-    // The carries ran, not only fresh builds.
-    expect(carried).toBeGreaterThan(compared / 2);
+    const counts = compareAfterEdits(33, 12, (doc, random) => {
+      // Most edits off the lines the resumed context reads, where the build can be carried over.
+      const marked = contextInputLines(doc.analysis);
+      const off: number[] = [];
+      for (let line = 0; line < marked.length; line++) if (marked[line] === 0) off.push(line);
+      const pick = (count: number) => (off.length > 0 && random() < 0.8 ? off[Math.floor(random() * off.length)]! : Math.floor(random() * count));
+      return randomEdit(doc, random, pick) ? "" : null;
+    });
+    expect(counts.compared).toBeGreaterThan(files.length * 5);
+    // The carries ran, not only fresh builds: of the path, and of the messages of a path that changed.
+    expect(counts.carried).toBeGreaterThan(counts.compared / 2);
+    expect(counts.rebuilt).toBeGreaterThan(files.length / 4);
   });
 });

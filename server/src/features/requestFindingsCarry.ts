@@ -45,7 +45,9 @@ export function carriedFindings(doc: SessionDocument, memo: KeptForInputs<Reques
 
 /** Whether `next` was carried from `before` onto a path whose every entry is on the line of the one it replaces. */
 function sameLines(before: ContextResult, next: ContextResult): boolean {
-  if (!before.ok || !next.ok || contextCarry(next.build)?.from !== before.build) return false;
+  if (!before.ok || !next.ok) return false;
+  const carry = contextCarry(next.build);
+  if (!carry?.samePath || carry.from !== before.build) return false;
   const [x, y] = [before.build.path, next.build.path];
   for (let i = 0; i < x.length; i++) if (x[i]!.line !== y[i]!.line) return false;
   return true;

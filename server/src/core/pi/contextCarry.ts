@@ -13,13 +13,19 @@
 
 import type { SessionAnalysis } from "../session/analysis";
 import type { Entry } from "../session/entry";
-import type { ContextBuild, ContextResult } from "./buildContext";
+import { buildContext, type ContextBuild, type ContextResult, type PiFlavor } from "./buildContext";
 
-/** A build carried from `from`: the same context, its entries mapped by `entryOf` onto the new path. */
+/**
+ * A build carried from `from`: the same context, its entries mapped by `entryOf` onto the new path
+ * (`samePath`), or, for a path that changed, a build made afresh that holds the same messages from
+ * the same parses, whose sources `entryOf` maps one to one.
+ */
 export interface ContextCarry {
   from: ContextBuild;
-  /** The new path's entry at the old entry's place on the path, or undefined for an entry off it. */
+  /** The new build's entry in the old entry's place, or undefined for an entry it does not hold. */
   entryOf: (old: Entry) => Entry | undefined;
+  /** Whether the path itself is the old one, entry for entry: else only the messages and their sources are. */
+  samePath: boolean;
 }
 
 /** Only the last step is kept, as for `contextSplice`: a carried build's link goes once it is carried again. */
@@ -59,9 +65,43 @@ export function carryContext(a: SessionAnalysis, previous: ContextResult): Conte
   const compaction = old.compaction && entryOf(old.compaction);
   if (!selected || !sources || (old.compaction && !compaction)) return undefined;
   const build: ContextBuild = { context: old.context, path: path.slice(), selected, compaction, sources };
-  carries.delete(old);
-  carries.set(build, { from: old, entryOf });
+  link(build, { from: old, entryOf, samePath: true });
   return { ok: true, build };
+}
+
+function link(build: ContextBuild, carry: ContextCarry): void {
+  carries.delete(carry.from);
+  carries.set(build, carry);
+}
+
+/**
+ * The context of `a` built afresh for `flavor` when it cannot be carried (the resumed path changed:
+ * a parent changed on it), linked to `previous` when it holds the same message objects from the
+ * same parses in the same order (each line's messages are filed by its parse, so a path that
+ * selects the same lines makes the same objects): the provider request, a function of the
+ * messages, their sources and the model alone, is then carried over instead of made again.
+ */
+export function rebuiltContext(a: SessionAnalysis, previous: ContextResult, flavor: PiFlavor): ContextResult {
+  const next = buildContext(a, { flavor });
+  if (!previous.ok || !next.ok) return next;
+  const [old, build] = [previous.build, next.build];
+  const [before, after] = [old.context.messages, build.context.messages];
+  if (before.length !== after.length || old.sources.length !== build.sources.length) return next;
+  let top = 0;
+  for (let k = 0; k < before.length; k++) {
+    if (before[k] !== after[k] || old.sources[k]!.parsed !== build.sources[k]!.parsed) return next;
+    top = Math.max(top, old.sources[k]!.index);
+  }
+  const place = new Int32Array(top + 1).fill(-1);
+  for (let k = before.length - 1; k >= 0; k--) place[old.sources[k]!.index] = k;
+  const entryOf = (e: Entry): Entry | undefined => {
+    const k = e.index < place.length ? place[e.index]! : -1;
+    return k >= 0 && old.sources[k] === e ? build.sources[k] : undefined;
+  };
+  // One to one: an entry that gives several messages must map to one entry that gives them all.
+  for (let k = 0; k < before.length; k++) if (entryOf(old.sources[k]!) !== build.sources[k]) return next;
+  link(build, { from: old, entryOf, samePath: false });
+  return next;
 }
 
 /** Every entry mapped, or undefined when one has no place on the new path. */
