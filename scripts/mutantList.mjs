@@ -155,8 +155,8 @@ export const MUTANTS = [
   {
     id: "tool-call-search-in-cycle",
     file: "core/session/semantics/toolPairs.ts",
-    from: "if (++steps >= NEAR && !a.reachesCycle[entry.index]) return",
-    to: "if (++steps >= NEAR) return",
+    from: "far = steps >= NEAR && !a.reachesCycle[entry.index];",
+    to: "far = steps >= NEAR;",
     tests: ["test/features/snapshots.test.ts"],
   },
   // Fixes.

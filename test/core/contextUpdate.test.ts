@@ -6,7 +6,10 @@
  * null, another model named, a usage over the window, a summary or command edited, a `!!` run),
  * for both Pi versions, the kept build and request equal a fresh document's, and so do the
  * diagnostics. The edits are applied several at a time between comparisons, and the test checks
- * that the updates, not only the fresh builds, were exercised.
+ * that the updates, not only the fresh builds, were exercised. After random structural edits (a line
+ * broken, mended, copied or deleted, a parentId changed), mostly off the resumed context, the build
+ * and request carried over to the new tree (core/pi/contextCarry.ts), or the request of a build made
+ * afresh from the same messages, equal a fresh document's too.
  */
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -14,7 +17,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Entry } from "../../server/src/core/session/entry";
 import { buildContext, type ContextResult, type PiFlavor } from "../../server/src/core/pi/buildContext";
-import { activeContext, activeContext074 } from "../../server/src/core/pi/activeContext";
+import { activeContext, activeContext074, contextInputLines } from "../../server/src/core/pi/activeContext";
+import { contextCarry } from "../../server/src/core/pi/contextCarry";
 import { contextSplice } from "../../server/src/core/pi/contextUpdate";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { buildProviderRequest } from "../../server/src/core/pi/provider/request";
@@ -24,6 +28,7 @@ import { computeDiagnostics } from "../../server/src/features/diagnostics";
 import { providerRequestOf } from "../../server/src/features/providerView";
 import { editInContext } from "../helpers/contextEdits";
 import { seededRandom } from "../helpers/lspClient";
+import { randomEdit } from "../helpers/structuralEdits";
 
 const FIXTURES = join(__dirname, "../parity/fixtures");
 const files = readdirSync(FIXTURES)
@@ -64,42 +69,97 @@ function requestData(result: ProviderResult) {
   };
 }
 
+/**
+ * Compares both versions' kept contexts and requests of `doc` with those built from scratch for
+ * `fresh`, a new document of the same text; says how many were updated in place or carried over.
+ */
+function compareWithFresh(
+  doc: SessionDocument,
+  fresh: SessionDocument,
+  where: string,
+): { updated: number; carried: number; rebuilt: number; requests: number } {
+  const counted = { updated: 0, carried: 0, rebuilt: 0, requests: 0 };
+  for (const [flavor, kept] of [
+    ["1.x", activeContext],
+    ["0.74", activeContext074],
+  ] as const) {
+    const built = kept(doc.analysis);
+    const scratch = buildContext(fresh.analysis, { flavor: flavor as PiFlavor });
+    expect(contextData(built), `${where}, ${flavor}`).toEqual(contextData(scratch));
+    if (!built.ok || !scratch.ok) continue;
+    if (contextSplice(built.build)) counted.updated++;
+    const carry = contextCarry(built.build);
+    if (carry?.samePath) counted.carried++;
+    else if (carry) counted.rebuilt++;
+    const request = providerRequestOf(built.build, flavor);
+    if (request.ok && requestSplice(request.request)) counted.requests++;
+    expect(requestData(request), `${where}, ${flavor}`).toEqual(requestData(buildProviderRequest(scratch.build, { flavor, now: () => 0 })));
+  }
+  return counted;
+}
+
+/** Each fixture Pi opens (its header is sound), as a document whose diagnostics were computed once. */
+function* openedFixtures(): Generator<[string, SessionDocument]> {
+  for (const name of files) {
+    const doc = new SessionDocument(`file:///${name}`, "jsonl", 1, readFileSync(join(FIXTURES, name), "utf8"));
+    if (doc.analysis.headerState !== "ok") continue;
+    computeDiagnostics(doc);
+    yield [name, doc];
+  }
+}
+
+type Counts = ReturnType<typeof compareWithFresh> & { compared: number };
+
+/**
+ * Edits each opened fixture up to `steps` times with `edit` (which says where it edited, `null` when
+ * it made no edit, undefined when it can make none), and after most edits compares it with a fresh
+ * document: the contexts, the requests and the diagnostics. Gives the counts summed.
+ */
+function compareAfterEdits(seed: number, steps: number, edit: (doc: SessionDocument, random: () => number) => string | null | undefined): Counts {
+  const random = seededRandom(seed);
+  const sums: Counts = { compared: 0, updated: 0, carried: 0, rebuilt: 0, requests: 0 };
+  for (const [name, doc] of openedFixtures()) {
+    for (let step = 0; step < steps; step++) {
+      const at = edit(doc, random);
+      if (at === undefined) break;
+      if (at === null || random() < 0.3) continue;
+      const fresh = new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText());
+      const where = `${name}, edit ${step}${at}`;
+      const counted = compareWithFresh(doc, fresh, where);
+      for (const key of ["updated", "carried", "rebuilt", "requests"] as const) sums[key] += counted[key];
+      expect(computeDiagnostics(doc), where).toEqual(computeDiagnostics(fresh));
+      sums.compared++;
+    }
+  }
+  return sums;
+}
+
 describe("the context and provider request updated after edits in the resumed context", () => {
   it(`equal those built from scratch, for both Pi versions, in ${files.length} fixtures`, () => {
-    const random = seededRandom(12);
-    let compared = 0;
-    let builds = 0;
-    let requests = 0;
-    for (const name of files) {
-      const doc = new SessionDocument(`file:///${name}`, "jsonl", 1, readFileSync(join(FIXTURES, name), "utf8"));
-      if (doc.analysis.headerState !== "ok") continue;
-      computeDiagnostics(doc);
-      for (let step = 0; step < 60; step++) {
-        const line = editInContext(doc, random);
-        if (line === undefined) break;
-        if (line < 0 || random() < 0.3) continue;
-        const fresh = new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText());
-        const where = `${name}, edit ${step} on line ${line + 1}`;
-        for (const [flavor, kept] of [
-          ["1.x", activeContext],
-          ["0.74", activeContext074],
-        ] as const) {
-          const built = kept(doc.analysis);
-          const scratch = buildContext(fresh.analysis, { flavor: flavor as PiFlavor });
-          expect(contextData(built), `${where}, ${flavor}`).toEqual(contextData(scratch));
-          if (!built.ok || !scratch.ok) continue;
-          if (contextSplice(built.build)) builds++;
-          const request = providerRequestOf(built.build, flavor);
-          if (request.ok && requestSplice(request.request)) requests++;
-          expect(requestData(request), `${where}, ${flavor}`).toEqual(requestData(buildProviderRequest(scratch.build, { flavor, now: () => 0 })));
-        }
-        expect(computeDiagnostics(doc), where).toEqual(computeDiagnostics(fresh));
-        compared++;
-      }
-    }
-    expect(compared).toBeGreaterThan(files.length * 5);
+    const counts = compareAfterEdits(12, 60, (doc, random) => {
+      const line = editInContext(doc, random);
+      return line === undefined ? undefined : line < 0 ? null : ` on line ${line + 1}`;
+    });
+    expect(counts.compared).toBeGreaterThan(files.length * 5);
     // The updates ran, not only fresh builds.
-    expect(builds).toBeGreaterThan(compared);
-    expect(requests).toBeGreaterThan(compared / 2);
+    expect(counts.updated).toBeGreaterThan(counts.compared);
+    expect(counts.requests).toBeGreaterThan(counts.compared / 2);
+  });
+});
+
+describe("the context and provider request carried over structural edits", () => {
+  it(`equal those built from scratch, for both Pi versions, in ${files.length} fixtures`, () => {
+    const counts = compareAfterEdits(33, 12, (doc, random) => {
+      // Most edits off the lines the resumed context reads, where the build can be carried over.
+      const marked = contextInputLines(doc.analysis);
+      const off: number[] = [];
+      for (let line = 0; line < marked.length; line++) if (marked[line] === 0) off.push(line);
+      const pick = (count: number) => (off.length > 0 && random() < 0.8 ? off[Math.floor(random() * off.length)]! : Math.floor(random() * count));
+      return randomEdit(doc, random, pick) ? "" : null;
+    });
+    expect(counts.compared).toBeGreaterThan(files.length * 5);
+    // The carries ran, not only fresh builds: of the path, and of the messages of a path that changed.
+    expect(counts.carried).toBeGreaterThan(counts.compared / 2);
+    expect(counts.rebuilt).toBeGreaterThan(files.length / 4);
   });
 });

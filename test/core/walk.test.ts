@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import type { SessionAnalysis } from "../../server/src/core/session/analysis";
 import { SessionDocument } from "../../server/src/core/session/document";
-import { ancestors, boundSteps, cycleMetFrom, cycleReachedFrom, pathTo } from "../../server/src/core/session/semantics/walk";
+import { ancestors, ancestorWhere, boundSteps, cycleMetFrom, cycleReachedFrom, pathTo } from "../../server/src/core/session/semantics/walk";
 import { session, user } from "../helpers/piLines";
 
 /** u1 is a root; c1 → c3 → c2 → c1 is a cycle; b1 hangs below it. */
@@ -52,6 +52,26 @@ describe("the parent walk", () => {
 });
 
 describe("with a broken cycle detector, every walk fails loudly", () => {
+  it("ancestorWhere meets the ancestors in the order ancestors gives them, and stops at the first that passes", () => {
+    const a = analysis();
+    for (const from of a.entries) {
+      const seen: [string | undefined, number][] = [];
+      const none = ancestorWhere(a, from, (e, steps) => {
+        seen.push([e.id, steps]);
+        return false;
+      });
+      expect(none).toBeUndefined();
+      expect(seen).toEqual([...ancestors(a, from)].map((e, k) => [e.id, k + 1]));
+      const second = [...ancestors(a, from)][1];
+      expect(ancestorWhere(a, from, (_e, steps) => steps === 2)).toBe(second);
+    }
+  });
+
+  it("ancestorWhere throws after as many steps as there are entries", () => {
+    const a = undetected();
+    expect(() => ancestorWhere(a, entry(a, "b1"), () => false)).toThrow(/parent cycle went undetected/);
+  });
+
   it("ancestors throws after as many steps as there are entries", () => {
     const a = undetected();
     expect(() => [...ancestors(a, entry(a, "b1"))]).toThrow(/more than 5 steps: a parent cycle went undetected/);

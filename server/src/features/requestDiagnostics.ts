@@ -36,6 +36,7 @@ import { type KeptAcrossRelease, type KeptForInputs, keptAcrossRelease, keptForS
 import { versionRules } from "../core/session/semantics/version";
 import { singleLine } from "../core/base/text";
 import { imageFindings, requestSizeFindings } from "./imageDiagnostics";
+import { carriedFindings, madePlain } from "./requestFindingsCarry";
 import { updateRequestFindings } from "./requestFindingsUpdate";
 import { conversionFailure, reasoningRefusal } from "../core/pi/provider/apiConversion";
 import {
@@ -91,8 +92,11 @@ export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
       memo,
       a.structure,
       inputs,
-      () => computeRequestFindings(doc, inputs),
-      (lastInputs, last) => updateRequestFindings(doc, lastInputs, last, inputs),
+      () => madePlain(doc, carriedFindings(doc, memo, inputs) ?? computeRequestFindings(doc, inputs)),
+      (lastInputs, last) => {
+        const updated = updateRequestFindings(doc, lastInputs, last, inputs);
+        return updated && madePlain(doc, updated);
+      },
     ).all;
     settled.set(a, value);
   }

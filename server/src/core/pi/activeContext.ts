@@ -15,6 +15,7 @@
 import type { SessionAnalysis } from "../session/analysis";
 import type { Entry } from "../session/entry";
 import { buildContext, selectEntries, type ContextResult } from "./buildContext";
+import { carryContext, rebuiltContext } from "./contextCarry";
 import { updateContext } from "./contextUpdate";
 import { perStructure, perStructureAndLines } from "../session/semantics/memo";
 
@@ -114,13 +115,14 @@ export const contextInputLines = perStructure((a: SessionAnalysis): Uint8Array =
 /**
  * The context Pi 1.x builds when it resumes the file (from its last entry), built once per analysis:
  * the header lens, the request for the active leaf and the inlay hints all read this one. Kept
- * while the edits touch none of its input lines, and updated in proportion to the edit when they
- * do (`contextUpdate.ts`).
+ * while the edits touch none of its input lines, updated in proportion to the edit when they
+ * do (`contextUpdate.ts`), and carried over an edit of the tree off the resumed path (`contextCarry.ts`).
  */
 export const activeContext = perStructureAndLines(
   contextInputLines,
   (a: SessionAnalysis): ContextResult => buildContext(a, { flavor: "1.x" }),
   (a, last, edited) => updateContext(a, last, edited, "1.x"),
+  (a, previous) => carryContext(a, previous) ?? rebuiltContext(a, previous, "1.x"),
 );
 
 /** The context Pi 0.73/0.74 builds when it resumes the file, kept the same way (the request diagnostics compare its pipeline). */
@@ -128,4 +130,5 @@ export const activeContext074 = perStructureAndLines(
   contextInputLines,
   (a: SessionAnalysis): ContextResult => buildContext(a, { flavor: "0.74" }),
   (a, last, edited) => updateContext(a, last, edited, "0.74"),
+  (a, previous) => carryContext(a, previous) ?? rebuiltContext(a, previous, "0.74"),
 );

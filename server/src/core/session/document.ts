@@ -18,6 +18,7 @@ import type { TextDocumentContentChangeEvent } from "vscode-languageserver-textd
 import type { Position, Range } from "vscode-languageserver";
 import { analyze, type SessionAnalysis } from "./analysis";
 import { reanalyze } from "./reanalyze";
+import { replacedAnalysis } from "./semantics/memo";
 import { detachLines, LineEnds, type SplitText, splitLines } from "../line/split";
 import { CachedValueLine } from "../line/record";
 import { locate, locateIdFast, type JsonPath } from "../line/locate";
@@ -179,6 +180,8 @@ export class SessionDocument {
     const edited = this.editedLines;
     const reused = this.previousAnalysis && edited ? reanalyze(this.previousAnalysis, input, [...edited.keys()], [...edited.values()]) : undefined;
     this.analysisCache = reused ?? analyze(input);
+    // A new structure: what was kept for the analysis it replaces may be carried over (`memo.ts`).
+    if (!reused && this.previousAnalysis) replacedAnalysis(this.analysisCache, this.previousAnalysis);
     this.previousAnalysis = undefined;
     this.editedLines = new Map();
     return this.analysisCache;

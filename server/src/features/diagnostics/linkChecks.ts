@@ -2,7 +2,7 @@
 
 import type { Entry } from "../../core/session/entry";
 import { perStructure } from "../../core/session/semantics/memo";
-import { callFor, toolCallsById } from "../../core/session/semantics/toolPairs";
+import { callFor } from "../../core/session/semantics/toolPairs";
 import { clip } from "../../core/base/text";
 import { type Add, ascending, checkByLine, type LineFindings } from "./replay";
 import type { Report } from "./report";
@@ -114,14 +114,30 @@ function checkFirstKept(r: Report, entry: Entry, firstKept: unknown, add: (...ar
  * again, 50 ms on the 45 MB session).
  */
 const unmatchedToolResults = perStructure((a): { entry: Entry; elsewhere: Entry | undefined }[] => {
-  const out: { entry: Entry; elsewhere: Entry | undefined }[] = [];
+  const unmatched: Entry[] = [];
   for (const entry of a.entries) {
     const id = entry.parsed.toolResultId;
     if (id === undefined || a.reachesCycle[entry.index]) continue;
-    if (!callFor(a, entry, id)) out.push({ entry, elsewhere: toolCallsById(a).get(id)?.[0] });
+    if (!callFor(a, entry, id)) unmatched.push(entry);
   }
-  return out;
+  if (unmatched.length === 0) return [];
+  const holders = firstHolders(a.entries, new Set(unmatched.map((e) => e.parsed.toolResultId!)));
+  return unmatched.map((entry) => ({ entry, elsewhere: holders.get(entry.parsed.toolResultId!) }));
 });
+
+/**
+ * The first entry holding a tool call with each of `ids`, in file order: what `toolCallsById` gives
+ * first, found in one pass without indexing every call (a structural edit would build that index,
+ * 50,000 calls, for the few results that are unmatched).
+ */
+function firstHolders(entries: readonly Entry[], ids: ReadonlySet<string>): Map<string, Entry> {
+  const holders = new Map<string, Entry>();
+  for (const entry of entries) {
+    const calls = entry.parsed.toolCallIds;
+    if (calls) for (const id of calls) if (ids.has(id) && !holders.has(id)) holders.set(id, entry);
+  }
+  return holders;
+}
 
 export function checkToolResults(r: Report): void {
   const { a } = r;

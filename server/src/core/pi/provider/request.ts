@@ -20,6 +20,7 @@
 
 import type { Entry } from "../../session/entry";
 import type { ContextBuild, PiFlavor } from "../buildContext";
+import { contextCarry } from "../contextCarry";
 import { contextSplice } from "../contextUpdate";
 import { convertToLlm, type PipelineVersion } from "./convertToLlm";
 import type { ModelInfo } from "./catalog";
@@ -77,7 +78,7 @@ export function sharedProviderRequest(build: ContextBuild, options: ProviderOpti
   if (!memo) requests.set(build, (memo = {}));
   const last = memo[version];
   if (last && sameChoice(last.choice, choice)) return last.result;
-  const result = updatedRequest(build, choice, version) ?? requestFor(build, choice, version, options.now);
+  const result = updatedRequest(build, choice, version) ?? carriedRequest(build, choice, version) ?? requestFor(build, choice, version, options.now);
   memo[version] = { choice, result };
   return result;
 }
@@ -94,6 +95,46 @@ function updatedRequest(build: ContextBuild, choice: ModelChoice, version: Pipel
   const request = updateRequest(last.result.request, splice, build.context.messages, choice.transformModel, version);
   if (!request) return undefined;
   return request === last.result.request ? last.result : { ok: true, request };
+}
+
+/**
+ * The request of a build carried over an edit of the tree elsewhere (`contextCarry`): the same
+ * messages and the same model make the same request, whose entries are mapped onto the new path
+ * as the build's were; undefined when the carried build's request was not made, or the model differs.
+ */
+function carriedRequest(build: ContextBuild, choice: ModelChoice, version: PipelineVersion): ProviderResult | undefined {
+  const carry = contextCarry(build);
+  if (!carry) return undefined;
+  const last = requests.get(carry.from)?.[version];
+  if (!last || !sameChoice(last.choice, choice)) return undefined;
+  const { entryOf } = carry;
+  const map = (e: Entry | undefined): Entry | undefined => e && entryOf(e);
+  if (!last.result.ok) return carried(last.result, { ...last.result, entry: map(last.result.entry) });
+  const r = last.result.request;
+  const request: ProviderRequest = {
+    ...r,
+    sources: r.sources.map(map),
+    leftOut: r.leftOut.map((x) => ({ ...x, entry: map(x.entry) })),
+    dropped: r.dropped.map((x) => ({ ...x, entry: map(x.entry) })),
+    placeholders: r.placeholders.map((p) => ({ ...p, call: map(p.call) })),
+    held: r.held.map((x) => ({ ...x, entry: map(x.entry) })),
+  };
+  return carried(last.result, { ok: true, request });
+}
+
+/** Each carried request's source, the last step only (as `contextCarry`'s). */
+const carriedFrom = new WeakMap<ProviderResult, ProviderResult>();
+
+function carried(from: ProviderResult, result: ProviderResult): ProviderResult {
+  // The link from `from` goes, so that a chain of edits does not keep every earlier request alive.
+  carriedFrom.delete(from);
+  carriedFrom.set(result, from);
+  return result;
+}
+
+/** The request `result` was carried from (`carriedRequest`), if it was: what it finds, the other found, on entries mapped one to one. */
+export function requestCarriedFrom(result: ProviderResult): ProviderResult | undefined {
+  return carriedFrom.get(result);
 }
 
 /** Whether two model choices make the same request: the transform reads only the model, the view also what was selected. */

@@ -67,36 +67,68 @@ export function releaseKept(): void {
  * keeps the value, an edit of a marked line computes it again, decided in O(lines edited) from the
  * structure's edit log (`core/session/reanalyze.ts`). With `update`, an edit of marked lines first asks it
  * for the value made from the last one and the marked lines edited since (work in proportion to
- * the edit); `update` answers undefined when it cannot, and the value is computed afresh.
+ * the edit); `update` answers undefined when it cannot, and the value is computed afresh. With
+ * `carry`, the first ask for a new structure (an edit of the tree) first asks it for the value made
+ * from the one kept for the analysis that structure replaced (`predecessorOf`).
  */
 export function perStructureAndLines<T>(
   inputs: (a: SessionAnalysis) => Uint8Array,
   compute: (a: SessionAnalysis) => T,
   update?: (a: SessionAnalysis, last: T, edited: readonly number[]) => T | undefined,
+  carry?: (a: SessionAnalysis, previous: T) => T | undefined,
 ): (a: SessionAnalysis) => T {
   // Released when idle: these values hold parses of line contents (the contexts, the labels).
   const memo = releasedTable<object, { step: number; value: T }>();
-  return (a) => {
+  /** The value kept for `a`'s structure, brought up to `a`'s step, if it still holds. */
+  const kept = (a: SessionAnalysis): { value: T } | undefined => {
     const step = editStep(a);
     const last = memo.get(a.structure);
-    if (last) {
-      if (last.step === step) return last.value;
-      const edited = linesEditedSince(a, last.step);
-      if (edited) {
-        const marked = inputs(a);
-        const hit = edited.filter((line) => marked[line] === 1);
-        const value = hit.length === 0 ? last.value : update?.(a, last.value, hit);
-        if (value !== undefined) {
-          last.step = step;
-          last.value = value;
-          return value;
-        }
-      }
-    }
-    const value = compute(a);
-    memo.set(a.structure, { step, value });
+    if (!last) return undefined;
+    if (last.step === step) return last;
+    const edited = linesEditedSince(a, last.step);
+    if (!edited) return undefined;
+    const marked = inputs(a);
+    const hit = edited.filter((line) => marked[line] === 1);
+    const value = hit.length === 0 ? last.value : update?.(a, last.value, hit);
+    if (value === undefined) return undefined;
+    last.step = step;
+    last.value = value;
+    return last;
+  };
+  return (a) => {
+    const found = kept(a);
+    if (found) return found.value;
+    // A new structure: the value of the analysis it replaced, carried over when `carry` can.
+    const previous = carry ? predecessorOf(a) : undefined;
+    const before = previous ? kept(previous) : undefined;
+    const value = (before && carry?.(a, before.value)) ?? compute(a);
+    memo.set(a.structure, { step: editStep(a), value });
     return value;
   };
+}
+
+// ---- The analysis a new structure replaced ---------------------------------------------------------
+
+/**
+ * For each structure, the analysis the document held before the edit that made it (a line added,
+ * removed, broken or mended, a parent changed): a value kept for that analysis may be carried over
+ * (`perStructureAndLines`' `carry`) when what it reads is unchanged, instead of being computed again
+ * over 50,000 entries. Only the last link is kept (a chain of edits would hold every earlier
+ * analysis), and an idle server lets it go with the values it leads to (`releaseKept`).
+ */
+const predecessors = releasedTable<object, { analysis: SessionAnalysis | undefined }>();
+
+/** Records that the document's analysis `next`, of a new structure, replaced `previous`. */
+export function replacedAnalysis(next: SessionAnalysis, previous: SessionAnalysis): void {
+  if (next.structure === previous.structure) return;
+  const link = predecessors.get(previous.structure);
+  if (link) link.analysis = undefined;
+  predecessors.set(next.structure, { analysis: previous });
+}
+
+/** The analysis `a`'s structure replaced, while it is kept. */
+export function predecessorOf(a: SessionAnalysis): SessionAnalysis | undefined {
+  return predecessors.get(a.structure)?.analysis;
 }
 
 /** A small answer kept per structure through the idle release (`keptAcrossRelease`). */

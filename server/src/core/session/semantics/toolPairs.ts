@@ -10,7 +10,7 @@
 
 import type { SessionAnalysis } from "../analysis";
 import type { Entry } from "../entry";
-import { ancestors } from "./walk";
+import { ancestorWhere, ancestors } from "./walk";
 import { perStructure } from "./memo";
 
 /** How many entries around a call or result are searched before the index is used. */
@@ -68,13 +68,14 @@ export function toolIndex(a: SessionAnalysis): ToolIndex {
 
 /** The assistant entry holding the tool call that a result on `entry` with `id` answers: the nearest ancestor with it. */
 export function callFor(a: SessionAnalysis, entry: Entry, id: string): Entry | undefined {
-  let steps = 0;
-  for (const ancestor of ancestors(a, entry)) {
-    if (ancestor.parsed.toolCallIds?.includes(id)) return ancestor;
+  let far = false;
+  const near = ancestorWhere(a, entry, (ancestor, steps) => {
+    if (ancestor.parsed.toolCallIds?.includes(id)) return true;
     // On a cyclic chain the walk itself is bounded; elsewhere the index is cheaper past a few steps.
-    if (++steps >= NEAR && !a.reachesCycle[entry.index]) return nearestAncestorIn(a, toolCallsById(a).get(id), entry);
-  }
-  return undefined;
+    far = steps >= NEAR && !a.reachesCycle[entry.index];
+    return far;
+  });
+  return far ? nearestAncestorIn(a, toolCallsById(a).get(id), entry) : near;
 }
 
 /** The tool result entries below `entry` (an assistant message) that answer its call `id`, nearest first. */
