@@ -75,6 +75,13 @@ export interface PoolJob<T, R> {
 
 /** Below this many bytes in all, starting threads costs more than it saves. */
 const IN_THREAD_BYTES = 16 * 1024 * 1024;
+/**
+ * Below this many files of sizes not known (listed without a stat), likewise: a session file is
+ * typically some hundreds of KB, so this many are about `IN_THREAD_BYTES`.
+ */
+const IN_THREAD_UNSIZED_FILES = 64;
+/** How long this thread works through files (`withThisThread`) before it lets the event loop take the workers' replies. */
+const HERE_TURN_MS = 10;
 
 const WORKER_SCRIPT = join(__dirname, "scanWorker.js");
 
@@ -93,9 +100,10 @@ export function defaultThreads(): number {
   return Number.isInteger(env) && env >= 0 ? env : availableParallelism();
 }
 
-/** Whether `runPool` would start threads for this work (else it runs it in this thread). */
-export function usesThreads(threads: number, tasks: number, sizes: readonly number[], script: string): boolean {
-  return Math.min(threads, tasks) > 1 && sizes.reduce((a, b) => a + b, 0) >= IN_THREAD_BYTES && existsSync(script);
+/** Whether `runPool` would start threads for this work (else it runs it in this thread); `sizes` undefined when not known. */
+export function usesThreads(threads: number, tasks: number, sizes: readonly number[] | undefined, script: string): boolean {
+  const enough = sizes === undefined ? tasks >= IN_THREAD_UNSIZED_FILES : sizes.reduce((a, b) => a + b, 0) >= IN_THREAD_BYTES;
+  return Math.min(threads, tasks) > 1 && enough && existsSync(script);
 }
 
 /** Scans `tasks` and returns their outcomes in the same order. */
@@ -111,7 +119,7 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
   const report = () => options.onProgress?.({ ...progress });
   const wanted = options.threads ?? defaultThreads();
   const threads = Math.min(wanted, tasks.length);
-  const onWorkers = options.offThread ? threads > 0 && existsSync(job.script) : usesThreads(wanted, tasks.length, sizes, job.script);
+  const onWorkers = options.offThread ? threads > 0 && existsSync(job.script) : usesThreads(wanted, tasks.length, options.sizes, job.script);
   if (!onWorkers) return runHere(tasks, job, progress, report, options);
   const here = options.withThisThread === true;
   const maxWorkers = here ? threads - 1 : threads;
@@ -166,6 +174,7 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
       if (here) {
         running++;
         let decided = !decideLater;
+        let lastTurn = performance.now();
         void (async () => {
           for (let position = Atomics.add(next, 0, 1); position < ordered.length && !failed; position = Atomics.add(next, 0, 1)) {
             const worth = decided ? undefined : options.workersWorth!();
@@ -178,8 +187,12 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
               report();
             });
             take(position, outcome);
-            // The workers' replies (and a progress line) are taken between files.
-            await new Promise((r) => setImmediate(r));
+            // The workers' replies are taken between files, every few milliseconds: a turn of the
+            // event loop after each of 2,000 small files cost more than their replies need.
+            if (performance.now() - lastTurn >= HERE_TURN_MS) {
+              await new Promise((r) => setImmediate(r));
+              lastTurn = performance.now();
+            }
           }
           finished();
         })().catch(fail);

@@ -127,18 +127,33 @@ function jsonlIn(dir: string): string[] {
 }
 
 /**
+ * How a listing reads each file's size and time: `stat`, one `stat` call per file; `later`, none
+ * (size 0, no time), for a caller that opens every file anyway and takes both from its descriptor
+ * (`find TEXT`: 2,000 stats cost more than the readdirs, the first time).
+ */
+export type FileStats = "stat" | "later";
+
+function listed(dir: string, name: string, stats: FileStats): SessionFile {
+  const path = join(dir, name);
+  return { name, dir, path, ...(stats === "stat" ? statOf(path) : { size: 0, mtimeMs: undefined }) };
+}
+
+/**
  * The `*.jsonl` files of one folder in the order Pi's `listSessionsFromDir` reads them (1.x sorts
  * them by name, descending), or with `folderOrder` as the folder lists them (1.x `findById`).
  */
-export function folderFiles(version: PiVersion, dir: string, folderOrder = false): SessionFile[] {
+export function folderFiles(version: PiVersion, dir: string, folderOrder = false, stats: FileStats = "stat"): SessionFile[] {
   if (dir === "" || !existsSync(dir)) return [];
-  const files = jsonlIn(dir).map((name) => ({ name, dir, path: join(dir, name), ...statOf(join(dir, name)) }));
+  const files = jsonlIn(dir).map((name) => listed(dir, name, stats));
   return version === "1.x" && !folderOrder ? byNameDescending(files) : files;
 }
 
-/** The session files `listAll` reads, in its order. */
-export function allFiles(version: PiVersion, location: SessionLocation): SessionFile[] {
-  if (location.all.kind === "flat") return folderFiles(version, location.all.dir);
+/**
+ * The session files `listAll` reads, in its order; with `stats` "later", Pi 1.x's order by time is
+ * left to the caller, who sorts with `byMtimeThenName` once it has the times.
+ */
+export function allFiles(version: PiVersion, location: SessionLocation, stats: FileStats = "stat"): SessionFile[] {
+  if (location.all.kind === "flat") return folderFiles(version, location.all.dir, false, stats);
   const root = location.all.root;
   let dirs: string[] = [];
   try {
@@ -149,8 +164,13 @@ export function allFiles(version: PiVersion, location: SessionLocation): Session
   } catch {
     return [];
   }
-  const files = dirs.flatMap((dir) => jsonlIn(dir).map((name) => ({ name, dir, path: join(dir, name), ...statOf(join(dir, name)) })));
-  return version === "1.x" ? byMtimeThenName(files) : files;
+  const files = dirs.flatMap((dir) => jsonlIn(dir).map((name) => listed(dir, name, stats)));
+  return stats === "stat" ? inListAllOrder(version, location, files) : files;
+}
+
+/** `allFiles`' files in `listAll`'s order, given their times: Pi 1.x sorts the files of every project folder by time, then name. */
+export function inListAllOrder<T extends { name: string; mtimeMs: number | undefined }>(version: PiVersion, location: SessionLocation, files: T[]): T[] {
+  return version === "1.x" && location.all.kind !== "flat" ? byMtimeThenName(files) : files;
 }
 
 /**
