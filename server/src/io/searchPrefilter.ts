@@ -77,15 +77,16 @@ export class FilePrefilter {
    * read here: the exact read says why). The caller opens it, so that the header's probe and this
    * sweep share one descriptor and one stat.
    */
-  couldMatch(fd: number): boolean {
+  couldMatch(fd: number, firstChunk?: (bytes: Buffer) => void): boolean {
     try {
-      return this.read(fd);
+      return this.read(fd, firstChunk);
     } catch {
       return true;
     }
   }
 
-  private read(fd: number): boolean {
+  /** `firstChunk` is shown the file's first bytes read (valid during the call only), so that a caller needs not read them again. */
+  private read(fd: number, firstChunk?: (bytes: Buffer) => void): boolean {
     const { plan, needles, phrases, buffer } = this;
     const found = plan.tokens.map(() => false);
     const nameFacts: NameFacts | undefined = plan.wantsNames ? { names: [], unknown: false } : undefined;
@@ -95,6 +96,7 @@ export class FilePrefilter {
     for (;;) {
       const read = readSync(fd, buffer, carry, READ_BYTES, position);
       if (read === 0) break;
+      if (position === 0) firstChunk?.(buffer.subarray(0, read));
       const end = carry + read;
       // The whole lines of the buffer end here; the rest is carried to the next chunk. Only a
       // phrase looks at lines: without one, the buffer is not searched backwards for a line end.
