@@ -7,7 +7,7 @@
 
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { byMtimeThenName, byNameDescending } from "../core/disk/list";
 import { locateSessions, type PiProcess, type PiVersion, type SessionLocation, type SettingsText, settingsPaths } from "../core/disk/location";
 
@@ -133,8 +133,17 @@ function jsonlIn(dir: string): string[] {
  */
 export type FileStats = "stat" | "later";
 
+/**
+ * `join(dir, name)` for a name a folder listed (no separator, never "." or "..") in a folder that
+ * `resolve` or `join` made (normalized): the same string, without `join`'s normalization, which
+ * costs about 10 ms for 2,000 files in a fresh process (the whole listing without it, 5 ms).
+ */
+function childPath(dir: string, name: string): string {
+  return dir.endsWith(sep) ? `${dir}${name}` : `${dir}${sep}${name}`;
+}
+
 function listed(dir: string, name: string, stats: FileStats): SessionFile {
-  const path = join(dir, name);
+  const path = childPath(dir, name);
   return { name, dir, path, ...(stats === "stat" ? statOf(path) : { size: 0, mtimeMs: undefined }) };
 }
 
