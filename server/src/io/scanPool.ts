@@ -16,9 +16,8 @@
  */
 
 import { existsSync } from "node:fs";
-import { availableParallelism } from "node:os";
-import { join } from "node:path";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { defaultThreads, SCAN_WORKER_SCRIPT, startPoolWorker } from "./poolThreads";
 import { type ScanOutcome, type ScanTask, scanFile } from "./scanFile";
 import type { WorkerReply, WorkerRequest } from "./poolWorker";
 
@@ -42,6 +41,12 @@ export interface PoolOptions {
    * its requests, so by default it only waits.
    */
   withThisThread?: boolean;
+  /**
+   * Workers already started on the job's script (`poolThreads.ts`), taken before new ones are
+   * started, and ended with the pool's; the list is emptied, so that a later pool does not take
+   * them again. A job run in this thread ends them at once.
+   */
+  started?: Worker[];
   /**
    * With `withThisThread`, how many workers are worth starting (at most `threads` less this one),
    * or undefined while that is not known yet: asked before each task this thread takes until it
@@ -83,23 +88,6 @@ const IN_THREAD_UNSIZED_FILES = 64;
 /** How long this thread works through files (`withThisThread`) before it lets the event loop take the workers' replies. */
 const HERE_TURN_MS = 10;
 
-const WORKER_SCRIPT = join(__dirname, "scanWorker.js");
-
-/**
- * A worker's stack, sized so that JavaScript gets as much of it as on the main thread (V8's
- * default `--stack-size`, 984 KiB; Node keeps 192 KiB of a worker's stack for itself). The checks
- * model where Pi, on its main thread, overflows its stack (a value nested thousands of levels deep
- * made into a string): with the worker's default of 4 MB, a file checked on a worker was told fine
- * where the same file checked on the main thread, like Pi, was not.
- */
-const MAIN_THREAD_STACK_MB = (984 + 192) / 1024;
-
-/** One thread per core, or `$PI_SESSION_LSP_THREADS` (0 or 1: scan in this thread), e.g. to leave cores to other work. */
-export function defaultThreads(): number {
-  const env = Number(process.env.PI_SESSION_LSP_THREADS);
-  return Number.isInteger(env) && env >= 0 ? env : availableParallelism();
-}
-
 /** Whether `runPool` would start threads for this work (else it runs it in this thread); `sizes` undefined when not known. */
 export function usesThreads(threads: number, tasks: number, sizes: readonly number[] | undefined, script: string): boolean {
   const enough = sizes === undefined ? tasks >= IN_THREAD_UNSIZED_FILES : sizes.reduce((a, b) => a + b, 0) >= IN_THREAD_BYTES;
@@ -108,7 +96,7 @@ export function usesThreads(threads: number, tasks: number, sizes: readonly numb
 
 /** Scans `tasks` and returns their outcomes in the same order. */
 export function scanAll(tasks: readonly ScanTask[], options: PoolOptions = {}): Promise<ScanOutcome[]> {
-  return runPool(tasks, { script: WORKER_SCRIPT, here: scanFile }, options);
+  return runPool(tasks, { script: SCAN_WORKER_SCRIPT, here: scanFile }, options);
 }
 
 /** Runs `job` on each of `tasks`, on worker threads when it pays, and returns the results in the tasks' order. */
@@ -120,7 +108,13 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
   const wanted = options.threads ?? defaultThreads();
   const threads = Math.min(wanted, tasks.length);
   const onWorkers = options.offThread ? threads > 0 && existsSync(job.script) : usesThreads(wanted, tasks.length, options.sizes, job.script);
-  if (!onWorkers) return runHere(tasks, job, progress, report, options);
+  // Workers started ahead (`started`) are the first the pool takes; any it does not take are ended.
+  const started = options.started?.splice(0) ?? [];
+  const endUnused = () => Promise.all(started.splice(0).map((w) => w.terminate()));
+  if (!onWorkers) {
+    await endUnused();
+    return runHere(tasks, job, progress, report, options);
+  }
   const here = options.withThisThread === true;
   const maxWorkers = here ? threads - 1 : threads;
   // Workers asked for later, by what this thread's first stretch of work measured.
@@ -153,7 +147,10 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
       const abort = () => fail(options.signal?.reason ?? new Error("aborted"));
       options.signal?.addEventListener("abort", abort, { once: true });
       const startWorker = () => {
-        const worker = new Worker(job.script, { resourceLimits: { stackSizeMb: MAIN_THREAD_STACK_MB } });
+        const early = started.shift();
+        // A worker started ahead does not hold the process (`poolThreads.ts`); the pool waits for its answers.
+        early?.ref();
+        const worker = early ?? startPoolWorker(job.script);
         workers.push(worker);
         running++;
         worker.on("message", (reply: WorkerReply<R>) => {
@@ -199,7 +196,7 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
       }
     });
   } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
+    await Promise.all([...workers.map((w) => w.terminate()), endUnused()]);
   }
   return results;
 }

@@ -12,7 +12,7 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { assembleList, type ListedSession } from "../core/disk/list";
 import { cwdMatches, type PiProcess, type PiVersion, type SessionLocation } from "../core/disk/location";
-import { looksLikePath, type Resolution, resolveLikePi } from "../core/disk/resolve";
+import { looksLikePath, type Resolution, resolveLikePi, searchesTextFirst } from "../core/disk/resolve";
 import { parseSearchQuery } from "../core/disk/search";
 import { idMatches } from "../core/session/rules";
 import { type HeaderProbe, mayHaveId, probeHeader, type ScanOutcome, type ScanTask } from "./scanFile";
@@ -95,15 +95,10 @@ function pathStateOf(path: string): PathState | undefined {
   return undefined;
 }
 
-/** Whether an argument can be an id or id prefix (Pi 1.x ids: letters, digits, ".", "_", "-"). */
-function idLike(arg: string): boolean {
-  return /^[A-Za-z0-9._-]+$/.test(arg);
-}
-
 export async function findSessions(request: FindRequest): Promise<FindResult> {
   const { version, arg } = request;
   const { process: p, location } = locate(request);
-  const wantsText = request.text === "always" || (request.text !== "never" && !looksLikePath(arg) && !idLike(arg));
+  const wantsText = searchesTextFirst(arg, request.text);
   // A text search opens every file and takes its size and time from the descriptor: the listing
   // does not stat them (`listAll`'s order by time is then made from the scan's times).
   const stats: FileStats = wantsText ? "later" : "stat";
