@@ -155,6 +155,17 @@ describe("runPool", () => {
     expect(pooled.map((o) => o.path)).toEqual(few.map((t) => t.path));
   });
 
+  it("does not wait for a worker that took no task when this thread ran them all", async () => {
+    // A worker that never claims a task nor answers: waiting for it would never end.
+    const silent = new Worker("setInterval(() => {}, 1000);", { eval: true });
+    const exited = new Promise((resolve) => silent.once("exit", resolve));
+    const here = vi.fn((t: ScanTask) => scanFile(t));
+    const pooled = await runPool(tasks, { script, here }, { threads: 2, sizes: sizes(), withThisThread: true, started: [silent] });
+    await exited;
+    expect(here).toHaveBeenCalledTimes(tasks.length);
+    expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));
+  });
+
   it("without withThisThread, leaves every task to the workers", async () => {
     const here = vi.fn((t: ScanTask) => scanFile(t));
     const pooled = await runPool(tasks, { script, here }, { threads: 2, sizes: sizes() });

@@ -172,8 +172,10 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
         running++;
         let decided = !decideLater;
         let lastTurn = performance.now();
+        let ranHere = 0;
         void (async () => {
           for (let position = Atomics.add(next, 0, 1); position < ordered.length && !failed; position = Atomics.add(next, 0, 1)) {
+            ranHere++;
             const worth = decided ? undefined : options.workersWorth!();
             if (worth !== undefined) {
               decided = true;
@@ -191,7 +193,9 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
               lastTurn = performance.now();
             }
           }
-          finished();
+          // Every task ran here (a small job, or workers still starting): none is waited for.
+          if (ranHere === ordered.length) resolveAll();
+          else finished();
         })().catch(fail);
       }
     });
