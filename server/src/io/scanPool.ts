@@ -153,17 +153,7 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
         const worker = early ?? startPoolWorker(job.script);
         workers.push(worker);
         running++;
-        worker.on("message", (reply: WorkerReply<R>) => {
-          if (reply.kind === "bytes") {
-            progress.bytes += reply.bytes;
-            report();
-          } else if (reply.kind === "done") {
-            progress.bytes += reply.bytes;
-            take(reply.position, reply.outcome);
-          } else {
-            finished();
-          }
-        });
+        worker.on("message", replyHandler(progress, report, take, finished));
         worker.on("error", fail);
         worker.postMessage({ tasks: ordered, next } satisfies WorkerRequest<T>);
       };
@@ -203,6 +193,16 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
     await Promise.all([...workers.map((w) => w.terminate()), endUnused()]);
   }
   return results;
+}
+
+/** What the pool does with a worker's reply: the bytes it read, a task's outcome, or that it has no task left. */
+function replyHandler<R>(progress: ScanProgress, report: () => void, take: (position: number, outcome: R) => void, finished: () => void) {
+  return (reply: WorkerReply<R>) => {
+    if (reply.kind === "idle") return finished();
+    progress.bytes += reply.bytes;
+    if (reply.kind === "done") take(reply.position, reply.outcome);
+    else report();
+  };
 }
 
 async function runHere<T, R>(tasks: readonly T[], job: PoolJob<T, R>, progress: ScanProgress, report: () => void, options: PoolOptions): Promise<R[]> {
