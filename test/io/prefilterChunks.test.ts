@@ -72,6 +72,25 @@ describe("the prefilter across a chunk's end", () => {
     }
   });
 
+  it("finds a phrase split over two messages, whichever chunks hold them", () => {
+    const ends = (parent: string) => message("u1", parent, "see flaky");
+    const starts = (parent: string) =>
+      `{"type":"message","id":"a1","parentId":"${parent}","timestamp":"2026-03-02T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"cookie now"}],"timestamp":2}}`;
+    // The message that starts with the anchor begins just before the chunk's end, or after it.
+    for (const split of [-1, 0, 1, 10, 40, 80, 300]) {
+      const pair = (parent: string) => `${ends(parent)}\n${starts("u1")}`;
+      const at = pair("f1").indexOf(starts("u1"));
+      expect(both(sessionWith(pair, at, -split), '"flaky cookie"'), `split ${split}`).toEqual({ exact: true, ruledOut: false });
+    }
+    // Between them, a tool's output longer than a chunk: Pi's joined text still holds the phrase.
+    const output = `{"type":"message","id":"t1","parentId":"u1","timestamp":"2026-03-02T10:00:01.500Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"${"o".repeat(CHUNK + 1000)}"}],"isError":false,"timestamp":2}}`;
+    const apart = `${HEADER}\n${ends("")}\n${output}\n${starts("t1")}\n`.replace('"parentId":""', '"parentId":null');
+    expect(both(apart, '"flaky cookie"')).toEqual({ exact: true, ruledOut: false });
+    // Neither word at a string's end, nor the two in a row: passed over.
+    const far = `${HEADER}\n${message("u1", null, "see flaky please")}\n${output}\n${starts("t1")}\n`;
+    expect(both(far, '"flaky cookie"')).toEqual({ exact: false, ruledOut: true });
+  });
+
   it("reads a name of a session_info line at every split of its type", () => {
     const at = nameLine("q u e t z a l")("f1").indexOf('session_info"');
     for (let split = -1; split <= 'session_info"'.length + 1; split++) {

@@ -89,6 +89,12 @@ export class FilePrefilter {
   private read(fd: number, firstChunk?: (bytes: Buffer) => void): boolean {
     const { plan, needles, phrases, buffer } = this;
     const found = plan.tokens.map(() => false);
+    // A phrase's two conditions hold over the whole file, each in its own chunk: the anchor
+    // anywhere, and the words in a row, or a word but the last at a string's end, in one line. The
+    // second may come first: a message that ends with "flaky", then, after lines of any length,
+    // one that starts with "cookie" (Pi joins their texts with a space).
+    const anchorSeen = plan.tokens.map(() => false);
+    const phraseSeen = phrases.map((phrase) => phrase === undefined);
     const nameFacts: NameFacts | undefined = plan.wantsNames ? { names: [], unknown: false } : undefined;
     let hazard = false;
     let carry = 0;
@@ -105,7 +111,9 @@ export class FilePrefilter {
       for (let i = 0; i < needles.length; i++) {
         const needle = needles[i];
         if (!needle || found[i]) continue;
-        found[i] = needle.occursIn(buffer, 0, end) && (phrases[i] === undefined || phrases[i]!.occursIn(buffer, 0, linesEnd));
+        anchorSeen[i] ||= needle.occursIn(buffer, 0, end);
+        phraseSeen[i] ||= phrases[i]!.occursIn(buffer, 0, linesEnd);
+        found[i] = anchorSeen[i]! && phraseSeen[i]!;
         if (!found[i]) missing = true;
       }
       hazard = this.hazardIn(end);
@@ -115,13 +123,16 @@ export class FilePrefilter {
       const unfinished = end - linesEnd;
       if (unfinished > MAX_LINE_CARRY) {
         // A line longer than can be carried: a phrase in it is taken as found.
-        for (let i = 0; i < phrases.length; i++) if (phrases[i] !== undefined) found[i] = true;
+        phraseSeen.fill(true);
       }
       carry = Math.min(end, Math.max(this.overlap, unfinished <= MAX_LINE_CARRY && this.hasPhrase ? unfinished : 0));
       buffer.copyWithin(0, end - carry, end);
     }
     // The file's last line, when it has no "\n".
-    for (let i = 0; i < phrases.length; i++) if (!found[i] && phrases[i]?.occursIn(buffer, 0, carry)) found[i] = true;
+    for (let i = 0; i < phrases.length; i++) {
+      phraseSeen[i] ||= phrases[i]!.occursIn(buffer, 0, carry);
+      found[i] ||= anchorSeen[i]! && phraseSeen[i]!;
+    }
     if (!nameFacts || !wantsNamesFor(plan, found, hazard)) return couldMatch(plan, { found, foldHazard: hazard });
     return nameFacts.unknown
       ? true
