@@ -207,6 +207,7 @@ function replyHandler<R>(progress: ScanProgress, report: () => void, take: (posi
 
 async function runHere<T, R>(tasks: readonly T[], job: PoolJob<T, R>, progress: ScanProgress, report: () => void, options: PoolOptions): Promise<R[]> {
   const results: R[] = [];
+  let lastTurn = performance.now();
   for (let i = 0; i < tasks.length; i++) {
     options.signal?.throwIfAborted();
     const result = job.here(tasks[i]!, (bytes) => {
@@ -216,8 +217,12 @@ async function runHere<T, R>(tasks: readonly T[], job: PoolJob<T, R>, progress: 
     progress.files++;
     job.onResult?.(i, result);
     report();
-    // Let the event loop run (an editor's requests, a progress line) between files.
-    await new Promise((r) => setImmediate(r));
+    // Let the event loop run (an editor's requests, a progress line) between files, every few
+    // milliseconds (as this thread does among workers: `HERE_TURN_MS`).
+    if (performance.now() - lastTurn >= HERE_TURN_MS) {
+      await new Promise((r) => setImmediate(r));
+      lastTurn = performance.now();
+    }
   }
   return results;
 }

@@ -127,6 +127,8 @@ export class FilePrefilter {
       }
       carry = Math.min(end, Math.max(this.overlap, unfinished <= MAX_LINE_CARRY && this.hasPhrase ? unfinished : 0));
       buffer.copyWithin(0, end - carry, end);
+      // A short read is the file's end (as `gatherNames` takes it): no read more to be told so.
+      if (read < READ_BYTES) break;
     }
     // The file's last line, when it has no "\n".
     for (let i = 0; i < phrases.length; i++) {
