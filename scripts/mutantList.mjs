@@ -278,6 +278,22 @@ export const MUTANTS = [
     to: "if (probe.header) return probe.header.id.includes(arg);",
     tests: ["test/core/findPrefilter.test.ts", "test/io/sessionFind.test.ts"],
   },
+  // find TEXT lists without a stat: listAll's order by time is made from the scan's times.
+  {
+    id: "find-text-unordered",
+    file: "io/sessionStore.ts",
+    from: 'return version === "1.x" && location.all.kind !== "flat" ? byMtimeThenName(files) : files;',
+    to: "return files;",
+    tests: ["test/io/findTextOrder.test.ts"],
+  },
+  // The prefilter's chunks: a session_info line's type across a chunk's end is searched in the next.
+  {
+    id: "prefilter-session-info-in-carry",
+    file: "io/searchPrefilter.ts",
+    from: "if (at + SESSION_INFO.length <= carry) continue;",
+    to: "if (at < carry) continue;",
+    tests: ["test/io/prefilterChunks.test.ts"],
+  },
   // The document model.
   {
     id: "document-cr-before-lf",

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type ScanOutcome, type ScanTask, scanFile } from "../../server/src/io/scanFile";
+import { startPoolWorker } from "../../server/src/io/poolThreads";
 import { runPool } from "../../server/src/io/scanPool";
 import { ensureBuilt } from "../helpers/lspClient";
 
@@ -125,6 +126,44 @@ describe("runPool", () => {
     started.mockRestore();
     expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));
     expect(new Set(ranHere).size).toBe(ranHere.length);
+  });
+
+  it("takes a worker started ahead before it starts one, and ends the ones it does not take", async () => {
+    const early = [startPoolWorker(script), startPoolWorker(script)];
+    const exited = early.map((w) => new Promise((resolve) => w.once("exit", resolve)));
+    const given = vi.spyOn(Worker.prototype, "postMessage");
+    const list = [...early];
+    // Sizes not known (a listing without a stat): 80 files are enough for threads.
+    const pooled = await runPool(tasks, { script, here: (t: ScanTask) => scanFile(t) }, { threads: 2, withThisThread: true, started: list });
+    // One worker for two threads, and it is the first one started ahead: no new one.
+    expect(given.mock.instances).toEqual([early[0]]);
+    given.mockRestore();
+    expect(list).toEqual([]);
+    await Promise.all(exited);
+    expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));
+    expect(pooled.every((o) => o.scan !== undefined && o.error === undefined)).toBe(true);
+  });
+
+  it("ends a worker started ahead when the job is too small for threads, and runs it here", async () => {
+    const early = startPoolWorker(script);
+    const exited = new Promise((resolve) => early.once("exit", resolve));
+    const here = vi.fn((t: ScanTask) => scanFile(t));
+    const few = tasks.slice(0, 5);
+    const pooled = await runPool(few, { script, here }, { threads: 2, withThisThread: true, started: [early] });
+    await exited;
+    expect(here).toHaveBeenCalledTimes(few.length);
+    expect(pooled.map((o) => o.path)).toEqual(few.map((t) => t.path));
+  });
+
+  it("does not wait for a worker that took no task when this thread ran them all", async () => {
+    // A worker that never claims a task nor answers: waiting for it would never end.
+    const silent = new Worker("setInterval(() => {}, 1000);", { eval: true });
+    const exited = new Promise((resolve) => silent.once("exit", resolve));
+    const here = vi.fn((t: ScanTask) => scanFile(t));
+    const pooled = await runPool(tasks, { script, here }, { threads: 2, sizes: sizes(), withThisThread: true, started: [silent] });
+    await exited;
+    expect(here).toHaveBeenCalledTimes(tasks.length);
+    expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));
   });
 
   it("without withThisThread, leaves every task to the workers", async () => {

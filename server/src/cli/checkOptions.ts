@@ -3,7 +3,7 @@
  * is shown, what is fixed, on how many threads).
  */
 
-import { defaultThreads } from "../io/scanPool";
+import { defaultThreads } from "../io/poolThreads";
 import type { ProjectScope } from "./checkProject";
 import { type OptionSpecs, readCommandLine } from "./commandLine";
 import { MAX_FILE_BYTES } from "./files";

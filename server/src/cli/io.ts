@@ -43,7 +43,9 @@ export class Progress {
     if (now - this.last < 100 && p.files < p.totalFiles) return;
     this.last = now;
     this.shown = true;
-    this.stream.write(`\r\x1b[2K${this.label}: ${p.files}/${p.totalFiles} files, ${formatBytes(p.bytes)} of ${formatBytes(p.totalBytes)}`);
+    // Files listed without a stat (`find TEXT`) have no total of bytes to show.
+    const bytes = p.totalBytes > 0 ? `${formatBytes(p.bytes)} of ${formatBytes(p.totalBytes)}` : `${formatBytes(p.bytes)} read`;
+    this.stream.write(`\r\x1b[2K${this.label}: ${p.files}/${p.totalFiles} files, ${bytes}`);
   }
 
   done(): void {

@@ -6,7 +6,7 @@
  */
 
 import type { ListedSession } from "../core/disk/list";
-import { defaultThreads } from "../io/scanPool";
+import { defaultThreads } from "../io/poolThreads";
 import type { CheckOptions } from "./checkOptions";
 import { checkTargets, type FileReport } from "./checkPool";
 import type { CheckVerdict } from "./checkVerdict";

@@ -11,7 +11,8 @@
 
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { defaultThreads, runPool } from "../io/scanPool";
+import { defaultThreads } from "../io/poolThreads";
+import { runPool } from "../io/scanPool";
 import { type FileUsage, scanUsage, type UsageGrouping, type UsageTask } from "../io/usageScan";
 import { isoTime } from "../core/line/isoTime";
 import { projectSessions } from "./checkProject";

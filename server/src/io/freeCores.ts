@@ -13,7 +13,8 @@
  * about 1.4 cores): that part is this process's, not another's, and a worker shares it.
  */
 
-import { cpus } from "node:os";
+import { readFileSync } from "node:fs";
+import { availableParallelism, cpus } from "node:os";
 
 /** The idle milliseconds of every core, summed, this process's CPU milliseconds, and when they were read. */
 interface Reading {
@@ -42,6 +43,11 @@ export interface FreeCoreProbe {
   freeCores(): number;
 }
 
+/** `$PI_SESSION_LSP_FREE_CORES` as a number, NaN when it is not set. */
+function statedFreeCores(env: NodeJS.ProcessEnv): number {
+  return env.PI_SESSION_LSP_FREE_CORES === undefined || env.PI_SESSION_LSP_FREE_CORES === "" ? Number.NaN : Number(env.PI_SESSION_LSP_FREE_CORES);
+}
+
 /**
  * Starts measuring. `$PI_SESSION_LSP_FREE_CORES`, a number, is the answer instead: for a machine
  * whose counters do not describe this process's share (a container limited to part of the cores
@@ -49,7 +55,7 @@ export interface FreeCoreProbe {
  */
 export function measureFreeCores(env: NodeJS.ProcessEnv = process.env): FreeCoreProbe {
   const start = read();
-  const stated = env.PI_SESSION_LSP_FREE_CORES === undefined || env.PI_SESSION_LSP_FREE_CORES === "" ? Number.NaN : Number(env.PI_SESSION_LSP_FREE_CORES);
+  const stated = statedFreeCores(env);
   return {
     elapsed: () => performance.now() - start.at,
     freeCores: () => {
@@ -66,4 +72,29 @@ export function measureFreeCores(env: NodeJS.ProcessEnv = process.env): FreeCore
       return Math.max(0, end.cores - 1 - others);
     },
   };
+}
+
+/**
+ * The cores free for workers at this instant, or undefined when that cannot be told at once: the
+ * threads runnable now on the whole machine, from Linux's `/proc/loadavg` (its fourth field,
+ * "running/total", counts this thread among them), against the cores. A measurement
+ * (`measureFreeCores`) needs a tenth of a second before it answers, and a worker that waits for it
+ * starts too late to share a search of half a second; this answer is one instant, so it is trusted
+ * only when it says that a core is free (another thread's burst may have been missed), and the
+ * measurement decides otherwise. `$PI_SESSION_LSP_FREE_CORES` is the answer, as for the measurement.
+ */
+export function freeCoresNow(env: NodeJS.ProcessEnv = process.env, loadavg = "/proc/loadavg", cores = availableParallelism()): number | undefined {
+  const stated = statedFreeCores(env);
+  if (stated >= 0) return stated;
+  let text: string;
+  try {
+    text = readFileSync(loadavg, "latin1");
+  } catch {
+    return undefined;
+  }
+  const running = Number(/^\S+ \S+ \S+ (\d+)\//.exec(text)?.[1]);
+  if (!(running >= 1)) return undefined;
+  // This thread is one of the runnable ones; the others hold a core each.
+  const free = cores - running;
+  return free >= 1 ? free : undefined;
 }

@@ -16,6 +16,8 @@ import { BoundedRegex } from "./boundedRegex";
 import { FilePrefilter } from "./searchPrefilter";
 import { kindOf, openRegularWithStatsSync, type ReadOptions, readLinesSync } from "./lineReader";
 
+const NEWLINE = 0x0a;
+
 export interface ScanTask {
   path: string;
   version: PiVersion;
@@ -86,6 +88,14 @@ function prefilterFor(query: string): FilePrefilter | undefined {
   return prefilterCache.prefilter;
 }
 
+/** What one line that ends within the scanned MiB says of the header: the probe, or undefined when the scan goes on past it. */
+function probeOfLine(text: string | undefined): HeaderProbe | undefined {
+  const candidate = text === undefined ? "skip" : headerCandidate16(text);
+  if (candidate === "skip") return undefined;
+  if (candidate === "none" || candidate === "no-string-id") return { missing: candidate };
+  return { header: { id: candidate.id as string, cwd: candidate.cwd, parentSession: candidate.parentSession, timestamp: candidate.timestamp } };
+}
+
 /** `readSessionHeader` of Pi 1.x: the first parsed line within the first MiB must be a header (of the file at `path`, or open at that descriptor). */
 export function probeHeader(path: string | number, size: number): HeaderProbe {
   let result: HeaderProbe | undefined;
@@ -99,11 +109,8 @@ export function probeHeader(path: string | number, size: number): HeaderProbe {
           result = { missing: "too-long" };
           return false;
         }
-        const candidate = text === undefined ? "skip" : headerCandidate16(text);
-        if (candidate === "skip") return undefined;
-        if (candidate === "none" || candidate === "no-string-id") result = { missing: candidate };
-        else result = { header: { id: candidate.id as string, cwd: candidate.cwd, parentSession: candidate.parentSession, timestamp: candidate.timestamp } };
-        return false;
+        result = probeOfLine(text);
+        return result === undefined ? undefined : false;
       },
       { end: HEADER_SCAN_BYTES + 1, chunkBytes: 4096, maxLineBytes: HEADER_SCAN_BYTES },
     );
@@ -111,6 +118,23 @@ export function probeHeader(path: string | number, size: number): HeaderProbe {
     return { missing: "unreadable" };
   }
   return result ?? { missing: size > HEADER_SCAN_BYTES ? "too-long" : "none" };
+}
+
+/**
+ * `probeHeader` from the file's first bytes, already read (the prefilter's first chunk), when the
+ * lines in them settle it: each line that decides nothing ends with a "\n" inside them, and so does
+ * the one that decides, all within the scanned MiB. Undefined when they do not settle it: the
+ * file is then probed from its descriptor.
+ */
+export function probeHeaderIn(bytes: Buffer): HeaderProbe | undefined {
+  for (let start = 0; start < bytes.length; ) {
+    const end = bytes.indexOf(NEWLINE, start);
+    if (end < 0 || end >= HEADER_SCAN_BYTES) return undefined;
+    const probe = probeOfLine(bytes.toString("utf8", start, end));
+    if (probe) return probe;
+    start = end + 1;
+  }
+  return undefined;
 }
 
 /**
@@ -160,9 +184,13 @@ function sweep(task: ScanTask): { probe?: HeaderProbe; ruledOut?: Stats } {
   }
   const { fd, stats } = opened;
   try {
-    const probe = task.probeForId !== undefined ? probeHeader(fd, stats.size) : undefined;
+    // The header is probed from the prefilter's first chunk when its lines settle it, else read again.
+    let probe: HeaderProbe | undefined;
+    const fromFirstChunk = task.probeForId !== undefined ? (bytes: Buffer) => (probe = probeHeaderIn(bytes)) : undefined;
+    const couldMatch = prefilter === undefined || prefilter.couldMatch(fd, fromFirstChunk);
+    if (task.probeForId !== undefined) probe ??= probeHeader(fd, stats.size);
     const keep = probe !== undefined && mayHaveId(probe, task.probeForId!, task.version);
-    const ruledOut = !keep && prefilter !== undefined && !prefilter.couldMatch(fd);
+    const ruledOut = !keep && !couldMatch;
     return { ...(probe ? { probe } : {}), ...(ruledOut ? { ruledOut: stats } : {}) };
   } finally {
     closeSync(fd);

@@ -16,9 +16,8 @@
  */
 
 import { existsSync } from "node:fs";
-import { availableParallelism } from "node:os";
-import { join } from "node:path";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { defaultThreads, SCAN_WORKER_SCRIPT, startPoolWorker } from "./poolThreads";
 import { type ScanOutcome, type ScanTask, scanFile } from "./scanFile";
 import type { WorkerReply, WorkerRequest } from "./poolWorker";
 
@@ -42,6 +41,12 @@ export interface PoolOptions {
    * its requests, so by default it only waits.
    */
   withThisThread?: boolean;
+  /**
+   * Workers already started on the job's script (`poolThreads.ts`), taken before new ones are
+   * started, and ended with the pool's; the list is emptied, so that a later pool does not take
+   * them again. A job run in this thread ends them at once.
+   */
+  started?: Worker[];
   /**
    * With `withThisThread`, how many workers are worth starting (at most `threads` less this one),
    * or undefined while that is not known yet: asked before each task this thread takes until it
@@ -75,32 +80,23 @@ export interface PoolJob<T, R> {
 
 /** Below this many bytes in all, starting threads costs more than it saves. */
 const IN_THREAD_BYTES = 16 * 1024 * 1024;
-
-const WORKER_SCRIPT = join(__dirname, "scanWorker.js");
-
 /**
- * A worker's stack, sized so that JavaScript gets as much of it as on the main thread (V8's
- * default `--stack-size`, 984 KiB; Node keeps 192 KiB of a worker's stack for itself). The checks
- * model where Pi, on its main thread, overflows its stack (a value nested thousands of levels deep
- * made into a string): with the worker's default of 4 MB, a file checked on a worker was told fine
- * where the same file checked on the main thread, like Pi, was not.
+ * Below this many files of sizes not known (listed without a stat), likewise: a session file is
+ * typically some hundreds of KB, so this many are about `IN_THREAD_BYTES`.
  */
-const MAIN_THREAD_STACK_MB = (984 + 192) / 1024;
+const IN_THREAD_UNSIZED_FILES = 64;
+/** How long this thread works through files (`withThisThread`) before it lets the event loop take the workers' replies. */
+const HERE_TURN_MS = 10;
 
-/** One thread per core, or `$PI_SESSION_LSP_THREADS` (0 or 1: scan in this thread), e.g. to leave cores to other work. */
-export function defaultThreads(): number {
-  const env = Number(process.env.PI_SESSION_LSP_THREADS);
-  return Number.isInteger(env) && env >= 0 ? env : availableParallelism();
-}
-
-/** Whether `runPool` would start threads for this work (else it runs it in this thread). */
-export function usesThreads(threads: number, tasks: number, sizes: readonly number[], script: string): boolean {
-  return Math.min(threads, tasks) > 1 && sizes.reduce((a, b) => a + b, 0) >= IN_THREAD_BYTES && existsSync(script);
+/** Whether `runPool` would start threads for this work (else it runs it in this thread); `sizes` undefined when not known. */
+export function usesThreads(threads: number, tasks: number, sizes: readonly number[] | undefined, script: string): boolean {
+  const enough = sizes === undefined ? tasks >= IN_THREAD_UNSIZED_FILES : sizes.reduce((a, b) => a + b, 0) >= IN_THREAD_BYTES;
+  return Math.min(threads, tasks) > 1 && enough && existsSync(script);
 }
 
 /** Scans `tasks` and returns their outcomes in the same order. */
 export function scanAll(tasks: readonly ScanTask[], options: PoolOptions = {}): Promise<ScanOutcome[]> {
-  return runPool(tasks, { script: WORKER_SCRIPT, here: scanFile }, options);
+  return runPool(tasks, { script: SCAN_WORKER_SCRIPT, here: scanFile }, options);
 }
 
 /** Runs `job` on each of `tasks`, on worker threads when it pays, and returns the results in the tasks' order. */
@@ -111,8 +107,14 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
   const report = () => options.onProgress?.({ ...progress });
   const wanted = options.threads ?? defaultThreads();
   const threads = Math.min(wanted, tasks.length);
-  const onWorkers = options.offThread ? threads > 0 && existsSync(job.script) : usesThreads(wanted, tasks.length, sizes, job.script);
-  if (!onWorkers) return runHere(tasks, job, progress, report, options);
+  const onWorkers = options.offThread ? threads > 0 && existsSync(job.script) : usesThreads(wanted, tasks.length, options.sizes, job.script);
+  // Workers started ahead (`started`) are the first the pool takes; any it does not take are ended.
+  const started = options.started?.splice(0) ?? [];
+  const endUnused = () => Promise.all(started.splice(0).map((w) => w.terminate()));
+  if (!onWorkers) {
+    await endUnused();
+    return runHere(tasks, job, progress, report, options);
+  }
   const here = options.withThisThread === true;
   const maxWorkers = here ? threads - 1 : threads;
   // Workers asked for later, by what this thread's first stretch of work measured.
@@ -145,20 +147,13 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
       const abort = () => fail(options.signal?.reason ?? new Error("aborted"));
       options.signal?.addEventListener("abort", abort, { once: true });
       const startWorker = () => {
-        const worker = new Worker(job.script, { resourceLimits: { stackSizeMb: MAIN_THREAD_STACK_MB } });
+        const early = started.shift();
+        // A worker started ahead does not hold the process (`poolThreads.ts`); the pool waits for its answers.
+        early?.ref();
+        const worker = early ?? startPoolWorker(job.script);
         workers.push(worker);
         running++;
-        worker.on("message", (reply: WorkerReply<R>) => {
-          if (reply.kind === "bytes") {
-            progress.bytes += reply.bytes;
-            report();
-          } else if (reply.kind === "done") {
-            progress.bytes += reply.bytes;
-            take(reply.position, reply.outcome);
-          } else {
-            finished();
-          }
-        });
+        worker.on("message", replyHandler(progress, report, take, finished));
         worker.on("error", fail);
         worker.postMessage({ tasks: ordered, next } satisfies WorkerRequest<T>);
       };
@@ -166,8 +161,11 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
       if (here) {
         running++;
         let decided = !decideLater;
+        let lastTurn = performance.now();
+        let ranHere = 0;
         void (async () => {
           for (let position = Atomics.add(next, 0, 1); position < ordered.length && !failed; position = Atomics.add(next, 0, 1)) {
+            ranHere++;
             const worth = decided ? undefined : options.workersWorth!();
             if (worth !== undefined) {
               decided = true;
@@ -178,21 +176,38 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
               report();
             });
             take(position, outcome);
-            // The workers' replies (and a progress line) are taken between files.
-            await new Promise((r) => setImmediate(r));
+            // The workers' replies are taken between files, every few milliseconds: a turn of the
+            // event loop after each of 2,000 small files cost more than their replies need.
+            if (performance.now() - lastTurn >= HERE_TURN_MS) {
+              await new Promise((r) => setImmediate(r));
+              lastTurn = performance.now();
+            }
           }
-          finished();
+          // Every task ran here (a small job, or workers still starting): none is waited for.
+          if (ranHere === ordered.length) resolveAll();
+          else finished();
         })().catch(fail);
       }
     });
   } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
+    await Promise.all([...workers.map((w) => w.terminate()), endUnused()]);
   }
   return results;
 }
 
+/** What the pool does with a worker's reply: the bytes it read, a task's outcome, or that it has no task left. */
+function replyHandler<R>(progress: ScanProgress, report: () => void, take: (position: number, outcome: R) => void, finished: () => void) {
+  return (reply: WorkerReply<R>) => {
+    if (reply.kind === "idle") return finished();
+    progress.bytes += reply.bytes;
+    if (reply.kind === "done") take(reply.position, reply.outcome);
+    else report();
+  };
+}
+
 async function runHere<T, R>(tasks: readonly T[], job: PoolJob<T, R>, progress: ScanProgress, report: () => void, options: PoolOptions): Promise<R[]> {
   const results: R[] = [];
+  let lastTurn = performance.now();
   for (let i = 0; i < tasks.length; i++) {
     options.signal?.throwIfAborted();
     const result = job.here(tasks[i]!, (bytes) => {
@@ -202,8 +217,12 @@ async function runHere<T, R>(tasks: readonly T[], job: PoolJob<T, R>, progress: 
     progress.files++;
     job.onResult?.(i, result);
     report();
-    // Let the event loop run (an editor's requests, a progress line) between files.
-    await new Promise((r) => setImmediate(r));
+    // Let the event loop run (an editor's requests, a progress line) between files, every few
+    // milliseconds (as this thread does among workers: `HERE_TURN_MS`).
+    if (performance.now() - lastTurn >= HERE_TURN_MS) {
+      await new Promise((r) => setImmediate(r));
+      lastTurn = performance.now();
+    }
   }
   return results;
 }

@@ -13,11 +13,19 @@ import { CHUNK_BYTES } from "./lineReader";
 
 const KELVIN_SIGN = Buffer.from("\u212a");
 const DOTTED_CAPITAL_I = Buffer.from("\u0130");
-const SESSION_INFO = Buffer.from("session_info");
+/** The type of a `session_info` line, with the quote that ends it. */
+const SESSION_INFO = Buffer.from('session_info"');
+/**
+ * The end of the type `session_info` as a line's raw bytes hold it (any escape in it is a hazard
+ * that settles the file first), searched for natively: a needle under 7 bytes is found by Node as
+ * a `memchr` of its first byte, `_`, and a compare at each hit, without a turn of JavaScript per
+ * hit (one or two bytes in a thousand of real sessions are `_`); a longer one, by a skip search that crawls over runs of
+ * its own letters.
+ */
+const SESSION_INFO_END_AT = SESSION_INFO.indexOf("_");
+const SESSION_INFO_END = SESSION_INFO.subarray(SESSION_INFO_END_AT);
 const BACKSLASH = 0x5c;
 const LETTER_U = 0x75;
-/** Where `session_info` is looked for first: its `_`, rarer than its letters ("o" fills tool output). */
-const SESSION_INFO_PIVOT = SESSION_INFO.indexOf("_");
 /** Names read from one file at most; a file with more is searched in full. */
 const MAX_NAMES = 64;
 const NEWLINE = 0x0a;
@@ -47,6 +55,7 @@ export class FilePrefilter {
   private readonly needles: (FoldedNeedle | undefined)[];
   private readonly overlap: number;
   private readonly phrases: (PhraseBytes | undefined)[];
+  private readonly hasPhrase: boolean;
   private readonly buffer: Buffer;
   private readonly watchKelvin: boolean;
   private readonly watchDottedI: boolean;
@@ -56,8 +65,9 @@ export class FilePrefilter {
     const longest = Math.max(SESSION_INFO.length, 6, ...this.needles.map((n) => n?.bytes.length ?? 0));
     this.overlap = longest - 1;
     this.phrases = plan.tokens.map((t) => (t.phrase ? new PhraseBytes(t.phrase) : undefined));
+    this.hasPhrase = this.phrases.some(Boolean);
     // A phrase is looked for in whole lines, so the unfinished line at a chunk's end is kept for the next.
-    this.buffer = Buffer.allocUnsafe(READ_BYTES + (this.phrases.some(Boolean) ? Math.max(this.overlap, MAX_LINE_CARRY) : this.overlap));
+    this.buffer = Buffer.allocUnsafe(READ_BYTES + (this.hasPhrase ? Math.max(this.overlap, MAX_LINE_CARRY) : this.overlap));
     this.watchKelvin = plan.tokens.some((t) => t.anchor?.includes("k"));
     this.watchDottedI = plan.tokens.some((t) => t.anchor?.includes("i"));
   }
@@ -67,17 +77,24 @@ export class FilePrefilter {
    * read here: the exact read says why). The caller opens it, so that the header's probe and this
    * sweep share one descriptor and one stat.
    */
-  couldMatch(fd: number): boolean {
+  couldMatch(fd: number, firstChunk?: (bytes: Buffer) => void): boolean {
     try {
-      return this.read(fd);
+      return this.read(fd, firstChunk);
     } catch {
       return true;
     }
   }
 
-  private read(fd: number): boolean {
+  /** `firstChunk` is shown the file's first bytes read (valid during the call only), so that a caller needs not read them again. */
+  private read(fd: number, firstChunk?: (bytes: Buffer) => void): boolean {
     const { plan, needles, phrases, buffer } = this;
     const found = plan.tokens.map(() => false);
+    // A phrase's two conditions hold over the whole file, each in its own chunk: the anchor
+    // anywhere, and the words in a row, or a word but the last at a string's end, in one line. The
+    // second may come first: a message that ends with "flaky", then, after lines of any length,
+    // one that starts with "cookie" (Pi joins their texts with a space).
+    const anchorSeen = plan.tokens.map(() => false);
+    const phraseSeen = phrases.map((phrase) => phrase === undefined);
     const nameFacts: NameFacts | undefined = plan.wantsNames ? { names: [], unknown: false } : undefined;
     let hazard = false;
     let carry = 0;
@@ -85,14 +102,18 @@ export class FilePrefilter {
     for (;;) {
       const read = readSync(fd, buffer, carry, READ_BYTES, position);
       if (read === 0) break;
+      if (position === 0) firstChunk?.(buffer.subarray(0, read));
       const end = carry + read;
-      // The whole lines of the buffer end here; the rest is carried to the next chunk.
-      const linesEnd = buffer.lastIndexOf(NEWLINE, end - 1) + 1;
+      // The whole lines of the buffer end here; the rest is carried to the next chunk. Only a
+      // phrase looks at lines: without one, the buffer is not searched backwards for a line end.
+      const linesEnd = this.hasPhrase ? buffer.lastIndexOf(NEWLINE, end - 1) + 1 : end;
       let missing = false;
       for (let i = 0; i < needles.length; i++) {
         const needle = needles[i];
         if (!needle || found[i]) continue;
-        found[i] = needle.occursIn(buffer, 0, end) && (phrases[i] === undefined || phrases[i]!.occursIn(buffer, 0, linesEnd));
+        anchorSeen[i] ||= needle.occursIn(buffer, 0, end);
+        phraseSeen[i] ||= phrases[i]!.occursIn(buffer, 0, linesEnd);
+        found[i] = anchorSeen[i]! && phraseSeen[i]!;
         if (!found[i]) missing = true;
       }
       hazard = this.hazardIn(end);
@@ -102,13 +123,18 @@ export class FilePrefilter {
       const unfinished = end - linesEnd;
       if (unfinished > MAX_LINE_CARRY) {
         // A line longer than can be carried: a phrase in it is taken as found.
-        for (let i = 0; i < phrases.length; i++) if (phrases[i] !== undefined) found[i] = true;
+        phraseSeen.fill(true);
       }
-      carry = Math.min(end, Math.max(this.overlap, unfinished <= MAX_LINE_CARRY && phrases.some(Boolean) ? unfinished : 0));
+      carry = Math.min(end, Math.max(this.overlap, unfinished <= MAX_LINE_CARRY && this.hasPhrase ? unfinished : 0));
       buffer.copyWithin(0, end - carry, end);
+      // A short read is the file's end (as `gatherNames` takes it): no read more to be told so.
+      if (read < READ_BYTES) break;
     }
     // The file's last line, when it has no "\n".
-    for (let i = 0; i < phrases.length; i++) if (!found[i] && phrases[i]?.occursIn(buffer, 0, carry)) found[i] = true;
+    for (let i = 0; i < phrases.length; i++) {
+      phraseSeen[i] ||= phrases[i]!.occursIn(buffer, 0, carry);
+      found[i] ||= anchorSeen[i]! && phraseSeen[i]!;
+    }
     if (!nameFacts || !wantsNamesFor(plan, found, hazard)) return couldMatch(plan, { found, foldHazard: hazard });
     return nameFacts.unknown
       ? true
@@ -117,13 +143,13 @@ export class FilePrefilter {
 
   /**
    * Whether `buffer[0, end)` holds an escape or a character that could hide an anchor. Each is
-   * found from its first byte with `Buffer.indexOf` of a number (a `memchr`): a native search for
-   * the whole sequence crawls a byte at a time over text made of one of its letters.
+   * found from its first byte with a `memchr` (`Buffer.indexOf` of a number, or of a needle under
+   * 7 bytes): a native skip search for a longer one crawls over text made of one of its letters.
    */
   private hazardIn(end: number): boolean {
     const view = this.buffer.subarray(0, end);
-    if (this.watchKelvin && occurs(view, KELVIN_SIGN, 0)) return true;
-    if (this.watchDottedI && occurs(view, DOTTED_CAPITAL_I, 0)) return true;
+    if (this.watchKelvin && view.indexOf(KELVIN_SIGN) >= 0) return true;
+    if (this.watchDottedI && view.indexOf(DOTTED_CAPITAL_I) >= 0) return true;
     for (let at = view.indexOf(BACKSLASH); at >= 0 && at + 6 <= end; at = view.indexOf(BACKSLASH, at + 1)) {
       if (view[at + 1] === BACKSLASH) at++;
       else if (view[at + 1] === LETTER_U && hazardousCode(Number.parseInt(view.toString("latin1", at + 2, at + 6), 16))) return true;
@@ -144,7 +170,7 @@ export class FilePrefilter {
       if (header?.type !== "session") return void (facts.unknown = true);
       facts.cwd = typeof header.cwd === "string" ? header.cwd : "";
     }
-    for (let at = nextAt(view, SESSION_INFO, SESSION_INFO_PIVOT, 0); at >= 0; at = nextAt(view, SESSION_INFO, SESSION_INFO_PIVOT, at + 1)) {
+    for (let at = nextSessionInfo(view, 0); at >= 0; at = nextSessionInfo(view, at + 1)) {
       // An occurrence inside the bytes kept from the chunk before was seen there.
       if (at + SESSION_INFO.length <= carry) continue;
       const start = view.lastIndexOf(NEWLINE, at) + 1;
@@ -159,19 +185,13 @@ export class FilePrefilter {
   }
 }
 
-/** The first place at or after `from` where `needle` starts in `view`, found from its byte at `pivot`. */
-function nextAt(view: Buffer, needle: Buffer, pivot: number, from: number): number {
-  const byte = needle[pivot]!;
-  for (let at = view.indexOf(byte, from + pivot); at >= 0; at = view.indexOf(byte, at + 1)) {
-    const start = at - pivot;
-    if (start + needle.length > view.length) return -1;
-    if (view.compare(needle, 0, needle.length, start, start + needle.length) === 0) return start;
+/** The first place at or after `from` where `SESSION_INFO` starts in `view` (found as `SESSION_INFO_END` says). */
+function nextSessionInfo(view: Buffer, from: number): number {
+  for (let end = view.indexOf(SESSION_INFO_END, from + SESSION_INFO_END_AT); end >= 0; end = view.indexOf(SESSION_INFO_END, end + 1)) {
+    const start = end - SESSION_INFO_END_AT;
+    if (view.compare(SESSION_INFO, 0, SESSION_INFO_END_AT, start, end) === 0) return start;
   }
   return -1;
-}
-
-function occurs(view: Buffer, needle: Buffer, pivot: number): boolean {
-  return nextAt(view, needle, pivot, 0) >= 0;
 }
 
 /**

@@ -12,13 +12,13 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { assembleList, type ListedSession } from "../core/disk/list";
 import { cwdMatches, type PiProcess, type PiVersion, type SessionLocation } from "../core/disk/location";
-import { looksLikePath, type Resolution, resolveLikePi } from "../core/disk/resolve";
+import { looksLikePath, type Resolution, resolveLikePi, searchesTextFirst } from "../core/disk/resolve";
 import { parseSearchQuery } from "../core/disk/search";
 import { idMatches } from "../core/session/rules";
 import { type HeaderProbe, mayHaveId, probeHeader, type ScanOutcome, type ScanTask } from "./scanFile";
 import { type PoolOptions, scanAll } from "./scanPool";
 import { filesFor } from "./sessionQuery";
-import { folderFiles, locate, type SessionFile } from "./sessionStore";
+import { type FileStats, folderFiles, inListAllOrder, locate, type SessionFile } from "./sessionStore";
 
 export interface FindRequest {
   version: PiVersion;
@@ -95,21 +95,19 @@ function pathStateOf(path: string): PathState | undefined {
   return undefined;
 }
 
-/** Whether an argument can be an id or id prefix (Pi 1.x ids: letters, digits, ".", "_", "-"). */
-function idLike(arg: string): boolean {
-  return /^[A-Za-z0-9._-]+$/.test(arg);
-}
-
 export async function findSessions(request: FindRequest): Promise<FindResult> {
   const { version, arg } = request;
   const { process: p, location } = locate(request);
-  const localFiles = filesFor(version, location, "current");
-  const allFiles = filesFor(version, location, "all");
+  const wantsText = searchesTextFirst(arg, request.text);
+  // A text search opens every file and takes its size and time from the descriptor: the listing
+  // does not stat them (`listAll`'s order by time is then made from the scan's times).
+  const stats: FileStats = wantsText ? "later" : "stat";
+  const localFiles = filesFor(version, location, "current", stats);
+  const allFiles = filesFor(version, location, "all", stats);
   const union = new Map<string, SessionFile>();
   for (const f of [...localFiles, ...allFiles]) union.set(f.path, f);
   const files = [...union.values()];
 
-  const wantsText = request.text === "always" || (request.text !== "never" && !looksLikePath(arg) && !idLike(arg));
   // Every header, probed here for an id, or by the text search's threads on the descriptor each
   // file's prefilter reads.
   const probes = new Map<string, HeaderProbe>();
@@ -126,7 +124,17 @@ export async function findSessions(request: FindRequest): Promise<FindResult> {
   const listsOf = (outs: Map<string, ScanOutcome>) => {
     const keep = location.filterByCwd ? (info: { cwd: string }) => cwdMatches(info.cwd, p) : undefined;
     const pick = (list: SessionFile[]) => list.filter((f) => outs.has(f.path)).map((f) => outs.get(f.path)!);
-    return { local: assembleList(pick(localFiles), keep).sessions, all: assembleList(pick(allFiles)).sessions };
+    // Files listed without their times are put in `listAll`'s order by the scan's times, the
+    // files the answer keeps only (Pi 1.x's tie-break by name is a slow `localeCompare`).
+    const all =
+      stats === "stat"
+        ? allFiles
+        : inListAllOrder(
+            version,
+            location,
+            allFiles.filter((f) => outs.has(f.path)).map((f) => ({ ...f, mtimeMs: outs.get(f.path)!.mtimeMs })),
+          );
+    return { local: assembleList(pick(localFiles), keep).sessions, all: assembleList(pick(all)).sessions };
   };
   let lists = listsOf(outcomes);
 
@@ -190,7 +198,7 @@ function findById(
   probes: Map<string, ReturnType<typeof probeHeader>>,
   arg: string,
 ): string | undefined {
-  for (const f of folderFiles(version, location.currentDir, true)) {
+  for (const f of folderFiles(version, location.currentDir, true, "later")) {
     const header = probes.get(f.path)?.header;
     if (header?.id !== arg) continue;
     if (location.filterByCwd && !cwdMatches(header.cwd, p)) continue;
@@ -263,7 +271,9 @@ async function scanFull(
     ...(query !== undefined ? { query, ...(mayRuleOut?.(f) ? { prefilter: true } : {}) } : {}),
     ...(probing ? { probeForId: probing.arg } : {}),
   }));
-  const outcomes = await scanAll(tasks, { ...pool, sizes: files.map((f) => f.size) });
+  // Files listed without their sizes ("later") are read in the listing's order.
+  const sizes = files.some((f) => f.mtimeMs !== undefined) ? files.map((f) => f.size) : undefined;
+  const outcomes = await scanAll(tasks, { ...pool, ...(sizes ? { sizes } : {}) });
   if (probing) for (const o of outcomes) probing.probes.set(o.path, o.probe ?? { missing: "unreadable" });
   return new Map(outcomes.filter((o) => !o.ruledOut).map((o) => [o.path, o]));
 }

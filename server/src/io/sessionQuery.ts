@@ -7,7 +7,7 @@ import { type AssembledList, assembleList } from "../core/disk/list";
 import { cwdMatches, type PiProcess, type PiVersion, type SessionLocation } from "../core/disk/location";
 import type { ScanTask } from "./scanFile";
 import { type PoolOptions, scanAll } from "./scanPool";
-import { allFiles, folderFiles, locate, type SessionFile } from "./sessionStore";
+import { allFiles, type FileStats, folderFiles, locate, type SessionFile } from "./sessionStore";
 
 export interface ListRequest {
   version: PiVersion;
@@ -31,8 +31,8 @@ export interface Listing extends AssembledList {
   files: SessionFile[];
 }
 
-export function filesFor(version: PiVersion, location: SessionLocation, scope: "current" | "all"): SessionFile[] {
-  return scope === "current" ? folderFiles(version, location.currentDir) : allFiles(version, location);
+export function filesFor(version: PiVersion, location: SessionLocation, scope: "current" | "all", stats: FileStats = "stat"): SessionFile[] {
+  return scope === "current" ? folderFiles(version, location.currentDir, false, stats) : allFiles(version, location, stats);
 }
 
 export async function listSessions(request: ListRequest): Promise<Listing> {

@@ -45,6 +45,19 @@ export function looksLikePath(arg: string): boolean {
   return arg.includes("/") || arg.includes("\\") || arg.endsWith(".jsonl");
 }
 
+/** Whether an argument can be an id or id prefix (Pi 1.x ids: letters, digits, ".", "_", "-"). */
+function idLike(arg: string): boolean {
+  return /^[A-Za-z0-9._-]+$/.test(arg);
+}
+
+/**
+ * Whether `find` searches names and messages from the start: `text` "always", or "auto" and an
+ * argument that is neither a path nor an id (an id that matches none is searched afterwards).
+ */
+export function searchesTextFirst(arg: string, text: "auto" | "always" | "never" | undefined): boolean {
+  return text === "always" || (text !== "never" && !looksLikePath(arg) && !idLike(arg));
+}
+
 export function resolveLikePi(input: ResolveInput): Resolution {
   const { arg, version } = input;
   // 1.x resolves the path (`~`, `file:` URLs); 0.74 opens it as given, relative to its cwd.
