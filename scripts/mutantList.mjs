@@ -186,8 +186,8 @@ export const MUTANTS = [
     // A large open's first answer reads every line's findings again, and so searches every line for credentials.
     id: "diagnostics-structural-reads-findings",
     file: "features/diagnostics/lineChecks.ts",
-    from: "lines: () => (r.lineFindings ? lineNumbers(doc.lineCount) : linesNotObjects(doc.parsed)),",
-    to: "lines: () => lineNumbers(doc.lineCount),",
+    from: "lines: () => (r.lineFindings ? doc.lineCount : linesNotObjects(doc.parsed)),",
+    to: "lines: () => doc.lineCount,",
     tests: ["test/diagnostics/deferredSecrets.test.ts"],
   },
   {
