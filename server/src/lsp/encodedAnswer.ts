@@ -29,6 +29,13 @@ export class EncodedAnswer {
     readonly parts: readonly string[],
   ) {}
 
+  /** The JSON's length in UTF-16 code units. */
+  get chars(): number {
+    let chars = 0;
+    for (const part of this.parts) chars += part.length;
+    return chars;
+  }
+
   /** What `JSON.stringify` writes for this answer: the answer itself. */
   toJSON(): unknown {
     return this.value;
