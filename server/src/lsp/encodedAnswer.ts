@@ -15,6 +15,10 @@
  * same assumption. The JSON is exactly `JSON.stringify`'s (members in the same order, `undefined`
  * members left out, `null` for an element that has no JSON), and `toJSON` gives the answer itself, so
  * an encoder that knows nothing of this writes the same bytes.
+ *
+ * What is remembered costs about the answer's size while its messages live: the builds hold them
+ * until the idle server lets its kept contexts go (`memory.ts`, which a large answer schedules), and
+ * the parsed line values until they are trimmed; then the JSON goes with them.
  */
 
 /**
