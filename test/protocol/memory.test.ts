@@ -1,5 +1,5 @@
 /**
- * The server gives memory back once idle: after a close (or a large open) and a quiet moment it
+ * The server gives memory back once idle: after a close (or a large open, or a large answer) and a quiet moment it
  * runs two full collections and a follow-up one later, drops the line values it keeps when no
  * document is left open, and keeps only the last used while documents stay open; at the follow-up
  * it lets the semantic layer's kept contexts go too.
@@ -114,6 +114,23 @@ describe("MemoryReclaimer", () => {
     expect(cachedChars()).toBeGreaterThan(0);
     vi.advanceTimersByTime(200);
     expect(cachedChars()).toBe(0);
+    reclaimer.dispose();
+  });
+
+  it("collects after a large answer once typing pauses, which an edit alone does not ask for", () => {
+    const reclaimer = new MemoryReclaimer(() => 1, collect);
+    reclaimer.changed(0);
+    vi.advanceTimersByTime(10_000);
+    expect(collections).toBe(0);
+    reclaimer.answeredLarge();
+    vi.advanceTimersByTime(IDLE_MS / 2);
+    reclaimer.changed(0);
+    vi.advanceTimersByTime(IDLE_MS - 1);
+    expect(collections).toBe(0);
+    vi.advanceTimersByTime(IDLE_MS);
+    expect(collections).toBe(2);
+    vi.advanceTimersByTime(FOLLOW_UP_MS);
+    expect(collections).toBe(4);
     reclaimer.dispose();
   });
 

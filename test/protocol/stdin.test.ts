@@ -171,6 +171,16 @@ describe("encodeMessage", () => {
     expect(encoded.buffer.byteLength).toBeGreaterThanOrEqual(SLAB_BYTES);
     expect(encoded.equals(Buffer.from(JSON.stringify(large), "utf8"))).toBe(true);
   });
+
+  it("fits a large message of characters that each take the most bytes, and one of surrogate pairs", () => {
+    const widest = { jsonrpc: "2.0", id: 3, result: "€".repeat(MAPPED_MESSAGE_CHARS) };
+    const encoded = encodeMessage(widest);
+    expect(encoded.length).toBe(3 * MAPPED_MESSAGE_CHARS + JSON.stringify({ ...widest, result: "" }).length);
+    expect(encoded.equals(Buffer.from(JSON.stringify(widest), "utf8"))).toBe(true);
+    // A lone surrogate is escaped by JSON.stringify; a pair becomes 4 bytes for 2 units.
+    const pairs = { jsonrpc: "2.0", id: 4, result: `${"😀".repeat(MAPPED_MESSAGE_CHARS / 2)}\ud800` };
+    expect(encodeMessage(pairs).equals(Buffer.from(JSON.stringify(pairs), "utf8"))).toBe(true);
+  });
 });
 
 /**

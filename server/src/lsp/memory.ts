@@ -6,7 +6,7 @@
  * garbage; closing it leaves the whole document. V8 collects that garbage only when something
  * allocates again, and an idle editor server allocates nothing: measured over stdio, the server
  * stayed at 360 MB three seconds after the file was closed, and at 8 times the file's size after
- * it was opened. So after a large open or any close, once no document has changed for a moment,
+ * it was opened. So after a large open, a large answer or any close, once no document has changed for a moment,
  * the server asks V8 for full collections, and lets go of the parsed values it keeps for lines (all
  * of them when no document is left open, all but the last used otherwise).
  *
@@ -60,6 +60,16 @@ export class MemoryReclaimer {
   changed(chars: number): void {
     this.lastChange = Date.now();
     if (chars >= LARGE_DOCUMENT_CHARS) this.schedule();
+  }
+
+  /**
+   * An answer of megabytes was sent (a whole built context): its making leaves garbage several
+   * times its size, as a large open does, and an idle server keeps it as long as nothing allocates,
+   * since an edit schedules no collection. Measured over stdio on the 45 MB session: 9 s after a
+   * few whole contexts the heap still held 102 MB where 70 MB were live, 218 MB of RSS.
+   */
+  answeredLarge(): void {
+    this.schedule();
   }
 
   /** A document was closed. */

@@ -2,14 +2,16 @@
 
 import { ErrorCodes, ResponseError } from "vscode-languageserver";
 import type { SessionDocument } from "../../core/session/document";
-import type { BuildContextResult, ContextAnswer } from "../../features/api";
+import type { ContextAnswer } from "../../features/api";
+import { type EncodedAnswer, encodeContextAnswer } from "../encodedAnswer";
 import type { ServerState } from "../state";
+import { MAPPED_MESSAGE_CHARS } from "../stdin";
 
 /**
- * The built context for an open document; an unknown document or entry is refused with
- * InvalidParams, a failure inside is logged and answered with null.
+ * The built context for an open document, with its JSON made ahead (`encodedAnswer.ts`); an unknown
+ * document or entry is refused with InvalidParams, a failure inside is logged and answered with null.
  */
-export function answerContext(state: ServerState, what: string, uri: unknown, work: (document: SessionDocument) => ContextAnswer): BuildContextResult | null {
+export function answerContext(state: ServerState, what: string, uri: unknown, work: (document: SessionDocument) => ContextAnswer): EncodedAnswer | null {
   const document = typeof uri === "string" ? state.documents.get(uri) : undefined;
   if (!document)
     throw new ResponseError(
@@ -18,5 +20,7 @@ export function answerContext(state: ServerState, what: string, uri: unknown, wo
     );
   const answer = state.guard.safe(what, null, () => work(document));
   if (answer && !answer.ok) throw new ResponseError(ErrorCodes.InvalidParams, `${what}: ${answer.message}`);
-  return answer ? answer.result : null;
+  const encoded = answer ? state.guard.safe(what, null, () => encodeContextAnswer(answer.result)) : null;
+  if (encoded && encoded.chars >= MAPPED_MESSAGE_CHARS) state.memory.answeredLarge();
+  return encoded;
 }
