@@ -64,6 +64,17 @@ describe("a line whose credentials are found when its findings are read", () => 
     expect(secrets).toBeGreaterThan(0);
   });
 
+  it("finds no credential in a value that is not an object, as parseLine finds none there", () => {
+    const token = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789";
+    for (const line of [`["${token}"]`, `"${token}"`, `[{"key":"${token}"}]`]) {
+      expect(facts(line, parseLineDeferringSecrets), line).toEqual(facts(line, parseLine));
+    }
+    // The same credential in an object is found by both.
+    const inObject = `{"key":"${token}"}`;
+    expect(facts(inObject, parseLineDeferringSecrets)).toEqual(facts(inObject, parseLine));
+    expect(facts(inObject, parseLine).findings?.some((f) => f.code === "secret")).toBe(true);
+  });
+
   it("searches its text only once, when its findings are first read", () => {
     const text = JSON.stringify({
       type: "custom",

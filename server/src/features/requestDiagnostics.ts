@@ -84,10 +84,16 @@ export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
   const a = doc.analysis;
   if (a.headerState !== "ok") return [];
   if (!versionRules(a).current) return migratedThrows(doc);
-  const compactions = keptForSameInputs(compactionMemo, a.structure, compactionParses(a), () => compactionKeepsToolResult(doc));
-  let value = settled.get(a);
+  // A lone "\r" makes a Pi line several lines for the client, so an edit of a line no finding reads
+  // can move every later finding's range: nothing is kept or reused then (as `replay.ts` does).
+  const plain = doc.lspLineCount === doc.lineCount;
+  const compactions = plain
+    ? keptForSameInputs(compactionMemo, a.structure, compactionParses(a), () => compactionKeepsToolResult(doc))
+    : compactionKeepsToolResult(doc);
+  let value = plain ? settled.get(a) : undefined;
   if (!value) {
     const inputs = requestsOf(a);
+    if (!plain) return [...compactions, ...computeRequestFindings(doc, inputs).all];
     value = keptForSameInputs(
       memo,
       a.structure,

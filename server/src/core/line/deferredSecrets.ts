@@ -24,7 +24,8 @@ export class SecretsDeferredLine extends ParsedValueLine {
     if (this.complete === undefined) {
       const others = super.findings;
       const secrets: LineFinding[] = [];
-      addSecretFindings(this.text, secrets);
+      // `parseLine` checks only a line that is an object, its credentials included.
+      if (this.isObject) addSecretFindings(this.text, secrets);
       // Most lines hold none: they keep the array they had (often the shared empty one).
       this.complete = secrets.length === 0 ? others : [...others, ...secrets];
     }
