@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type ScanOutcome, type ScanTask, scanFile } from "../../server/src/io/scanFile";
-import { startPoolWorker } from "../../server/src/io/poolThreads";
+import { startPoolWorker, startScanWorkerEarly } from "../../server/src/io/poolThreads";
 import { runPool } from "../../server/src/io/scanPool";
 import { ensureBuilt } from "../helpers/lspClient";
 
@@ -172,5 +172,29 @@ describe("runPool", () => {
     expect(here).not.toHaveBeenCalled();
     expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));
     expect(pooled.every((o) => o.scan !== undefined && o.error === undefined)).toBe(true);
+  });
+});
+
+describe("a worker started ahead (startScanWorkerEarly)", () => {
+  it("that fails before a pool takes it leaves the list, and its error does not end the process", async () => {
+    const broken = join(dir, "broken-worker.js");
+    writeFileSync(broken, 'throw new Error("this worker script does not load");\n');
+    vi.stubEnv("PI_SESSION_LSP_THREADS", "2");
+    try {
+      const started = startScanWorkerEarly(1, broken);
+      expect(started).toHaveLength(1);
+      await new Promise<void>((resolve) => started[0]!.once("exit", () => resolve()));
+      expect(started).toEqual([]);
+      // A pool given the emptied list starts its own worker and answers every task.
+      const pooled = await runPool(tasks, { script, here: (t: ScanTask) => scanFile(t) }, { threads: 2, sizes: tasks.map(() => 1024 * 1024), started });
+      expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it("is not started when no core is free", () => {
+    expect(startScanWorkerEarly(0, script)).toEqual([]);
+    expect(startScanWorkerEarly(undefined, script)).toEqual([]);
   });
 });

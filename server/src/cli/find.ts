@@ -85,6 +85,8 @@ export async function runFind(args: readonly string[], io: CliIo): Promise<numbe
     });
   } finally {
     progress.done();
+    // Workers started ahead that no pool took (the search failed before it ran) are ended here.
+    for (const worker of started.splice(0)) void worker.terminate();
   }
   if (result.location.problem) io.err(`pi-session-lsp find: ${result.location.problem}\n`);
   if (result.searchGaveUp) {

@@ -39,10 +39,17 @@ export function defaultThreads(): number {
  * allowed are more than this one; handed to the pool as `PoolOptions.started`, which ends it if the
  * job turns out too small for threads (and if no pool runs, the process exits without waiting for it).
  */
-export function startScanWorkerEarly(freeCores: number | undefined): Worker[] {
-  if (freeCores === undefined || freeCores < 1 || defaultThreads() < 2 || !existsSync(SCAN_WORKER_SCRIPT)) return [];
-  const worker = startPoolWorker(SCAN_WORKER_SCRIPT);
+export function startScanWorkerEarly(freeCores: number | undefined, script = SCAN_WORKER_SCRIPT): Worker[] {
+  if (freeCores === undefined || freeCores < 1 || defaultThreads() < 2 || !existsSync(script)) return [];
+  const worker = startPoolWorker(script);
   // Until a pool takes it (and holds the process for its answers), it does not keep the process alive.
   worker.unref();
-  return [worker];
+  const started = [worker];
+  // A worker that fails before a pool takes it (its script did not load) is dropped from the list,
+  // so that the pool starts its own; without a listener its error would end the process.
+  worker.once("error", () => {
+    const at = started.indexOf(worker);
+    if (at >= 0) started.splice(at, 1);
+  });
+  return started;
 }
