@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Diagnostic } from "vscode-languageserver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseLineDeferringSecrets, SecretsDeferredLine } from "../../server/src/core/line/deferredSecrets";
+import { findDeferredSecrets, parseLineDeferringSecrets, SecretsDeferredLine } from "../../server/src/core/line/deferredSecrets";
 import { parseLine } from "../../server/src/core/line/parse";
 import { setValueBudget } from "../../server/src/core/line/values";
 import { SessionDocument } from "../../server/src/core/session/document";
@@ -90,6 +90,25 @@ describe("a line whose credentials are found when its findings are read", () => 
     expect(line.secretsFound).toBe(true);
     expect(first.some((f) => f.code === "secret")).toBe(true);
     expect(line.findings).toBe(first);
+  });
+
+  it("is searched ahead once per list of lines: a list searched to the end is not walked again", () => {
+    const deferred = (id: string) => {
+      const line = parseLineDeferringSecrets(JSON.stringify({ type: "custom", id, parentId: null, timestamp: "2026-03-02T10:00:00.000Z", data: { n: 1 } }));
+      if (!(line instanceof SecretsDeferredLine)) throw new Error("not a deferred line");
+      return line;
+    };
+    const list = [deferred("a"), deferred("b")];
+    runToEnd(findDeferredSecrets(list));
+    expect(list.map((l) => l.secretsFound)).toEqual([true, true]);
+    // A document never adds a deferred line to its list; one pushed here shows that the walk is not made again.
+    const late = deferred("c");
+    list.push(late);
+    runToEnd(findDeferredSecrets(list));
+    expect(late.secretsFound).toBe(false);
+    // Another list holding it is walked, and its findings are complete whenever they are read.
+    runToEnd(findDeferredSecrets([...list]));
+    expect(late.secretsFound).toBe(true);
   });
 });
 
