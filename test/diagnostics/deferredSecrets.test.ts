@@ -92,23 +92,39 @@ describe("a line whose credentials are found when its findings are read", () => 
     expect(line.findings).toBe(first);
   });
 
-  it("is searched ahead once per list of lines: a list searched to the end is not walked again", () => {
+  it("is searched ahead until every line was: a document then walks its lines no more", () => {
     const deferred = (id: string) => {
       const line = parseLineDeferringSecrets(JSON.stringify({ type: "custom", id, parentId: null, timestamp: "2026-03-02T10:00:00.000Z", data: { n: 1 } }));
       if (!(line instanceof SecretsDeferredLine)) throw new Error("not a deferred line");
       return line;
     };
     const list = [deferred("a"), deferred("b")];
-    runToEnd(findDeferredSecrets(list));
+    const toFind = { pending: true };
+    runToEnd(findDeferredSecrets(list, toFind));
     expect(list.map((l) => l.secretsFound)).toEqual([true, true]);
-    // A document never adds a deferred line to its list; one pushed here shows that the walk is not made again.
+    expect(toFind.pending).toBe(false);
+    // A document never adds a deferred line; one pushed here shows that the lines are not walked again.
     const late = deferred("c");
     list.push(late);
-    runToEnd(findDeferredSecrets(list));
+    runToEnd(findDeferredSecrets(list, toFind));
     expect(late.secretsFound).toBe(false);
-    // Another list holding it is walked, and its findings are complete whenever they are read.
-    runToEnd(findDeferredSecrets([...list]));
+    runToEnd(findDeferredSecrets(list, { pending: true }));
     expect(late.secretsFound).toBe(true);
+  });
+
+  it("is shared by a large document and its clones, which share its lines", () => {
+    setValueBudget(0);
+    try {
+      const text = texts.map(([, t]) => t).find((t) => t.includes("sk-")) ?? texts[0]![1];
+      const doc = new SessionDocument("file:///s.jsonl", "jsonl", 1, text);
+      expect(doc.secretsToFind.pending).toBe(true);
+      const copy = doc.clone();
+      collectDiagnostics(copy);
+      expect(doc.secretsToFind.pending).toBe(false);
+      expect(doc.parsed.every((p) => !(p instanceof SecretsDeferredLine) || p.secretsFound)).toBe(true);
+    } finally {
+      setValueBudget(undefined);
+    }
   });
 });
 

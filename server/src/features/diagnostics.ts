@@ -40,7 +40,7 @@ const CHECKS: readonly [string, Check][] = [
     "line",
     function* (r) {
       // A large document's credentials are found first, in steps (`deferredSecrets.ts`).
-      if (r.lineFindings) yield* findDeferredSecrets(r.doc.parsed);
+      if (r.lineFindings) yield* findDeferredSecrets(r.doc.parsed, r.doc.secretsToFind);
       checkLines(r);
     },
   ],

@@ -49,17 +49,19 @@ export function parseLineDeferringSecrets(text: string): ParsedLine {
 const CHARS_PER_STEP = 4_000_000;
 
 /**
- * The lists of parsed lines whose deferred lines were all searched. A document's edits put only
- * lines parsed at once into its list, so a list once searched stays so, and the diagnostics after
- * each keystroke do not walk 50,000 lines to find none. (A line missed here, say one moved by an
- * edit between two steps, is still searched when its findings are read: this only does the work
- * early, in steps.)
+ * Whether some line of a document may still have its credentials to find. The document's clones
+ * share it, as they share its parsed lines; an edit adds only lines parsed at once. So once every
+ * line was searched, none is left, and the diagnostics after each keystroke do not walk 50,000
+ * lines to find none. (A line missed by the walk, say one moved by an edit between two steps, is
+ * still searched when its findings are read: the walk only does the work early, in steps.)
  */
-const searchedLists = new WeakSet<readonly ParsedLine[]>();
+export interface SecretsToFind {
+  pending: boolean;
+}
 
 /** Finds the deferred credentials of every line, yielding between pieces of the work, so that a reader of every line's findings then waits for none. */
-export function* findDeferredSecrets(parsed: readonly ParsedLine[]): Steps<void> {
-  if (searchedLists.has(parsed)) return;
+export function* findDeferredSecrets(parsed: readonly ParsedLine[], toFind: SecretsToFind): Steps<void> {
+  if (!toFind.pending) return;
   let searched = 0;
   for (const line of parsed) {
     if (!(line instanceof SecretsDeferredLine) || line.secretsFound) continue;
@@ -70,5 +72,5 @@ export function* findDeferredSecrets(parsed: readonly ParsedLine[]): Steps<void>
       yield;
     }
   }
-  searchedLists.add(parsed);
+  toFind.pending = false;
 }

@@ -24,7 +24,7 @@ import { CachedValueLine } from "../line/record";
 import { locate, locateIdFast, type JsonPath } from "../line/locate";
 import type { LineParses } from "../line/packed";
 import { parseLine } from "../line/parse";
-import { parseLineDeferringSecrets } from "../line/deferredSecrets";
+import { parseLineDeferringSecrets, type SecretsToFind } from "../line/deferredSecrets";
 import type { ParsedLine } from "../line/facts";
 import { type PiPosition, PositionMap } from "../line/positions";
 import { keepsValues, parseWithoutKeeping } from "../line/values";
@@ -42,6 +42,8 @@ export class SessionDocument {
   private previousAnalysis: SessionAnalysis | undefined;
   /** Lines edited in place since `previousAnalysis`, with the parse it saw; undefined after an edit that added or removed lines. */
   private editedLines: Map<number, ParsedLine> | undefined = new Map();
+  /** Whether a line may still have its credentials to find (`deferredSecrets.ts`); shared with the clones, which share the lines. */
+  readonly secretsToFind: SecretsToFind;
 
   constructor(
     readonly uri: string,
@@ -68,6 +70,7 @@ export class SessionDocument {
     // leaves its lines' credentials to be found when their findings are first read: the first
     // diagnostics of a large open read none (`deferredSecrets.ts`).
     const deferSecrets = !keepsValues(text.length);
+    this.secretsToFind = { pending: deferSecrets };
     this.parsed = parseWithoutKeeping(
       text.length,
       () => parses?.take(this.lines, parseDocumentLine) ?? this.lines.map((line, i) => parseDocumentLine(line, i, deferSecrets)),
