@@ -117,10 +117,10 @@ describe("a line whose credentials are found when its findings are read", () => 
     try {
       const text = texts.map(([, t]) => t).find((t) => t.includes("sk-")) ?? texts[0]![1];
       const doc = new SessionDocument("file:///s.jsonl", "jsonl", 1, text);
-      expect(doc.secretsToFind.pending).toBe(true);
+      expect(doc.secretsToFind?.pending).toBe(true);
       const copy = doc.clone();
       collectDiagnostics(copy);
-      expect(doc.secretsToFind.pending).toBe(false);
+      expect(doc.secretsToFind?.pending).toBe(false);
       expect(doc.parsed.every((p) => !(p instanceof SecretsDeferredLine) || p.secretsFound)).toBe(true);
     } finally {
       setValueBudget(undefined);

@@ -330,8 +330,6 @@ export function readStreamedDocument(fd: number, uri: string, options: StreamOpt
     analysisCache: undefined,
     previousAnalysis: undefined,
     editedLines: new Map(),
-    // Every line was parsed whole (`parseLine`): no credential is left to find.
-    secretsToFind: { pending: false },
     chars,
     bom,
   });

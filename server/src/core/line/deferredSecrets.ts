@@ -53,15 +53,16 @@ const CHARS_PER_STEP = 4_000_000;
  * share it, as they share its parsed lines; an edit adds only lines parsed at once. So once every
  * line was searched, none is left, and the diagnostics after each keystroke do not walk 50,000
  * lines to find none. (A line missed by the walk, say one moved by an edit between two steps, is
- * still searched when its findings are read: the walk only does the work early, in steps.)
+ * still searched when its findings are read: the walk only does the work early, in steps.) A
+ * document without one (made without the constructor, as the streamed check's is) has none pending.
  */
 export interface SecretsToFind {
   pending: boolean;
 }
 
 /** Finds the deferred credentials of every line, yielding between pieces of the work, so that a reader of every line's findings then waits for none. */
-export function* findDeferredSecrets(parsed: readonly ParsedLine[], toFind: SecretsToFind): Steps<void> {
-  if (!toFind.pending) return;
+export function* findDeferredSecrets(parsed: readonly ParsedLine[], toFind: SecretsToFind | undefined): Steps<void> {
+  if (!toFind?.pending) return;
   let searched = 0;
   for (const line of parsed) {
     if (!(line instanceof SecretsDeferredLine) || line.secretsFound) continue;

@@ -42,8 +42,12 @@ export class SessionDocument {
   private previousAnalysis: SessionAnalysis | undefined;
   /** Lines edited in place since `previousAnalysis`, with the parse it saw; undefined after an edit that added or removed lines. */
   private editedLines: Map<number, ParsedLine> | undefined = new Map();
-  /** Whether a line may still have its credentials to find (`deferredSecrets.ts`); shared with the clones, which share the lines. */
-  readonly secretsToFind: SecretsToFind;
+  /**
+   * Whether a line may still have its credentials to find (`deferredSecrets.ts`); shared with the
+   * clones, which share the lines. Optional, so that a document made another way (the streamed
+   * check's, whose lines are parsed whole) cannot miss it: absent, none is pending.
+   */
+  readonly secretsToFind?: SecretsToFind;
 
   constructor(
     readonly uri: string,
