@@ -87,6 +87,15 @@ describe("the values of the resumed path, kept from the first parse", () => {
     expect(held(parsed[4])).toBe(false);
   });
 
+  it("are those of the last document parsed only, so that a process without an idle collection holds one window at most", () => {
+    forgetValues();
+    const first = parseHolding(LINES, Number.POSITIVE_INFINITY);
+    const second = parseHolding(LINES, Number.POSITIVE_INFINITY);
+    expect(heldLines()).toBe(4);
+    expect(held(first[5])).toBe(false);
+    expect(held(second[5])).toBe(true);
+  });
+
   it("stop at a parent written after its child, which is parsed again when read", () => {
     forgetValues();
     const lines = [LINES[0]!, entry("a", null, "first"), entry("c", "b", "third"), entry("b", "a", "second"), entry("d", "c", "fourth")];

@@ -12,12 +12,14 @@
  *
  * It changes no parse, only which values are at hand: a line it misses (a parent written after its
  * child, a path longer than the window) is parsed again when read, as before. Memory is bounded by
- * the window, the value cache's own budget in characters of text.
+ * the window, the value cache's own budget in characters of text, and only the last document parsed
+ * holds values (a process with no idle server, Pi's own running `/doctor`, would otherwise add a
+ * window's worth with every large session it reads).
  */
 
 import type { ParsedLine } from "./facts";
 import { CachedValueLine } from "./record";
-import { captureUnkept, holdValue, takeUnkept } from "./values";
+import { captureUnkept, holdValue, releaseHeldValues, takeUnkept } from "./values";
 
 /**
  * `lines` parsed by `parse` (inside `parseWithoutKeeping`, which keeps no value), the values of the
@@ -39,6 +41,7 @@ export function parseHoldingPath(lines: readonly string[], parse: (text: string,
   } finally {
     captureUnkept(false);
   }
+  releaseHeldValues();
   holdPath(parsed, values, windowStart);
   return parsed;
 }

@@ -73,9 +73,17 @@ let chars = 0;
  */
 const held = new Map<Cached, unknown>();
 
-/** Keeps `value` for `line` apart from the cache, until `trimValues` or `forgetValues`. */
+/** Keeps `value` for `line` apart from the cache, until it is read, `releaseHeldValues`, `trimValues` or `forgetValues`. */
 export function holdValue(line: Cached, value: unknown): void {
   held.set(line, value);
+}
+
+/**
+ * Lets every held value go: a new document's parse does so before it holds its own, so that a
+ * process with no idle collection (Pi's, running `/doctor`) holds one document's at most.
+ */
+export function releaseHeldValues(): void {
+  held.clear();
 }
 
 /** The value `parseWithoutKeeping` parsed last, while `captureUnkept(true)` asks for it. */
