@@ -35,6 +35,7 @@ export function setValueBudget(limit: number | undefined): void {
  * idle server keeps of the cache while documents stay open (the next request parses a line again).
  */
 export function trimValues(limit: number): void {
+  held.clear();
   for (const oldest of cache.keys()) {
     if (chars <= limit) break;
     cache.delete(oldest);
@@ -45,6 +46,7 @@ export function trimValues(limit: number): void {
 export function forgetValues(): void {
   cache.clear();
   chars = 0;
+  held.clear();
 }
 
 interface Cached {
@@ -62,6 +64,44 @@ function charsOf(line: Cached): number {
 
 const cache = new Map<Cached, unknown>();
 let chars = 0;
+
+/**
+ * Values kept apart from the cache for the lines of a large open's resumed path (`heldValues.ts`),
+ * until each is read, when it joins the cache, or the server is idle (`trimValues`): the first
+ * complete diagnostics read them all, and the cache, whose least recently used line goes first,
+ * would let each go before it is read when the path holds more text than its budget.
+ */
+const held = new Map<Cached, unknown>();
+
+/** Keeps `value` for `line` apart from the cache, until it is read, `releaseHeldValues`, `trimValues` or `forgetValues`. */
+export function holdValue(line: Cached, value: unknown): void {
+  held.set(line, value);
+}
+
+/**
+ * Lets every held value go: a new document's parse does so before it holds its own, so that a
+ * process with no idle collection (Pi's, running `/doctor`) holds one document's at most.
+ */
+export function releaseHeldValues(): void {
+  held.clear();
+}
+
+/** The value `parseWithoutKeeping` parsed last, while `captureUnkept(true)` asks for it. */
+let unkept: unknown;
+let capturing = false;
+
+/** Whether the values `parseWithoutKeeping` does not keep are handed to `takeUnkept` instead. */
+export function captureUnkept(on: boolean): void {
+  capturing = on;
+  unkept = undefined;
+}
+
+/** The value of the line parsed last while capturing, given up here. */
+export function takeUnkept(): unknown {
+  const value = unkept;
+  unkept = undefined;
+  return value;
+}
 
 /** False while `parseWithoutKeeping` runs. */
 let remembering = true;
@@ -84,6 +124,11 @@ export function parseWithoutKeeping<T>(chars: number, parse: () => T): T {
   }
 }
 
+/** How many characters of line text the cache keeps values for. */
+export function valueBudget(): number {
+  return budget;
+}
+
 /** Whether `parseWithoutKeeping(chars, …)` would keep the values it parses (else a parse elsewhere that keeps none is the same). */
 export function keepsValues(chars: number): boolean {
   return chars <= budget && remembering;
@@ -91,7 +136,10 @@ export function keepsValues(chars: number): boolean {
 
 /** Keeps a value just parsed from a line's text. */
 export function rememberValue(line: Cached, value: unknown): void {
-  if (!remembering) return;
+  if (!remembering) {
+    if (capturing) unkept = value;
+    return;
+  }
   // A primitive (a number, null, a string) is as small as its text: nothing to save by letting it go.
   if (value === null || typeof value !== "object") return;
   const previous = cache.get(line);
@@ -135,6 +183,14 @@ export function lineValue(line: Cached): unknown {
     cache.set(line, value);
     return value;
   }
+  // A held value read joins the cache, as the one parsed here would: the lines read last are kept
+  // when the server is idle (`trimValues`), and the first keystroke after that finds them.
+  const kept = held.get(line);
+  if (kept !== undefined) {
+    held.delete(line);
+    rememberValue(line, kept);
+    return kept;
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(line.text);
@@ -149,4 +205,9 @@ export function lineValue(line: Cached): unknown {
 /** How many characters of line text the cache holds values for (for tests and the benchmark). */
 export function cachedChars(): number {
   return chars;
+}
+
+/** How many lines have a value held apart from the cache (for tests). */
+export function heldLines(): number {
+  return held.size;
 }

@@ -27,7 +27,8 @@ import { parseLine } from "../line/parse";
 import { parseLineDeferringSecrets, type SecretsToFind } from "../line/deferredSecrets";
 import type { ParsedLine } from "../line/facts";
 import { type PiPosition, PositionMap } from "../line/positions";
-import { keepsValues, parseWithoutKeeping } from "../line/values";
+import { keepsValues, parseWithoutKeeping, valueBudget } from "../line/values";
+import { parseHoldingPath } from "../line/heldValues";
 
 /** The next `SessionDocument.revision`, shared by every document so that no two texts share one. */
 let nextRevision = 1;
@@ -77,7 +78,10 @@ export class SessionDocument {
     this.secretsToFind = { pending: deferSecrets };
     this.parsed = parseWithoutKeeping(
       text.length,
-      () => parses?.take(this.lines, parseDocumentLine) ?? this.lines.map((line, i) => parseDocumentLine(line, i, deferSecrets)),
+      () =>
+        parses?.take(this.lines, parseDocumentLine) ??
+        // The lines Pi resumes from keep the values parsed here, for the complete diagnostics to read.
+        (deferSecrets ? parseHoldingPath(this.lines, deferringSecrets, valueBudget()) : this.lines.map((line, i) => parseDocumentLine(line, i))),
     );
     this.positions = PositionMap.of(this.lines);
   }
@@ -377,3 +381,6 @@ function parseDocumentLine(text: string, line: number, deferSecrets = false): Pa
   const parse = deferSecrets ? parseLineDeferringSecrets : parseLine;
   return line === 0 && text.charCodeAt(0) === 0xfeff ? parse(text.slice(1)) : parse(text);
 }
+
+/** `parseDocumentLine` of a line whose credentials are found when its findings are first read. */
+const deferringSecrets = (text: string, line: number): ParsedLine => parseDocumentLine(text, line, true);
