@@ -11,7 +11,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { PhraseBytes } from "../../server/src/core/disk/searchPrefilter";
 import { scanFile } from "../../server/src/io/scanFile";
 
 const CHUNK = 256 * 1024;
@@ -89,6 +90,31 @@ describe("the prefilter across a chunk's end", () => {
     // Neither word at a string's end, nor the two in a row: passed over.
     const far = `${HEADER}\n${message("u1", null, "see flaky please")}\n${output}\n${starts("t1")}\n`;
     expect(both(far, '"flaky cookie"')).toEqual({ exact: false, ruledOut: true });
+  });
+
+  it("looks for a phrase's words in a file's last chunk only once its anchor was seen, answering as the exact search does", () => {
+    const occursIn = vi.spyOn(PhraseBytes.prototype, "occursIn");
+    try {
+      const small = (second: string) => `${HEADER}\n${message("u1", null, "see flaky")}\n${message("u2", "u1", second)}\n`;
+      // One chunk without the anchor: passed over, and the words were never looked for.
+      expect(both(small("biscuits now"), '"flaky cookie"')).toEqual({ exact: false, ruledOut: true });
+      expect(occursIn).not.toHaveBeenCalled();
+      // The anchor in the same chunk: the words are looked for, and the phrase over two messages is found.
+      expect(both(small("Cookie now"), '"flaky cookie"')).toEqual({ exact: true, ruledOut: false });
+      expect(occursIn).toHaveBeenCalled();
+      // A last line without "\n" holding the phrase, after the anchor: found.
+      expect(both(`${HEADER}\n${message("u1", null, "a flaky cookie")}`, '"flaky cookie"')).toEqual({ exact: true, ruledOut: false });
+      // Two chunks, the anchor only in the first and the first word ending a string in the last:
+      // the words are looked for in the last chunk, the bytes could match, and the file is kept
+      // for the exact search (which finds no phrase: the anchor comes before the word).
+      occursIn.mockClear();
+      const twoChunks = sessionWith((parent) => message("u1", parent, "see flaky"), 0, 100).replace('"o', '"cookie o');
+      expect(twoChunks.length).toBeGreaterThan(CHUNK);
+      expect(both(twoChunks, '"flaky cookie"')).toEqual({ exact: false, ruledOut: false });
+      expect(occursIn).toHaveBeenCalled();
+    } finally {
+      occursIn.mockRestore();
+    }
   });
 
   it("reads a name of a session_info line at every split of its type", () => {

@@ -190,7 +190,12 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
       }
     });
   } finally {
-    await Promise.all([...workers.map((w) => w.terminate()), endUnused()]);
+    // The workers are told to end, and their answers are returned without waiting for their
+    // threads to be torn down (3 to 7 ms on two cores, that `find TEXT` waited for after its last
+    // file): none has a task left, and the process or the next pool does not need their cores back
+    // sooner than the kernel gives them.
+    for (const worker of workers) void worker.terminate();
+    await endUnused();
   }
   return results;
 }

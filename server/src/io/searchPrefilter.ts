@@ -108,17 +108,22 @@ export class FilePrefilter {
       // phrase looks at lines: without one, the buffer is not searched backwards for a line end.
       const linesEnd = this.hasPhrase ? buffer.lastIndexOf(NEWLINE, end - 1) + 1 : end;
       let missing = false;
+      // A short read is the file's last chunk: a phrase whose anchor is nowhere in the file cannot
+      // match whatever this chunk holds, so its words are not looked for (most session files are
+      // one chunk, and most do not hold the anchor of a phrase searched for). In an earlier chunk
+      // they are, since the anchor may come later.
+      const lastChunk = read < READ_BYTES;
       for (let i = 0; i < needles.length; i++) {
         const needle = needles[i];
         if (!needle || found[i]) continue;
         anchorSeen[i] ||= needle.occursIn(buffer, 0, end);
-        phraseSeen[i] ||= phrases[i]!.occursIn(buffer, 0, linesEnd);
+        if (anchorSeen[i] || !lastChunk) phraseSeen[i] ||= phrases[i]!.occursIn(buffer, 0, linesEnd);
         found[i] = anchorSeen[i]! && phraseSeen[i]!;
         if (!found[i]) missing = true;
       }
       hazard = this.hazardIn(end);
       if (hazard || !missing) return true;
-      if (nameFacts && !nameFacts.unknown) this.gatherNames(nameFacts, end, carry, position === 0, read < READ_BYTES);
+      if (nameFacts && !nameFacts.unknown) this.gatherNames(nameFacts, end, carry, position === 0, lastChunk);
       position += read;
       const unfinished = end - linesEnd;
       if (unfinished > MAX_LINE_CARRY) {
@@ -128,12 +133,13 @@ export class FilePrefilter {
       carry = Math.min(end, Math.max(this.overlap, unfinished <= MAX_LINE_CARRY && this.hasPhrase ? unfinished : 0));
       buffer.copyWithin(0, end - carry, end);
       // A short read is the file's end (as `gatherNames` takes it): no read more to be told so.
-      if (read < READ_BYTES) break;
+      if (lastChunk) break;
     }
-    // The file's last line, when it has no "\n".
+    // The file's last line, when it has no "\n" (looked at only for a phrase whose anchor was seen).
     for (let i = 0; i < phrases.length; i++) {
+      if (!anchorSeen[i]) continue;
       phraseSeen[i] ||= phrases[i]!.occursIn(buffer, 0, carry);
-      found[i] ||= anchorSeen[i]! && phraseSeen[i]!;
+      found[i] ||= phraseSeen[i]!;
     }
     if (!nameFacts || !wantsNamesFor(plan, found, hazard)) return couldMatch(plan, { found, foldHazard: hazard });
     return nameFacts.unknown
