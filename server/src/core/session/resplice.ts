@@ -19,7 +19,31 @@ import type { IdKey } from "../base/ids";
 import { type AnalysisInput, type LineRoles, linkedAnalysis, type SessionAnalysis } from "./analysis";
 import { Entry } from "./entry";
 import { PiIndex, VALUE_KEYS } from "./piIndex";
+import { editStep } from "./reanalyze";
 import type { ValueLine } from "../line/facts";
+
+/**
+ * How an analysis was made from the one before it, for the checks that carry their findings over
+ * (`features/diagnostics/replay.ts`): the edited lines, the structure and edit step of the analysis
+ * it replaced (not that analysis itself: each would hold the one before it), the ids whose holder
+ * changed, and the entries whose parent may have: the children of the entries removed (as that
+ * analysis linked them) and of the entries added.
+ */
+export interface Resplice {
+  splice: LineSplice;
+  previousStructure: object;
+  previousStep: number;
+  changedKeys: ReadonlySet<IdKey>;
+  /** Entries of the new analysis whose parent's holder was removed or added. */
+  reparented: () => Entry[];
+}
+
+const resplices = new WeakMap<SessionAnalysis, Resplice>();
+
+/** How `a` was made from the analysis before it, when `respliceAnalysis` made it. */
+export function respliceOf(a: SessionAnalysis): Resplice | undefined {
+  return resplices.get(a);
+}
 
 /**
  * The lines edited since an analysis, as one span: lines `start` to `end` (exclusive) of the text
@@ -74,6 +98,9 @@ export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput
     addedLines.push(line);
   }
   const byId = previous.byId;
+  // Read before the entries move: the previous analysis links its children by their old indexes.
+  const orphans: Entry[] = [];
+  for (let k = first; k < after; k++) orphans.push(...previous.childrenOf(old[k]!));
   for (let k = first; k < after; k++) byId.delete(old[k]!.key);
   const entries: Entry[] = old.slice(0, first);
   // Made at its length and filled, as `analyze` makes it: an array lengthened past its elements
@@ -109,7 +136,17 @@ export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput
     // The header above the edit is a line Pi wrote, by its type.
     looksLikeSession: true,
   };
-  return linkedAnalysis(input, roles, ids, new Map());
+  const next = linkedAnalysis(input, roles, ids, new Map());
+  const added = entries.slice(first, first + addedLines.length);
+  resplices.set(next, {
+    splice,
+    previousStructure: previous.structure,
+    previousStep: editStep(previous),
+    changedKeys: new Set([...removedKeys, ...addedKeys]),
+    // A child of a removed entry that was itself removed is no entry of `next` (its index names another).
+    reparented: () => [...orphans.filter((e) => entries[e.index] === e), ...added.flatMap((e) => next.childrenOf(e))],
+  });
+  return next;
 }
 
 /** The index of the first entry on line `line` or below it (binary search: entries are in line order). */

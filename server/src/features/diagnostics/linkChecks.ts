@@ -28,6 +28,19 @@ export function checkLinks(r: Report): void {
       const entry = a.entryAtLine[line];
       if (entry) checkEntryLinks(r, entry, malformed, add, depend);
     },
+    // After a structural edit, an entry outside the edit without findings gains one only when the
+    // holder of the id it names changed: its parent's (`reparented`), or its target's; and a
+    // compaction's kept entry may leave its path anywhere. The ids malformed lines declare (the key)
+    // are read only for a parent that names no entry: an entry that had that finding is checked
+    // again, and one that has it now lost its parent's holder.
+    carry: (resplice, had) => {
+      const lines = [...had, ...resplice.reparented().map((e) => e.line)];
+      for (const entry of a.entries) {
+        const named = entry.parsed.reference;
+        if (named !== undefined && (entry.type === "compaction" || resplice.changedKeys.has(named))) lines.push(entry.line);
+      }
+      return lines;
+    },
   });
 }
 
