@@ -78,6 +78,28 @@ describe("the analysis made from the previous one after a structural edit", () =
     expect(respliced).toBeGreaterThan(compared / 4);
   });
 
+  it("checks again an entry an earlier structural edit added when the id it names loses its holder", () => {
+    const entry = (id: string, parent: string | null, more = "") =>
+      `{"type":"message","id":"${id}","parentId":${parent === null ? "null" : `"${parent}"`},"timestamp":"2025-01-01T00:00:01.000Z"${more},"message":{"role":"user","content":"hi"}}`;
+    const header = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}';
+    const lines = [header, entry("a", null), entry("b", "a"), entry("c", "b"), entry("d", "c"), entry("e", "d")];
+    const doc = new SessionDocument("file:///s.jsonl", "jsonl", 1, `${lines.join("\n")}\n`);
+    const same = () => expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///s.jsonl", "jsonl", 1, doc.getText())));
+    same();
+    // A branch added (the first structural edit), a label on "c" inserted (the second), then the line
+    // of "c" deleted (the third): the label, which had no finding, now names no entry.
+    doc.update([{ range: { start: { line: 2, character: 0 }, end: { line: 2, character: 0 } }, text: `${entry("x", "a")}\n` }], 2);
+    same();
+    const label = '{"type":"label","id":"L","parentId":"b","timestamp":"2025-01-01T00:00:02.000Z","targetId":"c","label":"here"}';
+    doc.update([{ range: { start: { line: 4, character: 0 }, end: { line: 4, character: 0 } }, text: `${label}\n` }], 3);
+    same();
+    const before = new Set(doc.analysis.entries);
+    doc.update([{ range: { start: { line: 5, character: 0 }, end: { line: 6, character: 0 } }, text: "" }], 4);
+    expect(doc.analysis.entries.some((e) => before.has(e))).toBe(true);
+    expect(computeDiagnostics(doc).map((d) => d.code)).toContain("dangling-target");
+    same();
+  });
+
   it("leaves a session with an id held twice, and an edit of the last entry, to the whole analysis", () => {
     const lines = [
       '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}',

@@ -36,6 +36,10 @@ export interface Resplice {
   changedKeys: ReadonlySet<IdKey>;
   /** Entries of the new analysis whose parent's holder was removed or added. */
   reparented: () => Entry[];
+  /** The entries of the edited lines, in the new analysis. */
+  added: readonly Entry[];
+  /** Whether an entry of the replaced analysis is one of the new analysis too (moved, not removed). */
+  kept: (entry: Entry) => boolean;
 }
 
 const resplices = new WeakMap<SessionAnalysis, Resplice>();
@@ -145,6 +149,8 @@ export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput
     changedKeys: new Set([...removedKeys, ...addedKeys]),
     // A child of a removed entry that was itself removed is no entry of `next` (its index names another).
     reparented: () => [...orphans.filter((e) => entries[e.index] === e), ...added.flatMap((e) => next.childrenOf(e))],
+    added,
+    kept: (e) => entries[e.index] === e,
   });
   return next;
 }
