@@ -12,6 +12,7 @@
 
 import type { ContextBuild, ContextResult } from "../core/pi/buildContext";
 import { contextCarry } from "../core/pi/contextCarry";
+import { contextSplice } from "../core/pi/contextUpdate";
 import { requestCarriedFrom } from "../core/pi/provider/request";
 import type { ProviderResult } from "../core/pi/provider/types";
 import type { SessionDocument } from "../core/session/document";
@@ -38,6 +39,14 @@ export function madePlain(doc: SessionDocument, findings: RequestFindings, input
   for (const result of [built, older]) {
     if (!result?.ok || pathLines.has(result.build)) continue;
     const path = result.build.path;
+    // A build updated after an edit inside lines has the path of the one it updated, on the same
+    // lines (the structure is the same): its record is shared, not made again on every keystroke.
+    const updated = contextSplice(result.build)?.from;
+    const same = updated && pathLines.get(updated);
+    if (same && same.length === path.length) {
+      pathLines.set(result.build, same);
+      continue;
+    }
     const lines = new Int32Array(path.length);
     for (let i = 0; i < path.length; i++) lines[i] = path[i]!.line;
     pathLines.set(result.build, lines);
