@@ -98,10 +98,10 @@ export function requestDiagnostics(doc: SessionDocument): Diagnostic[] {
       memo,
       a.structure,
       inputs,
-      () => madePlain(doc, carriedFindings(doc, memo, inputs) ?? computeRequestFindings(doc, inputs)),
+      () => madePlain(doc, carriedFindings(doc, memo, inputs) ?? computeRequestFindings(doc, inputs), inputs),
       (lastInputs, last) => {
         const updated = updateRequestFindings(doc, lastInputs, last, inputs);
-        return updated && madePlain(doc, updated);
+        return updated && madePlain(doc, updated, inputs);
       },
     ).all;
     settled.set(a, value);

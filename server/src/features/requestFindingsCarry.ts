@@ -10,8 +10,9 @@
  * otherwise, now or when the findings were made (`madePlain`).
  */
 
-import type { ContextResult } from "../core/pi/buildContext";
+import type { ContextBuild, ContextResult } from "../core/pi/buildContext";
 import { contextCarry } from "../core/pi/contextCarry";
+import { contextSplice } from "../core/pi/contextUpdate";
 import { requestCarriedFrom } from "../core/pi/provider/request";
 import type { ProviderResult } from "../core/pi/provider/types";
 import type { SessionDocument } from "../core/session/document";
@@ -21,9 +22,35 @@ import type { RequestFindings, RequestInputs } from "./diagnostics/requestFindin
 /** Whether the client counted lines as Pi does when the findings were made. */
 const plain = new WeakMap<RequestFindings, boolean>();
 
-/** Records how the client counted `doc`'s lines when `findings` were made from it, and gives them back. */
-export function madePlain(doc: SessionDocument, findings: RequestFindings): RequestFindings {
+/**
+ * The line of each entry of a build's path when findings were made from it: a structural edit moves
+ * the entries below it in place (`core/session/resplice.ts`), so the lines the findings quote are
+ * known only from this record.
+ */
+const pathLines = new WeakMap<ContextBuild, Int32Array>();
+
+/**
+ * Records how the client counted `doc`'s lines when `findings` were made from it and `inputs`, and
+ * the lines of the inputs' paths, and gives the findings back.
+ */
+export function madePlain(doc: SessionDocument, findings: RequestFindings, inputs: readonly unknown[]): RequestFindings {
   if (!plain.has(findings)) plain.set(findings, doc.lspLineCount === doc.lineCount);
+  const [built, , older] = inputs as RequestInputs;
+  for (const result of [built, older]) {
+    if (!result?.ok || pathLines.has(result.build)) continue;
+    const path = result.build.path;
+    // A build updated after an edit inside lines has the path of the one it updated, on the same
+    // lines (the structure is the same): its record is shared, not made again on every keystroke.
+    const updated = contextSplice(result.build)?.from;
+    const same = updated && pathLines.get(updated);
+    if (same && same.length === path.length) {
+      pathLines.set(result.build, same);
+      continue;
+    }
+    const lines = new Int32Array(path.length);
+    for (let i = 0; i < path.length; i++) lines[i] = path[i]!.line;
+    pathLines.set(result.build, lines);
+  }
   return findings;
 }
 
@@ -48,8 +75,9 @@ function sameLines(before: ContextResult, next: ContextResult): boolean {
   if (!before.ok || !next.ok) return false;
   const carry = contextCarry(next.build);
   if (!carry?.samePath || carry.from !== before.build) return false;
-  const [x, y] = [before.build.path, next.build.path];
-  for (let i = 0; i < x.length; i++) if (x[i]!.line !== y[i]!.line) return false;
+  const [x, y] = [pathLines.get(before.build), next.build.path];
+  if (!x || x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]!.line) return false;
   return true;
 }
 

@@ -97,9 +97,18 @@ export interface AnalysisInput {
 
 export function analyze(input: AnalysisInput): SessionAnalysis {
   const lines = readLines(input);
+  const { ids, duplicates } = indexIds(lines.entries);
+  return linkedAnalysis(input, lines, ids, duplicates);
+}
+
+/**
+ * The analysis from the lines' roles and Pi's index of their entries: the parents, the children,
+ * the cycles, the order of the tree and the active path, each made afresh (typed arrays, in O(entries)).
+ * `respliceAnalysis` (`resplice.ts`) comes here with roles and an index it updated instead of rebuilt.
+ */
+export function linkedAnalysis(input: AnalysisInput, lines: LineRoles, ids: PiIndex<IdKey, Entry>, duplicates: Map<IdKey, Entry[]>): SessionAnalysis {
   const { entries } = lines;
   const n = entries.length;
-  const { ids, duplicates } = indexIds(entries);
   const { parent, parentIndex, roots, childStart, childList } = linkParents(entries, ids);
   const childrenOf = (entry: Entry): Entry[] => {
     const out: Entry[] = [];
@@ -149,7 +158,7 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
 }
 
 /** What one pass over the lines finds: the header Pi takes, the lines it skips, and the entries. */
-type LineRoles = Pick<
+export type LineRoles = Pick<
   SessionAnalysis,
   "headerLine" | "headerState" | "header" | "extraHeaderLines" | "falsyLines" | "entries" | "entryAtLine" | "looksLikeSession"
 >;

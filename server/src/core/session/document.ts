@@ -18,6 +18,7 @@ import type { TextDocumentContentChangeEvent } from "vscode-languageserver-textd
 import type { Position, Range } from "vscode-languageserver";
 import { analyze, type SessionAnalysis } from "./analysis";
 import { reanalyze } from "./reanalyze";
+import { type LineSplice, respliceAnalysis, widenSplice } from "./resplice";
 import { replacedAnalysis } from "./semantics/memo";
 import { detachLines, LineEnds, type SplitText, splitLines } from "../line/split";
 import { CachedValueLine } from "../line/record";
@@ -43,6 +44,8 @@ export class SessionDocument {
   private previousAnalysis: SessionAnalysis | undefined;
   /** Lines edited in place since `previousAnalysis`, with the parse it saw; undefined after an edit that added or removed lines. */
   private editedLines: Map<number, ParsedLine> | undefined = new Map();
+  /** The lines edited since `previousAnalysis` as one span, or null when the whole text was replaced. */
+  private lineSplice: LineSplice | null | undefined;
   /**
    * Whether a line may still have its credentials to find (`deferredSecrets.ts`); shared with the
    * clones, which share the lines. Optional, so that a document made another way (the streamed
@@ -97,6 +100,7 @@ export class SessionDocument {
       analysisCache: undefined,
       previousAnalysis: undefined,
       editedLines: undefined,
+      lineSplice: null,
     });
     copy.positions = this.positions.clone();
     return copy;
@@ -190,7 +194,9 @@ export class SessionDocument {
     const input = { parsed: this.parsed, isEmpty: this.lines.length === 1 && this.lines[0] === "", endsWithNewline: this.lines[this.lines.length - 1] === "" };
     const edited = this.editedLines;
     const reused = this.previousAnalysis && edited ? reanalyze(this.previousAnalysis, input, [...edited.keys()], [...edited.values()]) : undefined;
-    this.analysisCache = reused ?? analyze(input);
+    const splice = this.lineSplice;
+    this.analysisCache = reused ?? (this.previousAnalysis && splice && respliceAnalysis(this.previousAnalysis, input, splice)) ?? analyze(input);
+    this.lineSplice = undefined;
     // A new structure: what was kept for the analysis it replaces may be carried over (`memo.ts`).
     if (!reused && this.previousAnalysis) replacedAnalysis(this.analysisCache, this.previousAnalysis);
     this.previousAnalysis = undefined;
@@ -292,7 +298,6 @@ export class SessionDocument {
   /** Applies LSP content changes in order (incremental or full) and sets the new version. */
   update(changes: readonly TextDocumentContentChangeEvent[], version: number): void {
     this.revision = nextRevision++;
-    this.knownLength = undefined;
     // What is derived from the lines is let go before the first change, not after the last: a
     // malformed change (a null range) throws after the changes before it were applied, and the
     // analysis of the old text must not then be read over the new lines (an outline past the end).
@@ -300,6 +305,7 @@ export class SessionDocument {
     if (this.analysisCache) {
       this.previousAnalysis = this.analysisCache;
       this.analysisCache = undefined;
+      this.lineSplice = undefined;
     }
     for (const change of changes) {
       if ("range" in change) this.applyRangeChange(change.range, change.text);
@@ -320,6 +326,8 @@ export class SessionDocument {
     this.parsed = this.lines.map((line, i) => (i > 0 && previous.get(line)) || parseDocumentLine(line, i));
     this.positions = PositionMap.of(this.lines);
     this.editedLines = undefined;
+    this.lineSplice = null;
+    this.knownLength = undefined;
   }
 
   private applyRangeChange(range: Range, text: string): void {
@@ -348,6 +356,7 @@ export class SessionDocument {
     const newParsed = newLines.map((line, i) =>
       i < count && this.lines[startLine + i] === line ? this.parsed[startLine + i]! : parseDocumentLine(line, startLine + i),
     );
+    if (this.lineSplice !== null) this.lineSplice = widenSplice(this.lineSplice, startLine, count, newLines.length);
     // What the analysis may reuse: lines edited in place keep their numbers; anything else does not.
     if (newLines.length !== count) this.editedLines = undefined;
     else if (this.editedLines) {
@@ -355,6 +364,11 @@ export class SessionDocument {
         const line = startLine + i;
         if (newParsed[i] !== this.parsed[line] && !this.editedLines.has(line)) this.editedLines.set(line, this.parsed[line]!);
       }
+    }
+    // The length is kept up to date rather than summed again over 50,000 lines after every edit.
+    if (this.knownLength !== undefined) {
+      for (let i = 0; i < count; i++) this.knownLength -= this.lines[startLine + i]!.length;
+      for (const line of newLines) this.knownLength += line.length;
     }
     this.lines = splice(this.lines, startLine, count, newLines);
     this.eols.splice(startLine, count, newEols);

@@ -10,10 +10,10 @@ import type { ValueLine } from "../line/facts";
  */
 export class Entry {
   constructor(
-    /** Position in `entries`. */
-    readonly index: number,
+    /** Position in `entries`; moved, with `line`, by a structural edit above it (`resplice.ts`). */
+    public index: number,
     /** 0-based line number in the document. */
-    readonly line: number,
+    public line: number,
     public parsed: ValueLine,
   ) {}
 

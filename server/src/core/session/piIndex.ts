@@ -32,8 +32,6 @@ export const VALUE_KEYS: IdKeying<IdKey> = { follows: isFollowed, isNull: (key) 
  * key of an id, `V` what it files under it (an entry, or its position).
  */
 export class PiIndex<K, V> {
-  /** Pi's `byId`: the last holder of each key. */
-  readonly byId = new Map<K, V>();
   /** Whether some key was added twice, which shadows its earlier holders. */
   duplicated = false;
   /** How many entries were added. */
@@ -43,7 +41,15 @@ export class PiIndex<K, V> {
   /** The last entry's key: Pi's `leafId` once the file is read; undefined with no entries. */
   lastKey: K | undefined;
 
-  constructor(private readonly keying: IdKeying<K>) {}
+  /**
+   * `byId`, Pi's map of the last holder of each key, is a new one, or one the caller already
+   * filled (with `size` holders, the last `last` under `lastKey`, no key twice): the analysis after
+   * a structural edit updates the previous map for the lines the edit changed (`resplice.ts`).
+   */
+  constructor(
+    private readonly keying: IdKeying<K>,
+    readonly byId = new Map<K, V>(),
+  ) {}
 
   /** `byId.set(key, holder)` for the next entry in file order. */
   add(key: K, holder: V): void {

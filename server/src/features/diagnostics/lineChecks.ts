@@ -45,6 +45,11 @@ export function checkLines(r: Report): void {
       return ascending(again);
     },
     check: (line, add) => checkLine(r, line, facts, add),
+    // After a structural edit, a line outside the edit whose findings were none stays without any
+    // unless its parent changed (the timestamp order): every other fact a finding reads (the active
+    // path, the last entry, the last line, the header, the lines around a malformed one) only changes
+    // the message of a finding the line already had, and those lines are checked again.
+    carry: (resplice, had) => [...had, doc.lineCount - 1, ...resplice.reparented().map((e) => e.line)],
   });
 }
 

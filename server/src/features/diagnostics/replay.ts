@@ -8,6 +8,7 @@
  */
 
 import { editStep, linesEditedSince } from "../../core/session/reanalyze";
+import { type Resplice, respliceOf } from "../../core/session/resplice";
 import type { Report } from "./report";
 
 /** One `Report.add` call, recorded so that a line whose findings did not change can replay it. */
@@ -35,6 +36,13 @@ export interface ByLineCheck<K> {
   /** The lines to check again after `edited` were edited (at least those of them a full run checks), ascending and without repeats. */
   again: (edited: readonly number[]) => number[];
   check: LineCheck;
+  /**
+   * After a structural edit that made the analysis from the previous one (`resplice.ts`), every line
+   * whose findings may differ from none: given the lines that had findings in the last run of the
+   * replaced structure (at their new places), the lines to check; every other line has none. The
+   * lines edited are checked besides. Without it, a new structure checks every line.
+   */
+  carry?: (resplice: Resplice, hadFindings: readonly number[]) => Iterable<number>;
 }
 
 /** Runs `c` over `r`'s document, from the kept findings where they still hold, and keeps the new ones. */
@@ -45,6 +53,7 @@ export function checkByLine<K>(r: Report, c: ByLineCheck<K>): void {
   const reusable = doc.lspLineCount === doc.lineCount;
   const memo = reusable ? c.memos.get(a.structure) : undefined;
   const edited = memo && c.sameKey(memo.key, c.key) ? linesEditedSince(a, memo.step) : undefined;
+  const carried = memo ? undefined : reusable ? carriedLines(c, a) : undefined;
   const next: LineFindings<K> = { step: editStep(a), key: c.key, lines: [], adds: [], deps: [] };
   // One recorder for every line, its lists made only for a line with findings: a full run checks
   // 50,000 lines, nearly all without any, and three new objects a line were most of its garbage.
@@ -85,12 +94,32 @@ export function checkByLine<K>(r: Report, c: ByLineCheck<K>): void {
         i++;
       }
     }
+  } else if (carried) {
+    for (const line of carried) run(line);
   } else {
     const lines = c.lines();
     if (typeof lines === "number") for (let line = 0; line < lines; line++) run(line);
     else for (const line of lines) run(line);
   }
   if (reusable) c.memos.set(a.structure, next);
+}
+
+/**
+ * The lines to check on a new structure made from the previous one (`ByLineCheck.carry`), ascending,
+ * or undefined when every line is checked: the replaced structure's findings must have been made at
+ * its last step, over the whole document (not only the lines a full run checks at first).
+ */
+function carriedLines<K>(c: ByLineCheck<K>, a: Parameters<typeof respliceOf>[0]): number[] | undefined {
+  const resplice = c.carry && respliceOf(a);
+  const last = resplice && c.memos.get(resplice.previousStructure);
+  if (!resplice || !last || last.step !== resplice.previousStep) return undefined;
+  const { start, end, delta } = resplice.splice;
+  const oldEnd = end - delta;
+  const had: number[] = [];
+  for (const line of last.lines) if (line < start || line >= oldEnd) had.push(line < start ? line : line + delta);
+  const lines = [...c.carry!(resplice, had)];
+  for (let line = start; line < end; line++) lines.push(line);
+  return ascending(lines);
 }
 
 /** The kept lines whose findings read an edited line. */

@@ -11,7 +11,6 @@ import { type DiagnosticCode, type PresentationCode, type Severity, severityOf }
 import type { SessionDocument } from "../../core/session/document";
 import type { JsonPath } from "../../core/line/locate";
 import { describe } from "../../core/line/findings";
-import { referencesTo } from "../../core/session/semantics/references";
 import { versionRules } from "../../core/session/semantics/version";
 import { clip } from "../../core/base/text";
 
@@ -188,9 +187,11 @@ export class Report {
 
   /** ", and the N entries whose parentId names it become roots…" for a malformed line's id. */
   orphansOf(id: string | undefined): string {
-    if (id === undefined || this.a.byId.has(id)) return "";
+    if (!id || this.a.byId.has(id)) return "";
+    // An entry whose parentId names no entry is a root: the orphans are found among the roots, not
+    // in the index of every reference, which a line broken (a new structure) would build again.
     let orphans = 0;
-    for (const ref of referencesTo(this.a, id)) if (ref.field === "parentId") orphans++;
+    for (const root of this.a.roots) if (root.parentKey === id) orphans++;
     if (orphans === 0) return "";
     return orphans === 1
       ? `, and the entry whose parentId is "${clip(id)}" becomes a root, cut off from the history above`

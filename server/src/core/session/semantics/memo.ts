@@ -100,7 +100,10 @@ export function perStructureAndLines<T>(
     if (found) return found.value;
     // A new structure: the value of the analysis it replaced, carried over when `carry` can.
     const previous = carry ? predecessorOf(a) : undefined;
-    const before = previous ? kept(previous) : undefined;
+    // Only a value made at the replaced analysis's own last step: bringing an older one up to date
+    // would read that analysis, whose entries the new one may have moved (`resplice.ts`).
+    const last = previous && memo.get(previous.structure);
+    const before = last && last.step === editStep(previous) ? last : undefined;
     const value = (before && carry?.(a, before.value)) ?? compute(a);
     memo.set(a.structure, { step: editStep(a), value });
     return value;

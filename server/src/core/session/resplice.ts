@@ -1,0 +1,168 @@
+/**
+ * The analysis after an edit of the tree (a line broken, mended, inserted or deleted, a parent
+ * changed), made from the previous one instead of from nothing: the entries outside the edited
+ * lines are kept, shifted in place to their new index and line, and Pi's map of ids is updated for
+ * the entries the edit removed and added, instead of 50,000 new entries filed into a new map (on the
+ * 45 MB session that map was most of the analysis's time, and the new entries most of its garbage).
+ * The parents, children, cycles, the tree's order and the active path are made afresh from them
+ * (`linkedAnalysis`), as `analyze` makes them.
+ *
+ * The previous analysis is the document's own and is replaced by this one: its entry objects and
+ * its map are taken over, so that nothing may read them as the previous version's afterwards. Its
+ * arrays are left as they were. The values carried over from it (`memo.ts`'s `carry`) are carried
+ * only when they were made at its own last step, and read only the entries' parses and identities,
+ * not their lines; the request findings compare lines recorded when they were made
+ * (`features/requestFindingsCarry.ts`).
+ */
+
+import type { IdKey } from "../base/ids";
+import { type AnalysisInput, type LineRoles, linkedAnalysis, type SessionAnalysis } from "./analysis";
+import { Entry } from "./entry";
+import { PiIndex, VALUE_KEYS } from "./piIndex";
+import { editStep } from "./reanalyze";
+import type { ValueLine } from "../line/facts";
+
+/**
+ * How an analysis was made from the one before it, for the checks that carry their findings over
+ * (`features/diagnostics/replay.ts`): the edited lines, the structure and edit step of the analysis
+ * it replaced (not that analysis itself: each would hold the one before it), the ids whose holder
+ * changed, and the entries whose parent may have: the children of the entries removed (as that
+ * analysis linked them) and of the entries added.
+ */
+export interface Resplice {
+  splice: LineSplice;
+  previousStructure: object;
+  previousStep: number;
+  changedKeys: ReadonlySet<IdKey>;
+  /** Entries of the new analysis whose parent's holder was removed or added. */
+  reparented: () => Entry[];
+  /** The entries of the edited lines, in the new analysis. */
+  added: readonly Entry[];
+  /** Whether an entry of the replaced analysis is one of the new analysis too (moved, not removed). */
+  kept: (entry: Entry) => boolean;
+}
+
+const resplices = new WeakMap<SessionAnalysis, Resplice>();
+
+/** How `a` was made from the analysis before it, when `respliceAnalysis` made it. */
+export function respliceOf(a: SessionAnalysis): Resplice | undefined {
+  return resplices.get(a);
+}
+
+/**
+ * The lines edited since an analysis, as one span: lines `start` to `end` (exclusive) of the text
+ * now replaced lines `start` to `end - delta` of the text it analysed; every line before `start` is
+ * as it was, and every line from `end` on is the line `delta` places above it.
+ */
+export interface LineSplice {
+  start: number;
+  end: number;
+  delta: number;
+}
+
+/** `splice` (none: no edit yet) widened by one more edit, which replaced `count` lines from `start` with `added` lines. */
+export function widenSplice(splice: LineSplice | undefined, start: number, count: number, added: number): LineSplice {
+  const delta = added - count;
+  if (!splice) return { start, end: start + added, delta };
+  // The span's end moves with the lines after the edit, and takes in the edit's own lines.
+  return { start: Math.min(splice.start, start), end: Math.max(splice.end, start + count) + delta, delta: splice.delta + delta };
+}
+
+/**
+ * The analysis of `input` from `previous` and the lines edited since (`splice`), or undefined when
+ * the shortcut does not apply and the caller analyses the whole document: it applies when the
+ * header is above the edited lines and valid, the last entry below them (so that Pi's leaf is the
+ * same entry), and every entry, before and after, has an id of its own (no id held twice or
+ * absent, no falsy line, no second header), so that the map of ids changes only under the ids of
+ * the entries removed and added.
+ */
+export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput, splice: LineSplice): SessionAnalysis | undefined {
+  const { parsed } = input;
+  const { start, end, delta } = splice;
+  const oldEnd = end - delta;
+  const old = previous.entries;
+  const lastEntry = old[old.length - 1];
+  if (input.isEmpty || previous.headerState !== "ok" || previous.headerLine === undefined || previous.headerLine >= start) return undefined;
+  if (previous.falsyLines.length > 0 || previous.extraHeaderLines.length > 0 || previous.byId.size !== old.length) return undefined;
+  if (!lastEntry || lastEntry.line < oldEnd || end > parsed.length) return undefined;
+  const first = firstEntryFrom(old, start);
+  const after = firstEntryFrom(old, oldEnd);
+  const removedKeys = new Set<IdKey>();
+  for (let k = first; k < after; k++) removedKeys.add(old[k]!.key);
+  // The new entries, checked before anything is changed: a bail-out leaves `previous` whole.
+  const addedLines: number[] = [];
+  const addedKeys = new Set<IdKey>();
+  for (let line = start; line < end; line++) {
+    const p = parsed[line]!;
+    if (p.kind !== "value") continue;
+    const key = p.idKey;
+    if (p.falsy || p.type === "session" || key === undefined || addedKeys.has(key)) return undefined;
+    if (previous.byId.has(key) && !removedKeys.has(key)) return undefined;
+    addedKeys.add(key);
+    addedLines.push(line);
+  }
+  const byId = previous.byId;
+  // Read before the entries move: the previous analysis links its children by their old indexes.
+  const orphans: Entry[] = [];
+  for (let k = first; k < after; k++) orphans.push(...previous.childrenOf(old[k]!));
+  for (let k = first; k < after; k++) byId.delete(old[k]!.key);
+  const entries: Entry[] = old.slice(0, first);
+  // Made at its length and filled, as `analyze` makes it: an array lengthened past its elements
+  // would be stored as a dictionary, slow for every feature that reads it.
+  const entryAtLine: (Entry | undefined)[] = new Array(parsed.length);
+  for (let k = 0; k < first; k++) entryAtLine[old[k]!.line] = old[k];
+  for (const line of addedLines) {
+    const entry = new Entry(entries.length, line, parsed[line] as ValueLine);
+    entries.push(entry);
+    entryAtLine[line] = entry;
+    byId.set(entry.key, entry);
+  }
+  // The entries below the edited lines keep their objects, moved to their new place.
+  for (let k = after; k < old.length; k++) {
+    const entry = old[k]!;
+    entry.index = entries.length;
+    entry.line += delta;
+    entries.push(entry);
+    entryAtLine[entry.line] = entry;
+  }
+  const ids = new PiIndex<IdKey, Entry>(VALUE_KEYS, byId);
+  ids.size = entries.length;
+  ids.last = lastEntry;
+  ids.lastKey = lastEntry.key;
+  const roles: LineRoles = {
+    headerLine: previous.headerLine,
+    headerState: "ok",
+    header: previous.header,
+    extraHeaderLines: [],
+    falsyLines: [],
+    entries,
+    entryAtLine,
+    // The header above the edit is a line Pi wrote, by its type.
+    looksLikeSession: true,
+  };
+  const next = linkedAnalysis(input, roles, ids, new Map());
+  const added = entries.slice(first, first + addedLines.length);
+  resplices.set(next, {
+    splice,
+    previousStructure: previous.structure,
+    previousStep: editStep(previous),
+    changedKeys: new Set([...removedKeys, ...addedKeys]),
+    // A child of a removed entry that was itself removed is no entry of `next` (its index names another).
+    reparented: () => [...orphans.filter((e) => entries[e.index] === e), ...added.flatMap((e) => next.childrenOf(e))],
+    added,
+    kept: (e) => entries[e.index] === e,
+  });
+  return next;
+}
+
+/** The index of the first entry on line `line` or below it (binary search: entries are in line order). */
+function firstEntryFrom(entries: readonly Entry[], line: number): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (entries[mid]!.line < line) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,135 @@
+/**
+ * The analysis after a structural edit made from the previous one (core/session/resplice.ts: the
+ * entries below the edit moved in place, Pi's map of ids updated for the lines edited) equals a
+ * fresh document's, field by field: after random edits (a line broken, mended, copied or deleted, a
+ * parentId changed, typing), several at a time between analyses, in every parity fixture and in
+ * sessions with faults of every kind. The test also checks that the shortcut ran, and that it was
+ * not taken where it does not apply (an id held twice, the last entry edited). The document's
+ * length, which each edit updates, equals the fresh document's too.
+ */
+
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { SessionAnalysis } from "../../server/src/core/session/analysis";
+import type { Entry } from "../../server/src/core/session/entry";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { computeDiagnostics } from "../../server/src/features/diagnostics";
+import { parseFixture } from "../helpers/fixture";
+import { seededRandom } from "../helpers/lspClient";
+import { randomEdit } from "../helpers/structuralEdits";
+
+const FIXTURES = join(__dirname, "../parity/fixtures");
+const DIAGNOSTICS = join(__dirname, "../fixtures/diagnostics");
+/** The parity fixtures, and the diagnostics fixtures' sessions (a fault of every kind). */
+const sessions: [string, string][] = [
+  ...readdirSync(FIXTURES)
+    .filter((f) => f.endsWith(".jsonl"))
+    .map((f): [string, string] => [f, readFileSync(join(FIXTURES, f), "utf8")]),
+  ...readdirSync(DIAGNOSTICS)
+    .filter((f) => f.endsWith(".txt"))
+    .map((f): [string, string] => [f, parseFixture(readFileSync(join(DIAGNOSTICS, f), "utf8")).text]),
+];
+
+const line = (e: Entry | undefined) => (e ? e.line : null);
+
+/** Everything the analysis says, as data: entries by line, never by object. */
+function analysisData(a: SessionAnalysis) {
+  return {
+    header: [a.headerLine, a.headerState, a.header, a.extraHeaderLines, a.falsyLines, a.looksLikeSession, a.endsWithNewline],
+    entries: a.entries.map((e, k) => [k, e.index, e.line, e.key]),
+    entryAtLine: a.entryAtLine.map((e) => (e ? [e.index, e.line] : null)),
+    byId: [...a.byId].map(([key, e]) => [key, e.line]).sort((x, y) => Number(x[1]) - Number(y[1])),
+    duplicates: [...a.duplicates].map(([key, list]) => [key, list.map(line)]),
+    parent: a.parent.map(line),
+    children: a.entries.map((e) => a.childrenOf(e).map(line)),
+    roots: a.roots.map(line),
+    leaf: [line(a.leaf), line(a.nullLeaf)],
+    cycles: [a.cycles.map((c) => c.map(line)), [...a.cycleOf], [...a.reachesCycle], [...a.depth], a.treeLoops],
+    path: [a.activePath.map(line), [...a.onActivePath]],
+    ancestors: a.entries.map((e) => (e.index > 0 ? a.isAncestor(a.entries[0]!, e) : false)),
+  };
+}
+
+describe("the analysis made from the previous one after a structural edit", () => {
+  it(`equals a fresh document's, in ${sessions.length} sessions`, () => {
+    const random = seededRandom(34);
+    let compared = 0;
+    let respliced = 0;
+    for (const [path, text] of sessions) {
+      const doc = new SessionDocument("file:///s.jsonl", "jsonl", 1, text);
+      let before = new Set(doc.analysis.entries);
+      for (let step = 0; step < 16; step++) {
+        randomEdit(doc, random);
+        // Several edits at a time, now and then: the analysis then covers all of them at once.
+        if (random() < 0.3) continue;
+        const a = doc.analysis;
+        const fresh = new SessionDocument("file:///s.jsonl", "jsonl", 1, doc.getText());
+        expect(analysisData(a), `${path}, edit ${step}`).toEqual(analysisData(fresh.analysis));
+        // The length, kept up to date by each edit rather than summed again.
+        expect(doc.textLength(), `${path}, edit ${step}`).toBe(fresh.textLength());
+        // An analysis that took over entries of the previous one, of another structure, was respliced.
+        if (a.entries.some((e) => before.has(e)) && a.entries.length > 0) respliced++;
+        before = new Set(a.entries);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(sessions.length * 8);
+    expect(respliced).toBeGreaterThan(compared / 4);
+  });
+
+  it("checks again an entry an earlier structural edit added when the id it names loses its holder", () => {
+    const entry = (id: string, parent: string | null, more = "") =>
+      `{"type":"message","id":"${id}","parentId":${parent === null ? "null" : `"${parent}"`},"timestamp":"2025-01-01T00:00:01.000Z"${more},"message":{"role":"user","content":"hi"}}`;
+    const header = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}';
+    const lines = [header, entry("a", null), entry("b", "a"), entry("c", "b"), entry("d", "c"), entry("e", "d")];
+    const doc = new SessionDocument("file:///s.jsonl", "jsonl", 1, `${lines.join("\n")}\n`);
+    const same = () => expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///s.jsonl", "jsonl", 1, doc.getText())));
+    same();
+    // A branch added (the first structural edit), a label on "c" inserted (the second), then the line
+    // of "c" deleted (the third): the label, which had no finding, now names no entry.
+    doc.update([{ range: { start: { line: 2, character: 0 }, end: { line: 2, character: 0 } }, text: `${entry("x", "a")}\n` }], 2);
+    same();
+    const label = '{"type":"label","id":"L","parentId":"b","timestamp":"2025-01-01T00:00:02.000Z","targetId":"c","label":"here"}';
+    doc.update([{ range: { start: { line: 4, character: 0 }, end: { line: 4, character: 0 } }, text: `${label}\n` }], 3);
+    same();
+    const before = new Set(doc.analysis.entries);
+    doc.update([{ range: { start: { line: 5, character: 0 }, end: { line: 6, character: 0 } }, text: "" }], 4);
+    expect(doc.analysis.entries.some((e) => before.has(e))).toBe(true);
+    expect(computeDiagnostics(doc).map((d) => d.code)).toContain("dangling-target");
+    same();
+  });
+
+  it("leaves a session with an id held twice, and an edit of the last entry, to the whole analysis", () => {
+    const lines = [
+      '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}',
+      '{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}',
+      '{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":"hi"}}',
+      '{"type":"message","id":"c","parentId":"b","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"hi"}}',
+    ];
+    const doc = new SessionDocument("file:///s.jsonl", "jsonl", 1, `${lines.join("\n")}\n`);
+    const first = doc.analysis.entries;
+    // A copy of line 1 under the same id: Pi's map now holds one of two entries, which only a whole analysis decides.
+    doc.update([{ range: { start: { line: 2, character: 0 }, end: { line: 2, character: 0 } }, text: `${lines[1]}\n` }], 2);
+    const twice = doc.analysis;
+    expect(twice.duplicates.get("a")?.map(line)).toEqual([1, 2]);
+    expect(twice.entries.some((e) => first.includes(e))).toBe(false);
+    expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///s.jsonl", "jsonl", 1, doc.getText())));
+    // The copy deleted again: the shortcut still declines, as the previous analysis held an id twice.
+    doc.update([{ range: { start: { line: 2, character: 0 }, end: { line: 3, character: 0 } }, text: "" }], 3);
+    expect(doc.analysis.entries.some((e) => twice.entries.includes(e))).toBe(false);
+    // The last entry's parent changed: the leaf's line is edited, and the analysis is made afresh.
+    const last = doc.analysis.entries;
+    doc.update(
+      [
+        {
+          range: { start: { line: 3, character: 0 }, end: { line: 3, character: lines[3]!.length } },
+          text: lines[3]!.replace('"parentId":"b"', '"parentId":"a"'),
+        },
+      ],
+      4,
+    );
+    expect(doc.analysis.entries.some((e) => last.includes(e))).toBe(false);
+    expect(doc.analysis.childrenOf(doc.analysis.entries[0]!).map(line)).toEqual([2, 3]);
+  });
+});
