@@ -51,7 +51,8 @@ export function diagnose(path: string, limit: number): Diagnosed {
   } finally {
     // The parsed values kept meanwhile belong to lines of this document alone, which the next run
     // does not read (it makes a new document), and Pi's process has no idle collection to let them
-    // go: a large session's held path behind a compaction, which nothing reads, stayed until another large session was read.
+    // go: a large session's held path behind a compaction, which nothing reads, stayed until
+    // another large session was read.
     forgetValues();
   }
   last = { version: read.version, diagnosed };
