@@ -166,6 +166,37 @@ describe("runPool", () => {
     expect(pooled.map((o) => o.path)).toEqual(tasks.map((t) => t.path));
   });
 
+  it("calls back no more once it has failed: a result a worker sent meanwhile is dropped, not handed over after the answer", async () => {
+    // A worker that counts the tasks it began in a counter this thread shares (every task holds it).
+    const counting = join(dir, "counting-worker.js");
+    writeFileSync(
+      counting,
+      `require(${JSON.stringify(join(root, "out/io/poolWorker.js"))}).serve((task) => { Atomics.add(task.began, 0, 1); return task.n; });\n`,
+    );
+    const began = new Int32Array(new SharedArrayBuffer(4));
+    const jobs = Array.from({ length: 8 }, (_, n) => ({ n, began }));
+    const worker = startPoolWorker(counting);
+    const exited = new Promise((resolve) => worker.once("exit", resolve));
+    let settled = false;
+    const late: string[] = [];
+    const here = () => {
+      // Once the worker began its second task it has sent the first one's result; this thread then fails.
+      while (Atomics.load(began, 0) < 2) Atomics.wait(began, 0, Atomics.load(began, 0), 50);
+      throw new Error("this thread's task failed");
+    };
+    await expect(
+      runPool(
+        jobs,
+        { script: counting, here, onResult: (index) => settled && late.push(`result ${index}`) },
+        { threads: 2, withThisThread: true, offThread: true, started: [worker], onProgress: () => settled && late.push("progress") },
+      ),
+    ).rejects.toThrow("this thread's task failed");
+    settled = true;
+    // Every message the worker sent has been taken, or dropped, once it has exited.
+    await exited;
+    expect(late).toEqual([]);
+  });
+
   it("without withThisThread, leaves every task to the workers", async () => {
     const here = vi.fn((t: ScanTask) => scanFile(t));
     const pooled = await runPool(tasks, { script, here }, { threads: 2, sizes: sizes() });

@@ -7,6 +7,7 @@
 
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { forgetValues } from "../core/line/values";
 import { SessionDocument } from "../core/session/document";
 import { type DoctorReport, doctorReport } from "../features/api/doctor";
 import { isNonEmptyFile, readBoundedFile } from "../io/boundedFile";
@@ -41,10 +42,19 @@ export function diagnose(path: string, limit: number): Diagnosed {
   }
   if ("cached" in read && last) return last.diagnosed;
   if (!("bytes" in read)) return { ok: false, why: `cannot read ${full}` };
-  // Pi reads sessions as UTF-8, as this does; a file that is not UTF-8 is one Pi 1.x refuses.
-  const doc = new SessionDocument(pathToFileURL(full).href, "jsonl", 0, read.bytes.toString("utf8"));
-  const facts = sessionFacts(doc, folderInputs({ version: "1.x" }), { encoding: "utf-8", bom: false, lossless: true });
-  const diagnosed: Diagnosed = { ok: true, report: doctorReport(doc, { facts, path: full }), path: full };
+  let diagnosed: Diagnosed;
+  try {
+    // Pi reads sessions as UTF-8, as this does; a file that is not UTF-8 is one Pi 1.x refuses.
+    const doc = new SessionDocument(pathToFileURL(full).href, "jsonl", 0, read.bytes.toString("utf8"));
+    const facts = sessionFacts(doc, folderInputs({ version: "1.x" }), { encoding: "utf-8", bom: false, lossless: true });
+    diagnosed = { ok: true, report: doctorReport(doc, { facts, path: full }), path: full };
+  } finally {
+    // The parsed values kept meanwhile belong to lines of this document alone, which the next run
+    // does not read (it makes a new document), and Pi's process has no idle collection to let them
+    // go: a large session's held path behind a compaction, which nothing reads, stayed until
+    // another large session was read.
+    forgetValues();
+  }
   last = { version: read.version, diagnosed };
   return diagnosed;
 }
