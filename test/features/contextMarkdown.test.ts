@@ -275,6 +275,22 @@ describe("renderContextMarkdown", () => {
   });
 });
 
+describe("renderContextMarkdown asked again", () => {
+  it("gives the text joined before for the same messages and sections, and the new text when a section differs", () => {
+    const { build } = built(BRANCHED_AND_COMPACTED);
+    const first = renderContextMarkdown(build, { sessionName: "Parser fix" });
+    expect(renderContextMarkdown(build, { sessionName: "Parser fix" })).toBe(first);
+    const renamed = renderContextMarkdown(build, { sessionName: "Parser fixed" });
+    expect(renamed).not.toBe(first);
+    expect(renamed).toBe(first.replace("Parser fix”", "Parser fixed”"));
+    const fewer = renderContextMarkdown(build, { sessionName: "Parser fix", maxMessages: 2 });
+    expect(fewer).toContain("*… 7 earlier messages not shown*");
+    // Another message list with the same messages renders the same text, made afresh.
+    const copy = { ...build, context: { ...build.context, messages: build.context.messages.slice() } };
+    expect(renderContextMarkdown(copy, { sessionName: "Parser fix" })).toBe(first);
+  });
+});
+
 describe("shorten", () => {
   it("keeps short text whole, without trailing whitespace", () => {
     expect(shorten("one\ntwo\n\n", { lines: 20, chars: 2000 })).toEqual({ text: "one\ntwo", more: "" });

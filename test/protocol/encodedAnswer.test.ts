@@ -12,8 +12,10 @@ import { describe, expect, it } from "vitest";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { type BuildContextParams, computeContextRequest } from "../../server/src/features/contextRequest";
 import { EncodedAnswer, encodeContextAnswer } from "../../server/src/lsp/encodedAnswer";
+import { forgetKeptJson, KEPT_LIST_CHARS } from "../../server/src/lsp/keptJson";
 import { encodeMessage } from "../../server/src/lsp/stdin";
 import { editInContext } from "../helpers/contextEdits";
+import { heavy } from "../helpers/heavySession";
 import { seededRandom } from "../helpers/lspClient";
 
 const FIXTURES = join(__dirname, "../parity/fixtures");
@@ -21,8 +23,18 @@ const files = readdirSync(FIXTURES)
   .filter((f) => f.endsWith(".jsonl"))
   .sort();
 
-/** The JSON made ahead for `answer`, its parts joined. */
-const jsonOf = (answer: object) => encodeContextAnswer(answer).parts.join("");
+/** How many parts kept as UTF-8 bytes `jsonOf` has decoded. */
+let byteParts = 0;
+
+/** The JSON made ahead for `answer`, its parts joined (a part kept as UTF-8 bytes decoded). */
+const jsonOf = (answer: object) =>
+  encodeContextAnswer(answer)
+    .parts.map((part) => {
+      if (typeof part === "string") return part;
+      byteParts++;
+      return Buffer.from(part).toString("utf8");
+    })
+    .join("");
 
 const ASKS: Partial<BuildContextParams>[] = [
   {},
@@ -43,12 +55,18 @@ function encodings(doc: SessionDocument): [string, string][] {
 }
 
 describe("encodeContextAnswer", () => {
-  it("writes JSON.stringify's JSON for every fixture's answers, before and after edits inside the context", () => {
+  it.each([
+    ["as recorded", (text: string) => text],
+    // Images large enough that the messages' JSON is kept as bytes between answers (`keptJson.ts`).
+    ["made heavy", (text: string) => heavy(text, { imageChars: KEPT_LIST_CHARS / 4, outputChars: 2000 })],
+  ])("writes JSON.stringify's JSON for every fixture's answers %s, before and after edits inside the context", (how, made) => {
+    forgetKeptJson();
+    byteParts = 0;
     const random = seededRandom(33);
     let compared = 0;
     let edited = 0;
     for (const file of files) {
-      const doc = new SessionDocument(`file:///${file}`, "jsonl", 1, readFileSync(join(FIXTURES, file), "utf8"));
+      const doc = new SessionDocument(`file:///${file}`, "jsonl", 1, made(readFileSync(join(FIXTURES, file), "utf8")));
       for (let round = 0; round < 4; round++) {
         for (const [ahead, plain] of encodings(doc)) {
           expect(ahead).toBe(plain);
@@ -59,6 +77,7 @@ describe("encodeContextAnswer", () => {
     }
     expect(compared).toBeGreaterThan(files.length * 10);
     expect(edited).toBeGreaterThan(files.length);
+    if (how === "made heavy") expect(byteParts).toBeGreaterThan(files.length);
   });
 
   it("writes odd answers as JSON.stringify does: holes, members without JSON, a context without messages", () => {

@@ -8,7 +8,11 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import { Writable } from "node:stream";
+import type { Message } from "vscode-jsonrpc";
+import { StreamMessageWriter } from "vscode-jsonrpc/node";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { encodeContextAnswer } from "../../server/src/lsp/encodedAnswer";
 import { BURST_READ_BYTES, encodeMessage, MAPPED_MESSAGE_CHARS, ReadCopies, SLAB_BYTES } from "../../server/src/lsp/stdin";
 import { ensureBuilt, REPO_ROOT } from "../helpers/lspClient";
 
@@ -180,6 +184,45 @@ describe("encodeMessage", () => {
     // A lone surrogate is escaped by JSON.stringify; a pair becomes 4 bytes for 2 units.
     const pairs = { jsonrpc: "2.0", id: 4, result: `${"😀".repeat(MAPPED_MESSAGE_CHARS / 2)}\ud800` };
     expect(encodeMessage(pairs).equals(Buffer.from(JSON.stringify(pairs), "utf8"))).toBe(true);
+  });
+});
+
+describe("encodeMessage's memory, reused from one large message to the next", () => {
+  /** A response whose answer's messages are kept as bytes (`keptJson.ts`), `n` in every message. */
+  const answer = (n: number) => {
+    const messages = Array.from({ length: MAPPED_MESSAGE_CHARS / 16 }, (_, i) => ({ role: "user", content: `${n}: message ${i} “é” 😀` }));
+    return { context: { messages }, stats: { n } };
+  };
+
+  it("reuses the last large message's memory", () => {
+    const first = encodeMessage({ jsonrpc: "2.0", id: 1, result: encodeContextAnswer(answer(1)) });
+    const second = encodeMessage({ jsonrpc: "2.0", id: 2, result: encodeContextAnswer(answer(2)) });
+    expect(first.length).toBeGreaterThan(MAPPED_MESSAGE_CHARS);
+    expect(second.buffer === first.buffer).toBe(true);
+    expect(second.equals(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 2, result: answer(2) })))).toBe(true);
+  });
+
+  it("is free again whenever the library's writer asks, even when the stream takes its time", async () => {
+    const received: Buffer[] = [];
+    // Takes each chunk by reference and reads it only when it calls back, as a slow pipe does.
+    const slow = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        setTimeout(() => {
+          received.push(Buffer.from(chunk));
+          callback();
+        }, 5);
+      },
+    });
+    const contentTypeEncoder = { name: "application/json", encode: (message: Message) => Promise.resolve(encodeMessage(message)) };
+    const writer = new StreamMessageWriter(slow, { charset: "utf-8", contentTypeEncoder });
+    const results = [1, 2, 3].map((n) => answer(n));
+    const messages = results.map((result, n) => ({ jsonrpc: "2.0", id: n, result: n === 1 ? result : encodeContextAnswer(result) }));
+    await Promise.all(messages.map((message) => writer.write(message as Message)));
+    const written = Buffer.concat(received).toString("utf8");
+    const bodies = written.split(/Content-Length: \d+\r\n\r\n/).slice(1);
+    expect(bodies.length).toBe(3);
+    // Compared as booleans: a difference of megabytes would take long to print.
+    expect(bodies.map((body, id) => body === JSON.stringify({ jsonrpc: "2.0", id, result: results[id] }))).toEqual([true, true, true]);
   });
 });
 

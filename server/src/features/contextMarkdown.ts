@@ -21,6 +21,7 @@ import { code, entryRef, modelName, NAME_CODE_POINTS, plural, renderFooter } fro
 import { codeBlock, escapeMarkdown, shorten } from "./markdown";
 
 import { asObject } from "../core/line/schema";
+import { releasedTable } from "../core/session/semantics/memo";
 
 export interface ContextMarkdownOptions {
   /** The session's name as Pi shows it (`getSessionName`), for the title. */
@@ -81,7 +82,25 @@ export function renderContextMarkdown(build: ContextBuild, options: ContextMarkd
   for (let i = first; i < messages.length; i++) out.push(renderedMessage(messages[i], i + 1, build.sources[i], limits));
 
   out.push("", "---", "", ...renderFooter(build), ...(options.notes ?? []));
-  return `${out.join("\n")}\n`;
+  return joined(messages, out);
+}
+
+/** The last Markdown rendered of each message list, with the sections it was joined from. */
+const lastJoined = releasedTable<readonly unknown[], { sections: readonly string[]; text: string }>();
+
+/**
+ * The sections joined into the Markdown; the same string as the last time for the same message list
+ * when every section is equal: the editor asks again after each edit outside the context, which
+ * leaves every message's section as it was (`renderedMessage`), and the join of a 20,000-message
+ * context took 6 ms, with a server answer that then finds its JSON kept by the string's identity
+ * (`lsp/keptJson.ts`) instead of comparing megabytes.
+ */
+function joined(messages: readonly unknown[], sections: readonly string[]): string {
+  const last = lastJoined.get(messages);
+  if (last && last.sections.length === sections.length && last.sections.every((section, i) => section === sections[i])) return last.text;
+  const text = `${sections.join("\n")}\n`;
+  lastJoined.set(messages, { sections, text });
+  return text;
 }
 
 /**

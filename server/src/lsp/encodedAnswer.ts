@@ -18,8 +18,14 @@
  *
  * What is remembered costs about the answer's size while its messages live: the builds hold them
  * until the idle server lets its kept contexts go (`memory.ts`, which a large answer schedules), and
- * the parsed line values until they are trimmed; then the JSON goes with them.
+ * the parsed line values until they are trimmed; then the JSON goes with them. The UTF-8 of a large
+ * list or string is kept whole for the next answer (`keptJson.ts`).
  */
+
+import { keptListJson, keptStringJson } from "./keptJson";
+
+/** A part of an answer's JSON: a string, or its UTF-8 bytes (kept from an earlier answer, `keptJson.ts`). */
+export type AnswerPart = string | Uint8Array;
 
 /**
  * An answer and its JSON, in parts whose concatenation it is: `encodeMessage` (`stdin.ts`) writes
@@ -30,10 +36,10 @@
 export class EncodedAnswer {
   constructor(
     readonly value: object,
-    readonly parts: readonly string[],
+    readonly parts: readonly AnswerPart[],
   ) {}
 
-  /** The JSON's length in UTF-16 code units. */
+  /** The JSON's length in UTF-16 code units, a part kept as bytes counted by its bytes (as many or more). */
   get chars(): number {
     let chars = 0;
     for (const part of this.parts) chars += part.length;
@@ -55,13 +61,13 @@ const remembered = new WeakMap<object, string>();
  * `JSON.stringify` of any part does not overflow the stack.
  */
 export function encodeContextAnswer(answer: object): EncodedAnswer {
-  const parts: string[] = [];
+  const parts: AnswerPart[] = [];
   membersJson(answer, parts, (key, value) => (key === "context" || key === "provider") && withMessagesJson(value, parts));
   return new EncodedAnswer(answer, parts);
 }
 
 /** Adds the JSON of an object with a `messages` list to `parts`; false (nothing added) for anything else. */
-function withMessagesJson(value: unknown, parts: string[]): boolean {
+function withMessagesJson(value: unknown, parts: AnswerPart[]): boolean {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
   membersJson(value, parts, (key, member) => key === "messages" && Array.isArray(member) && listJson(member, parts));
   return true;
@@ -71,7 +77,7 @@ function withMessagesJson(value: unknown, parts: string[]): boolean {
  * Adds `JSON.stringify(object)` of a plain object to `parts`: its own enumerable members in order,
  * a member whose value has no JSON left out; `special` adds a member's JSON itself when it returns true.
  */
-function membersJson(object: object, parts: string[], special: (key: string, value: unknown) => boolean): void {
+function membersJson(object: object, parts: AnswerPart[], special: (key: string, value: unknown) => boolean): void {
   let separator = "{";
   for (const key of Object.keys(object)) {
     const value = (object as Record<string, unknown>)[key];
@@ -81,7 +87,7 @@ function membersJson(object: object, parts: string[], special: (key: string, val
       separator = ",";
       continue;
     }
-    const json = JSON.stringify(value) as string | undefined;
+    const json = (typeof value === "string" && keptStringJson(value)) || (JSON.stringify(value) as string | undefined);
     if (json === undefined) parts.length = at;
     else {
       parts.push(json);
@@ -92,7 +98,12 @@ function membersJson(object: object, parts: string[], special: (key: string, val
 }
 
 /** Adds `JSON.stringify(list)` to `parts`, each element object's JSON remembered; a hole or an element without JSON is `null`. */
-function listJson(list: readonly unknown[], parts: string[]): boolean {
+function listJson(list: readonly unknown[], parts: AnswerPart[]): boolean {
+  const kept = keptListJson(list, elementJson);
+  if (kept) {
+    parts.push(kept);
+    return true;
+  }
   parts.push("[");
   for (let i = 0; i < list.length; i++) {
     if (i > 0) parts.push(",");

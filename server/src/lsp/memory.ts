@@ -32,6 +32,8 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { releaseKept } from "../core/session/semantics/memo";
 import { forgetValues, trimValues } from "../core/line/values";
+import { forgetKeptJson } from "./keptJson";
+import { forgetMessageMemory } from "./stdin";
 
 /** A document at least this large leaves enough garbage when opened to be worth a collection. */
 export const LARGE_DOCUMENT_CHARS = 4 * 1024 * 1024;
@@ -108,8 +110,12 @@ export class MemoryReclaimer {
       this.arm(IDLE_MS - quiet, followUp);
       return;
     }
-    if (this.openDocuments() === 0) forgetValues();
-    else trimValues(IDLE_VALUE_CHARS);
+    // The bytes kept for the next context answer (`keptJson.ts`) go when no document is left to ask.
+    if (this.openDocuments() === 0) {
+      forgetValues();
+      forgetKeptJson();
+      forgetMessageMemory();
+    } else trimValues(IDLE_VALUE_CHARS);
     const collect = this.collector();
     if (!collect) return;
     if (followUp) {
@@ -117,6 +123,8 @@ export class MemoryReclaimer {
       // again); the second collection compacts the pages the first left half empty.
       releaseKept();
       forgetValues();
+      forgetKeptJson();
+      forgetMessageMemory();
       collect();
       this.compacting(collect);
       return;

@@ -26,7 +26,7 @@
 import { fstatSync } from "node:fs";
 import { Socket } from "node:net";
 import { Readable } from "node:stream";
-import { EncodedAnswer } from "./encodedAnswer";
+import { type AnswerPart, EncodedAnswer } from "./encodedAnswer";
 
 /** How many bytes one read may take. */
 export const READ_BYTES = 256 * 1024;
@@ -178,23 +178,58 @@ export const MAX_UTF8_BYTES_PER_CHAR = 3;
 export function encodeMessage(message: unknown): Buffer {
   const parts = messageParts(message);
   let chars = 0;
-  for (const part of parts) chars += part.length;
-  if (chars < MAPPED_MESSAGE_CHARS) return Buffer.from(parts.length === 1 ? parts[0]! : parts.join(""), "utf8");
-  const buffer = mappedBuffer(chars * MAX_UTF8_BYTES_PER_CHAR);
+  let capacity = 0;
+  for (const part of parts) {
+    chars += part.length;
+    capacity += typeof part === "string" ? part.length * MAX_UTF8_BYTES_PER_CHAR : part.length;
+  }
+  if (chars < MAPPED_MESSAGE_CHARS && parts.every((part) => typeof part === "string"))
+    return Buffer.from(parts.length === 1 ? parts[0]! : parts.join(""), "utf8");
+  const buffer = chars < MAPPED_MESSAGE_CHARS ? Buffer.allocUnsafe(capacity) : messageMemory(capacity);
   // `encodeInto` per part: `Buffer.write` checks its arguments in JavaScript on every call, which
-  // took 3 times as long over the 20,000 parts of the 7 MB context's answer.
+  // took 3 times as long over the 20,000 parts of the 7 MB context's answer. A part kept as bytes
+  // (`keptJson.ts`) is copied.
   let bytes = 0;
-  for (const part of parts) bytes += utf8.encodeInto(part, buffer.subarray(bytes)).written;
+  for (const part of parts) {
+    if (typeof part === "string") bytes += utf8.encodeInto(part, buffer.subarray(bytes)).written;
+    else {
+      buffer.set(part, bytes);
+      bytes += part.length;
+    }
+  }
   return buffer.subarray(0, bytes);
 }
 
 const utf8 = new TextEncoder();
 
+/** The mapped buffer of the last large message, which the next one reuses (`messageMemory`). */
+let lastMessageMemory: Buffer | undefined;
+
+/**
+ * A mapped buffer for a large message: the last one's when it is large enough. Writing 7 MB into
+ * fresh pages cost 4 ms of the context's answer on this machine (8 ms at stage provider), more than
+ * copying its kept bytes (`keptJson.ts`); the pages of a buffer written before cost nothing. It is
+ * free again by then: the library's writer asks for a message's bytes only while it holds its write
+ * lock, which it takes back from the previous message once that one's write has called back, that
+ * is once its bytes are out of the process (`test/protocol/stdin.test.ts` holds it to that); and
+ * nothing else writes to standard output meanwhile, which `writableLength` checks.
+ */
+function messageMemory(capacity: number): Buffer {
+  if (lastMessageMemory && lastMessageMemory.length >= capacity && process.stdout.writableLength === 0) return lastMessageMemory;
+  lastMessageMemory = mappedBuffer(capacity);
+  return lastMessageMemory;
+}
+
+/** Lets the last large message's memory go (an idle server), so that its pages are given back. */
+export function forgetMessageMemory(): void {
+  lastMessageMemory = undefined;
+}
+
 /**
  * `JSON.stringify(message)`, in parts: a response whose result is an `EncodedAnswer` is written with
  * that answer's parts, made ahead (the library's response has exactly these members, in this order).
  */
-function messageParts(message: unknown): readonly string[] {
+function messageParts(message: unknown): readonly AnswerPart[] {
   const response = message as { jsonrpc?: unknown; id?: unknown; result?: unknown };
   const { jsonrpc, id, result } = response;
   if (result instanceof EncodedAnswer && typeof jsonrpc === "string" && (typeof id === "number" || typeof id === "string")) {
