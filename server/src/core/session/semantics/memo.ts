@@ -98,8 +98,12 @@ export function perStructureAndLines<T>(
   return (a) => {
     const found = kept(a);
     if (found) return found.value;
-    // A new structure: the value of the analysis it replaced, carried over when `carry` can.
-    const previous = carry ? predecessorOf(a) : undefined;
+    // A new structure: the value of the analysis it replaced, carried over when `carry` can, and
+    // only to the analysis the edit made (step 0): an edit inside a line since then swapped the
+    // parse of its entry in place (`reanalyze`), and that entry may be the very object the value
+    // holds (`resplice.ts` moves the entries below a structural edit), so that a carry comparing
+    // the old and the new entries' parses would find them equal and keep the old messages.
+    const previous = carry && editStep(a) === 0 ? predecessorOf(a) : undefined;
     // Only a value made at the replaced analysis's own last step: bringing an older one up to date
     // would read that analysis, whose entries the new one may have moved (`resplice.ts`).
     const last = previous && memo.get(previous.structure);

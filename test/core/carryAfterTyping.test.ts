@@ -1,0 +1,45 @@
+/**
+ * A structural edit keeps the entries below it (`resplice.ts`), and an edit inside a line swaps its
+ * entry's parse in place (`reanalyze.ts`): after both, with no context asked for between them, the
+ * context carried from the analysis before the structural edit would compare each entry's parse
+ * with itself and keep the messages as they were before the typing. The resumed context and its
+ * provider request must equal a fresh document's.
+ */
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import { activeContext, activeContext074 } from "../../server/src/core/pi/activeContext";
+import { buildContext } from "../../server/src/core/pi/buildContext";
+import { buildProviderRequest } from "../../server/src/core/pi/provider/request";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { providerRequestOf } from "../../server/src/features/providerView";
+
+const FIXTURE = join(__dirname, "../parity/fixtures/written-16-conversation.jsonl");
+
+it("the context after a structural edit and then typing in a line below it holds what was typed", () => {
+  const doc = new SessionDocument("file:///s.jsonl", "jsonl", 1, readFileSync(FIXTURE, "utf8"));
+  expect(activeContext(doc.analysis).ok && activeContext074(doc.analysis).ok).toBe(true);
+  // A line broken after the first entry (a blank line follows it): its entry is made again from
+  // the same parse, every entry below is kept and moved.
+  const end = { line: 1, character: doc.lines[1]!.length };
+  doc.update([{ range: { start: end, end }, text: "\n" }], 2);
+  expect(doc.analysis.entries.length).toBeGreaterThan(0); // Analysed, with no context asked for.
+  const line = doc.lines.map((l, i) => (l.includes('"text":"') ? i : -1)).reduce((x, y) => Math.max(x, y));
+  const at = doc.lines[line]!.indexOf('"text":"') + 8;
+  doc.update([{ range: { start: { line, character: at }, end: { line, character: at } }, text: "typed " }], 3);
+  const fresh = new SessionDocument("file:///s.jsonl", "jsonl", 3, doc.getText());
+  for (const [flavor, kept] of [
+    ["1.x", activeContext],
+    ["0.74", activeContext074],
+  ] as const) {
+    const built = kept(doc.analysis);
+    const scratch = buildContext(fresh.analysis, { flavor });
+    if (!built.ok || !scratch.ok) throw new Error(`${flavor}: no context`);
+    expect(JSON.stringify(built.build.context), flavor).toContain("typed ");
+    expect(JSON.stringify(built.build.context), flavor).toEqual(JSON.stringify(scratch.build.context));
+    const request = providerRequestOf(built.build, flavor);
+    const expected = buildProviderRequest(scratch.build, { flavor, now: Date.now });
+    expect(request.ok && JSON.stringify(request.request.messages), flavor).toEqual(expected.ok && JSON.stringify(expected.request.messages));
+  }
+});
