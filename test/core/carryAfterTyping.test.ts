@@ -9,7 +9,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { activeContext, activeContext074 } from "../../server/src/core/pi/activeContext";
+import { activeContext, activeContext074, contextInputLines } from "../../server/src/core/pi/activeContext";
+import { contextCarry } from "../../server/src/core/pi/contextCarry";
 import { buildContext } from "../../server/src/core/pi/buildContext";
 import { buildProviderRequest } from "../../server/src/core/pi/provider/request";
 import { SessionDocument } from "../../server/src/core/session/document";
@@ -42,4 +43,22 @@ it("the context after a structural edit and then typing in a line below it holds
     const expected = buildProviderRequest(scratch.build, { flavor, now: Date.now });
     expect(request.ok && JSON.stringify(request.request.messages), flavor).toEqual(expected.ok && JSON.stringify(expected.request.messages));
   }
+});
+
+it("the context is still carried over a structural edit when the typing after it is on a line the context does not read", () => {
+  const text = readFileSync(join(__dirname, "../parity/fixtures/written-16-branches.jsonl"), "utf8");
+  const doc = new SessionDocument("file:///b.jsonl", "jsonl", 1, text);
+  expect(activeContext(doc.analysis).ok).toBe(true);
+  const end = { line: 1, character: doc.lines[1]!.length };
+  doc.update([{ range: { start: end, end }, text: "\n" }], 2);
+  const marked = contextInputLines(doc.analysis);
+  const line = doc.lines.findIndex((l, i) => i > 2 && marked[i] === 0 && l.includes('"text":"'));
+  expect(line).toBeGreaterThan(2);
+  const at = doc.lines[line]!.indexOf('"text":"') + 8;
+  doc.update([{ range: { start: { line, character: at }, end: { line, character: at } }, text: "typed " }], 3);
+  const built = activeContext(doc.analysis);
+  const scratch = buildContext(new SessionDocument("file:///b.jsonl", "jsonl", 3, doc.getText()).analysis, { flavor: "1.x" });
+  if (!built.ok || !scratch.ok) throw new Error("no context");
+  expect(contextCarry(built.build)?.samePath).toBe(true);
+  expect(JSON.stringify(built.build.context)).toEqual(JSON.stringify(scratch.build.context));
 });
