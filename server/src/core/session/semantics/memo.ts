@@ -95,11 +95,25 @@ export function perStructureAndLines<T>(
     last.value = value;
     return last;
   };
+  /**
+   * Whether no line the value reads was edited inside since the structure's first analysis, the one
+   * the edit of the tree made: such an edit swaps its entry's parse in place (`reanalyze`), and that
+   * entry may be the very object the replaced analysis's value holds (`resplice.ts` keeps the entries
+   * below a structural edit), so that a carry comparing the old and the new entries' parses would
+   * find them equal and keep what the line said before.
+   */
+  const readsNoLineEditedSinceFirst = (a: SessionAnalysis): boolean => {
+    const edited = linesEditedSince(a, 0);
+    if (!edited) return false;
+    if (edited.length === 0) return true;
+    const marked = inputs(a);
+    return edited.every((line) => marked[line] !== 1);
+  };
   return (a) => {
     const found = kept(a);
     if (found) return found.value;
     // A new structure: the value of the analysis it replaced, carried over when `carry` can.
-    const previous = carry ? predecessorOf(a) : undefined;
+    const previous = carry && readsNoLineEditedSinceFirst(a) ? predecessorOf(a) : undefined;
     // Only a value made at the replaced analysis's own last step: bringing an older one up to date
     // would read that analysis, whose entries the new one may have moved (`resplice.ts`).
     const last = previous && memo.get(previous.structure);
