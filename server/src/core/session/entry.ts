@@ -40,3 +40,15 @@ export class Entry {
     return this.parsed.type;
   }
 }
+
+/** The index of the first entry on line `line` or below it (binary search: entries are in line order). */
+export function firstEntryFrom(entries: readonly Entry[], line: number): number {
+  let low = 0;
+  let high = entries.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (entries[mid]!.line < line) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}

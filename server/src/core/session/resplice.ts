@@ -17,7 +17,7 @@
 
 import type { IdKey } from "../base/ids";
 import { type AnalysisInput, type LineRoles, linkedAnalysis, type SessionAnalysis } from "./analysis";
-import { Entry } from "./entry";
+import { Entry, firstEntryFrom } from "./entry";
 import { PiIndex, VALUE_KEYS } from "./piIndex";
 import { editStep } from "./reanalyze";
 import type { ValueLine } from "../line/facts";
@@ -153,16 +153,4 @@ export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput
     kept: (e) => entries[e.index] === e,
   });
   return next;
-}
-
-/** The index of the first entry on line `line` or below it (binary search: entries are in line order). */
-function firstEntryFrom(entries: readonly Entry[], line: number): number {
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (entries[mid]!.line < line) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

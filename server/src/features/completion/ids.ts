@@ -6,7 +6,7 @@
 
 import type { CompletionItem, CompletionList, Range } from "vscode-languageserver";
 import type { SessionAnalysis } from "../../core/session/analysis";
-import type { Entry } from "../../core/session/entry";
+import { type Entry, firstEntryFrom } from "../../core/session/entry";
 import { freshEntryId, type Random } from "../../core/base/ids";
 import { ancestors } from "../../core/session/semantics/walk";
 import { openToolCalls } from "../../core/session/semantics/toolPairs";
@@ -69,7 +69,7 @@ export function idCompletion(
   if (leaf && !taken.has(leaf) && usable(leaf)) add(leaf, "the current leaf (where Pi resumes)");
   // Nearest first: walk outwards from the cursor, entries above winning ties.
   const entries = a.entries;
-  let below = firstEntryAtOrAfter(entries, line);
+  let below = firstEntryFrom(entries, line);
   let above = below - 1;
   if (below < entries.length && entries[below]!.line === line) below++;
   while (above >= 0 || below < entries.length) {
@@ -84,21 +84,9 @@ export function idCompletion(
   return { isIncomplete: cut, items };
 }
 
-/** The index of the first entry on `line` or after it (entries are in line order). */
-function firstEntryAtOrAfter(entries: readonly Entry[], line: number): number {
-  let low = 0;
-  let high = entries.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (entries[mid]!.line < line) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
-
 /** The nearest entry with an id on a line above `line`. */
 export function entryAbove(a: SessionAnalysis, line: number): Entry | undefined {
-  for (let i = firstEntryAtOrAfter(a.entries, line) - 1; i >= 0; i--) {
+  for (let i = firstEntryFrom(a.entries, line) - 1; i >= 0; i--) {
     const e = a.entries[i]!;
     if (e.id !== undefined) return e;
   }
