@@ -32,6 +32,9 @@ function bundleLoader(dir, onCompiled) {
     var file = path.join(dir, name);
     var known = loaded.get(file);
     if (known) return known.exports;
+    // Node maps a stack trace through a source map (--enable-source-maps) only for the code its own
+    // loader compiled: the bundle is then required, without its cache, and its map read.
+    if (process.sourceMapsEnabled) return require(file);
     var cachedData;
     try {
       cachedData = fs.readFileSync(`${file}.cache`);

@@ -63,6 +63,13 @@ describe("bin/pi-session-lsp.js", () => {
     expect(bundled.stdout.length + bundled.stderr.length).toBeGreaterThan(0);
   });
 
+  it("names the TypeScript source in a stack trace under --enable-source-maps, through the bundle's source map", () => {
+    const script = `const load = require(${JSON.stringify(join(REPO, "bin", "bundleLoader.js"))}).bundleLoader(${JSON.stringify(BUNDLES)});
+      try { load("main.js").main(null); } catch (error) { process.stdout.write(error.stack); }`;
+    const r = spawnSync(process.execPath, ["--enable-source-maps", "-e", script], { cwd: REPO, encoding: "utf8" });
+    expect(r.stdout.split("\n")[1]).toContain(join(REPO, "server", "src", "main.ts"));
+  });
+
   it("compiles each bundle with a code cache this Node.js accepts", () => {
     const caches = readdirSync(BUNDLES).filter((name) => name.endsWith(".js.cache"));
     // The program, the language server and every command's module: each process reads one or two.
