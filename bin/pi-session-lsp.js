@@ -12,4 +12,5 @@ if (!(major >= 20)) {
   process.stderr.write(`pi-session-lsp: needs Node.js 20 or later; this is Node.js ${process.versions.node} (${process.execPath}).\n`);
   process.exit(2);
 }
-require("../out/main.js").main(process.argv.slice(2));
+// The build's bundles with their code caches (bundleLoader.js), else out/'s modules.
+(require("./bundleLoader.js").loadProgram(require("node:path").join(__dirname, "..")) || require("../out/main.js")).main(process.argv.slice(2));

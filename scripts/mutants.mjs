@@ -47,7 +47,8 @@ const TESTS = ["test/core", "test/features", "test/diagnostics", "test/parity", 
 const TIME_LIMIT_MS = { own: 60_000, full: 120_000 };
 
 function copySources(into) {
-  for (const path of ["server", "test", "bench", "bin", "vitest.config.mts", "tsconfig.json", "package.json"]) {
+  // scripts/ and the sample sessions build the bundles that bin runs (scripts/bundle.mjs).
+  for (const path of ["server", "test", "bench", "bin", "scripts", join("client-samples", "sessions"), "vitest.config.mts", "tsconfig.json", "package.json"]) {
     // The Pi oracle install (hundreds of MB) is never needed by the in-process tests.
     cpSync(join(ROOT, path), join(into, path), {
       recursive: true,
@@ -61,6 +62,8 @@ function copySources(into) {
   // `ensureBuilt` does not build again for every mutant, nor fails a test by taking too long to.
   const built = spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "server"], { cwd: into, encoding: "utf8" });
   if (built.status !== 0) throw new Error(`tsc -p server failed in the copy:\n${built.stdout}${built.stderr}`);
+  const bundled = spawnSync(process.execPath, [join(into, "scripts", "bundle.mjs")], { cwd: into, encoding: "utf8" });
+  if (bundled.status !== 0) throw new Error(`scripts/bundle.mjs failed in the copy:\n${bundled.stdout}${bundled.stderr}`);
 }
 
 /**

@@ -143,17 +143,22 @@ afterAll(async () => {
 });
 
 describe("the tarball", () => {
-  it("holds package.json, the README, the LICENSE, the command and the compiled .js of out/, and nothing else", () => {
+  it("holds package.json, the README, the LICENSE, the command, the compiled .js of out/ and its bundles, and nothing else", () => {
     expect([...new Set(packedFiles.map((path) => path.split("/")[0]))].sort()).toEqual(SHIPPED);
-    expect(packedFiles.filter((path) => path.startsWith("bin/"))).toEqual(["bin/pi-session-lsp.js"]);
+    expect(packedFiles.filter((path) => path.startsWith("bin/"))).toEqual(["bin/bundleLoader.js", "bin/pi-session-lsp.js"]);
     // out/ is exactly the compiled server: one .js per source file, no source maps, no
-    // tsbuildinfo, no test or bench output, no module of a source that no longer exists.
-    const compiled = packedFiles.filter((path) => path.startsWith("out/"));
+    // tsbuildinfo, no test or bench output, no module of a source that no longer exists; and
+    // out/bundle/ as the build wrote it: the program, each command's module and the worker scripts
+    // in one file each, with their code caches, and no source maps.
+    const compiled = packedFiles.filter((path) => path.startsWith("out/") && !path.startsWith("out/bundle/"));
     const sources = repositoryFiles()
       .filter((path) => path.startsWith("server/src/") && path.endsWith(".ts"))
       .map((path) => `out/${relative(join("server", "src"), path).replace(/\\/g, "/").replace(/\.ts$/, ".js")}`)
       .sort();
     expect(compiled).toEqual(sources);
+    const bundled = readdirSync(join(REPO, "out", "bundle")).filter((name) => !name.endsWith(".map"));
+    expect(packedFiles.filter((path) => path.startsWith("out/bundle/"))).toEqual(bundled.map((name) => `out/bundle/${name}`).sort());
+    expect(bundled).toContain("main.js.cache");
   });
 
   it("has a package.json that installs without scripts and depends on the runtime dependencies only", () => {

@@ -12,7 +12,7 @@
  * beyond `KEPT_PER_SESSION`.
  */
 
-import { createHash } from "node:crypto";
+import type * as Crypto from "node:crypto";
 import * as nodeFs from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -89,6 +89,8 @@ export function retireBackups(target: string, env: NodeJS.ProcessEnv = process.e
  * folder's path, so that two sessions of one name in different folders keep their own backups.
  */
 export function historyStem(target: string): string {
+  // Node's crypto module is loaded by a backup, not by every `check`, which loads this module for `--fix`.
+  const { createHash } = require("node:crypto") as typeof Crypto;
   return `${basename(target)}.${createHash("sha256").update(dirname(target)).digest("hex").slice(0, 8)}`;
 }
 

@@ -14,7 +14,7 @@
  */
 
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
-import { open } from "node:fs/promises";
+import type * as FsPromises from "node:fs/promises";
 
 /**
  * Opening flags for a file from a folder nobody vetted: a FIFO named `x.jsonl` does not block the
@@ -247,6 +247,9 @@ export function readLinesSync(path: string | number, onLine: OnLine, options: Re
 /** Reads `path` line by line without blocking the event loop between chunks. */
 export async function readLines(path: string, onLine: OnLine, options: ReadOptions & { signal?: AbortSignal } = {}): Promise<ReadResult> {
   const loop = readLoop(onLine, options, () => options.signal?.throwIfAborted());
+  // Node's promise-based file module is loaded by the first read that needs it, not by the
+  // synchronous reads (`check FILE`) that load this module too.
+  const { open } = require("node:fs/promises") as typeof FsPromises;
   const handle = await open(path, OPEN_FLAGS);
   try {
     assertRegular(await handle.stat());

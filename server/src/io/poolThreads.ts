@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 
 /** The compiled scan worker (`scanWorker.ts`); it does not exist when the TypeScript sources run under a test runner. */
 export const SCAN_WORKER_SCRIPT = join(__dirname, "scanWorker.js");
@@ -24,7 +24,10 @@ const MAIN_THREAD_STACK_MB = (984 + 192) / 1024;
 
 /** Starts a worker of a pool on `script`; it waits for the pool's one message (`poolWorker.ts`). */
 export function startPoolWorker(script: string): Worker {
-  return new Worker(script, { resourceLimits: { stackSizeMb: MAIN_THREAD_STACK_MB } });
+  // Node's worker module is loaded by the first worker, not by every command that could start one:
+  // `check FILE` loads this module and checks on its own thread.
+  const threads = require("node:worker_threads") as typeof import("node:worker_threads");
+  return new threads.Worker(script, { resourceLimits: { stackSizeMb: MAIN_THREAD_STACK_MB } });
 }
 
 /** One thread per core, or `$PI_SESSION_LSP_THREADS` (0 or 1: scan in this thread), e.g. to leave cores to other work. */

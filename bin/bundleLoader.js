@@ -1,0 +1,71 @@
+// Loads the build's bundles (out/bundle/, by scripts/bundle.mjs) with their V8 code caches, for
+// bin/pi-session-lsp.js and for scripts/codeCache.cjs, which makes the caches the same way.
+//
+// Every command is a process of its own, and loading out/'s files one by one (a path resolved, a
+// package.json looked up, a file read and compiled, for each of about 130 modules) cost most of a
+// short command's time. The bundle of out/main.js is small; each command's module (and the
+// language server's) is a bundle of its own, required from it as "./NAME.js" and loaded here on
+// demand, so that a command reads and compiles only its own code. A cache that another Node.js or
+// other V8 flags made is rejected by V8 and the bundle compiled without it; an unreadable cache
+// is no cache.
+"use strict";
+
+var fs = require("node:fs");
+var path = require("node:path");
+var vm = require("node:vm");
+var Module = require("node:module");
+
+/** How a bundle's text is wrapped to be compiled: Node's own wrapper of a CommonJS module, the text the caches are made for. */
+function wrap(source) {
+  return `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+}
+
+/**
+ * The bundles of `dir` as one loader: `load("main.js")` runs that bundle (once) and gives its
+ * exports. A bundle's require of "./NAME.js" loads that bundle the same way; anything else (Node's
+ * modules, the package's package.json) goes to Node's require. `onCompiled(file, script)`, if
+ * given, sees each script compiled, so that its cache can be made.
+ */
+function bundleLoader(dir, onCompiled) {
+  var loaded = new Map();
+  function load(name) {
+    var file = path.join(dir, name);
+    var known = loaded.get(file);
+    if (known) return known.exports;
+    // Node maps a stack trace through a source map (--enable-source-maps) only for the code its own
+    // loader compiled: the bundle is then required, without its cache, and its map read.
+    if (process.sourceMapsEnabled) return require(file);
+    var cachedData;
+    try {
+      cachedData = fs.readFileSync(`${file}.cache`);
+    } catch (_error) {
+      cachedData = undefined;
+    }
+    var script = new vm.Script(wrap(fs.readFileSync(file, "utf8")), { filename: file, cachedData: cachedData });
+    if (onCompiled) onCompiled(file, script);
+    var bundle = { exports: {} };
+    loaded.set(file, bundle);
+    var nodeRequire = Module.createRequire(file);
+    var bundleRequire = (id) => (/^\.\/[\w-]+\.js$/.test(id) ? load(id.slice(2)) : nodeRequire(id));
+    script.runInThisContext()(bundle.exports, bundleRequire, bundle, file, dir);
+    return bundle.exports;
+  }
+  return load;
+}
+
+/**
+ * The program from out/bundle/main.js, or undefined when there is no bundle or it is older than
+ * out/main.js (out/ was compiled again without bundling, as a `tsc -p server` alone does): out/ is
+ * then the current program.
+ */
+function loadProgram(root) {
+  var dir = path.join(root, "out", "bundle");
+  try {
+    if (fs.statSync(path.join(dir, "main.js")).mtimeMs < fs.statSync(path.join(root, "out", "main.js")).mtimeMs) return undefined;
+  } catch (_error) {
+    return undefined;
+  }
+  return bundleLoader(dir)("main.js");
+}
+
+module.exports = { bundleLoader: bundleLoader, loadProgram: loadProgram, wrap: wrap };

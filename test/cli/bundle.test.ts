@@ -1,0 +1,83 @@
+/**
+ * The program as bin/pi-session-lsp.js loads it: the build's bundles (out/bundle/, by
+ * scripts/bundle.mjs) with their V8 code caches, in place of out/'s modules one by one. The bundles
+ * must be the program out/main.js is, and their caches ones this Node.js accepts for the text the
+ * command compiles (bin/bundleLoader.js), or they are made and shipped for nothing.
+ */
+
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { Script } from "node:vm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "../helpers/lspClient";
+
+const REPO = join(__dirname, "..", "..");
+/** The text bin/bundleLoader.js compiles for a bundle's, which the caches are made for (a plain script, without types). */
+const { wrap } = createRequire(__filename)("../../bin/bundleLoader.js") as { wrap: (source: string) => string };
+const BIN = join(REPO, "bin", "pi-session-lsp.js");
+const BUNDLES = join(REPO, "out", "bundle");
+const SESSIONS = join(REPO, "client-samples", "sessions");
+
+/** Runs `script` with Node.js, the command's arguments after it as bin's would be; what it wrote and its status. */
+function node(script: string, args: readonly string[]) {
+  const r = spawnSync(process.execPath, ["-e", script, "pi-session-lsp", ...args], { cwd: REPO, encoding: "utf8" });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The command as a user runs it, and the names of the modules it loaded with require() (the bundle is compiled, not required). */
+function runBin(args: readonly string[]) {
+  const r = node(
+    `process.on("exit", () => require("fs").writeSync(2, "\\nMODULES " + JSON.stringify(Object.keys(require.cache)))); require(${JSON.stringify(BIN)});`,
+    args,
+  );
+  const at = r.stderr.lastIndexOf("\nMODULES ");
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr.slice(0, at), modules: JSON.parse(r.stderr.slice(at + 9)) as string[] };
+}
+
+/** The same command from out/'s modules, as the program ran before it was bundled. */
+function runOut(args: readonly string[]) {
+  return node(`require(${JSON.stringify(join(REPO, "out", "main.js"))}).main(process.argv.slice(2));`, args);
+}
+
+beforeAll(async () => {
+  await ensureBuilt();
+});
+
+const COMMANDS: readonly (readonly string[])[] = [
+  ["check", join(SESSIONS, "broken.jsonl")],
+  ["check", "--format", "json", SESSIONS],
+  ["context", join(SESSIONS, "valid-compaction.jsonl")],
+  ["tree", join(SESSIONS, "valid-branches.jsonl")],
+  ["--version"],
+  ["--help"],
+  ["nonsense"],
+];
+
+describe("bin/pi-session-lsp.js", () => {
+  it.each(COMMANDS.map((args) => [args.join(" "), args] as const))("runs the bundle, which answers %s as out/ does", (_name, args) => {
+    const bundled = runBin(args);
+    expect(bundled.modules.filter((path) => path.startsWith(join(REPO, "out")))).toEqual([]);
+    expect({ status: bundled.status, stdout: bundled.stdout, stderr: bundled.stderr }).toEqual(runOut(args));
+    expect(bundled.stdout.length + bundled.stderr.length).toBeGreaterThan(0);
+  });
+
+  it("names the TypeScript source in a stack trace under --enable-source-maps, through the bundle's source map", () => {
+    const script = `const load = require(${JSON.stringify(join(REPO, "bin", "bundleLoader.js"))}).bundleLoader(${JSON.stringify(BUNDLES)});
+      try { load("main.js").main(null); } catch (error) { process.stdout.write(error.stack); }`;
+    const r = spawnSync(process.execPath, ["--enable-source-maps", "-e", script], { cwd: REPO, encoding: "utf8" });
+    expect(r.stdout.split("\n")[1]).toContain(join(REPO, "server", "src", "main.ts"));
+  });
+
+  it("compiles each bundle with a code cache this Node.js accepts", () => {
+    const caches = readdirSync(BUNDLES).filter((name) => name.endsWith(".js.cache"));
+    // The program, the language server and every command's module: each process reads one or two.
+    expect(caches).toEqual(expect.arrayContaining(["main.js.cache", "check.js.cache", "contextCommand.js.cache", "find.js.cache", "stdio.js.cache"]));
+    for (const name of caches) {
+      const file = join(BUNDLES, name.replace(/\.cache$/, ""));
+      const script = new Script(wrap(readFileSync(file, "utf8")), { filename: file, cachedData: readFileSync(join(BUNDLES, name)) });
+      expect(script.cachedDataRejected, name).toBe(false);
+    }
+  });
+});
