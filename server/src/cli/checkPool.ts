@@ -10,7 +10,7 @@
 
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { measureFreeCores } from "../io/freeCores";
+import { freeCoresNow, measureFreeCores } from "../io/freeCores";
 import { type ScanProgress, runPool, usesThreads } from "../io/scanPool";
 import type { CheckVerdict } from "./checkVerdict";
 import type { Totals } from "./report";
@@ -61,11 +61,12 @@ const PROBE_SHARE = 1 / 8;
 /**
  * Checks `targets`; a promise when they are checked on worker threads, undefined when already done here.
  *
- * Threads never cost: this thread first checks the smallest files for `PROBE_MS` while measuring
- * how many cores the machine's other work left free meanwhile (`io/freeCores.ts`), and starts a
- * worker only for a core that was free. A worker on a busy machine took this thread's core
- * instead of an idle one, and with its start and its own compilation of the checker the folder
- * took longer than on one thread (0.76–0.83× while another job held a core of two).
+ * Threads never cost: unless a core is free at this instant (`freeCoresNow`), this thread first
+ * checks the smallest files for `PROBE_MS` while measuring how many cores the machine's other work
+ * left free meanwhile (`io/freeCores.ts`), and starts a worker only for a core that was free. A
+ * worker on a busy machine took this thread's core instead of an idle one, and with its start and
+ * its own compilation of the checker the folder took longer than on one thread (0.76–0.83× while
+ * another job held a core of two).
  */
 export function checkTargets<O>(targets: readonly Target[], hooks: CheckHooks<O>): Promise<void> | undefined {
   const sizes = targets.map((t) => {
@@ -139,7 +140,9 @@ export function checkTargets<O>(targets: readonly Target[], hooks: CheckHooks<O>
 /**
  * Checks the smallest files in this thread into `reports` until `PROBE_MS` have passed, and says
  * which files are left (in the files' order) and how many workers the cores left free meanwhile
- * are worth.
+ * are worth. A core free at this instant needs no probe: its worker starts at once, and this
+ * thread, instead of checking small files alone for `PROBE_MS` while the other core idles, takes
+ * the largest file while the worker starts (about 0.1 s on an idle machine of two cores).
  */
 function probe<O>(
   targets: readonly Target[],
@@ -149,6 +152,8 @@ function probe<O>(
   reports: (FileReport | undefined)[],
   onBytes: (bytes: number) => void,
 ): { indices: number[]; workers: number } {
+  const now = freeCoresNow();
+  if (now !== undefined && now >= 1) return { indices: targets.map((_, i) => i), workers: Math.min(hooks.threads - 1, Math.floor(now)) };
   const smallestFirst = targets.map((_, i) => i).sort((a, b) => sizes[a]! - sizes[b]! || a - b);
   const budget = sizes.reduce((a, b) => a + b, 0) * PROBE_SHARE;
   const cores = measureFreeCores();
