@@ -53,18 +53,28 @@ function bundleLoader(dir, onCompiled) {
   return load;
 }
 
-/**
- * The program from out/bundle/main.js, or undefined when there is no bundle or it is older than
- * out/main.js (out/ was compiled again without bundling, as a `tsc -p server` alone does): out/ is
- * then the current program.
- */
-function loadProgram(root) {
-  var dir = path.join(root, "out", "bundle");
+/** A file's modification time, or undefined when it does not exist or cannot be looked at. */
+function modified(file) {
   try {
-    if (fs.statSync(path.join(dir, "main.js")).mtimeMs < fs.statSync(path.join(root, "out", "main.js")).mtimeMs) return undefined;
+    return fs.statSync(file).mtimeMs;
   } catch (_error) {
     return undefined;
   }
+}
+
+/**
+ * The program from out/bundle/main.js, or undefined when there is no bundle, or, in a clone, when it
+ * is older than out/main.js (out/ was compiled again without bundling, as a `tsc -p server` alone
+ * does): out/ is then the current program. Only a clone has the sources (server/tsconfig.json) that
+ * compile out/ again: an installer writes an installed package's files in its own order and gives
+ * each the time it wrote it (npm writes out/main.js right after out/bundle/main.js, at times a
+ * clock tick later), so there the times say nothing of which was built first.
+ */
+function loadProgram(root) {
+  var dir = path.join(root, "out", "bundle");
+  var bundled = modified(path.join(dir, "main.js"));
+  if (bundled === undefined) return undefined;
+  if (modified(path.join(root, "server", "tsconfig.json")) !== undefined && bundled < modified(path.join(root, "out", "main.js"))) return undefined;
   return bundleLoader(dir)("main.js");
 }
 

@@ -6,11 +6,12 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Script } from "node:vm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../helpers/lspClient";
 
 const REPO = join(__dirname, "..", "..");
@@ -27,9 +28,9 @@ function node(script: string, args: readonly string[]) {
 }
 
 /** The command as a user runs it, and the names of the modules it loaded with require() (the bundle is compiled, not required). */
-function runBin(args: readonly string[]) {
+function runBin(args: readonly string[], bin = BIN) {
   const r = node(
-    `process.on("exit", () => require("fs").writeSync(2, "\\nMODULES " + JSON.stringify(Object.keys(require.cache)))); require(${JSON.stringify(BIN)});`,
+    `process.on("exit", () => require("fs").writeSync(2, "\\nMODULES " + JSON.stringify(Object.keys(require.cache)))); require(${JSON.stringify(bin)});`,
     args,
   );
   const at = r.stderr.lastIndexOf("\nMODULES ");
@@ -41,9 +42,28 @@ function runOut(args: readonly string[]) {
   return node(`require(${JSON.stringify(join(REPO, "out", "main.js"))}).main(process.argv.slice(2));`, args);
 }
 
+const copies = mkdtempSync(join(tmpdir(), "pi-bundle-copy-"));
+
 beforeAll(async () => {
   await ensureBuilt();
 });
+afterAll(() => rmSync(copies, { recursive: true, force: true }));
+
+/**
+ * A copy of the package's files in a folder of their own: bin/, package.json and out/ without its
+ * source maps, as the tarball holds them, and with `clone` the server's tsconfig.json too, which a
+ * clone has and an installed package does not. Its out/main.js is written a second after the
+ * bundle of it.
+ */
+function packageCopy(name: string, clone: boolean): string {
+  const root = join(copies, name);
+  for (const path of ["bin", "out", "package.json", ...(clone ? [join("server", "tsconfig.json")] : [])])
+    cpSync(join(REPO, path), join(root, path), { recursive: true, filter: (source) => !source.endsWith(".map") });
+  const bundled = new Date(Date.now() - 60_000);
+  utimesSync(join(root, "out", "bundle", "main.js"), bundled, bundled);
+  utimesSync(join(root, "out", "main.js"), new Date(bundled.getTime() + 1000), new Date(bundled.getTime() + 1000));
+  return root;
+}
 
 const COMMANDS: readonly (readonly string[])[] = [
   ["check", join(SESSIONS, "broken.jsonl")],
@@ -61,6 +81,25 @@ describe("bin/pi-session-lsp.js", () => {
     expect(bundled.modules.filter((path) => path.startsWith(join(REPO, "out")))).toEqual([]);
     expect({ status: bundled.status, stdout: bundled.stdout, stderr: bundled.stderr }).toEqual(runOut(args));
     expect(bundled.stdout.length + bundled.stderr.length).toBeGreaterThan(0);
+  });
+
+  it("runs the bundles of an installed package whatever the order its installer wrote them in", () => {
+    // npm unpacks out/main.js right after out/bundle/main.js and gives each file the time it was
+    // written: one time in several, a clock tick apart. Nothing but a build writes an installed
+    // package's out/, so which file is newer says nothing there.
+    const installed = packageCopy("installed", false);
+    const args = ["check", join(SESSIONS, "broken.jsonl")];
+    const bundled = runBin(args, join(installed, "bin", "pi-session-lsp.js"));
+    expect(bundled.modules.filter((path) => path.startsWith(join(installed, "out")))).toEqual([]);
+    expect({ status: bundled.status, stdout: bundled.stdout, stderr: bundled.stderr }).toEqual(runOut(args));
+  });
+
+  it("runs out/ in a clone whose out/ was compiled again without the bundles (tsc -p server alone)", () => {
+    const clone = packageCopy("clone", true);
+    const args = ["check", join(SESSIONS, "broken.jsonl")];
+    const ran = runBin(args, join(clone, "bin", "pi-session-lsp.js"));
+    expect(ran.modules).toContain(join(clone, "out", "cli", "check.js"));
+    expect({ status: ran.status, stdout: ran.stdout, stderr: ran.stderr }).toEqual(runOut(args));
   });
 
   it("names the TypeScript source in a stack trace under --enable-source-maps, through the bundle's source map", () => {
