@@ -6,7 +6,7 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,8 +22,13 @@ const BUNDLES = join(REPO, "out", "bundle");
 const SESSIONS = join(REPO, "client-samples", "sessions");
 
 /** Runs `script` with Node.js, the command's arguments after it as bin's would be; what it wrote and its status. */
-function node(script: string, args: readonly string[]) {
-  const r = spawnSync(process.execPath, ["-e", script, "pi-session-lsp", ...args], { cwd: REPO, encoding: "utf8" });
+function node(script: string, args: readonly string[], env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(process.execPath, ["-e", script, "pi-session-lsp", ...args], {
+    cwd: REPO,
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+    maxBuffer: 1 << 26,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -38,8 +43,8 @@ function runBin(args: readonly string[], bin = BIN) {
 }
 
 /** The same command from out/'s modules, as the program ran before it was bundled. */
-function runOut(args: readonly string[]) {
-  return node(`require(${JSON.stringify(join(REPO, "out", "main.js"))}).main(process.argv.slice(2));`, args);
+function runOut(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
+  return node(`require(${JSON.stringify(join(REPO, "out", "main.js"))}).main(process.argv.slice(2));`, args, env);
 }
 
 const copies = mkdtempSync(join(tmpdir(), "pi-bundle-copy-"));
@@ -100,6 +105,39 @@ describe("bin/pi-session-lsp.js", () => {
     const ran = runBin(args, join(clone, "bin", "pi-session-lsp.js"));
     expect(ran.modules).toContain(join(clone, "out", "cli", "check.js"));
     expect({ status: ran.status, stdout: ran.stdout, stderr: ran.stderr }).toEqual(runOut(args));
+  });
+
+  it.each([
+    ["check", "--threads", "3"],
+    ["usage", "--by", "session"],
+  ])("runs %s %s %s on a large folder on worker threads of the bundled worker scripts, and prints what out/ prints", (...command) => {
+    // Six sessions of 4.5 MB: what is left after `check`'s probe of the smallest is past the size
+    // below which the pools stay on this thread (16 MiB). The cores found free are stated, so that
+    // the workers start on a busy machine too.
+    const folder = join(copies, "large");
+    mkdirSync(folder, { recursive: true });
+    const header = '{"type":"session","version":3,"id":"0197a0b0-0000-7000-8000-000000000001","timestamp":"2026-03-02T10:00:00.002Z","cwd":"/p"}';
+    for (let i = 0; i < 6; i++) {
+      const message = { role: "user", content: "x".repeat(4_500_000), timestamp: 1772445601000 };
+      const entry = { type: "message", id: "a1", parentId: i === 3 ? "zz" : null, timestamp: "2026-03-02T10:00:01.000Z", message };
+      writeFileSync(join(folder, `s${i}.jsonl`), `${header}\n${JSON.stringify(entry)}\n`);
+    }
+    const env = { PI_SESSION_LSP_FREE_CORES: "8" };
+    const args = [...command, folder];
+    const r = node(
+      `const threads = require("node:worker_threads");
+      const scripts = [];
+      threads.Worker = class extends threads.Worker { constructor(script, options) { super(script, options); scripts.push(String(script)); } };
+      process.on("exit", () => require("fs").writeSync(2, "\\nWORKERS " + JSON.stringify(scripts)));
+      require(${JSON.stringify(BIN)});`,
+      args,
+      env,
+    );
+    const at = r.stderr.lastIndexOf("\nWORKERS ");
+    const scripts = JSON.parse(r.stderr.slice(at + 9)) as string[];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const script of scripts) expect(script.startsWith(BUNDLES)).toBe(true);
+    expect({ status: r.status, stdout: r.stdout, stderr: r.stderr.slice(0, at) }).toEqual(runOut(args, env));
   });
 
   it("names the TypeScript source in a stack trace under --enable-source-maps, through the bundle's source map", () => {
