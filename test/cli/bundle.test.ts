@@ -6,7 +6,7 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -138,6 +138,17 @@ describe("bin/pi-session-lsp.js", () => {
     expect(scripts.length).toBeGreaterThan(0);
     for (const script of scripts) expect(script.startsWith(BUNDLES)).toBe(true);
     expect({ status: r.status, stdout: r.stdout, stderr: r.stderr.slice(0, at) }).toEqual(runOut(args, env));
+  });
+
+  it("has beside the bundles every worker script they start", () => {
+    // The code finds a worker at join(__dirname, "…Worker.js"), __dirname being out/bundle/, and
+    // works on its own thread when the file is missing: a worker left out of scripts/bundle.mjs's
+    // list would show nowhere else.
+    const workers = new Set<string>();
+    for (const name of readdirSync(BUNDLES).filter((file) => file.endsWith(".js")))
+      for (const match of readFileSync(join(BUNDLES, name), "utf8").matchAll(/join\)?\(__dirname, "(\w+\.js)"\)/g)) workers.add(match[1]!);
+    expect([...workers].sort()).toEqual(["checkWorker.js", "fileCheckWorker.js", "parseWorker.js", "scanWorker.js", "usageWorker.js"]);
+    for (const worker of workers) expect(existsSync(join(BUNDLES, worker)), worker).toBe(true);
   });
 
   it("names the TypeScript source in a stack trace under --enable-source-maps, through the bundle's source map", () => {
