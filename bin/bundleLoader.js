@@ -24,7 +24,8 @@ function wrap(source) {
  * The bundles of `dir` as one loader: `load("main.js")` runs that bundle (once) and gives its
  * exports. A bundle's require of "./NAME.js" loads that bundle the same way; anything else (Node's
  * modules, the package's package.json) goes to Node's require. `onCompiled(file, script)`, if
- * given, sees each script compiled, so that its cache can be made.
+ * given, sees each script compiled, so that its cache can be made: the bundles are then compiled
+ * here even with source maps enabled.
  */
 function bundleLoader(dir, onCompiled) {
   var loaded = new Map();
@@ -33,8 +34,10 @@ function bundleLoader(dir, onCompiled) {
     var known = loaded.get(file);
     if (known) return known.exports;
     // Node maps a stack trace through a source map (--enable-source-maps) only for the code its own
-    // loader compiled: the bundle is then required, without its cache, and its map read.
-    if (process.sourceMapsEnabled) return require(file);
+    // loader compiled: the bundle is then required, without its cache, and its map read. Not when
+    // the caches are being made (scripts/codeCache.cjs): a build run with NODE_OPTIONS=
+    // --enable-source-maps would otherwise compile nothing here and write no cache.
+    if (process.sourceMapsEnabled && !onCompiled) return require(file);
     var cachedData;
     try {
       cachedData = fs.readFileSync(`${file}.cache`);

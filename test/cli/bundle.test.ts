@@ -158,6 +158,27 @@ describe("bin/pi-session-lsp.js", () => {
     expect(r.stdout.split("\n")[1]).toContain(join(REPO, "server", "src", "main.ts"));
   });
 
+  it("makes the code caches when the build runs with source maps enabled (NODE_OPTIONS=--enable-source-maps)", () => {
+    // The build inherits the environment: a developer's NODE_OPTIONS must not leave the package
+    // without its caches, nor the tests' build (test/setup/build.ts) never current.
+    const dir = join(copies, "caches");
+    mkdirSync(dir, { recursive: true });
+    for (const name of readdirSync(BUNDLES).filter((file) => file.endsWith(".js"))) cpSync(join(BUNDLES, name), join(dir, name));
+    const made = spawnSync(process.execPath, [join(REPO, "scripts", "codeCache.cjs"), dir, "check.js"], {
+      cwd: REPO,
+      encoding: "utf8",
+      env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --enable-source-maps` },
+      maxBuffer: 1 << 26,
+    });
+    expect(made.status).toBe(0);
+    for (const name of ["main.js", "check.js"]) {
+      const file = join(dir, name);
+      expect(existsSync(`${file}.cache`), name).toBe(true);
+      const script = new Script(wrap(readFileSync(file, "utf8")), { filename: file, cachedData: readFileSync(`${file}.cache`) });
+      expect(script.cachedDataRejected, name).toBe(false);
+    }
+  });
+
   it("compiles each bundle with a code cache this Node.js accepts", () => {
     const caches = readdirSync(BUNDLES).filter((name) => name.endsWith(".js.cache"));
     // The program, the language server and every command's module: each process reads one or two.
