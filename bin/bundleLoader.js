@@ -24,7 +24,8 @@ function wrap(source) {
  * The bundles of `dir` as one loader: `load("main.js")` runs that bundle (once) and gives its
  * exports. A bundle's require of "./NAME.js" loads that bundle the same way; anything else (Node's
  * modules, the package's package.json) goes to Node's require. `onCompiled(file, script)`, if
- * given, sees each script compiled, so that its cache can be made.
+ * given, sees each script compiled, so that its cache can be made: the bundles are then compiled
+ * here even with source maps enabled.
  */
 function bundleLoader(dir, onCompiled) {
   var loaded = new Map();
@@ -33,8 +34,10 @@ function bundleLoader(dir, onCompiled) {
     var known = loaded.get(file);
     if (known) return known.exports;
     // Node maps a stack trace through a source map (--enable-source-maps) only for the code its own
-    // loader compiled: the bundle is then required, without its cache, and its map read.
-    if (process.sourceMapsEnabled) return require(file);
+    // loader compiled: the bundle is then required, without its cache, and its map read. Not when
+    // the caches are being made (scripts/codeCache.cjs): a build run with NODE_OPTIONS=
+    // --enable-source-maps would otherwise compile nothing here and write no cache.
+    if (process.sourceMapsEnabled && !onCompiled) return require(file);
     var cachedData;
     try {
       cachedData = fs.readFileSync(`${file}.cache`);
@@ -53,18 +56,28 @@ function bundleLoader(dir, onCompiled) {
   return load;
 }
 
-/**
- * The program from out/bundle/main.js, or undefined when there is no bundle or it is older than
- * out/main.js (out/ was compiled again without bundling, as a `tsc -p server` alone does): out/ is
- * then the current program.
- */
-function loadProgram(root) {
-  var dir = path.join(root, "out", "bundle");
+/** A file's modification time, or undefined when it does not exist or cannot be looked at. */
+function modified(file) {
   try {
-    if (fs.statSync(path.join(dir, "main.js")).mtimeMs < fs.statSync(path.join(root, "out", "main.js")).mtimeMs) return undefined;
+    return fs.statSync(file).mtimeMs;
   } catch (_error) {
     return undefined;
   }
+}
+
+/**
+ * The program from out/bundle/main.js, or undefined when there is no bundle, or, in a clone, when it
+ * is older than out/main.js (out/ was compiled again without bundling, as a `tsc -p server` alone
+ * does): out/ is then the current program. Only a clone has the sources (server/tsconfig.json) that
+ * compile out/ again: an installer writes an installed package's files in its own order and gives
+ * each the time it wrote it (npm writes out/main.js right after out/bundle/main.js, at times a
+ * clock tick later), so there the times say nothing of which was built first.
+ */
+function loadProgram(root) {
+  var dir = path.join(root, "out", "bundle");
+  var bundled = modified(path.join(dir, "main.js"));
+  if (bundled === undefined) return undefined;
+  if (modified(path.join(root, "server", "tsconfig.json")) !== undefined && bundled < modified(path.join(root, "out", "main.js"))) return undefined;
   return bundleLoader(dir)("main.js");
 }
 
