@@ -53,6 +53,7 @@ import {
   withAll,
 } from "./diagnostics/requestFindings";
 import { diagnostic } from "./diagnostics/report";
+import { callIdsOf, refusedToolResults } from "./diagnostics/requestScans";
 import { contextDocument } from "./migratedView";
 import { needsMigration } from "./migration";
 import { ruleFor } from "./providerRules";
@@ -252,38 +253,14 @@ function reasoningRefused(doc: SessionDocument, request: ProviderRequest): Diagn
 
 // ---- Tool calls and results -------------------------------------------------------------------
 
-function callIdsOf(message: unknown): unknown[] {
-  const content = (message as Message | undefined)?.content;
-  if (!Array.isArray(content)) return [];
-  const ids: unknown[] = [];
-  for (const b of content) if (b !== null && typeof b === "object" && (b as Message).type === "toolCall") ids.push((b as Message).id);
-  return ids;
-}
-
 function toolPairing(doc: SessionDocument, build: ContextBuild, request: ProviderRequest): Located[] {
   const out: Located[] = [];
   const rule = ruleFor(request.model?.inCatalog === false ? undefined : request.model?.api);
   const messages = request.messages as Message[];
-  // The call ids of the assistant message the current run of tool results follows, and of every earlier one.
-  let owner: Set<unknown> | undefined;
-  const earlier = new Map<unknown, number>();
   const orphanedCalls = new Set<unknown>();
-  for (let k = 0; k < messages.length; k++) {
-    const m = messages[k]!;
-    if (m.role === "assistant") {
-      owner = new Set(callIdsOf(m));
-      for (const id of owner) if (!earlier.has(id)) earlier.set(id, k);
-      continue;
-    }
-    if (m.role !== "toolResult") {
-      owner = undefined;
-      continue;
-    }
-    if (request.contextIndex[k]! < 0) continue; // Pi's own placeholder follows its call.
-    const id = m.toolCallId;
-    const accepted = rule.adjacentResults ? owner?.has(id) === true : earlier.has(id);
-    if (accepted) continue;
-    const cause = orphanCause(build, request, k, id, earlier.get(id));
+  // The scan of every message is remembered for the message list (`requestScans.ts`).
+  for (const { at: k, id, callAt } of refusedToolResults(request, rule.adjacentResults)) {
+    const cause = orphanCause(build, request, k, id, callAt);
     const entry = request.sources[k];
     if (!cause || !entry) continue; // No call on the path at all: unmatched-tool-result says so.
     orphanedCalls.add(id);
