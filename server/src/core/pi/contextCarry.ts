@@ -13,7 +13,7 @@
 
 import type { SessionAnalysis } from "../session/analysis";
 import type { Entry } from "../session/entry";
-import { buildContext, type ContextBuild, type ContextResult, type PiFlavor } from "./buildContext";
+import { buildContext, type ContextBuild, type ContextResult, type PiFlavor, settingsOf } from "./buildContext";
 
 /**
  * A build carried from `from`: the same context, its entries mapped by `entryOf` onto the new path
@@ -72,6 +72,60 @@ export function carryContext(a: SessionAnalysis, previous: ContextResult): Conte
 function link(build: ContextBuild, carry: ContextCarry): void {
   carries.delete(carry.from);
   carries.set(build, carry);
+}
+
+/**
+ * The context of `a` made from `previous` when the resumed path changed only above everything Pi
+ * selects (a parent changed above the last compaction's kept range: the path now starts elsewhere,
+ * but ends in the same entries), or undefined. Pi's selection (`selectEntries`) is then the same
+ * entries: the last compaction is in the paths' common tail (the same parses, in the same order,
+ * counted from the leaf), and so are the first entry holding its id and the first holding its
+ * `firstKeptEntryId`; its messages are those parses' messages. What Pi reads above the selection is checked on the new path: no
+ * message entry without a message (the old tail had none, or the old build would have failed), and
+ * the same settings. The old build is mapped onto the new tail in O(path) instead of built again
+ * over the whole path, and its provider request is carried with it (`carriedRequest`).
+ */
+export function carrySelection(a: SessionAnalysis, previous: ContextResult, flavor: PiFlavor): ContextResult | undefined {
+  const old = previous.ok ? previous.build : undefined;
+  const compaction = old?.compaction;
+  const path = a.activePath;
+  // A retained tail stands for what is kept before its compaction, whose id is then not looked for.
+  if (!old || !compaction || flavor === "retained-tail" || path.length === 0) return undefined;
+  const [n, m] = [path.length, old.path.length];
+  let tail = 0;
+  while (tail < n && tail < m && path[n - 1 - tail]!.parsed === old.path[m - 1 - tail]!.parsed) tail++;
+  const [oldFrom, newFrom] = [m - tail, n - tail];
+  // Pi looks the compaction up again by id (0.73/0.74: among compactions), and then the kept range's first entry.
+  const named = (e: Entry) => (flavor === "0.74" ? e.type === "compaction" : true) && e.key === compaction.key;
+  const at = old.path.findIndex(named);
+  const firstKept = compaction.parsed.reference;
+  let kept = -1;
+  for (let i = 0; i < at && kept < 0; i++) if (old.path[i]!.key === firstKept) kept = i;
+  if (kept < oldFrom) return undefined;
+  // No entry above the tail holds either id: every entry of a path is the one Pi's map holds for its
+  // id (a parent is found by id, and the leaf is the last entry), so no two entries of one path
+  // share an id. Pi reads every message entry's message there, though.
+  for (let i = 0; i < newFrom; i++) if (path[i]!.type === "message" && path[i]!.parsed.noMessage) return undefined;
+  const settings = settingsOf(path);
+  const [x, y] = [settings.model, old.context.model];
+  if (!Object.is(settings.thinkingLevel, old.context.thinkingLevel) || (x === null) !== (y === null)) return undefined;
+  if (x && y && !(Object.is(x.provider, y.provider) && Object.is(x.modelId, y.modelId))) return undefined;
+  // Where each old entry of the tail is on the old path, by its index (see `carryContext`).
+  let top = 0;
+  for (let i = oldFrom; i < m; i++) top = Math.max(top, old.path[i]!.index);
+  const place = new Int32Array(top + 1).fill(-1);
+  for (let i = oldFrom; i < m; i++) place[old.path[i]!.index] = i;
+  const entryOf = (e: Entry): Entry | undefined => {
+    const k = e.index < place.length ? place[e.index]! : -1;
+    return k >= oldFrom && old.path[k] === e ? path[k - oldFrom + newFrom] : undefined;
+  };
+  const selected = mapAll(old.selected, entryOf);
+  const sources = mapAll(old.sources, entryOf);
+  const last = entryOf(compaction);
+  if (!selected || !sources || !last) return undefined;
+  const build: ContextBuild = { context: old.context, path: path.slice(), selected, compaction: last, sources };
+  link(build, { from: old, entryOf, samePath: false });
+  return { ok: true, build };
 }
 
 /**
