@@ -48,24 +48,46 @@ export function carryContext(a: SessionAnalysis, previous: ContextResult): Conte
   // cases `buildContext` answers without a path are built afresh.
   const path = a.activePath;
   if (path.length === 0 || path.length !== old.path.length) return undefined;
+  for (let i = 0; i < path.length; i++) if (path[i]!.parsed !== old.path[i]!.parsed) return undefined;
+  return carriedBuild(a, old, 0, 0, true);
+}
+
+/**
+ * `old` carried onto `a`'s resumed path, whose entries from `newFrom` on have the parses of the old
+ * path's from `oldFrom` on, in order, and hold everything the old build selected; undefined when an
+ * entry it names has no place there. When they are the very entry objects (a structural edit moves
+ * the entries below it in place, `resplice.ts`, and keeps those above), the old lists name the new
+ * entries already and are shared; otherwise each entry is mapped by its place on the path.
+ */
+function carriedBuild(a: SessionAnalysis, old: ContextBuild, oldFrom: number, newFrom: number, samePath: boolean): ContextResult | undefined {
+  const path = a.activePath;
+  const m = old.path.length;
+  let same = true;
   let top = 0;
-  for (let i = 0; i < path.length; i++) {
-    if (path[i]!.parsed !== old.path[i]!.parsed) return undefined;
-    top = Math.max(top, old.path[i]!.index);
+  for (let i = oldFrom; i < m; i++) {
+    const e = old.path[i]!;
+    if (e !== path[i - oldFrom + newFrom]) same = false;
+    top = Math.max(top, e.index);
   }
-  // Where each old entry is on the path, by its old index: one typed array instead of a map of 50,000 entries.
+  if (same) {
+    const onPath = (e: Entry): Entry | undefined => (a.entries[e.index] === e && a.onActivePath[e.index] === 1 ? e : undefined);
+    const build: ContextBuild = { ...old, path: samePath ? old.path : path.slice() };
+    link(build, { from: old, entryOf: onPath, samePath });
+    return { ok: true, build };
+  }
+  // Where each old entry is on the path, by its index: one typed array instead of a map of 50,000 entries.
   const place = new Int32Array(top + 1).fill(-1);
-  for (let i = 0; i < old.path.length; i++) place[old.path[i]!.index] = i;
+  for (let i = oldFrom; i < m; i++) place[old.path[i]!.index] = i;
   const entryOf = (e: Entry): Entry | undefined => {
     const k = e.index < place.length ? place[e.index]! : -1;
-    return k >= 0 && old.path[k] === e ? path[k] : undefined;
+    return k >= oldFrom && old.path[k] === e ? path[k - oldFrom + newFrom] : undefined;
   };
   const selected = mapAll(old.selected, entryOf);
   const sources = mapAll(old.sources, entryOf);
   const compaction = old.compaction && entryOf(old.compaction);
   if (!selected || !sources || (old.compaction && !compaction)) return undefined;
   const build: ContextBuild = { context: old.context, path: path.slice(), selected, compaction, sources };
-  link(build, { from: old, entryOf, samePath: true });
+  link(build, { from: old, entryOf, samePath });
   return { ok: true, build };
 }
 
@@ -95,37 +117,23 @@ export function carrySelection(a: SessionAnalysis, previous: ContextResult, flav
   let tail = 0;
   while (tail < n && tail < m && path[n - 1 - tail]!.parsed === old.path[m - 1 - tail]!.parsed) tail++;
   const [oldFrom, newFrom] = [m - tail, n - tail];
-  // Pi looks the compaction up again by id (0.73/0.74: among compactions), and then the kept range's first entry.
-  const named = (e: Entry) => (flavor === "0.74" ? e.type === "compaction" : true) && e.key === compaction.key;
-  const at = old.path.findIndex(named);
+  // Pi looks the compaction up again by id (0.73/0.74: among compactions), then the first entry of
+  // the path holding its `firstKeptEntryId`. No two entries of a path share an id (each is the one
+  // Pi's map holds for it: a parent is found by id, and the leaf is the last entry), so these are
+  // the compaction itself and the one holder, both in the tail, on either path.
+  let at = m - 1;
+  while (at >= oldFrom && old.path[at] !== compaction) at--;
   const firstKept = compaction.parsed.reference;
-  let kept = -1;
-  for (let i = 0; i < at && kept < 0; i++) if (old.path[i]!.key === firstKept) kept = i;
+  let kept = at - 1;
+  while (kept >= oldFrom && old.path[kept]!.key !== firstKept) kept--;
   if (kept < oldFrom) return undefined;
-  // No entry above the tail holds either id: every entry of a path is the one Pi's map holds for its
-  // id (a parent is found by id, and the leaf is the last entry), so no two entries of one path
-  // share an id. Pi reads every message entry's message there, though.
+  // Pi reads every message entry's message above the selection too.
   for (let i = 0; i < newFrom; i++) if (path[i]!.type === "message" && path[i]!.parsed.noMessage) return undefined;
   const settings = settingsOf(path);
   const [x, y] = [settings.model, old.context.model];
   if (!Object.is(settings.thinkingLevel, old.context.thinkingLevel) || (x === null) !== (y === null)) return undefined;
   if (x && y && !(Object.is(x.provider, y.provider) && Object.is(x.modelId, y.modelId))) return undefined;
-  // Where each old entry of the tail is on the old path, by its index (see `carryContext`).
-  let top = 0;
-  for (let i = oldFrom; i < m; i++) top = Math.max(top, old.path[i]!.index);
-  const place = new Int32Array(top + 1).fill(-1);
-  for (let i = oldFrom; i < m; i++) place[old.path[i]!.index] = i;
-  const entryOf = (e: Entry): Entry | undefined => {
-    const k = e.index < place.length ? place[e.index]! : -1;
-    return k >= oldFrom && old.path[k] === e ? path[k - oldFrom + newFrom] : undefined;
-  };
-  const selected = mapAll(old.selected, entryOf);
-  const sources = mapAll(old.sources, entryOf);
-  const last = entryOf(compaction);
-  if (!selected || !sources || !last) return undefined;
-  const build: ContextBuild = { context: old.context, path: path.slice(), selected, compaction: last, sources };
-  link(build, { from: old, entryOf, samePath: false });
-  return { ok: true, build };
+  return carriedBuild(a, old, oldFrom, newFrom, false);
 }
 
 /**
