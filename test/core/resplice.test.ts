@@ -100,6 +100,26 @@ describe("the analysis made from the previous one after a structural edit", () =
     same();
   });
 
+  it("drops a compaction the edit deleted, and finds one it added, without a look at every entry", () => {
+    const text = readFileSync(join(FIXTURES, "fault-compaction-keeps-tool-result.jsonl"), "utf8");
+    const doc = new SessionDocument("file:///s.jsonl", "jsonl", 1, text);
+    const same = () => expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///s.jsonl", "jsonl", 1, doc.getText())));
+    expect(computeDiagnostics(doc).map((d) => d.code)).toContain("compaction-keeps-tool-result");
+    // A copy of the compaction above it under a new id, as a branch (a structural edit made from the previous analysis).
+    const compaction = doc.lines[8]!;
+    const before = new Set(doc.analysis.entries);
+    const copy = compaction.replace('"id":"a0000008"', '"id":"b0000008"');
+    doc.update([{ range: { start: { line: 8, character: 0 }, end: { line: 8, character: 0 } }, text: `${copy}\n` }], 2);
+    expect(doc.analysis.entries.some((e) => before.has(e))).toBe(true);
+    same();
+    // Both compactions deleted, one after the other: the finding goes with the second.
+    for (const version of [3, 4]) {
+      doc.update([{ range: { start: { line: 8, character: 0 }, end: { line: 9, character: 0 } }, text: "" }], version);
+      same();
+    }
+    expect(computeDiagnostics(doc).map((d) => d.code)).not.toContain("compaction-keeps-tool-result");
+  });
+
   it("leaves a session with an id held twice, and an edit of the last entry, to the whole analysis", () => {
     const lines = [
       '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}',

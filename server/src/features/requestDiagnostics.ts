@@ -26,13 +26,14 @@ import type { Entry } from "../core/session/entry";
 import { type ContextBuild, selectEntries } from "../core/pi/buildContext";
 import { toolCallBlock } from "../core/session/semantics/toolPairs";
 import { pathTo } from "../core/session/semantics/walk";
+import { entriesWhere } from "../core/session/resplice";
 import { activeContext, activeContext074, contextInputLines } from "../core/pi/activeContext";
 import type { SessionDocument } from "../core/session/document";
 import type { Steps } from "../core/base/steps";
 import type { ProviderRequest, ProviderResult } from "../core/pi/provider/types";
 import type { ModelInfo } from "../core/pi/provider/catalog";
 import { buildProviderRequest } from "../core/pi/provider/request";
-import { type KeptAcrossRelease, type KeptForInputs, keptAcrossRelease, keptForSameInputs, perStructure, releasedTable } from "../core/session/semantics/memo";
+import { type KeptAcrossRelease, type KeptForInputs, keptAcrossRelease, keptForSameInputs, releasedTable } from "../core/session/semantics/memo";
 import { versionRules } from "../core/session/semantics/version";
 import { singleLine } from "../core/base/text";
 import { imageFindings, requestSizeFindings } from "./imageDiagnostics";
@@ -177,8 +178,8 @@ function migratedThrows(doc: SessionDocument): Diagnostic[] {
  */
 const compactionMemo: KeptForInputs<Diagnostic[]> = new WeakMap();
 
-/** The compaction entries, found once per structure (an edit inside a line keeps the entry objects). */
-const compactionsOf = perStructure((a: SessionAnalysis): Entry[] => a.entries.filter((e) => e.type === "compaction"));
+/** The compaction entries, found once per structure (an edit inside a line keeps the entry objects), and after a structural edit from the last structure's. */
+const compactionsOf = entriesWhere((e) => e.type === "compaction");
 
 function compactionParses(a: SessionAnalysis): readonly unknown[] {
   return compactionsOf(a).map((e) => e.parsed);

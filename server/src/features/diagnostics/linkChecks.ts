@@ -1,8 +1,7 @@
 /** Checks of what each entry names: its parent, a label's or edit's target, a summary's branch, a compaction's kept range, a result's tool call. */
 
 import type { Entry } from "../../core/session/entry";
-import type { SessionAnalysis } from "../../core/session/analysis";
-import type { Resplice } from "../../core/session/resplice";
+import { entriesWhere } from "../../core/session/resplice";
 import { perStructure } from "../../core/session/semantics/memo";
 import { callFor } from "../../core/session/semantics/toolPairs";
 import { clip } from "../../core/base/text";
@@ -37,7 +36,7 @@ export function checkLinks(r: Report): void {
     // again, and one that has it now lost its parent's holder.
     carry: (resplice, had) => {
       const lines = [...had, ...resplice.reparented().map((e) => e.line)];
-      for (const entry of entriesNaming(a, resplice)) {
+      for (const entry of entriesNaming(a)) {
         if (entry.type === "compaction" || resplice.changedKeys.has(entry.parsed.reference)) lines.push(entry.line);
       }
       return lines;
@@ -46,23 +45,7 @@ export function checkLinks(r: Report): void {
 }
 
 /** The entries that name an id besides their parent (`reference`), per structure. */
-const naming = new WeakMap<object, Entry[]>();
-
-/**
- * The entries that name an id besides their parent, in no particular order: after a structural edit
- * made from the previous analysis, the previous list without the entries removed, and the entries
- * added that name one (an edit inside a line keeps what each names: `sameStructure`), rather than a
- * look at 50,000 entries.
- */
-function entriesNaming(a: SessionAnalysis, resplice: Resplice): Entry[] {
-  const known = naming.get(a.structure);
-  if (known) return known;
-  const before = naming.get(resplice.previousStructure);
-  const names = (e: Entry) => e.parsed.reference !== undefined;
-  const list = before ? [...before.filter(resplice.kept), ...resplice.added.filter(names)] : a.entries.filter(names);
-  naming.set(a.structure, list);
-  return list;
-}
+const entriesNaming = entriesWhere((e) => e.parsed.reference !== undefined);
 
 function sameMap<K, V>(x: ReadonlyMap<K, V>, y: ReadonlyMap<K, V>): boolean {
   if (x.size !== y.size) return false;
