@@ -79,15 +79,13 @@ function carried(a: SessionAnalysis): ResultCalls | undefined {
     results.push(entry);
     calls.push(call !== undefined && !resplice.kept(call) ? callOf(a, entry) : crossed(entry, call) ? callOf(a, entry) : call);
   }
+  // The added results lie together (the edited lines), and go in where their first line falls.
   const added = resplice.added.filter(holdsResult);
-  for (const entry of added) {
-    results.push(entry);
-    calls.push(callOf(a, entry));
-  }
   if (added.length > 0) {
-    // In file order again, each result with its call.
-    const order = results.map((_, k) => k).sort((x, y) => results[x]!.index - results[y]!.index);
-    return { results: order.map((k) => results[k]!), calls: order.map((k) => calls[k]), cyclic: false, holders: carriedHolders(before.holders, resplice) };
+    let at = results.length;
+    while (at > 0 && results[at - 1]!.index > added[0]!.index) at--;
+    results.splice(at, 0, ...added);
+    calls.splice(at, 0, ...added.map((e) => callOf(a, e)));
   }
   return { results, calls, cyclic: false, holders: carriedHolders(before.holders, resplice) };
 }
