@@ -15,7 +15,7 @@
 import type { SessionAnalysis } from "../../core/session/analysis";
 import type { Entry } from "../../core/session/entry";
 import { respliceOf } from "../../core/session/resplice";
-import { perStructure } from "../../core/session/semantics/memo";
+import { perStructure, releasedTable } from "../../core/session/semantics/memo";
 import { callFor } from "../../core/session/semantics/toolPairs";
 
 interface ResultCalls {
@@ -35,7 +35,8 @@ const holdsResult = (e: Entry): boolean => e.parsed.toolResultId !== undefined;
 /** More entries with a new parent link than this, and every result is walked again. */
 const MAX_RELINKED = 16;
 
-const kept = new WeakMap<object, ResultCalls>();
+/** Let go by an idle server (`releaseKept`) like the other large per-structure tables: the next edit walks every result once. */
+const kept = releasedTable<object, ResultCalls>();
 
 function resultCalls(a: SessionAnalysis): ResultCalls {
   const known = kept.get(a.structure);
