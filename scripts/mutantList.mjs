@@ -243,9 +243,9 @@ export const MUTANTS = [
   },
   {
     id: "diagnostics-tool-results-cycle-guard",
-    file: "features/diagnostics/linkChecks.ts",
-    from: "if (id === undefined || a.reachesCycle[entry.index]) continue;",
-    to: "if (id === undefined) continue;",
+    file: "features/diagnostics/toolResultCalls.ts",
+    from: "if (calls[k] === undefined && !a.reachesCycle[results[k]!.index]) unmatched.push(results[k]!);",
+    to: "if (calls[k] === undefined) unmatched.push(results[k]!);",
     tests: ["test/diagnostics/fixtures.test.ts"],
   },
   {
@@ -334,9 +334,9 @@ export const MUTANTS = [
   },
   {
     id: "tool-results-falsy-id",
-    file: "features/diagnostics/linkChecks.ts",
-    from: "if (id === undefined || a.reachesCycle[entry.index]) continue;",
-    to: "if (!id || a.reachesCycle[entry.index]) continue;",
+    file: "features/diagnostics/toolResultCalls.ts",
+    from: "const holdsResult = (e: Entry): boolean => e.parsed.toolResultId !== undefined;",
+    to: "const holdsResult = (e: Entry): boolean => !!e.parsed.toolResultId;",
     tests: ["test/core/emptyToolIds.test.ts"],
   },
   {

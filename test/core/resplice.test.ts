@@ -100,6 +100,57 @@ describe("the analysis made from the previous one after a structural edit", () =
     same();
   });
 
+  it("drops a compaction the edit deleted, and finds one it added, without a look at every entry", () => {
+    const text = readFileSync(join(FIXTURES, "fault-compaction-keeps-tool-result.jsonl"), "utf8");
+    const doc = new SessionDocument("file:///s.jsonl", "jsonl", 1, text);
+    const same = () => expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///s.jsonl", "jsonl", 1, doc.getText())));
+    expect(computeDiagnostics(doc).map((d) => d.code)).toContain("compaction-keeps-tool-result");
+    // A copy of the compaction above it under a new id, as a branch (a structural edit made from the previous analysis).
+    const compaction = doc.lines[8]!;
+    const before = new Set(doc.analysis.entries);
+    const copy = compaction.replace('"id":"a0000008"', '"id":"b0000008"');
+    doc.update([{ range: { start: { line: 8, character: 0 }, end: { line: 8, character: 0 } }, text: `${copy}\n` }], 2);
+    expect(doc.analysis.entries.some((e) => before.has(e))).toBe(true);
+    same();
+    // Both compactions deleted, one after the other: the finding goes with the second.
+    for (const version of [3, 4]) {
+      doc.update([{ range: { start: { line: 8, character: 0 }, end: { line: 9, character: 0 } }, text: "" }], version);
+      same();
+    }
+    expect(computeDiagnostics(doc).map((d) => d.code)).not.toContain("compaction-keeps-tool-result");
+  });
+
+  it("says again where a tool call is elsewhere when a line added before it holds the same call", () => {
+    const t = (n: number) => `"timestamp":"2025-01-01T00:00:0${n}.000Z"`;
+    const user = (id: string, parent: string | null, n: number) =>
+      `{"type":"message","id":"${id}","parentId":${parent === null ? "null" : `"${parent}"`},${t(n)},"message":{"role":"user","content":"hi","timestamp":1}}`;
+    const call = (id: string) =>
+      `{"type":"message","id":"${id}","parentId":"a",${t(2)},"message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read","arguments":{}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"toolUse","timestamp":1}}`;
+    const lines = [
+      `{"type":"session","version":3,"id":"s",${t(0)},"cwd":"/"}`,
+      user("a", null, 1),
+      call("b"),
+      user("c", "a", 3),
+      `{"type":"message","id":"d","parentId":"c",${t(4)},"message":{"role":"toolResult","toolCallId":"t1","toolName":"read","content":[],"isError":false,"timestamp":1}}`,
+      user("e", "d", 5),
+    ];
+    const doc = new SessionDocument("file:///s.jsonl", "jsonl", 1, `${lines.join("\n")}\n`);
+    const same = () => expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///s.jsonl", "jsonl", 1, doc.getText())));
+    const elsewhere = () => computeDiagnostics(doc).find((d) => d.code === "unmatched-tool-result")?.message;
+    expect(elsewhere()).toContain("on line 3");
+    // The same call copied after line 2, as another branch: the first line holding it is the copy,
+    // and the line of the call it held moved down, its entry kept (the edit ends before it).
+    const before = new Set(doc.analysis.entries);
+    doc.update([{ range: { start: { line: 1, character: lines[1]!.length }, end: { line: 1, character: lines[1]!.length } }, text: `\n${call("b2")}` }], 2);
+    expect(doc.analysis.entries.some((e) => before.has(e) && e.line === 3)).toBe(true);
+    same();
+    expect(elsewhere()).toContain("on line 3");
+    // Both lines holding the call deleted: no call is elsewhere.
+    doc.update([{ range: { start: { line: 2, character: 0 }, end: { line: 4, character: 0 } }, text: "" }], 3);
+    same();
+    expect(elsewhere()).not.toContain("on another branch");
+  });
+
   it("leaves a session with an id held twice, and an edit of the last entry, to the whole analysis", () => {
     const lines = [
       '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}',

@@ -24,6 +24,7 @@ import { findModel, type ModelInfo } from "../core/pi/provider/catalog";
 import type { ProviderRequest } from "../core/pi/provider/types";
 import { groupDigits } from "../core/base/text";
 import { diagnostic } from "./diagnostics/report";
+import { imageBlocks } from "./diagnostics/requestScans";
 import { type ProviderRule, ruleFor } from "./providerRules";
 import { modelName } from "./providerView";
 
@@ -58,16 +59,14 @@ export function imageFindings(doc: SessionDocument, request: ProviderRequest): D
   if (model && !model.input.includes("image")) return notSent(doc, request, model);
   const images: Image[] = [];
   const perMessage: Image[][] = [];
-  for (let k = 0; k < request.messages.length; k++) {
-    const m = request.messages[k] as Message;
+  // The messages' image blocks are found once per message list (`requestScans.ts`).
+  for (const { at: k, blocks } of imageBlocks(request.messages)) {
     const entry = request.sources[k];
-    if ((m.role !== "user" && m.role !== "toolResult") || !Array.isArray(m.content) || !entry || request.contextIndex[k]! < 0) continue;
-    const mine: Image[] = [];
-    m.content.forEach((b, i) => {
-      if (b !== null && typeof b === "object" && (b as Message).type === "image") mine.push({ entry, block: i, data: (b as Message).data });
-    });
+    if (!entry || request.contextIndex[k]! < 0) continue;
+    const content = (request.messages[k] as Message).content as Message[];
+    const mine = blocks.map((block): Image => ({ entry, block, data: content[block]!.data }));
     images.push(...mine);
-    if (mine.length > 0) perMessage.push(mine);
+    perMessage.push(mine);
   }
   const name = modelName(request.model) ?? "the model";
   const provider = ruleFor(model?.api).provider;

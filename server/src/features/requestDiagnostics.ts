@@ -26,13 +26,14 @@ import type { Entry } from "../core/session/entry";
 import { type ContextBuild, selectEntries } from "../core/pi/buildContext";
 import { toolCallBlock } from "../core/session/semantics/toolPairs";
 import { pathTo } from "../core/session/semantics/walk";
+import { entriesWhere } from "../core/session/resplice";
 import { activeContext, activeContext074, contextInputLines } from "../core/pi/activeContext";
 import type { SessionDocument } from "../core/session/document";
 import type { Steps } from "../core/base/steps";
 import type { ProviderRequest, ProviderResult } from "../core/pi/provider/types";
 import type { ModelInfo } from "../core/pi/provider/catalog";
 import { buildProviderRequest } from "../core/pi/provider/request";
-import { type KeptAcrossRelease, type KeptForInputs, keptAcrossRelease, keptForSameInputs, perStructure, releasedTable } from "../core/session/semantics/memo";
+import { type KeptAcrossRelease, type KeptForInputs, keptAcrossRelease, keptForSameInputs, releasedTable } from "../core/session/semantics/memo";
 import { versionRules } from "../core/session/semantics/version";
 import { singleLine } from "../core/base/text";
 import { imageFindings, requestSizeFindings } from "./imageDiagnostics";
@@ -53,6 +54,7 @@ import {
   withAll,
 } from "./diagnostics/requestFindings";
 import { diagnostic } from "./diagnostics/report";
+import { callIdsOf, refusedToolResults } from "./diagnostics/requestScans";
 import { contextDocument } from "./migratedView";
 import { needsMigration } from "./migration";
 import { ruleFor } from "./providerRules";
@@ -176,8 +178,8 @@ function migratedThrows(doc: SessionDocument): Diagnostic[] {
  */
 const compactionMemo: KeptForInputs<Diagnostic[]> = new WeakMap();
 
-/** The compaction entries, found once per structure (an edit inside a line keeps the entry objects). */
-const compactionsOf = perStructure((a: SessionAnalysis): Entry[] => a.entries.filter((e) => e.type === "compaction"));
+/** The compaction entries, found once per structure (an edit inside a line keeps the entry objects), and after a structural edit from the last structure's. */
+const compactionsOf = entriesWhere((e) => e.type === "compaction");
 
 function compactionParses(a: SessionAnalysis): readonly unknown[] {
   return compactionsOf(a).map((e) => e.parsed);
@@ -252,38 +254,14 @@ function reasoningRefused(doc: SessionDocument, request: ProviderRequest): Diagn
 
 // ---- Tool calls and results -------------------------------------------------------------------
 
-function callIdsOf(message: unknown): unknown[] {
-  const content = (message as Message | undefined)?.content;
-  if (!Array.isArray(content)) return [];
-  const ids: unknown[] = [];
-  for (const b of content) if (b !== null && typeof b === "object" && (b as Message).type === "toolCall") ids.push((b as Message).id);
-  return ids;
-}
-
 function toolPairing(doc: SessionDocument, build: ContextBuild, request: ProviderRequest): Located[] {
   const out: Located[] = [];
   const rule = ruleFor(request.model?.inCatalog === false ? undefined : request.model?.api);
   const messages = request.messages as Message[];
-  // The call ids of the assistant message the current run of tool results follows, and of every earlier one.
-  let owner: Set<unknown> | undefined;
-  const earlier = new Map<unknown, number>();
   const orphanedCalls = new Set<unknown>();
-  for (let k = 0; k < messages.length; k++) {
-    const m = messages[k]!;
-    if (m.role === "assistant") {
-      owner = new Set(callIdsOf(m));
-      for (const id of owner) if (!earlier.has(id)) earlier.set(id, k);
-      continue;
-    }
-    if (m.role !== "toolResult") {
-      owner = undefined;
-      continue;
-    }
-    if (request.contextIndex[k]! < 0) continue; // Pi's own placeholder follows its call.
-    const id = m.toolCallId;
-    const accepted = rule.adjacentResults ? owner?.has(id) === true : earlier.has(id);
-    if (accepted) continue;
-    const cause = orphanCause(build, request, k, id, earlier.get(id));
+  // The scan of every message is remembered for the message list (`requestScans.ts`).
+  for (const { at: k, id, callAt } of refusedToolResults(request, rule.adjacentResults)) {
+    const cause = orphanCause(build, request, k, id, callAt);
     const entry = request.sources[k];
     if (!cause || !entry) continue; // No call on the path at all: unmatched-tool-result says so.
     orphanedCalls.add(id);

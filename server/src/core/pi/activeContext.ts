@@ -15,7 +15,7 @@
 import type { SessionAnalysis } from "../session/analysis";
 import type { Entry } from "../session/entry";
 import { buildContext, selectEntries, type ContextResult } from "./buildContext";
-import { carryContext, rebuiltContext } from "./contextCarry";
+import { carryContext, carrySelection, rebuiltContext } from "./contextCarry";
 import { updateContext } from "./contextUpdate";
 import { perStructure, perStructureAndLines } from "../session/semantics/memo";
 
@@ -122,7 +122,7 @@ export const activeContext = perStructureAndLines(
   contextInputLines,
   (a: SessionAnalysis): ContextResult => buildContext(a, { flavor: "1.x" }),
   (a, last, edited) => updateContext(a, last, edited, "1.x"),
-  (a, previous) => carryContext(a, previous) ?? rebuiltContext(a, previous, "1.x"),
+  (a, previous) => carryContext(a, previous) ?? carrySelection(a, previous, "1.x") ?? rebuiltContext(a, previous, "1.x"),
 );
 
 /** The context Pi 0.73/0.74 builds when it resumes the file, kept the same way (the request diagnostics compare its pipeline). */
@@ -130,5 +130,5 @@ export const activeContext074 = perStructureAndLines(
   contextInputLines,
   (a: SessionAnalysis): ContextResult => buildContext(a, { flavor: "0.74" }),
   (a, last, edited) => updateContext(a, last, edited, "0.74"),
-  (a, previous) => carryContext(a, previous) ?? rebuiltContext(a, previous, "0.74"),
+  (a, previous) => carryContext(a, previous) ?? carrySelection(a, previous, "0.74") ?? rebuiltContext(a, previous, "0.74"),
 );

@@ -13,7 +13,7 @@
 
 import type { SessionAnalysis } from "../session/analysis";
 import type { Entry } from "../session/entry";
-import { buildContext, type ContextBuild, type ContextResult, type PiFlavor } from "./buildContext";
+import { buildContext, type ContextBuild, type ContextResult, type PiFlavor, settingsOf } from "./buildContext";
 
 /**
  * A build carried from `from`: the same context, its entries mapped by `entryOf` onto the new path
@@ -48,30 +48,92 @@ export function carryContext(a: SessionAnalysis, previous: ContextResult): Conte
   // cases `buildContext` answers without a path are built afresh.
   const path = a.activePath;
   if (path.length === 0 || path.length !== old.path.length) return undefined;
+  for (let i = 0; i < path.length; i++) if (path[i]!.parsed !== old.path[i]!.parsed) return undefined;
+  return carriedBuild(a, old, 0, 0, true);
+}
+
+/**
+ * `old` carried onto `a`'s resumed path, whose entries from `newFrom` on have the parses of the old
+ * path's from `oldFrom` on, in order, and hold everything the old build selected; undefined when an
+ * entry it names has no place there. When they are the very entry objects (a structural edit moves
+ * the entries below it in place, `resplice.ts`, and keeps those above), the old lists name the new
+ * entries already and are shared; otherwise each entry is mapped by its place on the path.
+ */
+function carriedBuild(a: SessionAnalysis, old: ContextBuild, oldFrom: number, newFrom: number, samePath: boolean): ContextResult | undefined {
+  const path = a.activePath;
+  const m = old.path.length;
+  let same = true;
   let top = 0;
-  for (let i = 0; i < path.length; i++) {
-    if (path[i]!.parsed !== old.path[i]!.parsed) return undefined;
-    top = Math.max(top, old.path[i]!.index);
+  for (let i = oldFrom; i < m; i++) {
+    const e = old.path[i]!;
+    if (e !== path[i - oldFrom + newFrom]) same = false;
+    top = Math.max(top, e.index);
   }
-  // Where each old entry is on the path, by its old index: one typed array instead of a map of 50,000 entries.
+  if (same) {
+    const onPath = (e: Entry): Entry | undefined => (a.entries[e.index] === e && a.onActivePath[e.index] === 1 ? e : undefined);
+    const build: ContextBuild = { ...old, path: samePath ? old.path : path.slice() };
+    link(build, { from: old, entryOf: onPath, samePath });
+    return { ok: true, build };
+  }
+  // Where each old entry is on the path, by its index: one typed array instead of a map of 50,000 entries.
   const place = new Int32Array(top + 1).fill(-1);
-  for (let i = 0; i < old.path.length; i++) place[old.path[i]!.index] = i;
+  for (let i = oldFrom; i < m; i++) place[old.path[i]!.index] = i;
   const entryOf = (e: Entry): Entry | undefined => {
     const k = e.index < place.length ? place[e.index]! : -1;
-    return k >= 0 && old.path[k] === e ? path[k] : undefined;
+    return k >= oldFrom && old.path[k] === e ? path[k - oldFrom + newFrom] : undefined;
   };
   const selected = mapAll(old.selected, entryOf);
   const sources = mapAll(old.sources, entryOf);
   const compaction = old.compaction && entryOf(old.compaction);
   if (!selected || !sources || (old.compaction && !compaction)) return undefined;
   const build: ContextBuild = { context: old.context, path: path.slice(), selected, compaction, sources };
-  link(build, { from: old, entryOf, samePath: true });
+  link(build, { from: old, entryOf, samePath });
   return { ok: true, build };
 }
 
 function link(build: ContextBuild, carry: ContextCarry): void {
   carries.delete(carry.from);
   carries.set(build, carry);
+}
+
+/**
+ * The context of `a` made from `previous` when the resumed path changed only above everything Pi
+ * selects (a parent changed above the last compaction's kept range: the path now starts elsewhere,
+ * but ends in the same entries), or undefined. Pi's selection (`selectEntries`) is then the same
+ * entries: the last compaction is in the paths' common tail (the same parses, in the same order,
+ * counted from the leaf), and so are the first entry holding its id and the first holding its
+ * `firstKeptEntryId`; its messages are those parses' messages. What Pi reads above the selection is checked on the new path: no
+ * message entry without a message (the old tail had none, or the old build would have failed), and
+ * the same settings. The old build is mapped onto the new tail in O(path) instead of built again
+ * over the whole path, and its provider request is carried with it (`carriedRequest`).
+ */
+export function carrySelection(a: SessionAnalysis, previous: ContextResult, flavor: PiFlavor): ContextResult | undefined {
+  const old = previous.ok ? previous.build : undefined;
+  const compaction = old?.compaction;
+  const path = a.activePath;
+  // A retained tail stands for what is kept before its compaction, whose id is then not looked for.
+  if (!old || !compaction || flavor === "retained-tail" || path.length === 0) return undefined;
+  const [n, m] = [path.length, old.path.length];
+  let tail = 0;
+  while (tail < n && tail < m && path[n - 1 - tail]!.parsed === old.path[m - 1 - tail]!.parsed) tail++;
+  const [oldFrom, newFrom] = [m - tail, n - tail];
+  // Pi looks the compaction up again by id (0.73/0.74: among compactions), then the first entry of
+  // the path holding its `firstKeptEntryId`. No two entries of a path share an id (each is the one
+  // Pi's map holds for it: a parent is found by id, and the leaf is the last entry), so these are
+  // the compaction itself and the one holder, both in the tail, on either path.
+  let at = m - 1;
+  while (at >= oldFrom && old.path[at] !== compaction) at--;
+  const firstKept = compaction.parsed.reference;
+  let kept = at - 1;
+  while (kept >= oldFrom && old.path[kept]!.key !== firstKept) kept--;
+  if (kept < oldFrom) return undefined;
+  // Pi reads every message entry's message above the selection too.
+  for (let i = 0; i < newFrom; i++) if (path[i]!.type === "message" && path[i]!.parsed.noMessage) return undefined;
+  const settings = settingsOf(path);
+  const [x, y] = [settings.model, old.context.model];
+  if (!Object.is(settings.thinkingLevel, old.context.thinkingLevel) || (x === null) !== (y === null)) return undefined;
+  if (x && y && !(Object.is(x.provider, y.provider) && Object.is(x.modelId, y.modelId))) return undefined;
+  return carriedBuild(a, old, oldFrom, newFrom, false);
 }
 
 /**

@@ -154,3 +154,23 @@ export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput
   });
   return next;
 }
+
+/**
+ * The entries `where` picks, in file order, kept per structure: after a structural edit made from
+ * the previous analysis, the previous structure's list without the entries removed, and the entries
+ * added that it picks, rather than a look at 50,000 entries. `where` may read only what an edit
+ * inside a line leaves as it was (`sameStructure`: the type, the ids, what the entry names), so that
+ * a list made at any step of the previous structure holds.
+ */
+export function entriesWhere(where: (e: Entry) => boolean): (a: SessionAnalysis) => Entry[] {
+  const lists = new WeakMap<object, Entry[]>();
+  return (a) => {
+    const known = lists.get(a.structure);
+    if (known) return known;
+    const resplice = respliceOf(a);
+    const before = resplice && lists.get(resplice.previousStructure);
+    const list = before ? [...before.filter(resplice.kept), ...resplice.added.filter(where)].sort((x, y) => x.index - y.index) : a.entries.filter(where);
+    lists.set(a.structure, list);
+    return list;
+  };
+}

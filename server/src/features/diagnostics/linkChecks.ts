@@ -1,13 +1,11 @@
 /** Checks of what each entry names: its parent, a label's or edit's target, a summary's branch, a compaction's kept range, a result's tool call. */
 
 import type { Entry } from "../../core/session/entry";
-import type { SessionAnalysis } from "../../core/session/analysis";
-import type { Resplice } from "../../core/session/resplice";
-import { perStructure } from "../../core/session/semantics/memo";
-import { callFor } from "../../core/session/semantics/toolPairs";
+import { entriesWhere } from "../../core/session/resplice";
 import { clip } from "../../core/base/text";
 import { type Add, ascending, checkByLine, type LineFindings } from "./replay";
 import type { Report } from "./report";
+import { unmatchedToolResults } from "./toolResultCalls";
 
 /**
  * Kept per structure (`replay.ts`): what an entry names is structural, and a finding's message reads
@@ -37,7 +35,7 @@ export function checkLinks(r: Report): void {
     // again, and one that has it now lost its parent's holder.
     carry: (resplice, had) => {
       const lines = [...had, ...resplice.reparented().map((e) => e.line)];
-      for (const entry of entriesNaming(a, resplice)) {
+      for (const entry of entriesNaming(a)) {
         if (entry.type === "compaction" || resplice.changedKeys.has(entry.parsed.reference)) lines.push(entry.line);
       }
       return lines;
@@ -46,23 +44,7 @@ export function checkLinks(r: Report): void {
 }
 
 /** The entries that name an id besides their parent (`reference`), per structure. */
-const naming = new WeakMap<object, Entry[]>();
-
-/**
- * The entries that name an id besides their parent, in no particular order: after a structural edit
- * made from the previous analysis, the previous list without the entries removed, and the entries
- * added that name one (an edit inside a line keeps what each names: `sameStructure`), rather than a
- * look at 50,000 entries.
- */
-function entriesNaming(a: SessionAnalysis, resplice: Resplice): Entry[] {
-  const known = naming.get(a.structure);
-  if (known) return known;
-  const before = naming.get(resplice.previousStructure);
-  const names = (e: Entry) => e.parsed.reference !== undefined;
-  const list = before ? [...before.filter(resplice.kept), ...resplice.added.filter(names)] : a.entries.filter(names);
-  naming.set(a.structure, list);
-  return list;
-}
+const entriesNaming = entriesWhere((e) => e.parsed.reference !== undefined);
 
 function sameMap<K, V>(x: ReadonlyMap<K, V>, y: ReadonlyMap<K, V>): boolean {
   if (x.size !== y.size) return false;
@@ -138,38 +120,6 @@ function checkFirstKept(r: Report, entry: Entry, firstKept: unknown, add: (...ar
       r.related([target], "the entry it names"),
     );
   }
-}
-
-/**
- * The tool results whose call is not on their path, each with the first entry elsewhere holding a
- * call with its id: a matter of the tree and the tool ids alone, kept for the structure, so that the
- * check does not need the index of tool calls, which an idle server lets go (a keystroke would build it
- * again, 50 ms on the 45 MB session).
- */
-const unmatchedToolResults = perStructure((a): { entry: Entry; elsewhere: Entry | undefined }[] => {
-  const unmatched: Entry[] = [];
-  for (const entry of a.entries) {
-    const id = entry.parsed.toolResultId;
-    if (id === undefined || a.reachesCycle[entry.index]) continue;
-    if (!callFor(a, entry, id)) unmatched.push(entry);
-  }
-  if (unmatched.length === 0) return [];
-  const holders = firstHolders(a.entries, new Set(unmatched.map((e) => e.parsed.toolResultId!)));
-  return unmatched.map((entry) => ({ entry, elsewhere: holders.get(entry.parsed.toolResultId!) }));
-});
-
-/**
- * The first entry holding a tool call with each of `ids`, in file order: what `toolCallsById` gives
- * first, found in one pass without indexing every call (a structural edit would build that index,
- * 50,000 calls, for the few results that are unmatched).
- */
-function firstHolders(entries: readonly Entry[], ids: ReadonlySet<string>): Map<string, Entry> {
-  const holders = new Map<string, Entry>();
-  for (const entry of entries) {
-    const calls = entry.parsed.toolCallIds;
-    if (calls) for (const id of calls) if (ids.has(id) && !holders.has(id)) holders.set(id, entry);
-  }
-  return holders;
 }
 
 export function checkToolResults(r: Report): void {

@@ -18,6 +18,7 @@ import type { SizeFindings } from "../imageDiagnostics";
 import { type EmptyUserFate, emptyUserFate, ruleFor } from "../providerRules";
 import { modelName } from "../providerView";
 import { diagnostic } from "./report";
+import { emptyUserMessages, isEmptyContent } from "./requestScans";
 
 type Message = Record<string, unknown>;
 
@@ -64,19 +65,6 @@ export function modelOf(request: ProviderRequest): string {
   return modelName(request.model) ?? "Pi's default model";
 }
 
-function isEmptyContent(content: unknown): boolean {
-  if (typeof content === "string") return content.trim() === "";
-  if (!Array.isArray(content)) return false;
-  return content.every(
-    (b) =>
-      b !== null &&
-      typeof b === "object" &&
-      (b as Message).type === "text" &&
-      typeof (b as Message).text === "string" &&
-      ((b as Message).text as string).trim() === "",
-  );
-}
-
 const FATE: Record<EmptyUserFate, string> = {
   "left out": "leaves it out of the request, so the model never sees it",
   "sent empty": "sends it with empty text",
@@ -88,8 +76,9 @@ const FATE: Record<EmptyUserFate, string> = {
  * The user messages of Pi 1.x's request that hold no text, each with what Pi does with it. Pi
  * 0.73/0.74's request (`older`: undefined when that version builds no context) is read to say
  * whether it does the same: it ignores context edits, and its conversions differ for some APIs.
- * Every message is read on every call, after an edit too: a test per message, as cheap as the
- * window's estimate, and an edit of one entry can change what either version sends for it.
+ * The messages without text are found once per message list: an edit of one entry that changes
+ * what either version sends for it makes a new list (or names the messages it replaced, `only`),
+ * and what each finding says is made again on every call, from the request's own entries.
  */
 export function emptyUsers(
   doc: SessionDocument,
@@ -101,9 +90,10 @@ export function emptyUsers(
   const out: { at: number; found: Located }[] = [];
   let olderEmpty: Map<Entry, unknown> | undefined;
   let edits: Map<unknown, Entry> | undefined;
-  const count = only ? only.length : request.messages.length;
-  for (let i = 0; i < count; i++) {
-    const k = only ? only[i]! : i;
+  // Every message is scanned once per message list (`requestScans.ts`); an update after an edit
+  // inside lines reads only the messages it replaced (`only`).
+  const candidates = only ?? emptyUserMessages(request.messages);
+  for (const k of candidates) {
     const m = request.messages[k] as Message;
     const entry = request.sources[k];
     if (m.role !== "user" || !entry || !isEmptyContent(m.content)) continue;

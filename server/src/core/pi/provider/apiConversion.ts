@@ -96,9 +96,29 @@ function* assistantItems(messages: readonly unknown[]): Generator<[number, Conve
   }
 }
 
+/**
+ * Each message list's verdicts for the last API asked: a request carried over an edit of the tree
+ * (`carriedRequest` in `request.ts`) keeps its predecessor's message list, which is never changed
+ * once its request is made (an update copies it, `requestUpdate.ts`), so that a line inserted or a
+ * parent changed elsewhere does not walk the 10,000 messages' conversions again.
+ */
+const verdicts = new WeakMap<readonly unknown[], { api: unknown; failure?: [ConversionFailure | undefined]; refusal?: [ReasoningRefusal | undefined] }>();
+
+function verdictsOf(messages: readonly unknown[], api: unknown): { failure?: [ConversionFailure | undefined]; refusal?: [ReasoningRefusal | undefined] } {
+  let kept = verdicts.get(messages);
+  if (!kept || !Object.is(kept.api, api)) verdicts.set(messages, (kept = { api }));
+  return kept;
+}
+
 /** Where the conversion for `api` throws on `messages` (the provider messages), or undefined. */
 export function conversionFailure(messages: readonly unknown[], api: unknown): ConversionFailure | undefined {
   if (!isResponsesApi(api)) return undefined;
+  const kept = verdictsOf(messages, api);
+  kept.failure ??= [findConversionFailure(messages, api)];
+  return kept.failure[0];
+}
+
+function findConversionFailure(messages: readonly unknown[], api: unknown): ConversionFailure | undefined {
   for (const [index, c] of assistantItems(messages)) {
     if (c && "throwsAt" in c) {
       return {
@@ -114,6 +134,12 @@ export function conversionFailure(messages: readonly unknown[], api: unknown): C
 /** The first reasoning item OpenAI refuses in the input Pi converts `messages` to for `api`, or undefined. */
 export function reasoningRefusal(messages: readonly unknown[], api: unknown): ReasoningRefusal | undefined {
   if (!isResponsesApi(api)) return undefined;
+  const kept = verdictsOf(messages, api);
+  kept.refusal ??= [findReasoningRefusal(messages)];
+  return kept.refusal[0];
+}
+
+function findReasoningRefusal(messages: readonly unknown[]): ReasoningRefusal | undefined {
   // A reasoning item last in its message is followed by the next message's first item, which is an
   // output only when that message is an assistant's too (a user message or a tool result is not).
   let pending: ReasoningRefusal | undefined;

@@ -1,0 +1,136 @@
+/**
+ * Which tool call each tool result of a session answers (`callFor`: the nearest ancestor holding a
+ * call with its id), kept per structure for the check of unmatched results (`linkChecks.ts`), and
+ * carried over a structural edit made from the previous analysis (`resplice.ts`) instead of walked
+ * again from each of the 15,000 results of the 45 MB session.
+ *
+ * The rule of the carry: a result's answer reads the entries from it up to its call (or up to its
+ * root, when it has none) and their tool call ids, which are structural. A structural edit changes
+ * that walk only where it passes an entry whose parent link the edit changed: an entry added, or one
+ * whose parent's holder was removed or added (`Resplice.reparented`). So a kept result is walked
+ * again when the lowest such entry on its walk is below its call (anywhere on it, for a result
+ * without one), or when its call was removed; every other result keeps its call. Parent cycles, before or after, and edits that changed many links, walk every result.
+ */
+
+import type { SessionAnalysis } from "../../core/session/analysis";
+import type { Entry } from "../../core/session/entry";
+import { respliceOf } from "../../core/session/resplice";
+import { perStructure, releasedTable } from "../../core/session/semantics/memo";
+import { callFor } from "../../core/session/semantics/toolPairs";
+
+interface ResultCalls {
+  /** Every entry holding a tool result, in file order. */
+  results: Entry[];
+  /** The call each answers, undefined when none on its path does (or the path runs into a cycle). */
+  calls: (Entry | undefined)[];
+  /** Whether the analysis held a parent cycle. */
+  cyclic: boolean;
+  /** The first entry holding a tool call with each id asked for (undefined: none), in file order. */
+  holders: Map<string, Entry | undefined>;
+}
+
+/** Whether an entry holds a tool result: any id Pi reads, an empty one too. */
+const holdsResult = (e: Entry): boolean => e.parsed.toolResultId !== undefined;
+
+/** More entries with a new parent link than this, and every result is walked again. */
+const MAX_RELINKED = 16;
+
+/** Let go by an idle server (`releaseKept`) like the other large per-structure tables: the next edit walks every result once. */
+const kept = releasedTable<object, ResultCalls>();
+
+function resultCalls(a: SessionAnalysis): ResultCalls {
+  const known = kept.get(a.structure);
+  if (known) return known;
+  const value: ResultCalls = carried(a) ?? {
+    results: a.entries.filter(holdsResult),
+    calls: [],
+    cyclic: a.cycles.length > 0,
+    holders: new Map(),
+  };
+  for (let k = value.calls.length; k < value.results.length; k++) value.calls.push(callOf(a, value.results[k]!));
+  kept.set(a.structure, value);
+  return value;
+}
+
+function callOf(a: SessionAnalysis, entry: Entry): Entry | undefined {
+  return a.reachesCycle[entry.index] ? undefined : callFor(a, entry, entry.parsed.toolResultId!);
+}
+
+/** The results and their calls carried from the structure `a` replaced, or undefined. */
+function carried(a: SessionAnalysis): ResultCalls | undefined {
+  const resplice = respliceOf(a);
+  const before = resplice && kept.get(resplice.previousStructure);
+  if (!resplice || !before || before.cyclic || a.cycles.length > 0) return undefined;
+  const relinked = [...resplice.added, ...resplice.reparented()];
+  if (relinked.length > MAX_RELINKED) return undefined;
+  // Whether the walk from `entry` up to `call` (to its root when there is none) passes a relinked
+  // entry below the call. The walk is the old one up to the lowest relinked entry on the new walk,
+  // and no further: so the call is below that entry (or is it) exactly when that part holds it.
+  const crossed = (entry: Entry, call: Entry | undefined): boolean => {
+    let lowest: Entry | undefined;
+    for (const t of relinked) if ((t === entry || a.isAncestor(t, entry)) && (!lowest || a.depth[t.index]! > a.depth[lowest.index]!)) lowest = t;
+    return lowest !== undefined && (call === undefined || !(lowest === call || a.isAncestor(lowest, call)));
+  };
+  const results: Entry[] = [];
+  const calls: (Entry | undefined)[] = [];
+  for (let k = 0; k < before.results.length; k++) {
+    const entry = before.results[k]!;
+    if (!resplice.kept(entry)) continue;
+    const call = before.calls[k];
+    results.push(entry);
+    calls.push(call !== undefined && !resplice.kept(call) ? callOf(a, entry) : crossed(entry, call) ? callOf(a, entry) : call);
+  }
+  // The added results lie together (the edited lines), and go in where their first line falls.
+  const added = resplice.added.filter(holdsResult);
+  if (added.length > 0) {
+    let at = results.length;
+    while (at > 0 && results[at - 1]!.index > added[0]!.index) at--;
+    results.splice(at, 0, ...added);
+    calls.splice(at, 0, ...added.map((e) => callOf(a, e)));
+  }
+  return { results, calls, cyclic: false, holders: carriedHolders(before.holders, resplice) };
+}
+
+/** The first holders still known: an id whose holder was removed is looked for again, and an added entry may come first. */
+function carriedHolders(before: ReadonlyMap<string, Entry | undefined>, resplice: NonNullable<ReturnType<typeof respliceOf>>): Map<string, Entry | undefined> {
+  const out = new Map<string, Entry | undefined>();
+  for (const [id, holder] of before) {
+    if (holder !== undefined && !resplice.kept(holder)) continue;
+    let first = holder;
+    for (const e of resplice.added) if (e.parsed.toolCallIds?.includes(id) && (first === undefined || e.index < first.index)) first = e;
+    out.set(id, first);
+  }
+  return out;
+}
+
+/**
+ * The tool results whose call is not on their path, each with the first entry elsewhere holding a
+ * call with its id: a matter of the tree and the tool ids alone, kept for the structure, so that the
+ * check does not need the index of tool calls, which an idle server lets go (a keystroke would build it
+ * again, 50 ms on the 45 MB session).
+ */
+export const unmatchedToolResults = perStructure((a): { entry: Entry; elsewhere: Entry | undefined }[] => {
+  const { results, calls, holders } = resultCalls(a);
+  const unmatched: Entry[] = [];
+  for (let k = 0; k < results.length; k++) if (calls[k] === undefined && !a.reachesCycle[results[k]!.index]) unmatched.push(results[k]!);
+  if (unmatched.length === 0) return [];
+  const missing = new Set<string>();
+  for (const e of unmatched) if (!holders.has(e.parsed.toolResultId!)) missing.add(e.parsed.toolResultId!);
+  if (missing.size > 0) for (const [id, holder] of firstHolders(a.entries, missing)) holders.set(id, holder);
+  for (const id of missing) if (!holders.has(id)) holders.set(id, undefined);
+  return unmatched.map((entry) => ({ entry, elsewhere: holders.get(entry.parsed.toolResultId!) }));
+});
+
+/**
+ * The first entry holding a tool call with each of `ids`, in file order: what `toolCallsById` gives
+ * first, found in one pass without indexing every call (a structural edit would build that index,
+ * 50,000 calls, for the few results that are unmatched).
+ */
+function firstHolders(entries: readonly Entry[], ids: ReadonlySet<string>): Map<string, Entry> {
+  const holders = new Map<string, Entry>();
+  for (const entry of entries) {
+    const calls = entry.parsed.toolCallIds;
+    if (calls) for (const id of calls) if (ids.has(id) && !holders.has(id)) holders.set(id, entry);
+  }
+  return holders;
+}
