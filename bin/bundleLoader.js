@@ -15,6 +15,32 @@ var path = require("node:path");
 var vm = require("node:vm");
 var Module = require("node:module");
 
+/**
+ * The bytes of `file`, read into memory that glibc maps on its own and unmaps when it is freed. A
+ * bundle or cache read whole into a buffer of its size (a megabyte) is mapped too, but freeing it
+ * raises glibc's threshold for mapping to that size, so that every later allocation below it (the
+ * didOpen's chunks, the parsed lines' buffers) comes from the heap, which keeps its pages: the idle
+ * server held 7 MB more after a large open (129 MB against 122 over stdio on the 45 MB session,
+ * and 120 for both with the threshold fixed). A buffer above the largest threshold glibc adjusts
+ * to (32 MB) leaves it as it is, and only the pages read into become resident.
+ */
+var MAPPED_BYTES = 33 * 1024 * 1024;
+function readMapped(file) {
+  var fd = fs.openSync(file, "r");
+  var read = 0;
+  var n = 1;
+  var size;
+  var buffer;
+  try {
+    size = fs.fstatSync(fd).size;
+    buffer = Buffer.allocUnsafeSlow(Math.max(MAPPED_BYTES, size));
+    for (; n > 0 && read < size; read += n) n = fs.readSync(fd, buffer, read, size - read, read);
+    return buffer.subarray(0, read);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** How a bundle's text is wrapped to be compiled: Node's own wrapper of a CommonJS module, the text the caches are made for. */
 function wrap(source) {
   return `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
@@ -40,11 +66,11 @@ function bundleLoader(dir, onCompiled) {
     if (process.sourceMapsEnabled && !onCompiled) return require(file);
     var cachedData;
     try {
-      cachedData = fs.readFileSync(`${file}.cache`);
+      cachedData = readMapped(`${file}.cache`);
     } catch (_error) {
       cachedData = undefined;
     }
-    var script = new vm.Script(wrap(fs.readFileSync(file, "utf8")), { filename: file, cachedData: cachedData });
+    var script = new vm.Script(wrap(readMapped(file).toString("utf8")), { filename: file, cachedData: cachedData });
     if (onCompiled) onCompiled(file, script);
     var bundle = { exports: {} };
     loaded.set(file, bundle);
