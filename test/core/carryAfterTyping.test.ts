@@ -107,3 +107,38 @@ it("random edits of the tree and inside lines, with the analysis made between th
   }
   expect(compared).toBeGreaterThan(500);
 });
+
+it("the context updated after typing, in a build carried with its predecessor's lists over entries that moved, drops a branch summary emptied", () => {
+  const t = (n: number) => `"timestamp":"2025-01-01T00:00:0${n}.000Z"`;
+  const user = (id: string, parent: string, n: number, text: string) =>
+    `{"type":"message","id":"${id}","parentId":"${parent}",${t(n)},"message":{"role":"user","content":"${text}","timestamp":1}}`;
+  const lines = [
+    `{"type":"session","version":3,"id":"s",${t(0)},"cwd":"/"}`,
+    `{"type":"message","id":"a","parentId":null,${t(1)},"message":{"role":"user","content":"hi","timestamp":1}}`,
+    user("z", "a", 2, "side"),
+    user("y", "a", 2, "side too"),
+    `{"type":"model_change","id":"m","parentId":"a",${t(3)},"provider":"openai","modelId":"gpt-5"}`,
+    `{"type":"branch_summary","id":"b","parentId":"m",${t(4)},"fromId":"z","summary":"sum"}`,
+    user("c", "b", 5, "next"),
+  ];
+  const doc = new SessionDocument("file:///s.jsonl", "jsonl", 1, `${lines.join("\n")}\n`);
+  const replace = (line: number, from: string, to: string) => {
+    const text = doc.lines[line]!;
+    doc.update([{ range: { start: { line, character: 0 }, end: { line, character: text.length } }, text: text.replace(from, to) }], doc.version + 1);
+  };
+  expect(compareWithFresh(doc, "opened")).toBe(2);
+  // Typing in the last message: the update indexes where each entry's messages start.
+  replace(6, '"next"', '"next!"');
+  expect(compareWithFresh(doc, "typed")).toBe(2);
+  // A line of the side branch deleted: the lines of the path are not edited, so the context is
+  // carried with the very lists of the old build, whose entries now have other indexes.
+  doc.update([{ range: { start: { line: 2, character: 0 }, end: { line: 3, character: 0 } }, text: "" }], doc.version + 1);
+  const carried = activeContext(doc.analysis);
+  expect(carried.ok && contextCarry(carried.build)?.samePath).toBe(true);
+  expect(compareWithFresh(doc, "a side line deleted")).toBe(2);
+  // The branch summary emptied: Pi no longer sends it.
+  replace(4, '"summary":"sum"', '"summary":""');
+  expect(compareWithFresh(doc, "the summary emptied")).toBe(2);
+  const kept = activeContext(doc.analysis);
+  expect(kept.ok && JSON.stringify(kept.build.context)).not.toContain("branchSummary");
+});

@@ -151,6 +151,35 @@ describe("the analysis made from the previous one after a structural edit", () =
     expect(elsewhere()).not.toContain("on another branch");
   });
 
+  it("finds a tool result unmatched when an edit hangs its call under the result's new root, on another branch", () => {
+    const t = (n: number) => `"timestamp":"2025-01-01T00:00:0${n}.000Z"`;
+    const user = (id: string, parent: string | null, n: number) =>
+      `{"type":"message","id":"${id}","parentId":${parent === null ? "null" : `"${parent}"`},${t(n)},"message":{"role":"user","content":"hi","timestamp":1}}`;
+    const call = `{"type":"message","id":"c","parentId":"r",${t(3)},"message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read","arguments":{}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"toolUse","timestamp":1}}`;
+    const result = `{"type":"message","id":"e","parentId":"d",${t(5)},"message":{"role":"toolResult","toolCallId":"t1","toolName":"read","content":[],"isError":false,"timestamp":1}}`;
+    // The path r, c (the call), y, d, e (its result), z.
+    const lines = [
+      `{"type":"session","version":3,"id":"s",${t(0)},"cwd":"/"}`,
+      user("r", null, 1),
+      user("y", "c", 2),
+      call,
+      user("d", "y", 4),
+      result,
+      user("z", "e", 6),
+    ];
+    const doc = new SessionDocument("file:///s.jsonl", "jsonl", 1, `${lines.join("\n")}\n`);
+    const same = () => expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///s.jsonl", "jsonl", 1, doc.getText())));
+    expect(computeDiagnostics(doc).map((d) => d.code)).not.toContain("unmatched-tool-result");
+    // Lines 1 and 2 made one entry that takes the root's id under "d", in one edit: "d" loses its
+    // parent and becomes the root, the lowest entry of the result's path whose parent changed, and
+    // the call, kept and moved, now hangs below it through the new entry, on another branch.
+    const before = new Set(doc.analysis.entries);
+    doc.update([{ range: { start: { line: 1, character: 0 }, end: { line: 2, character: doc.lines[2]!.length } }, text: user("r", "d", 1) }], 2);
+    expect(doc.analysis.entries.some((e) => before.has(e) && e.line === 2)).toBe(true);
+    same();
+    expect(computeDiagnostics(doc).map((d) => d.code)).toContain("unmatched-tool-result");
+  });
+
   it("leaves a session with an id held twice, and an edit of the last entry, to the whole analysis", () => {
     const lines = [
       '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}',

@@ -37,19 +37,26 @@ export function contextSplice(build: ContextBuild): ContextSplice | undefined {
 
 /** Where each selected entry's messages start in the context (-1: none), by entry index, and whether the build applies context edits. */
 interface MessageIndex {
+  /** The tree structure whose entry indexes `start` is by. */
+  structure: object;
   start: Int32Array;
   hasEdits: boolean;
 }
 
-/** Kept per source list, which every build updated from another shares with it. */
+/**
+ * Kept per source list, which every build updated from another shares with it, for one structure:
+ * a build carried over a structural edit shares its predecessor's lists (`contextCarry.ts`), whose
+ * entries that edit moved to other indexes (`resplice.ts`), and an index by the old ones would find
+ * no messages where an entry's are.
+ */
 const indexes = new WeakMap<object, MessageIndex>();
 
-function messageIndex(build: ContextBuild, entries: number): MessageIndex {
+function messageIndex(build: ContextBuild, a: SessionAnalysis): MessageIndex {
   let index = indexes.get(build.sources);
-  if (!index) {
-    const start = new Int32Array(entries).fill(-1);
+  if (!index || index.structure !== a.structure) {
+    const start = new Int32Array(a.entries.length).fill(-1);
     for (let k = build.sources.length - 1; k >= 0; k--) start[build.sources[k]!.index] = k;
-    index = { start, hasEdits: build.selected.some((e) => e.type === "context_edit") };
+    index = { structure: a.structure, start, hasEdits: build.selected.some((e) => e.type === "context_edit") };
     indexes.set(build.sources, index);
   }
   return index;
@@ -63,7 +70,7 @@ function messageIndex(build: ContextBuild, entries: number): MessageIndex {
 export function updateContext(a: SessionAnalysis, previous: ContextResult, edited: readonly number[], flavor: PiFlavor): ContextResult | undefined {
   if (!previous.ok) return undefined;
   const build = previous.build;
-  const { start, hasEdits } = messageIndex(build, a.entries.length);
+  const { start, hasEdits } = messageIndex(build, a);
   if (hasEdits) return undefined;
   const { messages: before, thinkingLevel: oldThinking, model: oldModel } = build.context;
   let messages: unknown[] | undefined;

@@ -7,9 +7,11 @@
  * The rule of the carry: a result's answer reads the entries from it up to its call (or up to its
  * root, when it has none) and their tool call ids, which are structural. A structural edit changes
  * that walk only where it passes an entry whose parent link the edit changed: an entry added, or one
- * whose parent's holder was removed or added (`Resplice.reparented`). So a kept result is walked
- * again when the lowest such entry on its walk is below its call (anywhere on it, for a result
- * without one), or when its call was removed; every other result keeps its call. Parent cycles, before or after, and edits that changed many links, walk every result.
+ * whose parent's holder was removed or added (`Resplice.reparented`). So a kept result keeps its
+ * call when no such entry is on its walk, or when the lowest one is the call or above it with the
+ * call still on the walk (an edit can hang the call below that entry on another branch); a result
+ * without a call, or whose call was removed, is walked again whenever one is on its walk. Parent
+ * cycles, before or after, and edits that changed many links, walk every result.
  */
 
 import type { SessionAnalysis } from "../../core/session/analysis";
@@ -65,11 +67,14 @@ function carried(a: SessionAnalysis): ResultCalls | undefined {
   if (relinked.length > MAX_RELINKED) return undefined;
   // Whether the walk from `entry` up to `call` (to its root when there is none) passes a relinked
   // entry below the call. The walk is the old one up to the lowest relinked entry on the new walk,
-  // and no further: so the call is below that entry (or is it) exactly when that part holds it.
+  // and no further: so the call answers as before exactly when that part holds it, that is when the
+  // call is that entry, or lies above the result and below that entry. Below that entry alone is
+  // not enough: the edit may have hung the call there on another branch.
   const crossed = (entry: Entry, call: Entry | undefined): boolean => {
     let lowest: Entry | undefined;
     for (const t of relinked) if ((t === entry || a.isAncestor(t, entry)) && (!lowest || a.depth[t.index]! > a.depth[lowest.index]!)) lowest = t;
-    return lowest !== undefined && (call === undefined || !(lowest === call || a.isAncestor(lowest, call)));
+    if (lowest === undefined) return false;
+    return call === undefined || !(lowest === call || (a.isAncestor(lowest, call) && a.isAncestor(call, entry)));
   };
   const results: Entry[] = [];
   const calls: (Entry | undefined)[] = [];
