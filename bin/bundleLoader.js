@@ -20,7 +20,7 @@ var Module = require("node:module");
  * bundle or cache read whole into a buffer of its size (a megabyte) is mapped too, but freeing it
  * raises glibc's threshold for mapping to that size, so that every later allocation below it (the
  * didOpen's chunks, the parsed lines' buffers) comes from the heap, which keeps its pages: the idle
- * server held 7 MB more after a large open (129 MB against 122 over stdio on the 45 MB session,
+ * server held 7 MB more after a large open (129 MB against 122 over stdio on the 43 MB session,
  * and 120 for both with the threshold fixed). A buffer above the largest threshold glibc adjusts
  * to (32 MB) leaves it as it is, and only the pages read into become resident.
  */

@@ -12,7 +12,8 @@
 // server, ...), which main.js requires as "./check.js", so that a command reads and compiles only its
 // own code; and the worker scripts, which the code finds at `join(__dirname, "checkWorker.js")` and
 // the like, __dirname being out/bundle/. bin/bundleLoader.js loads them; bin/pi-session-lsp.js
-// falls back to out/main.js when the bundle is missing or older than out/ (a `tsc -p server` alone).
+// falls back to out/main.js when the bundle is missing or, in a clone, older than out/ (a `tsc -p
+// server` alone).
 // The source maps chain to the TypeScript through out/'s own, for profiles and stack traces.
 
 import { spawnSync } from "node:child_process";
