@@ -10,6 +10,7 @@
 
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { processCores } from "../io/cpuQuota";
 import { freeCoresNow, measureFreeCores } from "../io/freeCores";
 import { type ScanProgress, runPool, usesThreads } from "../io/scanPool";
 import type { CheckVerdict } from "./checkVerdict";
@@ -152,6 +153,8 @@ function probe<O>(
   reports: (FileReport | undefined)[],
   onBytes: (bytes: number) => void,
 ): { indices: number[]; workers: number } {
+  // One core usable (a CPU quota of one: `io/cpuQuota.ts`) leaves none to measure: no probe.
+  if (processCores() < 2) return { indices: targets.map((_, i) => i), workers: 0 };
   const now = freeCoresNow();
   if (now !== undefined && now >= 1) return { indices: targets.map((_, i) => i), workers: Math.min(hooks.threads - 1, Math.floor(now)) };
   const smallestFirst = targets.map((_, i) => i).sort((a, b) => sizes[a]! - sizes[b]! || a - b);
