@@ -197,6 +197,43 @@ describe("runPool", () => {
     expect(late).toEqual([]);
   });
 
+  it("stops the workers' claims once keepWorkers says no, asks it no more, and this thread takes the tasks left", async () => {
+    const ranHere: number[] = [];
+    let asked = 0;
+    let firstAfterStop = -1;
+    const pooled = await runPool(
+      tasks,
+      {
+        script,
+        here: (t: ScanTask) => {
+          const at = tasks.indexOf(t);
+          if (asked > 0 && firstAfterStop < 0) firstAfterStop = at;
+          ranHere.push(at);
+          // After the first task, slow enough that a worker left to claim would take most of the rest.
+          if (ranHere.length > 1) pause(3);
+          return scanFile(t);
+        },
+      },
+      {
+        threads: 2,
+        sizes: sizes(),
+        withThisThread: true,
+        keepWorkers: () => {
+          asked++;
+          return false;
+        },
+      },
+    );
+    expect(asked).toBe(1);
+    expect(pooled.map(summary)).toEqual((await runPool(tasks, { script, here: (t: ScanTask) => scanFile(t) }, { threads: 1 })).map(summary));
+    // Equal sizes keep the tasks' order: the threads claim positions one after the other. A worker
+    // may claim one task it read the flag for before it was set; after that only this thread claims.
+    const byWorker = tasks.map((_, i) => i).filter((i) => !ranHere.includes(i));
+    expect(firstAfterStop).toBeGreaterThan(0);
+    expect(byWorker.filter((i) => i > firstAfterStop).length).toBeLessThanOrEqual(1);
+    expect(new Set(ranHere).size).toBe(ranHere.length);
+  });
+
   it("without withThisThread, leaves every task to the workers", async () => {
     const here = vi.fn((t: ScanTask) => scanFile(t));
     const pooled = await runPool(tasks, { script, here }, { threads: 2, sizes: sizes() });

@@ -10,6 +10,7 @@
 
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { processCores } from "../io/cpuQuota";
 import { freeCoresNow, measureFreeCores } from "../io/freeCores";
 import { type ScanProgress, runPool, usesThreads } from "../io/scanPool";
 import type { CheckVerdict } from "./checkVerdict";
@@ -117,6 +118,7 @@ export function checkTargets<O>(targets: readonly Target[], hooks: CheckHooks<O>
   };
   const options = {
     threads: workers + 1,
+    keepWorkers: coresStayFree(),
     sizes: indices.map((i) => sizes[i]!),
     withThisThread: true,
     // The pool counts the files left; the probe's files and bytes come before them.
@@ -138,6 +140,26 @@ export function checkTargets<O>(targets: readonly Target[], hooks: CheckHooks<O>
 }
 
 /**
+ * Whether the cores the workers were started for are still free, asked after each file this
+ * thread checks: measured over stretches of `PROBE_MS` (`io/freeCores.ts`), the answer turns
+ * false, for good, after a stretch in which other work held the cores (less than half a core left
+ * for the workers, as the start's decision rounds). Another job started after the workers (a build,
+ * a test run) then has the core a worker shares with it, and this thread takes the files left
+ * instead of waiting at the end for a worker's file checked at a third of the speed.
+ */
+function coresStayFree(): () => boolean {
+  let stretch = measureFreeCores();
+  let free = true;
+  return () => {
+    if (free && stretch.elapsed() >= PROBE_MS) {
+      free = stretch.freeCores() >= 0.5;
+      stretch = measureFreeCores();
+    }
+    return free;
+  };
+}
+
+/**
  * Checks the smallest files in this thread into `reports` until `PROBE_MS` have passed, and says
  * which files are left (in the files' order) and how many workers the cores left free meanwhile
  * are worth. A core free at this instant needs no probe: its worker starts at once, and this
@@ -152,6 +174,8 @@ function probe<O>(
   reports: (FileReport | undefined)[],
   onBytes: (bytes: number) => void,
 ): { indices: number[]; workers: number } {
+  // One core usable (a CPU quota of one: `io/cpuQuota.ts`) leaves none to measure: no probe.
+  if (processCores() < 2) return { indices: targets.map((_, i) => i), workers: 0 };
   const now = freeCoresNow();
   if (now !== undefined && now >= 1) return { indices: targets.map((_, i) => i), workers: Math.min(hooks.threads - 1, Math.floor(now)) };
   const smallestFirst = targets.map((_, i) => i).sort((a, b) => sizes[a]! - sizes[b]! || a - b);

@@ -14,7 +14,8 @@
  */
 
 import { readFileSync } from "node:fs";
-import { availableParallelism, cpus } from "node:os";
+import { cpus } from "node:os";
+import { processCores } from "./cpuQuota";
 
 /** The idle milliseconds of every core, summed, this process's CPU milliseconds, and when they were read. */
 interface Reading {
@@ -50,10 +51,12 @@ function statedFreeCores(env: NodeJS.ProcessEnv): number {
 
 /**
  * Starts measuring. `$PI_SESSION_LSP_FREE_CORES`, a number, is the answer instead: for a machine
- * whose counters do not describe this process's share (a container limited to part of the cores
- * it sees), and for tests, which must not depend on how busy the machine is.
+ * whose counters do not describe this process's share, and for tests, which must not depend on how
+ * busy the machine is. The answer is never more than the cores this process may use less this
+ * thread's (`usable`, the affinity's cores lowered by a CPU quota: `cpuQuota.ts`), since the
+ * machine's idle counters do not see a container's quota.
  */
-export function measureFreeCores(env: NodeJS.ProcessEnv = process.env): FreeCoreProbe {
+export function measureFreeCores(env: NodeJS.ProcessEnv = process.env, usable = processCores()): FreeCoreProbe {
   const start = read();
   const stated = statedFreeCores(env);
   return {
@@ -69,7 +72,7 @@ export function measureFreeCores(env: NodeJS.ProcessEnv = process.env): FreeCore
       const idle = (end.idleMs - start.idleMs) / wall;
       const own = (end.ownMs - start.ownMs) / wall;
       const others = Math.max(0, end.cores - idle - own);
-      return Math.max(0, end.cores - 1 - others);
+      return Math.max(0, Math.min(end.cores - 1 - others, usable - 1));
     },
   };
 }
@@ -81,9 +84,11 @@ export function measureFreeCores(env: NodeJS.ProcessEnv = process.env): FreeCore
  * (`measureFreeCores`) needs a tenth of a second before it answers, and a worker that waits for it
  * starts too late to share a search of half a second; this answer is one instant, so it is trusted
  * only when it says that a core is free (another thread's burst may have been missed), and the
- * measurement decides otherwise. `$PI_SESSION_LSP_FREE_CORES` is the answer, as for the measurement.
+ * measurement decides otherwise. `cores` are the cores this process may use (`cpuQuota.ts`: a
+ * container's quota lowers them, while the runnable threads are the whole machine's).
+ * `$PI_SESSION_LSP_FREE_CORES` is the answer, as for the measurement.
  */
-export function freeCoresNow(env: NodeJS.ProcessEnv = process.env, loadavg = "/proc/loadavg", cores = availableParallelism()): number | undefined {
+export function freeCoresNow(env: NodeJS.ProcessEnv = process.env, loadavg = "/proc/loadavg", cores = processCores()): number | undefined {
   const stated = statedFreeCores(env);
   if (stated >= 0) return stated;
   let text: string;

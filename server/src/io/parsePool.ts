@@ -15,12 +15,13 @@
  */
 
 import { existsSync } from "node:fs";
-import { availableParallelism, loadavg } from "node:os";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { LineParses } from "../core/line/packed";
 import { unpackLines } from "../core/line/packed";
 import type { ParsedLine } from "../core/line/facts";
+import { processCores } from "./cpuQuota";
 import { CLAIMED_HERE, type LineBatch, type PackedReply, type WorkerSetup } from "./parseProtocol";
 
 export const PARSE_WORKER = join(__dirname, "parseWorker.js");
@@ -46,7 +47,8 @@ const WAIT_MS = 3000;
 export function startParsePool(env: NodeJS.ProcessEnv = process.env): LineParsePool | undefined {
   const asked = Number(env.PI_SESSION_LSP_THREADS);
   if (!Number.isInteger(asked) || asked < 2) return undefined;
-  const cores = availableParallelism();
+  // The cores a CPU quota leaves (`cpuQuota.ts`): the load average is the whole machine's.
+  const cores = processCores();
   if (cores < 2 || loadavg()[0]! > cores - 0.5) return undefined;
   return LineParsePool.start();
 }

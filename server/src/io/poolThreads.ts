@@ -6,9 +6,9 @@
  */
 
 import { existsSync } from "node:fs";
-import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { Worker } from "node:worker_threads";
+import { processCores } from "./cpuQuota";
 
 /** The compiled scan worker (`scanWorker.ts`); it does not exist when the TypeScript sources run under a test runner. */
 export const SCAN_WORKER_SCRIPT = join(__dirname, "scanWorker.js");
@@ -30,10 +30,13 @@ export function startPoolWorker(script: string): Worker {
   return new threads.Worker(script, { resourceLimits: { stackSizeMb: MAIN_THREAD_STACK_MB } });
 }
 
-/** One thread per core, or `$PI_SESSION_LSP_THREADS` (0 or 1: scan in this thread), e.g. to leave cores to other work. */
+/**
+ * One thread per core this process may use (a CPU quota lowers them: `cpuQuota.ts`), or
+ * `$PI_SESSION_LSP_THREADS` (0 or 1: scan in this thread), e.g. to leave cores to other work.
+ */
 export function defaultThreads(): number {
   const env = Number(process.env.PI_SESSION_LSP_THREADS);
-  return Number.isInteger(env) && env >= 0 ? env : availableParallelism();
+  return Number.isInteger(env) && env >= 0 ? env : processCores();
 }
 
 /**

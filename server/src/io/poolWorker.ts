@@ -5,11 +5,12 @@
  */
 
 import { parentPort } from "node:worker_threads";
+import { claimAsWorker } from "./poolClaims";
 
 /** The pool's one message to a worker: every task, largest first, and the counter the threads claim them with. */
 export interface WorkerRequest<T> {
   tasks: readonly T[];
-  /** Holds the position in `tasks` of the next task to claim (`Atomics.add`), shared by every thread. */
+  /** The tasks' counter every thread claims from (`poolClaims.ts`), and the flag that stops the workers' claims. */
   next: Int32Array;
 }
 
@@ -21,7 +22,7 @@ export function serve<T, R>(run: (task: T, onBytes: (bytes: number) => void) => 
   const port = parentPort;
   if (!port) return;
   port.on("message", ({ tasks, next }: WorkerRequest<T>) => {
-    for (let position = Atomics.add(next, 0, 1); position < tasks.length; position = Atomics.add(next, 0, 1)) {
+    for (let position = claimAsWorker(next); position < tasks.length; position = claimAsWorker(next)) {
       let pending = 0;
       const outcome = run(tasks[position]!, (bytes) => {
         // Progress in steps of at least 8 MiB, so a folder of small files does not flood the port.

@@ -19,6 +19,7 @@ import { existsSync } from "node:fs";
 import type { Worker } from "node:worker_threads";
 import { defaultThreads, SCAN_WORKER_SCRIPT, startPoolWorker } from "./poolThreads";
 import { type ScanOutcome, type ScanTask, scanFile } from "./scanFile";
+import { claimAny, newClaims, stopWorkerClaims, workerClaimsStopped } from "./poolClaims";
 import type { WorkerReply, WorkerRequest } from "./poolWorker";
 
 export interface ScanProgress {
@@ -56,6 +57,13 @@ export interface PoolOptions {
    * thread down. Without it, the workers start at once.
    */
   workersWorth?: () => number | undefined;
+  /**
+   * With `withThisThread`, asked after each task this thread runs while workers run: false stops
+   * them from claiming more tasks (each finishes the one it holds) and this thread takes the rest.
+   * For the command line, where a worker that shares a core with another process's work, started
+   * after the workers were, only takes this thread's time.
+   */
+  keepWorkers?: () => boolean;
   /**
    * Whether even a small job runs on a worker when the compiled worker exists: for a server, whose
    * thread must answer the editor while a session of any size is read (one 1 GB file is one task).
@@ -122,8 +130,8 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
 
   const order = tasks.map((_, i) => i).sort((a, b) => (sizes[b] ?? 0) - (sizes[a] ?? 0));
   const ordered = order.map((id) => tasks[id]!);
-  // The index in `ordered` of the next task to claim, shared by every thread.
-  const next = new Int32Array(new SharedArrayBuffer(4));
+  // The index in `ordered` of the next task to claim, shared by every thread (`poolClaims.ts`).
+  const next = newClaims();
   const results = new Array<R>(tasks.length);
   const take = (position: number, outcome: R) => {
     const id = order[position]!;
@@ -164,7 +172,7 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
         let lastTurn = performance.now();
         let ranHere = 0;
         void (async () => {
-          for (let position = Atomics.add(next, 0, 1); position < ordered.length && !failed; position = Atomics.add(next, 0, 1)) {
+          for (let position = claimAny(next); position < ordered.length && !failed; position = claimAny(next)) {
             ranHere++;
             const worth = decided ? undefined : options.workersWorth!();
             if (worth !== undefined) {
@@ -176,6 +184,7 @@ export async function runPool<T, R>(tasks: readonly T[], job: PoolJob<T, R>, opt
               report();
             });
             take(position, outcome);
+            if (workers.length > 0 && !workerClaimsStopped(next) && options.keepWorkers?.() === false) stopWorkerClaims(next);
             // The workers' replies are taken between files, every few milliseconds: a turn of the
             // event loop after each of 2,000 small files cost more than their replies need.
             if (performance.now() - lastTurn >= HERE_TURN_MS) {
