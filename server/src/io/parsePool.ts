@@ -22,6 +22,7 @@ import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "
 import type { LineParses } from "../core/line/packed";
 import { unpackLines } from "../core/line/packed";
 import type { ParsedLine } from "../core/line/facts";
+import { statedFreeCores } from "./freeCores";
 import { CLAIMED_HERE, type LineBatch, type PackedReply, type WorkerSetup } from "./parseProtocol";
 
 export const PARSE_WORKER = join(__dirname, "parseWorker.js");
@@ -58,7 +59,7 @@ export function parsePoolWanted(env: NodeJS.ProcessEnv, cores: number, load: num
   const asked = Number(env.PI_SESSION_LSP_THREADS);
   if (env.PI_SESSION_LSP_THREADS !== undefined && env.PI_SESSION_LSP_THREADS !== "" && Number.isInteger(asked) && asked >= 0 && asked < 2) return false;
   if (cores < 2) return false;
-  const stated = env.PI_SESSION_LSP_FREE_CORES === undefined || env.PI_SESSION_LSP_FREE_CORES === "" ? Number.NaN : Number(env.PI_SESSION_LSP_FREE_CORES);
+  const stated = statedFreeCores(env);
   if (stated >= 0) return stated >= 1;
   return load <= cores - 0.5;
 }
