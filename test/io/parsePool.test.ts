@@ -263,7 +263,7 @@ describe("the batches sent to the worker", () => {
     expectSameParses(doc, text);
   });
 
-  it("wait while the worker is behind, at most 16 of them unanswered, and the lines it had no room for are parsed here", async () => {
+  it("wait while the worker is behind, at most 32 of them unanswered, and the lines it had no room for are parsed here", async () => {
     setValueBudget(100_000);
     const text = hostileText();
     const dir = mkdtempSync(join(tmpdir(), "parse-pool-behind-"));
@@ -276,9 +276,9 @@ describe("the batches sent to the worker", () => {
     const doc = await read(
       didOpenBody(text),
       () => (pool = LineParsePool.start(stuck)),
-      () => until(() => readFileSync(log, "utf8").length >= 2 * 16, "the stuck worker's batches"),
+      () => until(() => readFileSync(log, "utf8").length >= 2 * 32, "the stuck worker's batches"),
     );
-    expect(readFileSync(log, "utf8").length).toBe(2 * 16);
+    expect(readFileSync(log, "utf8").length).toBe(2 * 32);
     expect(pool!.linesFromWorker).toBe(0);
     expectSameParses(doc, text);
   });

@@ -80,7 +80,7 @@ interface Batch {
 /** Claim flags are shared in blocks of this many (one `SharedArrayBuffer` each, not one per batch). */
 const CLAIMS_PER_BLOCK = 1024;
 /** The most batches sent to the worker and not answered yet (see `trySend`). */
-const IN_FLIGHT = 16;
+const IN_FLIGHT = 32;
 
 export class LineParsePool implements LineParses {
   private readonly worker: Worker;
