@@ -126,17 +126,15 @@ describe("a large didOpen's lines parsed on the worker", () => {
 });
 
 describe("no worker is started", () => {
-  it("when PI_SESSION_LSP_THREADS asks for 0 or 1 thread", () => {
-    for (const value of ["0", "1"]) {
+  it("unless PI_SESSION_LSP_THREADS asks for 2 threads or more", () => {
+    for (const value of [undefined, "", "0", "1", "1.5", "two", "-3"]) {
       expect(parsePoolWanted({ PI_SESSION_LSP_THREADS: value }, 8, 0)).toBe(false);
       expect(startParsePool({ PI_SESSION_LSP_THREADS: value, PI_SESSION_LSP_FREE_CORES: "4" })).toBeUndefined();
     }
-    // Anything else is the default: a worker when a core is free.
-    for (const value of [undefined, "", "2", "1.5", "two", "-3"]) expect(parsePoolWanted({ PI_SESSION_LSP_THREADS: value }, 8, 0)).toBe(true);
   });
 
   it("on one core, or when no core is free", () => {
-    const asked = {};
+    const asked = { PI_SESSION_LSP_THREADS: "2" };
     expect(parsePoolWanted(asked, 8, 0)).toBe(true);
     expect(parsePoolWanted(asked, 1, 0)).toBe(false);
     // The last minute's load average leaves less than one core and a half of two.

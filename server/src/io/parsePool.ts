@@ -44,20 +44,21 @@ const BATCH_CHARS = 28_000;
 const WAIT_MS = 3000;
 
 /**
- * Whether the server's first open parses its lines on a worker: unless `$PI_SESSION_LSP_THREADS`
- * is 0 or 1, when a core is free for it. The worker takes a quarter of the main thread's CPU off
- * the open (in-process, the 45 MB message read at the pace it arrives over stdio: 370-390 ms
- * against 490-500 ms, the document's parse 77-84 ms against 310-434), and costs a few megabytes
- * (see `BATCH_CHARS`). On a machine whose other work already keeps its cores busy (the last
- * minute's load average within half a core of their number, unless `$PI_SESSION_LSP_FREE_CORES`
- * says how many are free) a worker takes the main thread's CPU instead of an idle core's, and the
- * open measured slower (the 178 MB open on a 2-core machine at load 8: 18.0 s against 14.5 s
- * without; the 45 MB open forced on at load 5-6: first answer 2.0 s against 1.05 s), so the lines
- * are then parsed on the main thread.
+ * Whether the server's first open parses its lines on a worker: only when asked for, with
+ * `$PI_SESSION_LSP_THREADS` 2 or more (set explicitly), and a core is free for it. Not by default:
+ * in-process, the message read at the pace it arrives, the worker took a quarter of the main
+ * thread's CPU off the 45 MB open (370-390 against 490-500 ms), but over stdio the main thread's
+ * CPU from the `didOpen` to the first answer did not drop (520-530 ms either way: posting the lines,
+ * taking the replies and unpacking them cost what the parse saved) and the process spent 0.4 s more.
+ * On a machine whose other work already keeps its cores busy (the last minute's load average within
+ * half a core of their number, unless `$PI_SESSION_LSP_FREE_CORES` says how many are free) a worker
+ * takes the main thread's CPU instead of an idle core's, and the open measured slower (the 178 MB
+ * open on a 2-core machine at load 8: 18.0 s against 14.5 s without; the 45 MB open at load 3-5:
+ * first answer 1.64 s against 1.47 s), so the lines are then parsed on the main thread.
  */
 export function parsePoolWanted(env: NodeJS.ProcessEnv, cores: number, load: number): boolean {
   const asked = Number(env.PI_SESSION_LSP_THREADS);
-  if (env.PI_SESSION_LSP_THREADS !== undefined && env.PI_SESSION_LSP_THREADS !== "" && Number.isInteger(asked) && asked >= 0 && asked < 2) return false;
+  if (!Number.isInteger(asked) || asked < 2) return false;
   if (cores < 2) return false;
   const stated = statedFreeCores(env);
   if (stated >= 0) return stated >= 1;
