@@ -5,7 +5,7 @@
  * stops answering or is given up, the document parses its lines itself, with the same result.
  */
 
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +14,7 @@ import { OpaqueId } from "../../server/src/core/base/ids";
 import type { ParsedLine } from "../../server/src/core/line/facts";
 import { setValueBudget } from "../../server/src/core/line/values";
 import { StreamedBody } from "../../server/src/lsp/streamedBody";
-import { LineParsePool, startParsePool } from "../../server/src/io/parsePool";
+import { LineParsePool, parsePoolWanted, startParsePool } from "../../server/src/io/parsePool";
 import { until, WAIT_MS } from "../helpers/limits";
 import { ensureBuilt, REPO_ROOT, sleep } from "../helpers/lspClient";
 
@@ -127,7 +127,23 @@ describe("a large didOpen's lines parsed on the worker", () => {
 
 describe("no worker is started", () => {
   it("unless PI_SESSION_LSP_THREADS asks for 2 threads or more", () => {
-    for (const value of [undefined, "", "0", "1", "1.5", "two", "-3"]) expect(startParsePool({ PI_SESSION_LSP_THREADS: value })).toBeUndefined();
+    for (const value of [undefined, "", "0", "1", "1.5", "two", "-3"]) {
+      expect(parsePoolWanted({ PI_SESSION_LSP_THREADS: value }, 8, 0)).toBe(false);
+      expect(startParsePool({ PI_SESSION_LSP_THREADS: value, PI_SESSION_LSP_FREE_CORES: "4" })).toBeUndefined();
+    }
+  });
+
+  it("on one core, or when no core is free", () => {
+    const asked = { PI_SESSION_LSP_THREADS: "2" };
+    expect(parsePoolWanted(asked, 8, 0)).toBe(true);
+    expect(parsePoolWanted(asked, 1, 0)).toBe(false);
+    // The last minute's load average leaves less than one core and a half of two.
+    expect(parsePoolWanted(asked, 2, 1.6)).toBe(false);
+    expect(parsePoolWanted(asked, 2, 1.4)).toBe(true);
+    // A stated number of free cores is the answer instead.
+    expect(parsePoolWanted({ ...asked, PI_SESSION_LSP_FREE_CORES: "0" }, 2, 0)).toBe(false);
+    expect(startParsePool({ ...asked, PI_SESSION_LSP_FREE_CORES: "0" })).toBeUndefined();
+    expect(parsePoolWanted({ ...asked, PI_SESSION_LSP_FREE_CORES: "1" }, 2, 8)).toBe(true);
   });
 
   it("for a full-text change, however large", () => {
@@ -180,7 +196,7 @@ describe("without a worker that answers, the document parses its lines itself", 
     setValueBudget(100_000);
     const text = hostileText();
     let pool: LineParsePool | undefined;
-    const silent = script("silent.js", "require('node:worker_threads').parentPort.on('message', (b) => Atomics.compareExchange(b.claim, 0, 0, 1));");
+    const silent = script("silent.js", "require('node:worker_threads').parentPort.on('message', (b) => Atomics.compareExchange(b.claims, b.slot, 0, 1));");
     const started = performance.now();
     const doc = await read(didOpenBody(text), () => (pool = LineParsePool.start(silent)));
     expect(pool!.linesFromWorker).toBe(0);
@@ -199,6 +215,68 @@ describe("without a worker that answers, the document parses its lines itself", 
       () => (pool = LineParsePool.start(WORKER)),
       () => pool!.dispose(),
     );
+    expect(pool!.linesFromWorker).toBe(0);
+    expectSameParses(doc, text);
+  });
+});
+
+describe("the batches sent to the worker", () => {
+  it("stay below glibc's mmap threshold once serialized, a line too long for one parsed here", async () => {
+    setValueBudget(100_000);
+    // Lines of two-byte characters near the batch's limit, next to the hostile session's huge line.
+    const wide = Array.from({ length: 40 }, (_, k) => `{"type":"custom","id":"w${k}","parentId":null,"data":"${"漢".repeat(9_000 + k * 500)}"}`);
+    const text = `${hostileText()}\n${wide.join("\n")}`;
+    const dir = mkdtempSync(join(tmpdir(), "parse-pool-sizes-"));
+    const log = join(dir, "sizes.txt");
+    // A worker that only records each batch's serialized size and longest line, and parses none.
+    const recorder = join(dir, "recorder.js");
+    writeFileSync(
+      recorder,
+      `const { appendFileSync } = require("node:fs"); const { serialize } = require("node:v8");
+       const { parentPort, workerData } = require("node:worker_threads");
+       parentPort.on("message", (b) => {
+         appendFileSync(${JSON.stringify(log)}, serialize(b.pieces).length + " " + Math.max(...b.pieces.map((p) => p.length)) + "\\n");
+         Atomics.add(workerData.done, 0, 1);
+       });`,
+    );
+    writeFileSync(log, "");
+    let pool: LineParsePool | undefined;
+    const doc = await read(
+      didOpenBody(text),
+      () => (pool = LineParsePool.start(recorder)),
+      () => until(() => pool!.answeredAll, "the recorder's batches"),
+    );
+    expect(pool!.linesFromWorker).toBe(0);
+    const batches = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((row) => row.split(" ").map(Number));
+    expect(batches.length).toBeGreaterThan(20);
+    for (const [bytes, longest] of batches) {
+      expect(bytes).toBeLessThan((128 * 1024) / 2);
+      expect(longest).toBeLessThan(1_500_000);
+    }
+    // The two-byte lines went to the worker, the huge one did not.
+    expect(Math.max(...batches.map(([, longest]) => longest!))).toBeGreaterThanOrEqual(9_000);
+    expectSameParses(doc, text);
+  });
+
+  it("wait while the worker is behind, at most 32 of them unanswered, and the lines it had no room for are parsed here", async () => {
+    setValueBudget(100_000);
+    const text = hostileText();
+    const dir = mkdtempSync(join(tmpdir(), "parse-pool-behind-"));
+    const log = join(dir, "batches.txt");
+    writeFileSync(log, "");
+    // A worker that never answers: every batch it is sent stays in flight.
+    const stuck = join(dir, "stuck.js");
+    writeFileSync(stuck, `require("node:worker_threads").parentPort.on("message", () => require("node:fs").appendFileSync(${JSON.stringify(log)}, "b\\n"));`);
+    let pool: LineParsePool | undefined;
+    const doc = await read(
+      didOpenBody(text),
+      () => (pool = LineParsePool.start(stuck)),
+      () => until(() => readFileSync(log, "utf8").length >= 2 * 32, "the stuck worker's batches"),
+    );
+    expect(readFileSync(log, "utf8").length).toBe(2 * 32);
     expect(pool!.linesFromWorker).toBe(0);
     expectSameParses(doc, text);
   });

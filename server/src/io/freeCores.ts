@@ -45,7 +45,7 @@ export interface FreeCoreProbe {
 }
 
 /** `$PI_SESSION_LSP_FREE_CORES` as a number, NaN when it is not set. */
-function statedFreeCores(env: NodeJS.ProcessEnv): number {
+export function statedFreeCores(env: NodeJS.ProcessEnv): number {
   return env.PI_SESSION_LSP_FREE_CORES === undefined || env.PI_SESSION_LSP_FREE_CORES === "" ? Number.NaN : Number(env.PI_SESSION_LSP_FREE_CORES);
 }
 

@@ -12,8 +12,9 @@ export interface WorkerSetup {
 export interface LineBatch {
   first: number;
   pieces: string[];
-  /** One shared flag: 0 while nobody parses the batch, then who does. */
-  claim: Int32Array;
+  /** The batch's shared flag, `claims[slot]`: 0 while nobody parses the batch, then who does. */
+  claims: Int32Array;
+  slot: number;
 }
 
 export const CLAIMED_BY_WORKER = 1;

@@ -13,7 +13,7 @@ import { CLAIMED_BY_WORKER, type LineBatch, type PackedReply, type WorkerSetup }
 const { port, done } = workerData as WorkerSetup & { port: MessagePort };
 
 parentPort?.on("message", (batch: LineBatch) => {
-  if (Atomics.compareExchange(batch.claim, 0, 0, CLAIMED_BY_WORKER) !== 0) return;
+  if (Atomics.compareExchange(batch.claims, batch.slot, 0, CLAIMED_BY_WORKER) !== 0) return;
   try {
     port.postMessage({ first: batch.first, packed: parseBatch(batch) } satisfies PackedReply);
   } catch {

@@ -95,6 +95,7 @@ export class StreamedBody {
    */
   private parses: LineParsePool | undefined;
   private parsesFor = -1;
+  private offerAt = 0;
 
   /**
    * `longString`: the length from which a string is taken out (a smaller one lets tests cut often);
@@ -155,14 +156,13 @@ export class StreamedBody {
 
   /** Sends the current long string's new lines to the parse pool, started once the message is too large for the value cache. */
   private offerLines(lines: string[], last: boolean): void {
+    this.offerAt = lines.length + 32;
     if (this.parsesFor < 0) {
-      // Characters are at most bytes: a message of fewer bytes than the cache holds characters
-      // keeps its values. A larger one may still not need the pool; the document decides.
+      // Characters are at most bytes: a message of fewer bytes than the cache holds characters keeps its values.
       if (keepsValues(this.length)) return;
       this.parsesFor = this.long.length;
-      // Only a `didOpen`'s text becomes a document's lines at once (a full-text change is parsed
-      // against the lines the document has): a message that does not name the method before the
-      // string (the library writes it first) is not worth a worker.
+      // Only a `didOpen`'s text becomes a document's lines at once (a full-text change is parsed against
+      // the lines the document has): a message not naming the method before the string is not worth a worker.
       if (this.body.slice(0, Math.min(this.stringStart, 1 << 16)).includes(DID_OPEN)) this.parses = this.startParses();
     }
     if (this.parsesFor === this.long.length) this.parses?.offer(lines, last);
@@ -242,6 +242,7 @@ export class StreamedBody {
     }
     lines.push(from === 0 ? text : text.slice(from));
     this.lineStart = next;
+    if (lines.length >= this.offerAt) this.offerLines(lines, false); // A read brings more lines than the pool takes at once.
     return true;
   }
 

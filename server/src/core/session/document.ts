@@ -82,7 +82,7 @@ export class SessionDocument {
     this.parsed = parseWithoutKeeping(
       text.length,
       () =>
-        parses?.take(this.lines, parseDocumentLine) ??
+        parses?.take(this.lines, deferSecrets ? deferringSecrets : parseDocumentLine) ??
         // The lines Pi resumes from keep the values parsed here, for the complete diagnostics to read.
         (deferSecrets ? parseHoldingPath(this.lines, deferringSecrets, valueBudget()) : this.lines.map((line, i) => parseDocumentLine(line, i))),
     );
