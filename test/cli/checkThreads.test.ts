@@ -28,7 +28,12 @@ function run(...args: string[]) {
 }
 
 function runWithFreeCores(freeCores: string, ...args: string[]) {
-  const script = `
+  return runIn("", freeCores, ...args);
+}
+
+/** `runWithFreeCores` after `preamble`, code run in the command's process before the command loads. */
+function runIn(preamble: string, freeCores: string, ...args: string[]) {
+  const script = `${preamble}
     const wt = require("node:worker_threads");
     const Base = wt.Worker;
     let started = 0;
@@ -92,6 +97,18 @@ describe("check DIR --threads", () => {
       expect(r.stderr).toBe(one.stderr);
       expect(r.status).toBe(one.status);
     }
+  });
+
+  it("starts the workers the stated free cores ask for on a machine of one core too, and prints the same", () => {
+    // The machine's cores as `os.availableParallelism()` answers them (a runner of one core, or an
+    // affinity or a CPU quota of one: `io/cpuQuota.ts`): the stated free cores are the answer still.
+    const oneCore = 'require("node:os").availableParallelism = () => 1;';
+    const one = run("check", "--threads", "1", dir);
+    const two = runIn(oneCore, "8", "check", "--threads", "2", dir);
+    expect(two.workers).toBe(1);
+    expect({ stdout: two.stdout, stderr: two.stderr, status: two.status }).toEqual({ stdout: one.stdout, stderr: one.stderr, status: one.status });
+    // Stated as too few, no worker starts, as on a machine of any size.
+    expect(runIn(oneCore, "0.4", "check", "--threads", "2", dir).workers).toBe(0);
   });
 
   it("draws no progress line on a piped stderr", () => {
