@@ -73,9 +73,27 @@ describe("quotaCores, cgroup version 2", () => {
     expect(quotaCores(fakeSystem({ "proc-self-cgroup": "garbage\n0:/no-colon\n", "unified/cpu.max": "100000 100000" }))).toBeUndefined();
   });
 
-  it("reads no folder outside the hierarchy for a path that climbs out of it", () => {
-    const paths = fakeSystem({ "proc-self-cgroup": "0::/../../outside\n", "cpu.max": "100000 100000", "unified/outside/cpu.max": "300000 100000" });
-    expect(quotaCores(paths)).toBe(3);
+  it("reads no folder for a cgroup outside the namespace's root, which the path climbs to", () => {
+    // The process's cgroup is two levels above the mounted root's and then "outside": neither the
+    // folder above the mount, nor the mounted root (not above the process), nor the root's own
+    // child of that name (another cgroup) holds this process's quota.
+    const paths = fakeSystem({
+      "proc-self-cgroup": "0::/../../outside\n",
+      "cpu.max": "100000 100000",
+      "unified/cpu.max": "200000 100000",
+      "unified/outside/cpu.max": "300000 100000",
+    });
+    expect(quotaCores(paths)).toBeUndefined();
+    // Version 1 likewise; another hierarchy's line still counts.
+    const v1 = fakeSystem({
+      "proc-self-cgroup": "4:cpu,cpuacct:/../sibling\n0::/\n",
+      "unified/cpu.max": "200000 100000",
+      "cpu/cpu.cfs_quota_us": "100000\n",
+      "cpu/cpu.cfs_period_us": "100000\n",
+      "cpu/sibling/cpu.cfs_quota_us": "50000\n",
+      "cpu/sibling/cpu.cfs_period_us": "100000\n",
+    });
+    expect(quotaCores(v1)).toBe(2);
   });
 });
 

@@ -84,9 +84,16 @@ function cfsCores(dir: string): number | undefined {
   return levelCores(readSmall(posix.join(dir, "cpu.cfs_quota_us")), readSmall(posix.join(dir, "cpu.cfs_period_us")));
 }
 
-/** `path` and every folder above it up to "/", nearest first (at most `MAX_LEVELS` + 1). */
+/**
+ * `path` and every folder above it up to "/", nearest first (at most `MAX_LEVELS` + 1); none for a
+ * path that climbs above "/". The kernel writes ".." for each level by which the process's cgroup
+ * lies outside the root of its cgroup namespace, the root that is mounted: then none of the
+ * cgroups above the process is under the mount, and the folders the path names without its ".."
+ * are other cgroups (a container's own, or its children), whose quotas are not this process's.
+ */
 function levels(path: string): string[] {
-  const parts = path.split("/").filter((p) => p !== "" && p !== "." && p !== "..");
+  const parts = path.split("/").filter((p) => p !== "" && p !== ".");
+  if (parts.includes("..")) return [];
   const out: string[] = [];
   for (let n = Math.min(parts.length, MAX_LEVELS); n >= 0; n--) out.push(`/${parts.slice(0, n).join("/")}`);
   return out;
