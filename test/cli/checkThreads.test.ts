@@ -7,7 +7,7 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -109,6 +109,25 @@ describe("check DIR --threads", () => {
     expect({ stdout: two.stdout, stderr: two.stderr, status: two.status }).toEqual({ stdout: one.stdout, stderr: one.stderr, status: one.status });
     // Stated as too few, no worker starts, as on a machine of any size.
     expect(runIn(oneCore, "0.4", "check", "--threads", "2", dir).workers).toBe(0);
+  });
+
+  it("prints the same when the workers stop claiming files after this thread's first (other work took their cores)", () => {
+    // Every stretch measured while the workers run finds no core free (`cli/checkPool.ts`'s
+    // coresStayFree): the workers finish the file each holds and this thread checks the rest.
+    const side = mkdtempSync(join(tmpdir(), "pi-check-stop-"));
+    const asked = join(side, "stretches-asked");
+    const busyLater = `const fc = require(${JSON.stringify(join(root, "out/io/freeCores.js"))});
+      fc.measureFreeCores = () => ({ elapsed: () => 1e9, freeCores: () => (require("node:fs").appendFileSync(${JSON.stringify(asked)}, "x"), 0) });`;
+    const one = run("check", "--threads", "1", dir);
+    for (const threads of ["2", "3"]) {
+      rmSync(asked, { force: true });
+      const many = runIn(busyLater, "8", "check", "--threads", threads, dir);
+      expect(many.workers).toBe(Number(threads) - 1);
+      // Asked once: the answer stops the workers for good.
+      expect(readFileSync(asked, "utf8")).toBe("x");
+      expect({ stdout: many.stdout, stderr: many.stderr, status: many.status }).toEqual({ stdout: one.stdout, stderr: one.stderr, status: one.status });
+    }
+    rmSync(side, { recursive: true, force: true });
   });
 
   it("draws no progress line on a piped stderr", () => {
