@@ -109,7 +109,8 @@ describe("bin/pi-session-lsp.js", () => {
 
   it.each([
     ["check", "--threads", "3"],
-    ["usage", "--by", "session"],
+    // The threads are stated: the default, one per core, starts no worker on a runner of one core.
+    ["usage", "--by", "session", "--threads", "3"],
   ])("runs %s %s %s on a large folder on worker threads of the bundled worker scripts, and prints what out/ prints", (...command) => {
     // Six sessions of 4.5 MB: what is left after `check`'s probe of the smallest is past the size
     // below which the pools stay on this thread (16 MiB). The cores found free are stated, so that

@@ -7,7 +7,7 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,7 +28,12 @@ function run(...args: string[]) {
 }
 
 function runWithFreeCores(freeCores: string, ...args: string[]) {
-  const script = `
+  return runIn("", freeCores, ...args);
+}
+
+/** `runWithFreeCores` after `preamble`, code run in the command's process before the command loads. */
+function runIn(preamble: string, freeCores: string, ...args: string[]) {
+  const script = `${preamble}
     const wt = require("node:worker_threads");
     const Base = wt.Worker;
     let started = 0;
@@ -92,6 +97,37 @@ describe("check DIR --threads", () => {
       expect(r.stderr).toBe(one.stderr);
       expect(r.status).toBe(one.status);
     }
+  });
+
+  it("starts the workers the stated free cores ask for on a machine of one core too, and prints the same", () => {
+    // The machine's cores as `os.availableParallelism()` answers them (a runner of one core, or an
+    // affinity or a CPU quota of one: `io/cpuQuota.ts`): the stated free cores are the answer still.
+    const oneCore = 'require("node:os").availableParallelism = () => 1;';
+    const one = run("check", "--threads", "1", dir);
+    const two = runIn(oneCore, "8", "check", "--threads", "2", dir);
+    expect(two.workers).toBe(1);
+    expect({ stdout: two.stdout, stderr: two.stderr, status: two.status }).toEqual({ stdout: one.stdout, stderr: one.stderr, status: one.status });
+    // Stated as too few, no worker starts, as on a machine of any size.
+    expect(runIn(oneCore, "0.4", "check", "--threads", "2", dir).workers).toBe(0);
+  });
+
+  it("prints the same when the workers stop claiming files after this thread's first (other work took their cores)", () => {
+    // Every stretch measured while the workers run finds no core free (`cli/checkPool.ts`'s
+    // coresStayFree): the workers finish the file each holds and this thread checks the rest.
+    const side = mkdtempSync(join(tmpdir(), "pi-check-stop-"));
+    const asked = join(side, "stretches-asked");
+    const busyLater = `const fc = require(${JSON.stringify(join(root, "out/io/freeCores.js"))});
+      fc.measureFreeCores = () => ({ elapsed: () => 1e9, freeCores: () => (require("node:fs").appendFileSync(${JSON.stringify(asked)}, "x"), 0) });`;
+    const one = run("check", "--threads", "1", dir);
+    for (const threads of ["2", "3"]) {
+      rmSync(asked, { force: true });
+      const many = runIn(busyLater, "8", "check", "--threads", threads, dir);
+      expect(many.workers).toBe(Number(threads) - 1);
+      // Asked once: the answer stops the workers for good.
+      expect(readFileSync(asked, "utf8")).toBe("x");
+      expect({ stdout: many.stdout, stderr: many.stderr, status: many.status }).toEqual({ stdout: one.stdout, stderr: one.stderr, status: one.status });
+    }
+    rmSync(side, { recursive: true, force: true });
   });
 
   it("draws no progress line on a piped stderr", () => {

@@ -68,14 +68,62 @@ describe("quotaCores, cgroup version 2", () => {
     expect(quotaCores(fakeSystem({ "proc-self-cgroup": "0::/a\n" }))).toBeUndefined();
   });
 
+  it("reads a cgroup list longer than a small file's 4 KiB, and a cgroup whose name is not ASCII", () => {
+    // Version 1's dozen lines with the long paths of nested containers, the cpu controller's last.
+    const deep = `/docker/${"d".repeat(64)}/kubepods.slice/kubepods-burstable.slice/${"p".repeat(240)}.slice`;
+    const others = ["pids", "blkio", "freezer", "devices", "memory", "cpuset", "perf_event", "hugetlb", "net_cls", "rdma", "misc"];
+    const list = `${others.map((name, i) => `${13 - i}:${name}:${deep}\n`).join("")}2:cpu,cpuacct:${deep}/app\n`;
+    expect(list.length).toBeGreaterThan(4096);
+    const paths = fakeSystem({
+      "proc-self-cgroup": list,
+      "cpu/cpu.cfs_quota_us": "-1\n",
+      "cpu/cpu.cfs_period_us": "100000\n",
+      [`cpu${deep}/app/cpu.cfs_quota_us`]: "150000\n",
+      [`cpu${deep}/app/cpu.cfs_period_us`]: "100000\n",
+      "unified/caf\u00e9.slice/cpu.max": "50000 100000\n",
+    });
+    expect(quotaCores(paths)).toBe(1.5);
+    writeFileSync(paths.procCgroup, "0::/caf\u00e9.slice\n");
+    expect(quotaCores(paths)).toBe(0.5);
+  });
+
+  it("reads no line a list longer than its limit cuts, whose path would name another cgroup", () => {
+    const paths = fakeSystem({ "unified/ab/cpu.max": "100000 100000\n", "unified/abc/cpu.max": "300000 100000\n" });
+    // One long line before "0::/abc": the list's 64 KiB end after "0::/ab", a part that names another cgroup.
+    const padded = (bytes: number) => `9:name=pad:/${"p".repeat(bytes - 13)}\n`;
+    writeFileSync(paths.procCgroup, `${padded(64 * 1024 - 6)}0::/abc\n`);
+    expect(quotaCores(paths)).toBeUndefined();
+    // Whole within the limit, the line is read.
+    writeFileSync(paths.procCgroup, `${padded(64 * 1024 - 8)}0::/abc\n`);
+    expect(quotaCores(paths)).toBe(3);
+  });
+
   it("answers nothing without the process's cgroup list, or from a list that is not one", () => {
     expect(quotaCores(fakeSystem({ "unified/cpu.max": "100000 100000" }))).toBeUndefined();
     expect(quotaCores(fakeSystem({ "proc-self-cgroup": "garbage\n0:/no-colon\n", "unified/cpu.max": "100000 100000" }))).toBeUndefined();
   });
 
-  it("reads no folder outside the hierarchy for a path that climbs out of it", () => {
-    const paths = fakeSystem({ "proc-self-cgroup": "0::/../../outside\n", "cpu.max": "100000 100000", "unified/outside/cpu.max": "300000 100000" });
-    expect(quotaCores(paths)).toBe(3);
+  it("reads no folder for a cgroup outside the namespace's root, which the path climbs to", () => {
+    // The process's cgroup is two levels above the mounted root's and then "outside": neither the
+    // folder above the mount, nor the mounted root (not above the process), nor the root's own
+    // child of that name (another cgroup) holds this process's quota.
+    const paths = fakeSystem({
+      "proc-self-cgroup": "0::/../../outside\n",
+      "cpu.max": "100000 100000",
+      "unified/cpu.max": "200000 100000",
+      "unified/outside/cpu.max": "300000 100000",
+    });
+    expect(quotaCores(paths)).toBeUndefined();
+    // Version 1 likewise; another hierarchy's line still counts.
+    const v1 = fakeSystem({
+      "proc-self-cgroup": "4:cpu,cpuacct:/../sibling\n0::/\n",
+      "unified/cpu.max": "200000 100000",
+      "cpu/cpu.cfs_quota_us": "100000\n",
+      "cpu/cpu.cfs_period_us": "100000\n",
+      "cpu/sibling/cpu.cfs_quota_us": "50000\n",
+      "cpu/sibling/cpu.cfs_period_us": "100000\n",
+    });
+    expect(quotaCores(v1)).toBe(2);
   });
 });
 

@@ -174,10 +174,12 @@ function probe<O>(
   reports: (FileReport | undefined)[],
   onBytes: (bytes: number) => void,
 ): { indices: number[]; workers: number } {
-  // One core usable (a CPU quota of one: `io/cpuQuota.ts`) leaves none to measure: no probe.
-  if (processCores() < 2) return { indices: targets.map((_, i) => i), workers: 0 };
   const now = freeCoresNow();
   if (now !== undefined && now >= 1) return { indices: targets.map((_, i) => i), workers: Math.min(hooks.threads - 1, Math.floor(now)) };
+  // One core usable (a CPU quota of one: `io/cpuQuota.ts`) leaves none to measure: no probe. Asked
+  // after `freeCoresNow`, whose answer `$PI_SESSION_LSP_FREE_CORES` states whatever the cores, so
+  // that the tests' stated cores start the same workers on a runner of one core as on any other.
+  if (processCores() < 2) return { indices: targets.map((_, i) => i), workers: 0 };
   const smallestFirst = targets.map((_, i) => i).sort((a, b) => sizes[a]! - sizes[b]! || a - b);
   const budget = sizes.reduce((a, b) => a + b, 0) * PROBE_SHARE;
   const cores = measureFreeCores();

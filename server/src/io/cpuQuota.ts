@@ -37,11 +37,16 @@ const SYSTEM_PATHS: CgroupPaths = {
 
 /** A cgroup file is one short line; more than this is not one, and is not read further. */
 const MAX_FILE_BYTES = 4096;
+/**
+ * The process's cgroup list is read up to this: a line per hierarchy (a dozen with version 1), each
+ * path some hundreds of bytes in nested containers, past a small file's limit.
+ */
+const MAX_LIST_BYTES = 64 * 1024;
 /** Levels read above the process's cgroup at most: a real hierarchy is a handful deep. */
 const MAX_LEVELS = 32;
 
-/** The start of a small file as text, or undefined when it cannot be read. */
-function readSmall(path: string): string | undefined {
+/** The first `limit` bytes of a file at most, or undefined when it cannot be read. */
+function readStart(path: string, limit: number): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(path, "r");
@@ -49,14 +54,36 @@ function readSmall(path: string): string | undefined {
     return undefined;
   }
   try {
-    const buffer = Buffer.alloc(MAX_FILE_BYTES);
-    const n = readSync(fd, buffer, 0, buffer.length, null);
-    return buffer.toString("latin1", 0, n);
+    const buffer = Buffer.alloc(limit);
+    // A file of the kernel's may answer in parts: read until its end or the limit.
+    let n = 0;
+    while (n < limit) {
+      const got = readSync(fd, buffer, n, limit - n, null);
+      if (got === 0) break;
+      n += got;
+    }
+    return buffer.subarray(0, n);
   } catch {
     return undefined;
   } finally {
     closeSync(fd);
   }
+}
+
+/** The start of a small file as text, or undefined when it cannot be read. */
+function readSmall(path: string): string | undefined {
+  return readStart(path, MAX_FILE_BYTES)?.toString("latin1");
+}
+
+/**
+ * The process's cgroup list, its whole lines: a list cut at `MAX_LIST_BYTES` ends in part of a
+ * line, whose path would name another cgroup. UTF-8, as the kernel writes the cgroups' names and
+ * as the paths made of them are opened again.
+ */
+function readCgroupList(path: string): string | undefined {
+  const bytes = readStart(path, MAX_LIST_BYTES);
+  if (bytes === undefined) return undefined;
+  return (bytes.length < MAX_LIST_BYTES ? bytes : bytes.subarray(0, bytes.lastIndexOf(0x0a) + 1)).toString("utf8");
 }
 
 /** A positive integer written in decimal, else undefined (a quota of -1 or "max" included). */
@@ -84,9 +111,16 @@ function cfsCores(dir: string): number | undefined {
   return levelCores(readSmall(posix.join(dir, "cpu.cfs_quota_us")), readSmall(posix.join(dir, "cpu.cfs_period_us")));
 }
 
-/** `path` and every folder above it up to "/", nearest first (at most `MAX_LEVELS` + 1). */
+/**
+ * `path` and every folder above it up to "/", nearest first (at most `MAX_LEVELS` + 1); none for a
+ * path that climbs above "/". The kernel writes ".." for each level by which the process's cgroup
+ * lies outside the root of its cgroup namespace, the root that is mounted: then none of the
+ * cgroups above the process is under the mount, and the folders the path names without its ".."
+ * are other cgroups (a container's own, or its children), whose quotas are not this process's.
+ */
 function levels(path: string): string[] {
-  const parts = path.split("/").filter((p) => p !== "" && p !== "." && p !== "..");
+  const parts = path.split("/").filter((p) => p !== "" && p !== ".");
+  if (parts.includes("..")) return [];
   const out: string[] = [];
   for (let n = Math.min(parts.length, MAX_LEVELS); n >= 0; n--) out.push(`/${parts.slice(0, n).join("/")}`);
   return out;
@@ -107,7 +141,7 @@ function smallestQuota(mount: string, path: string, read: (dir: string) => numbe
  * when no quota is set or none can be read (no cgroups, another system than Linux).
  */
 export function quotaCores(paths: CgroupPaths = SYSTEM_PATHS): number | undefined {
-  const list = readSmall(paths.procCgroup);
+  const list = readCgroupList(paths.procCgroup);
   if (list === undefined) return undefined;
   let smallest: number | undefined;
   const take = (cores: number | undefined) => {
