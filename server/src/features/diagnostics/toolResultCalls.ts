@@ -70,11 +70,14 @@ function carried(a: SessionAnalysis): ResultCalls | undefined {
   // and no further: so the call answers as before exactly when that part holds it, that is when the
   // call is that entry, or lies above the result and below that entry. Below that entry alone is
   // not enough: the edit may have hung the call there on another branch.
+  // The call lies on the new walk below that entry exactly when the walk up from the call meets that
+  // entry first: the part below it is the old walk, which held the call, and without a cycle the
+  // call cannot be above it on the old walk and below it on the new one.
+  const lowestOf = lowestRelinked(a, relinked);
   const crossed = (entry: Entry, call: Entry | undefined): boolean => {
-    let lowest: Entry | undefined;
-    for (const t of relinked) if ((t === entry || a.isAncestor(t, entry)) && (!lowest || a.depth[t.index]! > a.depth[lowest.index]!)) lowest = t;
+    const lowest = lowestOf(entry);
     if (lowest === undefined) return false;
-    return call === undefined || !(lowest === call || (a.isAncestor(lowest, call) && a.isAncestor(call, entry)));
+    return call === undefined || !(lowest === call || lowestOf(call) === lowest);
   };
   const results: Entry[] = [];
   const calls: (Entry | undefined)[] = [];
@@ -94,6 +97,57 @@ function carried(a: SessionAnalysis): ResultCalls | undefined {
     calls.splice(at, 0, ...added.map((e) => callOf(a, e)));
   }
   return { results, calls, cyclic: false, holders: carriedHolders(before.holders, resplice) };
+}
+
+/** Per entry walked, the index of its lowest relinked ancestor-or-self (-1: none), valid where `walkedAt` holds the current carry's stamp; `walk` holds one walk's entries. */
+let lowestAt = new Int32Array(0);
+let walkedAt = new Uint32Array(0);
+let walk = new Int32Array(0);
+let walkStamp = 0;
+
+/**
+ * The lowest of `relinked` at or above an entry, by a walk up that remembers every entry it passes:
+ * each entry is walked once per edit, where asking the tree's order (`isAncestor`) would make it,
+ * O(entries), on every structural edit. `a` has no parent cycle (the carry declines one).
+ */
+function lowestRelinked(a: SessionAnalysis, relinked: readonly Entry[]): (entry: Entry) => Entry | undefined {
+  const n = a.entries.length;
+  if (walkedAt.length < n) {
+    const size = Math.max(n, walkedAt.length * 2);
+    lowestAt = new Int32Array(size);
+    walkedAt = new Uint32Array(size);
+    walk = new Int32Array(size);
+    walkStamp = 0;
+  }
+  if (++walkStamp === 0xffffffff) {
+    walkedAt.fill(0);
+    walkStamp = 1;
+  }
+  const stamp = walkStamp;
+  for (const t of relinked) {
+    walkedAt[t.index] = stamp;
+    lowestAt[t.index] = t.index;
+  }
+  const { parent, entries } = a;
+  return (entry) => {
+    // The arrays are shared by every carry: an answer asked for after a later carry began would read its marks.
+    if (walkStamp !== stamp) throw new Error("a relinked entry was asked for after the next structural edit");
+    let length = 0;
+    let found = -1;
+    for (let e: Entry | undefined = entry; e !== undefined; e = parent[e.index]) {
+      if (walkedAt[e.index] === stamp) {
+        found = lowestAt[e.index]!;
+        break;
+      }
+      if (length >= n) throw new Error(`a walk up took more than ${n} steps: a parent cycle went undetected`);
+      walk[length++] = e.index;
+    }
+    for (let k = 0; k < length; k++) {
+      walkedAt[walk[k]!] = stamp;
+      lowestAt[walk[k]!] = found;
+    }
+    return found < 0 ? undefined : entries[found];
+  };
 }
 
 /** The first holders still known: an id whose holder was removed is looked for again, and an added entry may come first. */
