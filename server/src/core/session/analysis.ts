@@ -360,17 +360,21 @@ function orderTree(n: number, roots: readonly Entry[], { childStart, childList }
 function followLeaf(ids: PiIndex<IdKey, Entry>, parent: (Entry | undefined)[], reachesCycle: Uint8Array): Pick<SessionAnalysis, "activePath" | "onActivePath"> {
   const n = ids.size;
   const leaf = ids.leaf;
-  const activePath: Entry[] = [];
   const onActivePath = new Uint8Array(n);
-  if (leaf && !reachesCycle[leaf.index]) {
-    // The leaf reaches no cycle, so the walk ends at a root within n steps; a longer one means the
-    // cycle detection (`cycles.ts`) is broken, and fails loudly instead of hanging.
-    for (let e: Entry | undefined = leaf; e; e = parent[e.index]) {
-      if (activePath.length >= n) throw new Error(`the active path took more than ${n} steps: a parent cycle went undetected`);
-      activePath.push(e);
-    }
-    activePath.reverse();
-    for (const e of activePath) onActivePath[e.index] = 1;
+  if (!leaf || reachesCycle[leaf.index]) return { activePath: [], onActivePath };
+  // The leaf reaches no cycle, so the walk ends at a root within n steps; a longer one means the
+  // cycle detection (`cycles.ts`) is broken, and fails loudly instead of hanging. Walked twice, to
+  // count and then to fill root first: a path of 25,000 grown a push at a time and reversed was
+  // most of this function's garbage on every structural edit that moved it.
+  let length = 0;
+  for (let e: Entry | undefined = leaf; e; e = parent[e.index]) {
+    if (length >= n) throw new Error(`the active path took more than ${n} steps: a parent cycle went undetected`);
+    length++;
+  }
+  const activePath: Entry[] = new Array(length);
+  for (let e: Entry | undefined = leaf, k = length - 1; e; e = parent[e.index], k--) {
+    activePath[k] = e;
+    onActivePath[e.index] = 1;
   }
   return { activePath, onActivePath };
 }
