@@ -150,9 +150,12 @@ export function linkedAnalysis(
     // Most questions are about an entry a few steps up (a compaction's first kept entry, a tool
     // call): a short walk answers them without the tree's order, which a structural edit would
     // otherwise make again over every entry.
-    let up = parent[b.index];
-    for (let steps = 0; up !== undefined && steps < NEAR_STEPS; steps++, up = parent[up.index]) if (up === a) return true;
-    if (up === undefined) return false;
+    // Once the order is made (the first question the walk could not answer), it answers every question.
+    if (order === undefined) {
+      let up = parent[b.index];
+      for (let steps = 0; up !== undefined && steps < NEAR_STEPS; steps++, up = parent[up.index]) if (up === a) return true;
+      if (up === undefined) return false;
+    }
     const { tin, tout } = treeOrder();
     const ta = tin[a.index]!;
     const tb = tin[b.index]!;
