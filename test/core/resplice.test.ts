@@ -38,7 +38,8 @@ function analysisData(a: SessionAnalysis) {
   return {
     header: [a.headerLine, a.headerState, a.header, a.extraHeaderLines, a.falsyLines, a.looksLikeSession, a.endsWithNewline],
     entries: a.entries.map((e, k) => [k, e.index, e.line, e.key]),
-    entryAtLine: a.entryAtLine.map((e) => (e ? [e.index, e.line] : null)),
+    // A line without an entry is a hole in a fresh analysis and `undefined` in one spliced in place: both read as none.
+    entryAtLine: Array.from(a.entryAtLine, (e) => (e ? [e.index, e.line] : null)),
     byId: [...a.byId].map(([key, e]) => [key, e.line]).sort((x, y) => Number(x[1]) - Number(y[1])),
     duplicates: [...a.duplicates].map(([key, list]) => [key, list.map(line)]),
     parent: a.parent.map(line),
@@ -211,5 +212,53 @@ describe("the analysis made from the previous one after a structural edit", () =
     );
     expect(doc.analysis.entries.some((e) => last.includes(e))).toBe(false);
     expect(doc.analysis.childrenOf(doc.analysis.entries[0]!).map(line)).toEqual([2, 3]);
+  });
+  it("answers which entry is above which on a chain longer than the short walk up, before and after an edit", () => {
+    const time = (k: number) => new Date(Date.UTC(2025, 0, 1) + k * 1000).toISOString();
+    const entry = (id: string, parent: string | null, k: number) =>
+      JSON.stringify({ type: "message", id, parentId: parent, timestamp: time(k), message: { role: "user", content: "hi" } });
+    const lines = ['{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}'];
+    // A chain of 700 entries (deeper than `isAncestor`'s walk of 256 steps), with a side branch off entry 300.
+    for (let k = 0; k < 700; k++) lines.push(entry(`e${k}`, k === 0 ? null : `e${k - 1}`, k));
+    for (let k = 0; k < 300; k++) lines.push(entry(`b${k}`, k === 0 ? "e300" : `b${k - 1}`, 700 + k));
+    lines.push(entry("last", "e699", 1000));
+    const doc = new SessionDocument("file:///s.jsonl", "jsonl", 1, `${lines.join("\n")}\n`);
+    const random = seededRandom(7);
+    const check = () => {
+      const a = doc.analysis;
+      // The answer by walking up from `b` to its root, which these trees without cycles allow.
+      const above = (x: Entry, y: Entry) => {
+        for (let up = a.parent[y.index]; up; up = a.parent[up.index]) if (up === x) return true;
+        return false;
+      };
+      for (let k = 0; k < 400; k++) {
+        const x = a.entries[Math.floor(random() * a.entries.length)]!;
+        const y = a.entries[Math.floor(random() * a.entries.length)]!;
+        expect(a.isAncestor(x, y), `line ${x.line} above line ${y.line}`).toBe(above(x, y));
+        expect(a.isAncestor(x, a.leaf!), `line ${x.line} above the leaf`).toBe(above(x, a.leaf!));
+      }
+    };
+    check();
+    // A line inserted in the chain's middle, hung on an entry far above: the analysis is respliced.
+    const before = new Set(doc.analysis.entries);
+    doc.update([{ range: { start: { line: 500, character: 0 }, end: { line: 500, character: 0 } }, text: `${entry("new", "e10", 2000)}\n` }], 2);
+    expect(doc.analysis.entries.some((e) => before.has(e))).toBe(true);
+    check();
+    // Entries in or below a parent cycle have no place in the tree: none is above another, however near.
+    const cyclic = new SessionDocument(
+      "file:///c.jsonl",
+      "jsonl",
+      1,
+      `${[lines[0], entry("c0", "c2", 1), entry("c1", "c0", 2), entry("c2", "c1", 3), entry("d0", "c2", 4), entry("z", null, 5)].join("\n")}\n`,
+    );
+    const c = cyclic.analysis;
+    const [c0, c1, c2, d0] = c.entries;
+    expect([c.isAncestor(c0!, c1!), c.isAncestor(c1!, c2!), c.isAncestor(c2!, c0!), c.isAncestor(c2!, d0!), c.isAncestor(c0!, d0!)]).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

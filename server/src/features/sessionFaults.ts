@@ -19,7 +19,7 @@
 import type { Diagnostic } from "vscode-languageserver";
 import type { SessionAnalysis } from "../core/session/analysis";
 import type { Entry } from "../core/session/entry";
-import { ancestors } from "../core/session/semantics/walk";
+import { ancestors, ancestorWhere } from "../core/session/semantics/walk";
 import type { DiagnosticCode } from "../core/base/codes";
 import type { SessionDocument } from "../core/session/document";
 import type { JsonPath } from "../core/line/locate";
@@ -149,34 +149,68 @@ function leafHidesMessages(a: SessionAnalysis): Finding | undefined {
   return { code: "leaf-hides-messages", message, line: leaf.line, path: ["parentId"] };
 }
 
+/** For each parent (by index), the stamp of the pass that saw it take a child: one array for every pass, not one per structural edit. */
+let parentSeen = new Uint32Array(0);
+let seenStamp = 0;
+
+/** A fresh stamp for a pass over `n` entries: no parent has been seen under it yet. */
+function newSeenStamp(n: number): number {
+  if (parentSeen.length < n) {
+    parentSeen = new Uint32Array(Math.max(n, parentSeen.length * 2));
+    seenStamp = 0;
+  }
+  if (++seenStamp === 0xffffffff) {
+    parentSeen.fill(0);
+    seenStamp = 1;
+  }
+  return seenStamp;
+}
+
 function interleavedWriters(a: SessionAnalysis): Finding | undefined {
-  const hasChild = new Uint8Array(a.entries.length);
+  const { entries, parent } = a;
+  const stamp = newSeenStamp(entries.length);
   const resumes: Entry[] = [];
-  for (let i = 1; i < a.entries.length; i++) {
-    const e = a.entries[i]!;
-    const previous = a.entries[i - 1]!;
-    const parent = a.parent[e.index];
-    if (parent) {
-      // A line that continues the tip of another branch, seconds after a line on this one: a second writer.
-      const near = e.parsed.time !== undefined && previous.parsed.time !== undefined && Math.abs(e.parsed.time - previous.parsed.time) <= NEAR_MS;
-      if (parent !== previous && parent.index < e.index && !hasChild[parent.index] && near && !a.reachesCycle[e.index]) resumes.push(e);
-      hasChild[parent.index] = 1;
-    }
+  for (let i = 1; i < entries.length; i++) {
+    const e = entries[i]!;
+    const p = parent[i];
+    if (p === undefined) continue;
+    const previous = entries[i - 1]!;
+    // A line that continues the tip of another branch, seconds after a line on this one: a second
+    // writer. The times are read last, for the few lines that continue another branch: each read
+    // makes a number on the heap, 100,000 of them a pass.
+    if (p !== previous && p.index < i && parentSeen[p.index] !== stamp && !a.reachesCycle[i] && near(e, previous)) resumes.push(e);
+    parentSeen[p.index] = stamp;
   }
   if (resumes.length < 2) return undefined;
   // The first resume goes back to writer A's tip after writer B's line: B's branch starts where it leaves A's path.
   const first = resumes[0]!;
   const tipOfA = a.parent[first.index]!;
   let start: Entry | undefined = a.entries[first.index - 1];
-  if (start)
-    for (const up of ancestors(a, start)) {
-      if (up === tipOfA || a.isAncestor(up, tipOfA)) break;
+  if (start) {
+    // A's tip and the entries above it, marked once, instead of the tree's order asked at every step up.
+    const onPathOfA = newSeenStamp(entries.length);
+    parentSeen[tipOfA.index] = onPathOfA;
+    ancestorWhere(a, tipOfA, (up) => {
+      parentSeen[up.index] = onPathOfA;
+      return false;
+    });
+    ancestorWhere(a, start, (up) => {
+      if (parentSeen[up.index] === onPathOfA) return true;
       start = up;
-    }
+      return false;
+    });
+  }
   if (!start || a.reachesCycle[start.index]) return undefined;
   const leafSide = a.leaf && a.onActivePath[start.index] ? "this branch" : `the branch of line ${tipOfA.line + 1}`;
   const message =
     `From this entry on, two branches grow in turns, line by line and seconds apart (${groupDigits(resumes.length)} times a line continues the other branch's tip, first on line ${first.line + 1}): ` +
     `two Pi processes appended to the same file (#8300, #8848, #8177). Pi resumes from the last line, so it continues ${leafSide} and leaves the other one out of the context.`;
   return { code: "interleaved-writers", message, line: start.line, path: ["parentId"] };
+}
+
+/** Whether two entries were written within `NEAR_MS` of each other. */
+function near(x: Entry, y: Entry): boolean {
+  const tx = x.parsed.time;
+  const ty = y.parsed.time;
+  return tx !== undefined && ty !== undefined && Math.abs(tx - ty) <= NEAR_MS;
 }

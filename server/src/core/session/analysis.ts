@@ -14,7 +14,7 @@
  */
 
 import type { IdKey } from "../base/ids";
-import { findCycles, treeLoops } from "./cycles";
+import { type Cycles, findCycles, treeLoops } from "./cycles";
 import { Entry } from "./entry";
 import { PiIndex, VALUE_KEYS } from "./piIndex";
 import type { ParsedLine } from "../line/facts";
@@ -101,32 +101,68 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
   return linkedAnalysis(input, lines, ids, duplicates);
 }
 
+/** How far `isAncestor` walks up before it asks the tree's order. */
+const NEAR_STEPS = 256;
+
 /**
- * The analysis from the lines' roles and Pi's index of their entries: the parents, the children,
- * the cycles, the order of the tree and the active path, each made afresh (typed arrays, in O(entries)).
- * `respliceAnalysis` (`resplice.ts`) comes here with roles and an index it updated instead of rebuilt.
+ * The tree's links: each entry's parent (by index), the roots in file order, and the cycles. The
+ * whole analysis finds them in O(entries) (`linkTree`); `resplice.ts` updates the previous
+ * analysis's for the entries an edit changed, and passes the active path too when no entry of it
+ * changed.
  */
-export function linkedAnalysis(input: AnalysisInput, lines: LineRoles, ids: PiIndex<IdKey, Entry>, duplicates: Map<IdKey, Entry[]>): SessionAnalysis {
+export interface TreeLinks {
+  parent: (Entry | undefined)[];
+  roots: Entry[];
+  cycles: Cycles;
+  path?: Pick<SessionAnalysis, "activePath" | "onActivePath">;
+}
+
+/**
+ * The analysis from the lines' roles, Pi's index of their entries and the tree's links. The
+ * children and the tree's order (depth, `isAncestor`) are made when first read, not on every
+ * structural edit: most edits are answered without them.
+ */
+export function linkedAnalysis(
+  input: AnalysisInput,
+  lines: LineRoles,
+  ids: PiIndex<IdKey, Entry>,
+  duplicates: Map<IdKey, Entry[]>,
+  links: TreeLinks = linkTree(lines.entries, ids),
+): SessionAnalysis {
   const { entries } = lines;
   const n = entries.length;
-  const { parent, parentIndex, roots, childStart, childList } = linkParents(entries, ids);
+  const { parent, roots } = links;
+  const { cycles, cycleOf, reachesCycle } = links.cycles;
+  let children: ChildLists | undefined;
+  let order: TreeOrder | undefined;
+  // Both read `parent` and `roots` as they are now: this analysis's own, until an edit replaces it.
+  const childLists = () => (children ??= listChildren(n, parent));
+  const treeOrder = () => (order ??= orderTree(n, roots, childLists()));
   const childrenOf = (entry: Entry): Entry[] => {
+    const { childStart, childList } = childLists();
     const out: Entry[] = [];
     for (let k = childStart[entry.index]!; k < childStart[entry.index + 1]!; k++) out.push(entries[childList[k]!]!);
     return out;
   };
-
-  // Cycles in the functional graph entry -> parent, each entry walked once (`cycles.ts`).
-  const { cycles, cycleOf, reachesCycle } = findCycles(entries, parentIndex);
-
-  const { depth, tin, tout } = orderTree(n, roots, childStart, childList);
   const isAncestor = (a: Entry, b: Entry): boolean => {
+    // An entry below a cycle has no place in the tree's order, and no ancestor by it.
+    if (a === b || reachesCycle[b.index]) return false;
+    // Most questions are about an entry a few steps up (a compaction's first kept entry, a tool
+    // call): a short walk answers them without the tree's order, which a structural edit would
+    // otherwise make again over every entry.
+    // Once the order is made (the first question the walk could not answer), it answers every question.
+    if (order === undefined) {
+      let up = parent[b.index];
+      for (let steps = 0; up !== undefined && steps < NEAR_STEPS; steps++, up = parent[up.index]) if (up === a) return true;
+      if (up === undefined) return false;
+    }
+    const { tin, tout } = treeOrder();
     const ta = tin[a.index]!;
     const tb = tin[b.index]!;
     return a !== b && ta >= 0 && tb >= 0 && ta < tb && tout[b.index]! < tout[a.index]!;
   };
-
-  const { leaf, nullLeaf, activePath, onActivePath } = followLeaf(ids, parent, reachesCycle);
+  const leaf = ids.leaf;
+  const path = links.path ?? followLeaf(ids, parent, reachesCycle);
 
   return {
     headerLine: lines.headerLine,
@@ -142,13 +178,15 @@ export function linkedAnalysis(input: AnalysisInput, lines: LineRoles, ids: PiIn
     childrenOf,
     roots,
     leaf,
-    nullLeaf,
+    nullLeaf: leaf === undefined ? ids.last : undefined,
     cycles,
     cycleOf,
     reachesCycle,
-    depth,
-    activePath,
-    onActivePath,
+    get depth() {
+      return treeOrder().depth;
+    },
+    activePath: path.activePath,
+    onActivePath: path.onActivePath,
     treeLoops: ids.duplicated && treeLoops(entries),
     isAncestor,
     endsWithNewline: input.endsWithNewline,
@@ -228,22 +266,14 @@ function indexIds(entries: Entry[]): { ids: PiIndex<IdKey, Entry>; duplicates: M
   return { ids, duplicates };
 }
 
-/**
- * Each entry's parent as Pi finds it, the roots, and the children in compressed form: the
- * children of entry i are `childList[childStart[i] .. childStart[i + 1])`, in file order (two
- * typed arrays instead of 50,000 small arrays).
- */
-function linkParents(
-  entries: Entry[],
-  ids: PiIndex<IdKey, Entry>,
-): { parent: (Entry | undefined)[]; parentIndex: Int32Array; roots: Entry[]; childStart: Int32Array; childList: Int32Array } {
+/** Each entry's parent as Pi finds it, the roots, and the cycles, made afresh in O(entries). */
+export function linkTree(entries: readonly Entry[], ids: PiIndex<IdKey, Entry>): TreeLinks {
   const n = entries.length;
   // Pi's lookup (`ids.find`) makes an empty string, 0 and false roots like null, finds a number
   // only under the same number, and resolves a self-parent to the entry itself (a cycle of length one).
   const parent: (Entry | undefined)[] = new Array(n);
   const parentIndex = new Int32Array(n).fill(-1);
   const roots: Entry[] = [];
-  const childCount = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) {
     const entry = entries[i]!;
     // Most entries are children of the entry just above them, which `find` then takes without a
@@ -252,24 +282,44 @@ function linkParents(
     const key = entry.parentKey;
     const p = ids.find(key, above !== undefined && above.key === key ? above : undefined);
     parent[i] = p;
-    if (p) {
-      parentIndex[i] = p.index;
-      childCount[p.index] = childCount[p.index]! + 1;
-    } else {
-      roots.push(entry);
-    }
+    if (p) parentIndex[i] = p.index;
+    else roots.push(entry);
   }
+  // Cycles in the functional graph entry -> parent, each entry walked once (`cycles.ts`).
+  return { parent, roots, cycles: findCycles(entries, parentIndex) };
+}
+
+/**
+ * The children in compressed form: the children of entry i are `childList[childStart[i] ..
+ * childStart[i + 1])`, in file order (two typed arrays instead of 50,000 small arrays).
+ */
+interface ChildLists {
+  childStart: Int32Array;
+  childList: Int32Array;
+}
+
+function listChildren(n: number, parent: readonly (Entry | undefined)[]): ChildLists {
   const childStart = new Int32Array(n + 1);
-  for (let i = 0; i < n; i++) childStart[i + 1] = childStart[i]! + childCount[i]!;
+  for (let i = 0; i < n; i++) {
+    const p = parent[i];
+    if (p) childStart[p.index + 1] = childStart[p.index + 1]! + 1;
+  }
+  for (let i = 0; i < n; i++) childStart[i + 1] = childStart[i + 1]! + childStart[i]!;
   const fill = childStart.slice(0, n);
   const childList = new Int32Array(Math.max(0, childStart[n]!));
   for (let i = 0; i < n; i++) {
-    const p = parentIndex[i]!;
-    if (p < 0) continue;
-    childList[fill[p]!] = i;
-    fill[p] = fill[p]! + 1;
+    const p = parent[i];
+    if (!p) continue;
+    childList[fill[p.index]!] = i;
+    fill[p.index] = fill[p.index]! + 1;
   }
-  return { parent, parentIndex, roots, childStart, childList };
+  return { childStart, childList };
+}
+
+interface TreeOrder {
+  depth: Int32Array;
+  tin: Int32Array;
+  tout: Int32Array;
 }
 
 /**
@@ -277,7 +327,7 @@ function linkParents(
  * depth-first walk over the acyclic part, with the stack and each entry's next child held in
  * typed arrays.
  */
-function orderTree(n: number, roots: Entry[], childStart: Int32Array, childList: Int32Array): { depth: Int32Array; tin: Int32Array; tout: Int32Array } {
+function orderTree(n: number, roots: readonly Entry[], { childStart, childList }: ChildLists): TreeOrder {
   const depth = new Int32Array(n).fill(-1);
   const tin = new Int32Array(n).fill(-1);
   const tout = new Int32Array(n).fill(-1);
@@ -309,29 +359,25 @@ function orderTree(n: number, roots: Entry[], childStart: Int32Array, childList:
   return { depth, tin, tout };
 }
 
-/**
- * Pi's leaf (`PiIndex.leaf`: the last entry, none when its id is `null`), and the active path, the
- * walk from the leaf up, root first.
- */
-function followLeaf(
-  ids: PiIndex<IdKey, Entry>,
-  parent: (Entry | undefined)[],
-  reachesCycle: Uint8Array,
-): Pick<SessionAnalysis, "leaf" | "nullLeaf" | "activePath" | "onActivePath"> {
+/** The active path, the walk from Pi's leaf (`PiIndex.leaf`: the last entry, none when its id is `null`) up, root first. */
+function followLeaf(ids: PiIndex<IdKey, Entry>, parent: (Entry | undefined)[], reachesCycle: Uint8Array): Pick<SessionAnalysis, "activePath" | "onActivePath"> {
   const n = ids.size;
   const leaf = ids.leaf;
-  const nullLeaf = leaf === undefined ? ids.last : undefined;
-  const activePath: Entry[] = [];
   const onActivePath = new Uint8Array(n);
-  if (leaf && !reachesCycle[leaf.index]) {
-    // The leaf reaches no cycle, so the walk ends at a root within n steps; a longer one means the
-    // cycle detection (`cycles.ts`) is broken, and fails loudly instead of hanging.
-    for (let e: Entry | undefined = leaf; e; e = parent[e.index]) {
-      if (activePath.length >= n) throw new Error(`the active path took more than ${n} steps: a parent cycle went undetected`);
-      activePath.push(e);
-    }
-    activePath.reverse();
-    for (const e of activePath) onActivePath[e.index] = 1;
+  if (!leaf || reachesCycle[leaf.index]) return { activePath: [], onActivePath };
+  // The leaf reaches no cycle, so the walk ends at a root within n steps; a longer one means the
+  // cycle detection (`cycles.ts`) is broken, and fails loudly instead of hanging. Walked twice, to
+  // count and then to fill root first: a path of 25,000 grown a push at a time and reversed was
+  // most of this function's garbage on every structural edit that moved it.
+  let length = 0;
+  for (let e: Entry | undefined = leaf; e; e = parent[e.index]) {
+    if (length >= n) throw new Error(`the active path took more than ${n} steps: a parent cycle went undetected`);
+    length++;
   }
-  return { leaf, nullLeaf, activePath, onActivePath };
+  const activePath: Entry[] = new Array(length);
+  for (let e: Entry | undefined = leaf, k = length - 1; e; e = parent[e.index], k--) {
+    activePath[k] = e;
+    onActivePath[e.index] = 1;
+  }
+  return { activePath, onActivePath };
 }

@@ -64,7 +64,10 @@ export function reanalyze(
     if (entry) entry.parsed = input.parsed[line] as ValueLine;
   }
   // `structure` is carried over: what the structural queries computed for it still holds.
-  const next = { ...previous, endsWithNewline: input.endsWithNewline };
+  // Copied with its accessors, not spread: a spread would read `depth`, which the analysis makes only
+  // when it is first read (the tree's order, O(entries)).
+  const next: SessionAnalysis = Object.defineProperties({} as SessionAnalysis, Object.getOwnPropertyDescriptors(previous));
+  next.endsWithNewline = input.endsWithNewline;
   record(previous, next, changed);
   return next;
 }

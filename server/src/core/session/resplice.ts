@@ -4,12 +4,13 @@
  * lines are kept, shifted in place to their new index and line, and Pi's map of ids is updated for
  * the entries the edit removed and added, instead of 50,000 new entries filed into a new map (on the
  * 45 MB session that map was most of the analysis's time, and the new entries most of its garbage).
- * The parents, children, cycles, the tree's order and the active path are made afresh from them
- * (`linkedAnalysis`), as `analyze` makes them.
+ * The parents, the roots and the cycles are updated for the entries whose parent may have changed,
+ * and the active path kept when none of its entries did (`relink.ts`); the children and the tree's
+ * order are made when first read (`linkedAnalysis`).
  *
- * The previous analysis is the document's own and is replaced by this one: its entry objects and
- * its map are taken over, so that nothing may read them as the previous version's afterwards. Its
- * arrays are left as they were. The values carried over from it (`memo.ts`'s `carry`) are carried
+ * The previous analysis is the document's own and is replaced by this one: its entry objects, its
+ * map and its arrays of entries, lines and parents (spliced in place) are taken over, so that
+ * nothing may read them as the previous version's afterwards. The values carried over from it (`memo.ts`'s `carry`) are carried
  * only when they were made at its own last step, and read only the entries' parses and identities,
  * not their lines; the request findings compare lines recorded when they were made
  * (`features/requestFindingsCarry.ts`).
@@ -20,6 +21,7 @@ import { type AnalysisInput, type LineRoles, linkedAnalysis, type SessionAnalysi
 import { Entry, firstEntryFrom } from "./entry";
 import { PiIndex, VALUE_KEYS } from "./piIndex";
 import { editStep } from "./reanalyze";
+import { linkChange, relink, spliceInPlace } from "./relink";
 import type { ValueLine } from "../line/facts";
 
 /**
@@ -34,7 +36,7 @@ export interface Resplice {
   previousStructure: object;
   previousStep: number;
   changedKeys: ReadonlySet<IdKey>;
-  /** Entries of the new analysis whose parent's holder was removed or added. */
+  /** Entries of the new analysis whose parent's holder was removed or added (the added entries' children among them are in `added`). */
   reparented: () => Entry[];
   /** The entries of the edited lines, in the new analysis. */
   added: readonly Entry[];
@@ -102,29 +104,24 @@ export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput
     addedLines.push(line);
   }
   const byId = previous.byId;
-  // Read before the entries move: the previous analysis links its children by their old indexes.
-  const orphans: Entry[] = [];
-  for (let k = first; k < after; k++) orphans.push(...previous.childrenOf(old[k]!));
+  // Read before the entries move: which entries' parents may change, and whether the path stays.
+  const change = linkChange(previous, first, after, addedKeys);
   for (let k = first; k < after; k++) byId.delete(old[k]!.key);
-  const entries: Entry[] = old.slice(0, first);
-  // Made at its length and filled, as `analyze` makes it: an array lengthened past its elements
-  // would be stored as a dictionary, slow for every feature that reads it.
-  const entryAtLine: (Entry | undefined)[] = new Array(parsed.length);
-  for (let k = 0; k < first; k++) entryAtLine[old[k]!.line] = old[k];
-  for (const line of addedLines) {
-    const entry = new Entry(entries.length, line, parsed[line] as ValueLine);
-    entries.push(entry);
-    entryAtLine[line] = entry;
-    byId.set(entry.key, entry);
-  }
+  // The previous analysis's arrays are spliced in place, not copied: 50,000 entries and lines
+  // made again on every structural edit were most of its garbage. It is replaced, so nothing reads them as its own.
+  const entries = old;
+  const added = addedLines.map((line, j) => new Entry(first + j, line, parsed[line] as ValueLine));
+  spliceInPlace(entries, first, after - first, added);
+  for (const entry of added) byId.set(entry.key, entry);
   // The entries below the edited lines keep their objects, moved to their new place.
-  for (let k = after; k < old.length; k++) {
-    const entry = old[k]!;
-    entry.index = entries.length;
+  for (let k = first + added.length; k < entries.length; k++) {
+    const entry = entries[k]!;
+    entry.index = k;
     entry.line += delta;
-    entries.push(entry);
-    entryAtLine[entry.line] = entry;
   }
+  const entryAtLine = previous.entryAtLine;
+  spliceInPlace(entryAtLine, start, oldEnd - start, new Array<Entry | undefined>(end - start).fill(undefined));
+  for (const entry of added) entryAtLine[entry.line] = entry;
   const ids = new PiIndex<IdKey, Entry>(VALUE_KEYS, byId);
   ids.size = entries.length;
   ids.last = lastEntry;
@@ -140,15 +137,16 @@ export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput
     // The header above the edit is a line Pi wrote, by its type.
     looksLikeSession: true,
   };
-  const next = linkedAnalysis(input, roles, ids, new Map());
-  const added = entries.slice(first, first + addedLines.length);
+  const next = linkedAnalysis(input, roles, ids, new Map(), relink(previous, change, entries, ids, first, after - first, added));
+  // The entries whose parent's holder was removed or added: the removed entries' kept children, and
+  // the roots an added entry now holds up (the added entries' own children among them are `added`).
+  const reparented = [...change.orphans, ...change.named];
   resplices.set(next, {
     splice,
     previousStructure: previous.structure,
     previousStep: editStep(previous),
     changedKeys: new Set([...removedKeys, ...addedKeys]),
-    // A child of a removed entry that was itself removed is no entry of `next` (its index names another).
-    reparented: () => [...orphans.filter((e) => entries[e.index] === e), ...added.flatMap((e) => next.childrenOf(e))],
+    reparented: () => reparented,
     added,
     kept: (e) => entries[e.index] === e,
   });

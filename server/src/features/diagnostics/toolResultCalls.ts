@@ -70,21 +70,28 @@ function carried(a: SessionAnalysis): ResultCalls | undefined {
   // and no further: so the call answers as before exactly when that part holds it, that is when the
   // call is that entry, or lies above the result and below that entry. Below that entry alone is
   // not enough: the edit may have hung the call there on another branch.
+  // The call lies on the new walk below that entry exactly when the walk up from the call meets that
+  // entry first: the part below it is the old walk, which held the call, and without a cycle the
+  // call cannot be above it on the old walk and below it on the new one.
+  const lowestOf = lowestRelinked(a, relinked);
   const crossed = (entry: Entry, call: Entry | undefined): boolean => {
-    let lowest: Entry | undefined;
-    for (const t of relinked) if ((t === entry || a.isAncestor(t, entry)) && (!lowest || a.depth[t.index]! > a.depth[lowest.index]!)) lowest = t;
+    const lowest = lowestOf(entry);
     if (lowest === undefined) return false;
-    return call === undefined || !(lowest === call || (a.isAncestor(lowest, call) && a.isAncestor(call, entry)));
+    return call === undefined || !(lowest === call || lowestOf(call) === lowest);
   };
-  const results: Entry[] = [];
-  const calls: (Entry | undefined)[] = [];
+  // Made at their length and cut after: grown a push at a time, the two lists of 15,000 were most of this carry's garbage.
+  const results: Entry[] = new Array(before.results.length);
+  const calls: (Entry | undefined)[] = new Array(before.results.length);
+  let length = 0;
   for (let k = 0; k < before.results.length; k++) {
     const entry = before.results[k]!;
     if (!resplice.kept(entry)) continue;
     const call = before.calls[k];
-    results.push(entry);
-    calls.push(call !== undefined && !resplice.kept(call) ? callOf(a, entry) : crossed(entry, call) ? callOf(a, entry) : call);
+    results[length] = entry;
+    calls[length++] = call !== undefined && !resplice.kept(call) ? callOf(a, entry) : crossed(entry, call) ? callOf(a, entry) : call;
   }
+  results.length = length;
+  calls.length = length;
   // The added results lie together (the edited lines), and go in where their first line falls.
   const added = resplice.added.filter(holdsResult);
   if (added.length > 0) {
@@ -94,6 +101,57 @@ function carried(a: SessionAnalysis): ResultCalls | undefined {
     calls.splice(at, 0, ...added.map((e) => callOf(a, e)));
   }
   return { results, calls, cyclic: false, holders: carriedHolders(before.holders, resplice) };
+}
+
+/** Per entry walked, the index of its lowest relinked ancestor-or-self (-1: none), valid where `walkedAt` holds the current carry's stamp; `walk` holds one walk's entries. */
+let lowestAt = new Int32Array(0);
+let walkedAt = new Uint32Array(0);
+let walk = new Int32Array(0);
+let walkStamp = 0;
+
+/**
+ * The lowest of `relinked` at or above an entry, by a walk up that remembers every entry it passes:
+ * each entry is walked once per edit, where asking the tree's order (`isAncestor`) would make it,
+ * O(entries), on every structural edit. `a` has no parent cycle (the carry declines one).
+ */
+function lowestRelinked(a: SessionAnalysis, relinked: readonly Entry[]): (entry: Entry) => Entry | undefined {
+  const n = a.entries.length;
+  if (walkedAt.length < n) {
+    const size = Math.max(n, walkedAt.length * 2);
+    lowestAt = new Int32Array(size);
+    walkedAt = new Uint32Array(size);
+    walk = new Int32Array(size);
+    walkStamp = 0;
+  }
+  if (++walkStamp === 0xffffffff) {
+    walkedAt.fill(0);
+    walkStamp = 1;
+  }
+  const stamp = walkStamp;
+  for (const t of relinked) {
+    walkedAt[t.index] = stamp;
+    lowestAt[t.index] = t.index;
+  }
+  const { parent, entries } = a;
+  return (entry) => {
+    // The arrays are shared by every carry: an answer asked for after a later carry began would read its marks.
+    if (walkStamp !== stamp) throw new Error("a relinked entry was asked for after the next structural edit");
+    let length = 0;
+    let found = -1;
+    for (let e: Entry | undefined = entry; e !== undefined; e = parent[e.index]) {
+      if (walkedAt[e.index] === stamp) {
+        found = lowestAt[e.index]!;
+        break;
+      }
+      if (length >= n) throw new Error(`a walk up took more than ${n} steps: a parent cycle went undetected`);
+      walk[length++] = e.index;
+    }
+    for (let k = 0; k < length; k++) {
+      walkedAt[walk[k]!] = stamp;
+      lowestAt[walk[k]!] = found;
+    }
+    return found < 0 ? undefined : entries[found];
+  };
 }
 
 /** The first holders still known: an id whose holder was removed is looked for again, and an added entry may come first. */
@@ -133,9 +191,11 @@ export const unmatchedToolResults = perStructure((a): { entry: Entry; elsewhere:
  */
 function firstHolders(entries: readonly Entry[], ids: ReadonlySet<string>): Map<string, Entry> {
   const holders = new Map<string, Entry>();
-  for (const entry of entries) {
+  // Indexed loops: an iterator over each entry's calls made an object a step where the loop ran unoptimised.
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
     const calls = entry.parsed.toolCallIds;
-    if (calls) for (const id of calls) if (ids.has(id) && !holders.has(id)) holders.set(id, entry);
+    if (calls) for (let k = 0; k < calls.length; k++) if (ids.has(calls[k]!) && !holders.has(calls[k]!)) holders.set(calls[k]!, entry);
   }
   return holders;
 }
