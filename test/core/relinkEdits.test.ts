@@ -195,3 +195,33 @@ it("random structural edits with odd ids, cycles and deep chains keep the tree, 
   // The edits were made from the previous analysis, not only afresh.
   expect(respliced).toBeGreaterThan(compared / 3);
 });
+
+it("answers many questions about far entries of a wide, shallow tree in work proportional to its entries, not 256 steps each", () => {
+  // A root and 100 chains of 200 under it: every walk up ends at the root within the short walk's
+  // 256 steps, so none of them alone makes the tree's order.
+  const entry = (id: string, parent: string | null, k: number) =>
+    `{"type":"message","id":"${id}","parentId":${parent === null ? "null" : `"${parent}"`},${time(k)},"message":{"role":"user","content":"u"}}`;
+  const lines = [`{"type":"session","version":3,"id":"s",${time(0)},"cwd":"/"}`, entry("r", null, 0)];
+  for (let c = 0; c < 100; c++) for (let d = 0; d < 200; d++) lines.push(entry(`c${c}.${d}`, d === 0 ? "r" : `c${c}.${d - 1}`, c + d));
+  const a = new SessionDocument("file:///w.jsonl", "jsonl", 1, `${lines.join("\n")}\n`).analysis;
+  const n = a.entries.length;
+  // The work counted as the reads of the entries' places, which every step up makes: not a clock.
+  let reads = 0;
+  for (const e of a.entries) {
+    let index = e.index;
+    Object.defineProperty(e, "index", {
+      get: () => {
+        reads++;
+        return index;
+      },
+      set: (v: number) => {
+        index = v;
+      },
+    });
+  }
+  // Each entry asked whether the first entry of the next chain is above it (never, unless the same chain).
+  const answers: boolean[] = [];
+  for (let i = 1; i < n; i++) answers.push(a.isAncestor(a.entries[1 + ((Math.floor((i - 1) / 200) + 1) % 100) * 200]!, a.entries[i]!));
+  expect(answers.every((x) => !x)).toBe(true);
+  expect(reads).toBeLessThan(20 * n);
+});
