@@ -10,15 +10,11 @@
  */
 
 import { expect, it } from "vitest";
-import { activeContext, activeContext074 } from "../../server/src/core/pi/activeContext";
-import { buildContext } from "../../server/src/core/pi/buildContext";
-import { buildProviderRequest } from "../../server/src/core/pi/provider/request";
-import type { ProviderResult } from "../../server/src/core/pi/provider/types";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { respliceOf } from "../../server/src/core/session/resplice";
 import { releaseKept } from "../../server/src/core/session/semantics/memo";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
-import { providerRequestOf } from "../../server/src/features/providerView";
+import { expectKeptContextsFresh } from "../helpers/keptContexts";
 import { seededRandom } from "../helpers/lspClient";
 
 const time = (n: number) => `"timestamp":"2025-01-01T00:00:${String(n % 60).padStart(2, "0")}.000Z"`;
@@ -111,13 +107,6 @@ function randomTreeEdit(doc: SessionDocument, random: () => number, fresh: () =>
   }
 }
 
-/** A request as data: its messages (the synthetic results undated) and the lines of their entries. */
-function requestData(result: ProviderResult) {
-  if (!result.ok) return [result.reason, result.entry?.line];
-  const { messages, contextIndex, sources } = result.request;
-  return [JSON.stringify(messages.map((m, k) => (contextIndex[k]! < 0 ? { ...(m as object), timestamp: 0 } : m))), sources.map((e) => e?.line)];
-}
-
 it("random rewrites of small trees keep the diagnostics, contexts and requests equal to a fresh document's", () => {
   // Of the seeds tried, the first whose edits hang a tool call, kept, below the lowest relinked entry
   // of its result's path on another branch, which the carry of the results' calls missed (round 43).
@@ -140,21 +129,7 @@ it("random rewrites of small trees keep the diagnostics, contexts and requests e
       const where = `round ${round}, step ${step}:\n${doc.getText()}`;
       const other = new SessionDocument("file:///t.jsonl", "jsonl", 1, doc.getText());
       expect(computeDiagnostics(doc), where).toEqual(computeDiagnostics(other));
-      for (const [kept, flavor] of [
-        [activeContext, "1.x"],
-        [activeContext074, "0.74"],
-      ] as const) {
-        const built = kept(doc.analysis);
-        const scratch = buildContext(other.analysis, { flavor });
-        expect(built.ok && [JSON.stringify(built.build.context), built.build.sources.map((e) => e.line)], where).toEqual(
-          scratch.ok && [JSON.stringify(scratch.build.context), scratch.build.sources.map((e) => e.line)],
-        );
-        if (built.ok && scratch.ok) {
-          expect(requestData(providerRequestOf(built.build, flavor)), where).toEqual(
-            requestData(buildProviderRequest(scratch.build, { flavor, now: () => 0 })),
-          );
-        }
-      }
+      expectKeptContextsFresh(doc, other, where);
       compared++;
     }
   }

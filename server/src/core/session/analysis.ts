@@ -144,6 +144,8 @@ export function linkedAnalysis(
     for (let k = childStart[entry.index]!; k < childStart[entry.index + 1]!; k++) out.push(entries[childList[k]!]!);
     return out;
   };
+  /** The steps the short walks of `isAncestor` have taken, shared by the analyses of this structure. */
+  let walked = 0;
   const isAncestor = (a: Entry, b: Entry): boolean => {
     // An entry below a cycle has no place in the tree's order, and no ancestor by it.
     if (a === b || reachesCycle[b.index]) return false;
@@ -151,9 +153,15 @@ export function linkedAnalysis(
     // call): a short walk answers them without the tree's order, which a structural edit would
     // otherwise make again over every entry.
     // Once the order is made (the first question the walk could not answer), it answers every question.
-    if (order === undefined) {
+    // So does it once the walks together have taken as many steps as there are entries: questions
+    // about far entries of a wide, shallow tree (every walk ending at a root within the short walk)
+    // would otherwise cost up to 256 steps each, 50,000 of them a completion of a parentId.
+    if (order === undefined && walked < n) {
       let up = parent[b.index];
-      for (let steps = 0; up !== undefined && steps < NEAR_STEPS; steps++, up = parent[up.index]) if (up === a) return true;
+      let steps = 0;
+      for (; up !== undefined && steps < NEAR_STEPS && up !== a; steps++) up = parent[up.index];
+      walked += steps;
+      if (up === a) return true;
       if (up === undefined) return false;
     }
     const { tin, tout } = treeOrder();
