@@ -13,6 +13,7 @@
  * exist. The whole analysis is O(lines).
  */
 
+import { mappedArrays, scratchArray } from "../base/entryArrays";
 import type { IdKey } from "../base/ids";
 import { findCycles, treeLoops } from "./cycles";
 import { Entry } from "./entry";
@@ -109,7 +110,17 @@ export function analyze(input: AnalysisInput): SessionAnalysis {
 export function linkedAnalysis(input: AnalysisInput, lines: LineRoles, ids: PiIndex<IdKey, Entry>, duplicates: Map<IdKey, Entry[]>): SessionAnalysis {
   const { entries } = lines;
   const n = entries.length;
-  const { parent, parentIndex, roots, childStart, childList } = linkParents(entries, ids);
+  // The arrays this analysis keeps, made at every structural edit, in memory that goes back to the
+  // system once they are collected (`entryArrays.ts`); `childSpace` holds the children.
+  const [childStart, childSpace, cycleSpace, depth, tin, tout] = mappedArrays([n + 1, n, n, n, n, n]) as [
+    Int32Array,
+    Int32Array,
+    Int32Array,
+    Int32Array,
+    Int32Array,
+    Int32Array,
+  ];
+  const { parent, parentIndex, roots, childList } = linkParents(entries, ids, childStart, childSpace);
   const childrenOf = (entry: Entry): Entry[] => {
     const out: Entry[] = [];
     for (let k = childStart[entry.index]!; k < childStart[entry.index + 1]!; k++) out.push(entries[childList[k]!]!);
@@ -117,9 +128,9 @@ export function linkedAnalysis(input: AnalysisInput, lines: LineRoles, ids: PiIn
   };
 
   // Cycles in the functional graph entry -> parent, each entry walked once (`cycles.ts`).
-  const { cycles, cycleOf, reachesCycle } = findCycles(entries, parentIndex);
+  const { cycles, cycleOf, reachesCycle } = findCycles(entries, parentIndex, cycleSpace);
 
-  const { depth, tin, tout } = orderTree(n, roots, childStart, childList);
+  orderTree(roots, childStart, childList, depth, tin, tout);
   const isAncestor = (a: Entry, b: Entry): boolean => {
     const ta = tin[a.index]!;
     const tb = tin[b.index]!;
@@ -231,19 +242,24 @@ function indexIds(entries: Entry[]): { ids: PiIndex<IdKey, Entry>; duplicates: M
 /**
  * Each entry's parent as Pi finds it, the roots, and the children in compressed form: the
  * children of entry i are `childList[childStart[i] .. childStart[i + 1])`, in file order (two
- * typed arrays instead of 50,000 small arrays).
+ * typed arrays instead of 50,000 small arrays), written into `childStart` (zeroed) and the start
+ * of `childSpace` (as long as the entries). `parentIndex` (-1 for a root) is scratch slot 0
+ * (`entryArrays.ts`), valid until the next analysis.
  */
 function linkParents(
   entries: Entry[],
   ids: PiIndex<IdKey, Entry>,
-): { parent: (Entry | undefined)[]; parentIndex: Int32Array; roots: Entry[]; childStart: Int32Array; childList: Int32Array } {
+  childStart: Int32Array,
+  childSpace: Int32Array,
+): { parent: (Entry | undefined)[]; parentIndex: Int32Array; roots: Entry[]; childList: Int32Array } {
   const n = entries.length;
   // Pi's lookup (`ids.find`) makes an empty string, 0 and false roots like null, finds a number
   // only under the same number, and resolves a self-parent to the entry itself (a cycle of length one).
   const parent: (Entry | undefined)[] = new Array(n);
-  const parentIndex = new Int32Array(n).fill(-1);
+  const parentIndex = scratchArray(0, n);
   const roots: Entry[] = [];
-  const childCount = new Int32Array(n + 1);
+  // The children counted, then where the next child of each entry goes.
+  const childCount = scratchArray(1, n + 1).fill(0, 0, n + 1);
   for (let i = 0; i < n; i++) {
     const entry = entries[i]!;
     // Most entries are children of the entry just above them, which `find` then takes without a
@@ -256,33 +272,35 @@ function linkParents(
       parentIndex[i] = p.index;
       childCount[p.index] = childCount[p.index]! + 1;
     } else {
+      parentIndex[i] = -1;
       roots.push(entry);
     }
   }
-  const childStart = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) childStart[i + 1] = childStart[i]! + childCount[i]!;
-  const fill = childStart.slice(0, n);
-  const childList = new Int32Array(Math.max(0, childStart[n]!));
+  const fill = childCount;
+  for (let i = 0; i < n; i++) fill[i] = childStart[i]!;
+  const childList = childSpace.subarray(0, Math.max(0, childStart[n]!));
   for (let i = 0; i < n; i++) {
     const p = parentIndex[i]!;
     if (p < 0) continue;
     childList[fill[p]!] = i;
     fill[p] = fill[p]! + 1;
   }
-  return { parent, parentIndex, roots, childStart, childList };
+  return { parent, parentIndex, roots, childList };
 }
 
 /**
- * Depth and pre/post order numbers (`tin`, `tout`, which answer `isAncestor`) from an iterative
- * depth-first walk over the acyclic part, with the stack and each entry's next child held in
- * typed arrays.
+ * Depth and pre/post order numbers (`tin`, `tout`, which answer `isAncestor`), written into the
+ * arrays given, from an iterative depth-first walk over the acyclic part, with the stack and each
+ * entry's next child held in scratch arrays (`entryArrays.ts`).
  */
-function orderTree(n: number, roots: Entry[], childStart: Int32Array, childList: Int32Array): { depth: Int32Array; tin: Int32Array; tout: Int32Array } {
-  const depth = new Int32Array(n).fill(-1);
-  const tin = new Int32Array(n).fill(-1);
-  const tout = new Int32Array(n).fill(-1);
-  const stack = new Int32Array(n);
-  const nextChild = new Int32Array(n);
+function orderTree(roots: Entry[], childStart: Int32Array, childList: Int32Array, depth: Int32Array, tin: Int32Array, tout: Int32Array): void {
+  const n = depth.length;
+  depth.fill(-1);
+  tin.fill(-1);
+  tout.fill(-1);
+  const stack = scratchArray(0, n);
+  const nextChild = scratchArray(1, n);
   let clock = 0;
   for (const root of roots) {
     let top = 0;
@@ -306,7 +324,6 @@ function orderTree(n: number, roots: Entry[], childStart: Int32Array, childList:
       }
     }
   }
-  return { depth, tin, tout };
 }
 
 /**

@@ -6,6 +6,7 @@
  * the number of entries whatever the links, and every later walk along `parentId` can rely on them.
  */
 
+import { scratchArray } from "../base/entryArrays";
 import type { Entry } from "./entry";
 import type { IdKey } from "../base/ids";
 
@@ -21,14 +22,16 @@ export interface Cycles {
 /**
  * The cycles in the functional graph entry -> parent (`parentIndex`, -1 for a root), found by
  * walking up from every entry with a three-state marking, so each entry is walked once: O(n).
+ * `cycleOf` is written whole (it is kept by the analysis); `parentIndex` may be scratch slot 0
+ * (`entryArrays.ts`), and the walk takes slot 1.
  */
-export function findCycles(entries: readonly Entry[], parentIndex: Int32Array): Cycles {
+export function findCycles(entries: readonly Entry[], parentIndex: Int32Array, cycleOf: Int32Array): Cycles {
   const n = entries.length;
   const cycles: Entry[][] = [];
-  const cycleOf = new Int32Array(n).fill(-1);
+  cycleOf.fill(-1);
   const reachesCycle = new Uint8Array(n);
   const state = new Uint8Array(n); // 0 = unvisited, 1 = on the current walk, 2 = done
-  const walk = new Int32Array(n);
+  const walk = scratchArray(1, n);
   for (let start = 0; start < n; start++) {
     if (state[start] !== 0) continue;
     let length = 0;
