@@ -90,8 +90,8 @@ export const MUTANTS = [
   {
     id: "analysis-active-path-cycle-guard",
     file: "core/session/analysis.ts",
-    from: "if (leaf && !reachesCycle[leaf.index]) {",
-    to: "if (leaf) {",
+    from: "if (!leaf || reachesCycle[leaf.index]) return { activePath: [], onActivePath };",
+    to: "if (!leaf) return { activePath: [], onActivePath };",
     tests: ["test/core/buildContext.test.ts", "test/core/walk.test.ts"],
   },
   {
