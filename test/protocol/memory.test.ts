@@ -6,6 +6,7 @@
  */
 
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { scratchInts } from "../../server/src/core/base/entryArrays";
 import { activeContext } from "../../server/src/core/pi/activeContext";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { cachedChars, forgetValues, rememberValue, trimValues } from "../../server/src/core/line/values";
@@ -50,6 +51,21 @@ describe("MemoryReclaimer", () => {
     // One collection frees, the second compacts what the first left.
     expect(collections).toBe(2);
     reclaimer.dispose();
+  });
+
+  it("lets the analysis's scratch arrays go once the last document is closed, and keeps them while one is open", () => {
+    const slot = scratchInts();
+    const scratch = slot.take(10);
+    const open = new MemoryReclaimer(() => 1, collect);
+    open.closed();
+    vi.advanceTimersByTime(IDLE_MS);
+    expect(slot.take(10)).toBe(scratch);
+    open.dispose();
+    const none = new MemoryReclaimer(() => 0, collect);
+    none.closed();
+    vi.advanceTimersByTime(IDLE_MS);
+    expect(slot.take(10)).not.toBe(scratch);
+    none.dispose();
   });
 
   it("collects once more a while later, when V8 finds the allocation rate low enough to shrink its young generation", () => {

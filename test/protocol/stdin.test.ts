@@ -13,7 +13,7 @@ import type { Message } from "vscode-jsonrpc";
 import { StreamMessageWriter } from "vscode-jsonrpc/node";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { encodeContextAnswer } from "../../server/src/lsp/encodedAnswer";
-import { BURST_READ_BYTES, encodeMessage, MAPPED_MESSAGE_CHARS, ReadCopies, SLAB_BYTES } from "../../server/src/lsp/stdin";
+import { BURST_READ_BYTES, encodeMessage, MAPPED_MESSAGE_CHARS, MAX_UTF8_BYTES_PER_CHAR, ReadCopies, SLAB_BYTES } from "../../server/src/lsp/stdin";
 import { ensureBuilt, REPO_ROOT } from "../helpers/lspClient";
 
 describe("ReadCopies", () => {
@@ -184,6 +184,16 @@ describe("encodeMessage", () => {
     // A lone surrogate is escaped by JSON.stringify; a pair becomes 4 bytes for 2 units.
     const pairs = { jsonrpc: "2.0", id: 4, result: `${"😀".repeat(MAPPED_MESSAGE_CHARS / 2)}\ud800` };
     expect(encodeMessage(pairs).equals(Buffer.from(JSON.stringify(pairs), "utf8"))).toBe(true);
+  });
+});
+
+describe("encodeMessage of a message of 128 KiB to 1 MB", () => {
+  it("maps every message whose UTF-8 can reach 128 KiB, the smallest block whose free raises glibc's threshold", () => {
+    expect((MAPPED_MESSAGE_CHARS - 1) * MAX_UTF8_BYTES_PER_CHAR).toBeLessThan(128 * 1024);
+    const medium = { jsonrpc: "2.0", id: 5, result: "x".repeat(130 * 1024) };
+    const encoded = encodeMessage(medium);
+    expect(encoded.buffer.byteLength).toBeGreaterThanOrEqual(SLAB_BYTES);
+    expect(encoded.equals(Buffer.from(JSON.stringify(medium), "utf8"))).toBe(true);
   });
 });
 

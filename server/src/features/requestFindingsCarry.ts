@@ -10,6 +10,7 @@
  * otherwise, now or when the findings were made (`madePlain`).
  */
 
+import { keptArray } from "../core/base/entryArrays";
 import type { ContextBuild, ContextResult } from "../core/pi/buildContext";
 import { contextCarry } from "../core/pi/contextCarry";
 import { contextSplice } from "../core/pi/contextUpdate";
@@ -27,7 +28,7 @@ const plain = new WeakMap<RequestFindings, boolean>();
  * the entries below it in place (`core/session/resplice.ts`), so the lines the findings quote are
  * known only from this record.
  */
-const pathLines = new WeakMap<ContextBuild, Int32Array>();
+const pathLines = new WeakMap<ContextBuild, number[]>();
 
 /**
  * Records how the client counted `doc`'s lines when `findings` were made from it and `inputs`, and
@@ -47,7 +48,8 @@ export function madePlain(doc: SessionDocument, findings: RequestFindings, input
       pathLines.set(result.build, same);
       continue;
     }
-    const lines = new Int32Array(path.length);
+    // In V8's heap, not malloc's (`entryArrays.ts`): one is made after most structural edits.
+    const lines = keptArray(path.length, 0);
     for (let i = 0; i < path.length; i++) lines[i] = path[i]!.line;
     pathLines.set(result.build, lines);
   }

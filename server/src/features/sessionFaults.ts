@@ -17,6 +17,7 @@
  */
 
 import type { Diagnostic } from "vscode-languageserver";
+import { StampedMarks } from "../core/base/entryArrays";
 import type { SessionAnalysis } from "../core/session/analysis";
 import type { Entry } from "../core/session/entry";
 import { ancestors, ancestorWhere } from "../core/session/semantics/walk";
@@ -149,26 +150,13 @@ function leafHidesMessages(a: SessionAnalysis): Finding | undefined {
   return { code: "leaf-hides-messages", message, line: leaf.line, path: ["parentId"] };
 }
 
-/** For each parent (by index), the stamp of the pass that saw it take a child: one array for every pass, not one per structural edit. */
-let parentSeen = new Uint32Array(0);
-let seenStamp = 0;
-
-/** A fresh stamp for a pass over `n` entries: no parent has been seen under it yet. */
-function newSeenStamp(n: number): number {
-  if (parentSeen.length < n) {
-    parentSeen = new Uint32Array(Math.max(n, parentSeen.length * 2));
-    seenStamp = 0;
-  }
-  if (++seenStamp === 0xffffffff) {
-    parentSeen.fill(0);
-    seenStamp = 1;
-  }
-  return seenStamp;
-}
+/** For each parent (by index), the stamp of the pass that saw it take a child: one array for every pass, not one per structural edit (`entryArrays.ts`). */
+const parentSeen = new StampedMarks();
 
 function interleavedWriters(a: SessionAnalysis): Finding | undefined {
   const { entries, parent } = a;
-  const stamp = newSeenStamp(entries.length);
+  const stamp = parentSeen.begin(entries.length);
+  const seen = parentSeen.marks;
   const resumes: Entry[] = [];
   for (let i = 1; i < entries.length; i++) {
     const e = entries[i]!;
@@ -178,8 +166,8 @@ function interleavedWriters(a: SessionAnalysis): Finding | undefined {
     // A line that continues the tip of another branch, seconds after a line on this one: a second
     // writer. The times are read last, for the few lines that continue another branch: each read
     // makes a number on the heap, 100,000 of them a pass.
-    if (p !== previous && p.index < i && parentSeen[p.index] !== stamp && !a.reachesCycle[i] && near(e, previous)) resumes.push(e);
-    parentSeen[p.index] = stamp;
+    if (p !== previous && p.index < i && seen[p.index] !== stamp && !a.reachesCycle[i] && near(e, previous)) resumes.push(e);
+    seen[p.index] = stamp;
   }
   if (resumes.length < 2) return undefined;
   // The first resume goes back to writer A's tip after writer B's line: B's branch starts where it leaves A's path.
@@ -188,14 +176,15 @@ function interleavedWriters(a: SessionAnalysis): Finding | undefined {
   let start: Entry | undefined = a.entries[first.index - 1];
   if (start) {
     // A's tip and the entries above it, marked once, instead of the tree's order asked at every step up.
-    const onPathOfA = newSeenStamp(entries.length);
-    parentSeen[tipOfA.index] = onPathOfA;
+    // A second pass over the same marks, which it does not grow.
+    const onPathOfA = parentSeen.begin(entries.length);
+    seen[tipOfA.index] = onPathOfA;
     ancestorWhere(a, tipOfA, (up) => {
-      parentSeen[up.index] = onPathOfA;
+      seen[up.index] = onPathOfA;
       return false;
     });
     ancestorWhere(a, start, (up) => {
-      if (parentSeen[up.index] === onPathOfA) return true;
+      if (seen[up.index] === onPathOfA) return true;
       start = up;
       return false;
     });

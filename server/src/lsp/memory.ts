@@ -30,6 +30,7 @@
 
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { forgetScratch } from "../core/base/entryArrays";
 import { releaseKept } from "../core/session/semantics/memo";
 import { forgetValues, trimValues } from "../core/line/values";
 import { forgetKeptJson } from "./keptJson";
@@ -115,6 +116,7 @@ export class MemoryReclaimer {
       forgetValues();
       forgetKeptJson();
       forgetMessageMemory();
+      forgetScratch();
     } else trimValues(IDLE_VALUE_CHARS);
     const collect = this.collector();
     if (!collect) return;

@@ -154,9 +154,6 @@ export function mappedBuffer(bytes: number, slabBytes = SLAB_BYTES): Buffer {
   return Buffer.allocUnsafeSlow(Math.max(slabBytes, bytes));
 }
 
-/** A message at least this long (in characters of JSON) is encoded into a mapped buffer (`encodeMessage`). */
-export const MAPPED_MESSAGE_CHARS = 1 << 20;
-
 /**
  * The most UTF-8 bytes one UTF-16 code unit of a string becomes: 3 (a character of the Basic
  * Multilingual Plane, or a lone surrogate, written as U+FFFD); a surrogate pair, two units, is 4.
@@ -164,11 +161,19 @@ export const MAPPED_MESSAGE_CHARS = 1 << 20;
 export const MAX_UTF8_BYTES_PER_CHAR = 3;
 
 /**
+ * A message at least this long (in characters of JSON) is encoded into a mapped buffer
+ * (`encodeMessage`): any shorter one is under 128 KiB of UTF-8, glibc's smallest `mmap` threshold,
+ * which only a block of that size or more can raise (`core/base/entryArrays.ts` says why that matters).
+ */
+export const MAPPED_MESSAGE_CHARS = Math.floor((128 * 1024 - 1) / MAX_UTF8_BYTES_PER_CHAR);
+
+/**
  * The UTF-8 bytes of a message to the client, as the library encodes them (`JSON.stringify`), a
  * large one in a buffer of `mappedBuffer`'s: the library's `Buffer.from` of a 12 MB answer
  * (`piSession/buildContext` at stage provider) is served from glibc's heap once a first one was
  * freed (glibc then raises its threshold to that size), and a few of them left the heap 11 MB
- * larger after the close.
+ * larger after the close. Answers of 128 KB to 1 MB did the same: 18 of them, 5.8 MB, in the bench's
+ * run on the 43 MB session.
  *
  * The mapped buffer is made large enough for any string of that length (`MAX_UTF8_BYTES_PER_CHAR`)
  * instead of exactly as large as its UTF-8: counting the bytes first walks the whole string once

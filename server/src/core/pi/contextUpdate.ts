@@ -15,6 +15,7 @@
  * (`contextSplice`), so that the provider request is updated the same way (`provider/request.ts`).
  */
 
+import { keptArray } from "../base/entryArrays";
 import type { SessionAnalysis } from "../session/analysis";
 import { type ContextBuild, type ContextResult, type PiFlavor, messagesOfLine, settingsOf } from "./buildContext";
 
@@ -39,7 +40,7 @@ export function contextSplice(build: ContextBuild): ContextSplice | undefined {
 interface MessageIndex {
   /** The tree structure whose entry indexes `start` is by. */
   structure: object;
-  start: Int32Array;
+  start: number[];
   hasEdits: boolean;
 }
 
@@ -54,7 +55,8 @@ const indexes = new WeakMap<object, MessageIndex>();
 function messageIndex(build: ContextBuild, a: SessionAnalysis): MessageIndex {
   let index = indexes.get(build.sources);
   if (!index || index.structure !== a.structure) {
-    const start = new Int32Array(a.entries.length).fill(-1);
+    // In V8's heap, not malloc's (`entryArrays.ts`): one is made for each structure typed in.
+    const start = keptArray(a.entries.length, -1);
     for (let k = build.sources.length - 1; k >= 0; k--) start[build.sources[k]!.index] = k;
     index = { structure: a.structure, start, hasEdits: build.selected.some((e) => e.type === "context_edit") };
     indexes.set(build.sources, index);

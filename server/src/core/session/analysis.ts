@@ -13,6 +13,7 @@
  * exist. The whole analysis is O(lines).
  */
 
+import { mappedArrays, scratchInts } from "../base/entryArrays";
 import type { IdKey } from "../base/ids";
 import { type Cycles, findCycles, treeLoops } from "./cycles";
 import { Entry } from "./entry";
@@ -274,13 +275,23 @@ function indexIds(entries: Entry[]): { ids: PiIndex<IdKey, Entry>; duplicates: M
   return { ids, duplicates };
 }
 
+/**
+ * The scratch arrays of the analysis (`entryArrays.ts`): the parents by index for the cycle search,
+ * the children's next places, and the tree walk's stack and next children.
+ */
+const parentIndexScratch = scratchInts();
+const fillScratch = scratchInts();
+const stackScratch = scratchInts();
+const nextChildScratch = scratchInts();
+
 /** Each entry's parent as Pi finds it, the roots, and the cycles, made afresh in O(entries). */
 export function linkTree(entries: readonly Entry[], ids: PiIndex<IdKey, Entry>): TreeLinks {
   const n = entries.length;
   // Pi's lookup (`ids.find`) makes an empty string, 0 and false roots like null, finds a number
   // only under the same number, and resolves a self-parent to the entry itself (a cycle of length one).
   const parent: (Entry | undefined)[] = new Array(n);
-  const parentIndex = new Int32Array(n).fill(-1);
+  // Read by the cycle search alone, and written whole below (-1 for a root).
+  const parentIndex = parentIndexScratch.take(n);
   const roots: Entry[] = [];
   for (let i = 0; i < n; i++) {
     const entry = entries[i]!;
@@ -290,8 +301,8 @@ export function linkTree(entries: readonly Entry[], ids: PiIndex<IdKey, Entry>):
     const key = entry.parentKey;
     const p = ids.find(key, above !== undefined && above.key === key ? above : undefined);
     parent[i] = p;
-    if (p) parentIndex[i] = p.index;
-    else roots.push(entry);
+    parentIndex[i] = p ? p.index : -1;
+    if (!p) roots.push(entry);
   }
   // Cycles in the functional graph entry -> parent, each entry walked once (`cycles.ts`).
   return { parent, roots, cycles: findCycles(entries, parentIndex) };
@@ -307,14 +318,18 @@ interface ChildLists {
 }
 
 function listChildren(n: number, parent: readonly (Entry | undefined)[]): ChildLists {
-  const childStart = new Int32Array(n + 1);
+  // Kept by the analysis, made together in memory that goes back to the system (`entryArrays.ts`):
+  // `childSpace` has room for every entry, of which the children take all but the roots.
+  const [childStart, childSpace] = mappedArrays([n + 1, n]) as [Int32Array, Int32Array];
   for (let i = 0; i < n; i++) {
     const p = parent[i];
     if (p) childStart[p.index + 1] = childStart[p.index + 1]! + 1;
   }
   for (let i = 0; i < n; i++) childStart[i + 1] = childStart[i + 1]! + childStart[i]!;
-  const fill = childStart.slice(0, n);
-  const childList = new Int32Array(Math.max(0, childStart[n]!));
+  // Where the next child of each entry goes.
+  const fill = fillScratch.take(n);
+  fill.set(childStart.subarray(0, n));
+  const childList = childSpace.subarray(0, Math.max(0, childStart[n]!));
   for (let i = 0; i < n; i++) {
     const p = parent[i];
     if (!p) continue;
@@ -332,15 +347,16 @@ interface TreeOrder {
 
 /**
  * Depth and pre/post order numbers (`tin`, `tout`, which answer `isAncestor`) from an iterative
- * depth-first walk over the acyclic part, with the stack and each entry's next child held in
- * typed arrays.
+ * depth-first walk over the acyclic part, kept together in memory that goes back to the system, with
+ * the stack and each entry's next child held in scratch arrays (`entryArrays.ts`).
  */
 function orderTree(n: number, roots: readonly Entry[], { childStart, childList }: ChildLists): TreeOrder {
-  const depth = new Int32Array(n).fill(-1);
-  const tin = new Int32Array(n).fill(-1);
-  const tout = new Int32Array(n).fill(-1);
-  const stack = new Int32Array(n);
-  const nextChild = new Int32Array(n);
+  const [depth, tin, tout] = mappedArrays([n, n, n]) as [Int32Array, Int32Array, Int32Array];
+  depth.fill(-1);
+  tin.fill(-1);
+  tout.fill(-1);
+  const stack = stackScratch.take(n);
+  const nextChild = nextChildScratch.take(n);
   let clock = 0;
   for (const root of roots) {
     let top = 0;

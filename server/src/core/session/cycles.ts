@@ -6,6 +6,7 @@
  * the number of entries whatever the links, and every later walk along `parentId` can rely on them.
  */
 
+import { mappedArrays, scratchInts } from "../base/entryArrays";
 import type { Entry } from "./entry";
 import type { IdKey } from "../base/ids";
 
@@ -18,6 +19,17 @@ export interface Cycles {
   reachesCycle: Uint8Array;
 }
 
+/** One walk up of the cycle search (`entryArrays.ts`). */
+const walkScratch = scratchInts();
+
+/**
+ * A `cycleOf` of `n` entries in no cycle (all -1), kept by the analysis and made at every structural
+ * edit: in memory that goes back to the system once it is collected (`entryArrays.ts`).
+ */
+export function noCycleOf(n: number): Int32Array {
+  return mappedArrays([n])[0]!.fill(-1);
+}
+
 /**
  * The cycles in the functional graph entry -> parent (`parentIndex`, -1 for a root), found by
  * walking up from every entry with a three-state marking, so each entry is walked once: O(n).
@@ -25,10 +37,10 @@ export interface Cycles {
 export function findCycles(entries: readonly Entry[], parentIndex: Int32Array): Cycles {
   const n = entries.length;
   const cycles: Entry[][] = [];
-  const cycleOf = new Int32Array(n).fill(-1);
+  const cycleOf = noCycleOf(n);
   const reachesCycle = new Uint8Array(n);
   const state = new Uint8Array(n); // 0 = unvisited, 1 = on the current walk, 2 = done
-  const walk = new Int32Array(n);
+  const walk = walkScratch.take(n);
   for (let start = 0; start < n; start++) {
     if (state[start] !== 0) continue;
     let length = 0;

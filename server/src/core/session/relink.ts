@@ -11,9 +11,10 @@
  * of them, so only their walks up are followed, each entry walked at most once.
  */
 
+import { StampedMarks, scratchInts } from "../base/entryArrays";
 import type { IdKey } from "../base/ids";
 import type { SessionAnalysis, TreeLinks } from "./analysis";
-import { type Cycles, findCycles } from "./cycles";
+import { type Cycles, findCycles, noCycleOf } from "./cycles";
 import type { Entry } from "./entry";
 import type { PiIndex } from "./piIndex";
 
@@ -90,10 +91,14 @@ export function relink(
   return { parent, roots, cycles, path: { activePath: previous.activePath, onActivePath } };
 }
 
-/** Each entry walked up at most once per edit: marked with the edit's stamp once it is known to reach a root; `walk` holds one walk. */
-let reachesRoot = new Uint32Array(0);
-let walk = new Int32Array(0);
-let stamp = 0;
+/**
+ * Each entry walked up at most once per edit: marked with the edit's stamp once it is known to reach
+ * a root; `walkScratch` holds one walk, `parentIndexScratch` the parents for the whole search
+ * (`entryArrays.ts`).
+ */
+const reachesRoot = new StampedMarks();
+const walkScratch = scratchInts();
+const parentIndexScratch = scratchInts();
 
 /**
  * Whether no walk up from the entries whose parent changed comes back to where it started, in a
@@ -101,32 +106,27 @@ let stamp = 0;
  * longer than `n` (a loop it entered elsewhere) answers false, and the whole search runs.
  */
 function noNewCycle(parent: readonly (Entry | undefined)[], changed: readonly Entry[], n: number): boolean {
-  if (reachesRoot.length < n) {
-    reachesRoot = new Uint32Array(Math.max(n, reachesRoot.length * 2));
-    walk = new Int32Array(reachesRoot.length);
-    stamp = 0;
-  }
-  if (++stamp === 0xffffffff) {
-    reachesRoot.fill(0);
-    stamp = 1;
-  }
+  const stamp = reachesRoot.begin(n);
+  const marks = reachesRoot.marks;
+  const walk = walkScratch.take(n);
   for (const start of changed) {
     let length = 0;
-    for (let e: Entry | undefined = start; e !== undefined && reachesRoot[e.index] !== stamp; e = parent[e.index]) {
+    for (let e: Entry | undefined = start; e !== undefined && marks[e.index] !== stamp; e = parent[e.index]) {
       if (length >= n || (e === start && length > 0)) return false;
       walk[length++] = e.index;
     }
-    for (let k = 0; k < length; k++) reachesRoot[walk[k]!] = stamp;
+    for (let k = 0; k < length; k++) marks[walk[k]!] = stamp;
   }
   return true;
 }
 
 function acyclic(n: number): Cycles {
-  return { cycles: [], cycleOf: new Int32Array(n).fill(-1), reachesCycle: new Uint8Array(n) };
+  return { cycles: [], cycleOf: noCycleOf(n), reachesCycle: new Uint8Array(n) };
 }
 
+/** The parents by index (-1 for a root), in scratch that the cycle search alone reads. */
 function parentIndexes(parent: readonly (Entry | undefined)[]): Int32Array {
-  const out = new Int32Array(parent.length);
+  const out = parentIndexScratch.take(parent.length);
   for (let i = 0; i < parent.length; i++) out[i] = parent[i]?.index ?? -1;
   return out;
 }

@@ -14,6 +14,7 @@
  * cycles, before or after, and edits that changed many links, walk every result.
  */
 
+import { StampedMarks, scratchInts } from "../../core/base/entryArrays";
 import type { SessionAnalysis } from "../../core/session/analysis";
 import type { Entry } from "../../core/session/entry";
 import { respliceOf } from "../../core/session/resplice";
@@ -103,11 +104,13 @@ function carried(a: SessionAnalysis): ResultCalls | undefined {
   return { results, calls, cyclic: false, holders: carriedHolders(before.holders, resplice) };
 }
 
-/** Per entry walked, the index of its lowest relinked ancestor-or-self (-1: none), valid where `walkedAt` holds the current carry's stamp; `walk` holds one walk's entries. */
-let lowestAt = new Int32Array(0);
-let walkedAt = new Uint32Array(0);
-let walk = new Int32Array(0);
-let walkStamp = 0;
+/**
+ * Per entry walked, the index of its lowest relinked ancestor-or-self (-1: none), valid where
+ * `walked` holds the current carry's stamp; `walkScratch` holds one walk's entries (`entryArrays.ts`).
+ */
+const lowestScratch = scratchInts();
+const walked = new StampedMarks();
+const walkScratch = scratchInts();
 
 /**
  * The lowest of `relinked` at or above an entry, by a walk up that remembers every entry it passes:
@@ -116,18 +119,11 @@ let walkStamp = 0;
  */
 function lowestRelinked(a: SessionAnalysis, relinked: readonly Entry[]): (entry: Entry) => Entry | undefined {
   const n = a.entries.length;
-  if (walkedAt.length < n) {
-    const size = Math.max(n, walkedAt.length * 2);
-    lowestAt = new Int32Array(size);
-    walkedAt = new Uint32Array(size);
-    walk = new Int32Array(size);
-    walkStamp = 0;
-  }
-  if (++walkStamp === 0xffffffff) {
-    walkedAt.fill(0);
-    walkStamp = 1;
-  }
-  const stamp = walkStamp;
+  const stamp = walked.begin(n);
+  // Held by the answer, so that it reads this carry's arrays even once the server let them go.
+  const walkedAt = walked.marks;
+  const lowestAt = lowestScratch.take(n);
+  const walk = walkScratch.take(n);
   for (const t of relinked) {
     walkedAt[t.index] = stamp;
     lowestAt[t.index] = t.index;
@@ -135,7 +131,7 @@ function lowestRelinked(a: SessionAnalysis, relinked: readonly Entry[]): (entry:
   const { parent, entries } = a;
   return (entry) => {
     // The arrays are shared by every carry: an answer asked for after a later carry began would read its marks.
-    if (walkStamp !== stamp) throw new Error("a relinked entry was asked for after the next structural edit");
+    if (walked.stamp !== stamp) throw new Error("a relinked entry was asked for after the next structural edit");
     let length = 0;
     let found = -1;
     for (let e: Entry | undefined = entry; e !== undefined; e = parent[e.index]) {

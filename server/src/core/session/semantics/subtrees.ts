@@ -3,6 +3,7 @@
  * side branch holds, which lines it covers).
  */
 
+import { mappedArrays, scratchInts } from "../../base/entryArrays";
 import type { SessionAnalysis } from "../analysis";
 import { perStructure } from "./memo";
 
@@ -14,6 +15,11 @@ export interface SubtreeAggregates {
   maxLine: Int32Array;
 }
 
+/** The parents by index, each depth's next place in `order`, and the entries by depth (scratch, `entryArrays.ts`). */
+const parentIndexScratch = scratchInts();
+const startScratch = scratchInts();
+const orderScratch = scratchInts();
+
 /**
  * Subtree sizes and line spans for every acyclic entry, children before parents: entries are
  * bucketed by depth (a counting sort) and folded into their parents from the deepest up. O(entries),
@@ -23,10 +29,11 @@ export const subtreeAggregates = perStructure((a: SessionAnalysis): SubtreeAggre
   const entries = a.entries;
   const n = entries.length;
   const depth = a.depth;
-  const size = new Int32Array(n).fill(1);
-  const minLine = new Int32Array(n);
-  const maxLine = new Int32Array(n);
-  const parentIndex = new Int32Array(n);
+  // Made again after each structural edit the outline is asked for: the kept arrays in memory that
+  // goes back to the system, the others scratch (`entryArrays.ts`).
+  const [size, minLine, maxLine] = mappedArrays([n, n, n]) as [Int32Array, Int32Array, Int32Array];
+  size.fill(1);
+  const parentIndex = parentIndexScratch.take(n);
   let maxDepth = -1;
   for (let i = 0; i < n; i++) {
     const d = depth[i]!;
@@ -37,13 +44,13 @@ export const subtreeAggregates = perStructure((a: SessionAnalysis): SubtreeAggre
     parentIndex[i] = a.parent[i]?.index ?? -1;
   }
   // order = acyclic entries sorted by depth (counting sort).
-  const start = new Int32Array(maxDepth + 2);
+  const start = startScratch.take(maxDepth + 2).fill(0, 0, maxDepth + 2);
   for (let i = 0; i < n; i++) {
     const d = depth[i]!;
     if (d >= 0) start[d + 1] = start[d + 1]! + 1;
   }
   for (let d = 0; d <= maxDepth; d++) start[d + 1] = start[d + 1]! + start[d]!;
-  const order = new Int32Array(start[maxDepth + 1] ?? 0);
+  const order = orderScratch.take(start[maxDepth + 1] ?? 0).subarray(0, start[maxDepth + 1] ?? 0);
   for (let i = 0; i < n; i++) {
     const d = depth[i]!;
     if (d < 0) continue;

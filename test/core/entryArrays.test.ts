@@ -1,0 +1,131 @@
+/**
+ * Arrays with one slot per entry, made so that the server's memory goes back to the system
+ * (`core/base/entryArrays.ts`): the analysis's scratch arrays are made once and reused, and the
+ * arrays an analysis keeps are made together, in one WebAssembly memory rather than through
+ * `malloc`; what the analysis finds with them is held by the analysis tests (`resplice.test.ts`,
+ * `walk.test.ts`).
+ */
+
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { forgetScratch, keptArray, mappedArrays, ScratchArray, StampedMarks, scratchInts } from "../../server/src/core/base/entryArrays";
+import { SessionDocument } from "../../server/src/core/session/document";
+import { session, user } from "../helpers/piLines";
+
+afterEach(() => forgetScratch());
+
+const takeReal = ScratchArray.prototype.take;
+
+/** A chain of `n` user messages, with a parent cycle of three below a root when `cycle`. */
+function chain(n: number, cycle = false): string {
+  const lines = [user("e0", null, "root")];
+  for (let i = 1; i < n; i++) lines.push(user(`e${i}`, `e${i - 1}`, `message ${i}`));
+  if (cycle) lines.push(user("c1", "c3", "one"), user("c2", "c1", "two"), user("c3", "c2", "three"));
+  return session(...lines);
+}
+
+describe("ScratchArray", () => {
+  it("gives its owner the same array at each call that fits in it, and another owner another array", () => {
+    const mine = scratchInts();
+    const first = mine.take(1000);
+    expect(first.length).toBeGreaterThanOrEqual(1000);
+    expect(mine.take(10)).toBe(first);
+    expect(mine.take(1000)).toBe(first);
+    expect(scratchInts().take(1000)).not.toBe(first);
+  });
+
+  it("grows by a quarter more than asked, so that a document gaining a few lines keeps it", () => {
+    const mine = scratchInts();
+    const first = mine.take(1000);
+    const grown = mine.take(first.length + 1);
+    expect(grown).not.toBe(first);
+    expect(grown.length).toBe(first.length + 1 + ((first.length + 1) >> 2));
+    expect(mine.take(first.length + 10)).toBe(grown);
+  });
+
+  it("makes a new array once the kept ones were let go", () => {
+    const mine = scratchInts();
+    const first = mine.take(10);
+    forgetScratch();
+    expect(mine.take(10)).not.toBe(first);
+  });
+
+  it("is not made again for the analyses of documents of about the same size", () => {
+    const seen = new Set<Int32Array>();
+    const watch = vi.spyOn(ScratchArray.prototype, "take").mockImplementation(function (this: ScratchArray<Int32Array>, length: number) {
+      const array = takeReal.call(this, length);
+      seen.add(array);
+      return array;
+    });
+    new SessionDocument("file:///a.jsonl", "jsonl", 1, chain(2000)).analysis.depth;
+    const first = new Set(seen);
+    expect(first.size).toBeGreaterThanOrEqual(4);
+    for (const array of first) expect(array.length).toBeGreaterThanOrEqual(2000);
+    const doc = new SessionDocument("file:///b.jsonl", "jsonl", 1, chain(2010, true));
+    expect(doc.analysis.cycles).toHaveLength(1);
+    expect(doc.analysis.depth[0]).toBe(0);
+    expect(seen).toEqual(first);
+    watch.mockRestore();
+  });
+});
+
+describe("StampedMarks", () => {
+  it("gives each pass a stamp no mark holds yet, on the same array", () => {
+    const marks = new StampedMarks();
+    const first = marks.begin(100);
+    const array = marks.marks;
+    expect(array.length).toBeGreaterThanOrEqual(100);
+    expect(array.includes(first)).toBe(false);
+    array.fill(first, 0, 100);
+    const second = marks.begin(100);
+    expect(second).not.toBe(first);
+    expect(marks.marks).toBe(array);
+    expect(array.includes(second)).toBe(false);
+    expect(marks.stamp).toBe(second);
+  });
+
+  it("keeps counting once its array was let go, so that a pass still holding the old one tells the passes apart", () => {
+    const marks = new StampedMarks();
+    const first = marks.begin(10);
+    const array = marks.marks;
+    forgetScratch();
+    expect(marks.begin(10)).toBe(first + 1);
+    expect(marks.marks).not.toBe(array);
+    expect(marks.marks.every((x) => x === 0)).toBe(true);
+  });
+});
+
+describe("mappedArrays", () => {
+  it("gives zeroed arrays of the lengths asked, side by side in one WebAssembly memory", () => {
+    const arrays = mappedArrays([3, 70_000, 5]);
+    expect(arrays.map((a) => a.length)).toEqual([3, 70_000, 5]);
+    const buffer = arrays[0]!.buffer;
+    for (const a of arrays) {
+      expect(a.buffer).toBe(buffer);
+      expect(a.every((x) => x === 0)).toBe(true);
+    }
+    // A WebAssembly memory is made of 64 KiB pages; an ArrayBuffer would be 4 × 70,008 bytes.
+    expect(buffer.byteLength % (64 * 1024)).toBe(0);
+    expect(buffer.byteLength).toBeGreaterThanOrEqual(4 * 70_008);
+    arrays[1]!.fill(-1);
+    expect([...arrays[0]!, ...arrays[2]!]).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(arrays[1]!.every((x) => x === -1)).toBe(true);
+  });
+
+  it("holds the arrays an analysis keeps, each group made together", () => {
+    const a = new SessionDocument("file:///c.jsonl", "jsonl", 1, chain(100, true)).analysis;
+    expect(a.cycleOf.buffer.byteLength % (64 * 1024)).toBe(0);
+    expect(a.depth.buffer.byteLength % (64 * 1024)).toBe(0);
+    expect(a.depth.buffer).not.toBe(a.cycleOf.buffer);
+    expect([...a.depth.subarray(0, 3)]).toEqual([0, 1, 2]);
+    expect(a.cycleOf[a.entries.length - 1]).toBe(0);
+    expect(a.childrenOf(a.entries[0]!).map((e) => e.id)).toEqual(["e1"]);
+  });
+});
+
+describe("keptArray", () => {
+  it("is a JavaScript array of the value", () => {
+    const a = keptArray(5, -1);
+    expect(Array.isArray(a)).toBe(true);
+    expect(a).toEqual([-1, -1, -1, -1, -1]);
+  });
+});
