@@ -13,11 +13,12 @@
  * exist. The whole analysis is O(lines).
  */
 
-import { mappedArrays, scratchInts } from "../base/entryArrays";
+import { scratchInts } from "../base/entryArrays";
 import type { IdKey } from "../base/ids";
 import { type Cycles, findCycles, treeLoops } from "./cycles";
 import { Entry } from "./entry";
 import { PiIndex, VALUE_KEYS } from "./piIndex";
+import { type ChildLists, listChildren, orderTree, type TreeOrder } from "./treeOrder";
 import type { ParsedLine } from "../line/facts";
 
 export type HeaderState =
@@ -275,14 +276,8 @@ function indexIds(entries: Entry[]): { ids: PiIndex<IdKey, Entry>; duplicates: M
   return { ids, duplicates };
 }
 
-/**
- * The scratch arrays of the analysis (`entryArrays.ts`): the parents by index for the cycle search,
- * the children's next places, and the tree walk's stack and next children.
- */
+/** The parents by index for the cycle search, a scratch array (`entryArrays.ts`). */
 const parentIndexScratch = scratchInts();
-const fillScratch = scratchInts();
-const stackScratch = scratchInts();
-const nextChildScratch = scratchInts();
 
 /** Each entry's parent as Pi finds it, the roots, and the cycles, made afresh in O(entries). */
 export function linkTree(entries: readonly Entry[], ids: PiIndex<IdKey, Entry>): TreeLinks {
@@ -306,81 +301,6 @@ export function linkTree(entries: readonly Entry[], ids: PiIndex<IdKey, Entry>):
   }
   // Cycles in the functional graph entry -> parent, each entry walked once (`cycles.ts`).
   return { parent, roots, cycles: findCycles(entries, parentIndex) };
-}
-
-/**
- * The children in compressed form: the children of entry i are `childList[childStart[i] ..
- * childStart[i + 1])`, in file order (two typed arrays instead of 50,000 small arrays).
- */
-interface ChildLists {
-  childStart: Int32Array;
-  childList: Int32Array;
-}
-
-function listChildren(n: number, parent: readonly (Entry | undefined)[]): ChildLists {
-  // Kept by the analysis, made together in memory that goes back to the system (`entryArrays.ts`):
-  // `childSpace` has room for every entry, of which the children take all but the roots.
-  const [childStart, childSpace] = mappedArrays([n + 1, n]) as [Int32Array, Int32Array];
-  for (let i = 0; i < n; i++) {
-    const p = parent[i];
-    if (p) childStart[p.index + 1] = childStart[p.index + 1]! + 1;
-  }
-  for (let i = 0; i < n; i++) childStart[i + 1] = childStart[i + 1]! + childStart[i]!;
-  // Where the next child of each entry goes.
-  const fill = fillScratch.take(n);
-  fill.set(childStart.subarray(0, n));
-  const childList = childSpace.subarray(0, Math.max(0, childStart[n]!));
-  for (let i = 0; i < n; i++) {
-    const p = parent[i];
-    if (!p) continue;
-    childList[fill[p.index]!] = i;
-    fill[p.index] = fill[p.index]! + 1;
-  }
-  return { childStart, childList };
-}
-
-interface TreeOrder {
-  depth: Int32Array;
-  tin: Int32Array;
-  tout: Int32Array;
-}
-
-/**
- * Depth and pre/post order numbers (`tin`, `tout`, which answer `isAncestor`) from an iterative
- * depth-first walk over the acyclic part, kept together in memory that goes back to the system, with
- * the stack and each entry's next child held in scratch arrays (`entryArrays.ts`).
- */
-function orderTree(n: number, roots: readonly Entry[], { childStart, childList }: ChildLists): TreeOrder {
-  const [depth, tin, tout] = mappedArrays([n, n, n]) as [Int32Array, Int32Array, Int32Array];
-  depth.fill(-1);
-  tin.fill(-1);
-  tout.fill(-1);
-  const stack = stackScratch.take(n);
-  const nextChild = nextChildScratch.take(n);
-  let clock = 0;
-  for (const root of roots) {
-    let top = 0;
-    stack[0] = root.index;
-    depth[root.index] = 0;
-    tin[root.index] = clock++;
-    nextChild[root.index] = childStart[root.index]!;
-    while (top >= 0) {
-      const node = stack[top]!;
-      const k = nextChild[node]!;
-      if (k < childStart[node + 1]!) {
-        nextChild[node] = k + 1;
-        const child = childList[k]!;
-        depth[child] = depth[node]! + 1;
-        tin[child] = clock++;
-        nextChild[child] = childStart[child]!;
-        stack[++top] = child;
-      } else {
-        tout[node] = clock++;
-        top--;
-      }
-    }
-  }
-  return { depth, tin, tout };
 }
 
 /** The active path, the walk from Pi's leaf (`PiIndex.leaf`: the last entry, none when its id is `null`) up, root first. */
