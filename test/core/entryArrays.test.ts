@@ -122,6 +122,59 @@ describe("mappedArrays", () => {
   });
 });
 
+describe("mappedArrays without WebAssembly's memory", () => {
+  const modulePath = "../../server/src/core/base/entryArrays";
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.resetModules();
+  });
+
+  /** The module loaded afresh where `WebAssembly` is `wasm`, as the server reads it at its load. */
+  async function loadedWith(wasm: unknown): Promise<typeof import("../../server/src/core/base/entryArrays")> {
+    vi.stubGlobal("WebAssembly", wasm);
+    vi.resetModules();
+    return import(modulePath);
+  }
+
+  function expectPlainArrays(arrays: Int32Array[], lengths: number[]): void {
+    expect(arrays.map((a) => a.length)).toEqual(lengths);
+    const total = lengths.reduce((x, y) => x + y, 0);
+    for (const a of arrays) {
+      expect(a.buffer).toBe(arrays[0]!.buffer);
+      expect(a.buffer.byteLength).toBe(4 * total);
+      expect(a.every((x) => x === 0)).toBe(true);
+    }
+  }
+
+  it("gives ArrayBuffer arrays where WebAssembly is not there (node --jitless)", async () => {
+    const module = await loadedWith(undefined);
+    expectPlainArrays(module.mappedArrays([2, 0, 7]), [2, 0, 7]);
+    expectPlainArrays(module.mappedArrays([]), []);
+  });
+
+  it("asks for no WebAssembly memory again once one was refused, until the scratch arrays are let go", async () => {
+    let asked = 0;
+    // What V8 throws when the address space a memory reserves is refused (an address-space limit),
+    // after full collections that cost tens of milliseconds a call.
+    const refusing = {
+      Memory: class {
+        constructor() {
+          asked++;
+          throw new RangeError("WebAssembly.Memory(): could not allocate memory");
+        }
+      },
+    };
+    const module = await loadedWith(refusing);
+    expectPlainArrays(module.mappedArrays([3, 5]), [3, 5]);
+    expectPlainArrays(module.mappedArrays([4]), [4]);
+    expectPlainArrays(module.mappedArrays([1, 1, 1]), [1, 1, 1]);
+    expect(asked).toBe(1);
+    module.forgetScratch();
+    expectPlainArrays(module.mappedArrays([6]), [6]);
+    expect(asked).toBe(2);
+  });
+});
+
 describe("keptArray", () => {
   it("is a JavaScript array of the value", () => {
     const a = keptArray(5, -1);

@@ -10,7 +10,11 @@ import { scratchInts } from "../../server/src/core/base/entryArrays";
 import { activeContext } from "../../server/src/core/pi/activeContext";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { cachedChars, forgetValues, rememberValue, trimValues } from "../../server/src/core/line/values";
-import { FOLLOW_UP_MS, IDLE_MS, IDLE_VALUE_CHARS, LARGE_DOCUMENT_CHARS, MemoryReclaimer } from "../../server/src/lsp/memory";
+import type { ContextAnswer } from "../../server/src/features/api";
+import { FOLLOW_UP_MS, IDLE_MS, IDLE_VALUE_CHARS, LARGE_ANSWER_CHARS, LARGE_DOCUMENT_CHARS, MemoryReclaimer } from "../../server/src/lsp/memory";
+import { answerContext } from "../../server/src/lsp/requests/contextAnswer";
+import type { ServerState } from "../../server/src/lsp/state";
+import { MAPPED_MESSAGE_CHARS } from "../../server/src/lsp/stdin";
 
 const SESSION = [
   JSON.stringify({ type: "session", version: 3, id: "019b0000-0000-7000-8000-0000000000ff", timestamp: "2026-03-02T10:00:00.000Z", cwd: "/p" }),
@@ -156,6 +160,30 @@ describe("MemoryReclaimer", () => {
     vi.advanceTimersByTime(10_000);
     expect(cachedChars()).toBeGreaterThan(0);
     expect(collections).toBe(0);
+  });
+});
+
+describe("answerContext's idle collections", () => {
+  /** How many answers of about `chars` characters of JSON asked for the idle collections. */
+  const largeAnswers = (chars: number): number => {
+    let asked = 0;
+    const state = {
+      documents: new Map([["file:///s.jsonl", new SessionDocument("file:///s.jsonl", "jsonl", 1, SESSION.join("\n"))]]),
+      guard: { safe: <R>(_what: string, _fallback: R, work: () => R): R => work() },
+      memory: { answeredLarge: () => asked++ },
+    } as unknown as ServerState;
+    const messages = Array.from({ length: Math.ceil(chars / 64) }, (_, i) => ({ role: "user", content: `message ${i}`.padEnd(35, ".") }));
+    const answer = { ok: true, result: { context: { messages }, stats: {} } } as unknown as ContextAnswer;
+    const encoded = answerContext(state, "test", "file:///s.jsonl", () => answer);
+    expect(encoded!.chars).toBeGreaterThanOrEqual(chars);
+    expect(encoded!.chars).toBeLessThan(chars + 200);
+    return asked;
+  };
+
+  it("are asked for by an answer of a megabyte, not by one only long enough for the mapped message memory", () => {
+    expect(largeAnswers(4 * MAPPED_MESSAGE_CHARS)).toBe(0);
+    expect(largeAnswers(LARGE_ANSWER_CHARS / 2)).toBe(0);
+    expect(largeAnswers(LARGE_ANSWER_CHARS)).toBe(1);
   });
 });
 

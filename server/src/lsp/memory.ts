@@ -38,6 +38,13 @@ import { forgetMessageMemory } from "./stdin";
 
 /** A document at least this large leaves enough garbage when opened to be worth a collection. */
 export const LARGE_DOCUMENT_CHARS = 4 * 1024 * 1024;
+/**
+ * An answer at least this long (in characters of JSON, a whole built context) schedules the idle
+ * collections (`answeredLarge`). It is not the mapped message memory's threshold (`stdin.ts`,
+ * 43,690 characters): an answer of 50 KB leaves too little garbage to pay for two full collections
+ * and the kept contexts' release at each request.
+ */
+export const LARGE_ANSWER_CHARS = 1 << 20;
 /** How long no document must change before the collection runs. */
 export const IDLE_MS = 1500;
 /** How long after the first collection the follow-up runs (V8 judges its allocation rate over 5 s). */

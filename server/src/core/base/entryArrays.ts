@@ -84,9 +84,10 @@ export class StampedMarks {
   }
 }
 
-/** Lets every scratch array go (the server calls it when no document is left open). */
+/** Lets every scratch array go (the server calls it when no document is left open), and tries WebAssembly's memory again. */
 export function forgetScratch(): void {
   for (const scratch of everyScratch) scratch.forget();
+  wasmRefused = false;
 }
 
 /** WebAssembly's memory, as far as it is used here (the core is typed without the DOM's library). */
@@ -94,6 +95,13 @@ type WasmMemory = new (descriptor: { initial: number }) => { buffer: ArrayBuffer
 const WasmMemory = (globalThis as { WebAssembly?: { Memory?: WasmMemory } }).WebAssembly?.Memory;
 /** A WebAssembly memory grows by pages of 64 KiB. */
 const WASM_PAGE_BYTES = 64 * 1024;
+/**
+ * Whether a WebAssembly memory was refused since the scratch arrays were last let go: each memory
+ * reserves about 10 GiB of address space, which a limit on it (`ulimit -v 6000000`) refuses to every
+ * one, and V8 runs full collections before it gives up (43 ms and 15 of them a call, several calls a
+ * structural edit); so the next arrays are an `ArrayBuffer` at once, until the server is idle again.
+ */
+let wasmRefused = false;
 
 /**
  * Arrays of the given lengths, zeroed, side by side in one WebAssembly memory: V8 maps it on its own
@@ -107,8 +115,9 @@ export function mappedArrays(lengths: readonly number[]): Int32Array[] {
   for (const length of lengths) total += length;
   let buffer: ArrayBuffer;
   try {
-    buffer = WasmMemory ? new WasmMemory({ initial: Math.ceil((4 * total) / WASM_PAGE_BYTES) }).buffer : new ArrayBuffer(4 * total);
+    buffer = WasmMemory && !wasmRefused ? new WasmMemory({ initial: Math.ceil((4 * total) / WASM_PAGE_BYTES) }).buffer : new ArrayBuffer(4 * total);
   } catch {
+    wasmRefused = true;
     buffer = new ArrayBuffer(4 * total);
   }
   const arrays: Int32Array[] = [];

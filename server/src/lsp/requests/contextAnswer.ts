@@ -5,7 +5,7 @@ import type { SessionDocument } from "../../core/session/document";
 import type { ContextAnswer } from "../../features/api";
 import { type EncodedAnswer, encodeContextAnswer } from "../encodedAnswer";
 import type { ServerState } from "../state";
-import { MAPPED_MESSAGE_CHARS } from "../stdin";
+import { LARGE_ANSWER_CHARS } from "../memory";
 
 /**
  * The built context for an open document, with its JSON made ahead (`encodedAnswer.ts`); an unknown
@@ -21,6 +21,6 @@ export function answerContext(state: ServerState, what: string, uri: unknown, wo
   const answer = state.guard.safe(what, null, () => work(document));
   if (answer && !answer.ok) throw new ResponseError(ErrorCodes.InvalidParams, `${what}: ${answer.message}`);
   const encoded = answer ? state.guard.safe(what, null, () => encodeContextAnswer(answer.result)) : null;
-  if (encoded && encoded.chars >= MAPPED_MESSAGE_CHARS) state.memory.answeredLarge();
+  if (encoded && encoded.chars >= LARGE_ANSWER_CHARS) state.memory.answeredLarge();
   return encoded;
 }
