@@ -262,3 +262,24 @@ describe("the analysis made from the previous one after a structural edit", () =
     ]);
   });
 });
+
+describe("the children of an entry before every entry's list is made", () => {
+  it(`are the lists' children, in file order, in ${sessions.length} sessions`, () => {
+    let scanned = 0;
+    for (const [path, text] of sessions) {
+      // One analysis answers its first questions by scanning the parents; the other has made the
+      // lists first (the tree's depth needs them), so every answer comes from them.
+      const scanning = new SessionDocument("file:///s.jsonl", "jsonl", 1, text).analysis;
+      const listed = new SessionDocument("file:///s.jsonl", "jsonl", 1, text).analysis;
+      expect(listed.depth.length, path).toBe(listed.entries.length);
+      // From the end, so that the scans answer for the entries of the last lines, which have no child,
+      // and for those above them, which do.
+      for (let k = scanning.entries.length - 1; k >= 0; k--) {
+        const children = scanning.childrenOf(scanning.entries[k]!).map(line);
+        if (children.length > 0 && scanned < 1000) scanned++;
+        expect(children, `${path}, entry ${k}`).toEqual(listed.childrenOf(listed.entries[k]!).map(line));
+      }
+    }
+    expect(scanned).toBeGreaterThan(0);
+  });
+});
