@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { buildContext } from "../../server/src/core/pi/buildContext";
 import { SessionDocument } from "../../server/src/core/session/document";
+import { pathTo } from "../../server/src/core/session/semantics/walk";
 import { HEADER, assistant, compaction, session, thinkingChange, user } from "../helpers/piLines";
 
 const analysis = (...lines: string[]) => new SessionDocument("file:///c.jsonl", "jsonl", 1, session(...lines)).analysis;
@@ -29,6 +30,18 @@ describe("buildContext", () => {
     expect(right.ok && texts(right.build.context.messages)).toEqual(["user: Hi.", "assistant: Hello.", "user: Right."]);
     const empty = buildContext(a, { leaf: null });
     expect(empty.ok && empty.build.context).toEqual({ messages: [], thinkingLevel: "off", model: null });
+  });
+
+  it("builds from Pi's leaf on a copy of the active path, which the analysis's next edits cannot change", () => {
+    const a = analysis(HEADER, user("u1", null, "Hi."), assistant("a1", "u1", "Hello."), user("u2", "a1", "Left."), user("u3", "a1", "Right."));
+    for (const flavor of ["1.x", "0.74"] as const) {
+      const built = buildContext(a, { flavor });
+      if (!built.ok) throw new Error("the context failed");
+      // The entries of the walk from the leaf, root first, in an array of the build's own.
+      expect(built.build.path).toEqual(pathTo(a, a.leaf!));
+      expect(built.build.path.every((e, i) => e === a.activePath[i])).toBe(true);
+      expect(built.build.path).not.toBe(a.activePath);
+    }
   });
 
   it("takes the thinking level of the last change on the path, as Pi does", () => {

@@ -78,8 +78,11 @@ export function buildContext(a: SessionAnalysis, options: BuildOptions = {}): Co
   if (leaf === null || leaf === undefined) {
     return { ok: true, build: { context: { ...EMPTY, messages: [] }, path: [], selected: [], compaction: undefined, sources: [] } };
   }
+  // Past a cycle, the path from Pi's own leaf is the analysis's active path: a copy of it (the
+  // build keeps its path, which must not change with the analysis) costs less than walking its
+  // parents again, once for each version on a large open.
   if (a.reachesCycle[leaf.index]) return { ok: false, failure: { kind: "cycle", entry: leaf } };
-  return contextOfPath(pathTo(a, leaf), flavor);
+  return contextOfPath(leaf === a.leaf ? a.activePath.slice() : pathTo(a, leaf), flavor);
 }
 
 /**
