@@ -44,6 +44,20 @@ describe("ScratchArray", () => {
     expect(mine.take(first.length + 10)).toBe(grown);
   });
 
+  it("keeps its array in mapped memory, and none once let go", () => {
+    // Outside malloc's heap, where a dozen of them left holes after the close.
+    const mine = scratchInts();
+    const marks = new StampedMarks();
+    marks.begin(1000);
+    for (const array of [mine.take(1000), marks.marks]) {
+      expect(array.every((x) => x === 0)).toBe(true);
+      expect(array.buffer.byteLength % (64 * 1024)).toBe(0);
+    }
+    forgetScratch();
+    expect(mine.take(0).length).toBe(0);
+    expect(marks.marks.length).toBe(0);
+  });
+
   it("makes a new array once the kept ones were let go", () => {
     const mine = scratchInts();
     const first = mine.take(10);
