@@ -7,9 +7,11 @@
  */
 
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { forgetScratch, keptArray, mappedArrays, ScratchArray, StampedMarks, scratchInts } from "../../server/src/core/base/entryArrays";
+import { forgetScratch, keptArray, mappedArrays, mappedParts, ScratchArray, StampedMarks, scratchInts } from "../../server/src/core/base/entryArrays";
 import { SessionDocument } from "../../server/src/core/session/document";
-import { session, user } from "../helpers/piLines";
+import { seededRandom } from "../helpers/lspClient";
+import { HEADER, session, user } from "../helpers/piLines";
+import { randomEdit } from "../helpers/structuralEdits";
 
 afterEach(() => forgetScratch());
 
@@ -40,6 +42,20 @@ describe("ScratchArray", () => {
     expect(grown).not.toBe(first);
     expect(grown.length).toBe(first.length + 1 + ((first.length + 1) >> 2));
     expect(mine.take(first.length + 10)).toBe(grown);
+  });
+
+  it("keeps its array in mapped memory, and none once let go", () => {
+    // Outside malloc's heap, where a dozen of them left holes after the close.
+    const mine = scratchInts();
+    const marks = new StampedMarks();
+    marks.begin(1000);
+    for (const array of [mine.take(1000), marks.marks]) {
+      expect(array.every((x) => x === 0)).toBe(true);
+      expect(array.buffer.byteLength % (64 * 1024)).toBe(0);
+    }
+    forgetScratch();
+    expect(mine.take(0).length).toBe(0);
+    expect(marks.marks.length).toBe(0);
   });
 
   it("makes a new array once the kept ones were let go", () => {
@@ -119,6 +135,45 @@ describe("mappedArrays", () => {
     expect([...a.depth.subarray(0, 3)]).toEqual([0, 1, 2]);
     expect(a.cycleOf[a.entries.length - 1]).toBe(0);
     expect(a.childrenOf(a.entries[0]!).map((e) => e.id)).toEqual(["e1"]);
+  });
+
+  it("puts arrays of bytes after the integers in the same memory, zeroed, none overlapping", () => {
+    const { ints, bytes } = mappedParts([3, 5], [70_000, 2]);
+    expect(ints.map((a) => a.length)).toEqual([3, 5]);
+    expect(bytes.map((a) => a.length)).toEqual([70_000, 2]);
+    const buffer = ints[0]!.buffer;
+    for (const a of [...ints, ...bytes]) {
+      expect(a.buffer).toBe(buffer);
+      expect(a.every((x) => x === 0)).toBe(true);
+    }
+    expect(buffer.byteLength % (64 * 1024)).toBe(0);
+    ints[1]!.fill(-1);
+    bytes[0]!.fill(7);
+    expect([...ints[0]!, ...bytes[1]!]).toEqual([0, 0, 0, 0, 0]);
+    expect(ints[1]!.every((x) => x === -1)).toBe(true);
+    expect(bytes[0]!.every((x) => x === 7)).toBe(true);
+  });
+
+  it("holds an analysis's marks per entry with its cycle arrays, also after structural edits", () => {
+    // Outside malloc's heap: made at every structural edit, they piled up there until a full collection.
+    // With a header, so that each edit's analysis is made from the previous one (`resplice.ts`).
+    const doc = new SessionDocument("file:///d.jsonl", "jsonl", 1, `${HEADER}\n${chain(100)}`);
+    const sameMemory = () => {
+      const a = doc.analysis;
+      expect(a.reachesCycle.buffer).toBe(a.cycleOf.buffer);
+      expect(a.onActivePath.buffer).toBe(a.cycleOf.buffer);
+      expect(a.cycleOf.buffer.byteLength % (64 * 1024)).toBe(0);
+      return a;
+    };
+    expect(sameMemory().onActivePath.reduce((sum, x) => sum + x, 0)).toBe(100);
+    // Random structural edits (lines broken, mended, copied, deleted, parents changed): the path is
+    // walked again after some, kept with its marks carried after others.
+    const random = seededRandom(37);
+    for (let step = 0; step < 60; step++) {
+      randomEdit(doc, random);
+      const a = sameMemory();
+      expect(a.onActivePath.reduce((sum, x) => sum + x, 0)).toBe(a.activePath.length);
+    }
   });
 });
 

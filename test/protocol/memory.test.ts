@@ -7,6 +7,7 @@
 
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { scratchInts } from "../../server/src/core/base/entryArrays";
+import { renewableWeakMap } from "../../server/src/core/base/weakTables";
 import { activeContext } from "../../server/src/core/pi/activeContext";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { cachedChars, forgetValues, rememberValue, trimValues } from "../../server/src/core/line/values";
@@ -69,6 +70,22 @@ describe("MemoryReclaimer", () => {
     none.closed();
     vi.advanceTimersByTime(IDLE_MS);
     expect(slot.take(10)).not.toBe(scratch);
+    none.dispose();
+  });
+
+  it("makes the per-object caches' tables anew once the last document is closed, and keeps them while one is open", () => {
+    const table = renewableWeakMap<object, string>();
+    const key = {};
+    table.set(key, "kept");
+    const open = new MemoryReclaimer(() => 1, collect);
+    open.closed();
+    vi.advanceTimersByTime(IDLE_MS + FOLLOW_UP_MS);
+    expect(table.get(key)).toBe("kept");
+    open.dispose();
+    const none = new MemoryReclaimer(() => 0, collect);
+    none.closed();
+    vi.advanceTimersByTime(IDLE_MS);
+    expect(table.has(key)).toBe(false);
     none.dispose();
   });
 

@@ -22,6 +22,7 @@ import { codeBlock, escapeMarkdown, shorten } from "./markdown";
 
 import { asObject } from "../core/line/schema";
 import { releasedTable } from "../core/session/semantics/memo";
+import { renewableWeakMap } from "../core/base/weakTables";
 
 export interface ContextMarkdownOptions {
   /** The session's name as Pi shows it (`getSessionName`), for the title. */
@@ -130,7 +131,7 @@ interface Limits {
  * changed or moved. The source's id and line are compared, not just the entry, which an edit
  * inside its line keeps.
  */
-const rendered = new WeakMap<object, { n: number; source: Entry | undefined; id: unknown; line: number; type: unknown; limits: string; text: string }>();
+const rendered = renewableWeakMap<object, { n: number; source: Entry | undefined; id: unknown; line: number; type: unknown; limits: string; text: string }>();
 
 function renderedMessage(message: unknown, n: number, source: Entry | undefined, limits: Limits): string {
   const key = `${limits.lines}:${limits.chars}`;

@@ -13,6 +13,7 @@ import type { SymbolKind } from "vscode-languageserver";
 import type { Entry } from "../core/session/entry";
 import { nameOfValue } from "../core/session/rules";
 import { groupDigits, singleLine } from "../core/base/text";
+import { renewableWeakMap } from "../core/base/weakTables";
 
 /** The LSP symbol kinds used here (the values of `SymbolKind`, which is a type-only import). */
 export const SYMBOL = {
@@ -43,7 +44,7 @@ export const NAME_CODE_POINTS = 60;
 const MAX_TOOL_NAMES = 4;
 
 /** Titles by the line parse they were made from: a title depends on the line's text alone, so it outlives edits elsewhere. */
-const titles = new WeakMap<object, string>();
+const titles = renewableWeakMap<object, string>();
 
 /** A one-line, bounded, never empty name for an entry. */
 export function entryTitle(entry: Entry): string {

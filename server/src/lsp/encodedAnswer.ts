@@ -23,6 +23,7 @@
  */
 
 import { keptListJson, keptStringJson } from "./keptJson";
+import { renewableWeakMap } from "../core/base/weakTables";
 
 /** A part of an answer's JSON: a string, or its UTF-8 bytes (kept from an earlier answer, `keptJson.ts`). */
 export type AnswerPart = string | Uint8Array;
@@ -53,7 +54,7 @@ export class EncodedAnswer {
 }
 
 /** The JSON of each message object written so far, for as long as the object lives. */
-const remembered = new WeakMap<object, string>();
+const remembered = renewableWeakMap<object, string>();
 
 /**
  * The answer with its JSON, the `messages` of its `context` and `provider` members from remembered

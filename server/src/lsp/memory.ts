@@ -31,9 +31,11 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { forgetScratch } from "../core/base/entryArrays";
+import { renewWeakTables } from "../core/base/weakTables";
 import { releaseKept } from "../core/session/semantics/memo";
 import { forgetValues, trimValues } from "../core/line/values";
 import { forgetKeptJson } from "./keptJson";
+import { logMemory } from "./memoryReport";
 import { forgetMessageMemory } from "./stdin";
 
 /** A document at least this large leaves enough garbage when opened to be worth a collection. */
@@ -124,6 +126,7 @@ export class MemoryReclaimer {
       forgetKeptJson();
       forgetMessageMemory();
       forgetScratch();
+      renewWeakTables();
     } else trimValues(IDLE_VALUE_CHARS);
     const collect = this.collector();
     if (!collect) return;
@@ -136,12 +139,14 @@ export class MemoryReclaimer {
       forgetMessageMemory();
       collect();
       this.compacting(collect);
+      logMemory("the follow-up collection");
       return;
     }
     // Before the collections: the follow-up then finds the allocations of the ropes 5 s old.
     this.compact();
     collect();
     collect();
+    logMemory("the idle collections");
     this.arm(FOLLOW_UP_MS, true);
   }
 

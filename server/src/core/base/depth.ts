@@ -4,6 +4,8 @@
  * line can hold, so an answer that carries session values is checked before it is sent.
  */
 
+import { renewableWeakMap } from "./weakTables";
+
 /** Deeper than anything Pi writes, and well below where `JSON.stringify` overflows. */
 export const MAX_ANSWER_DEPTH = 1000;
 
@@ -20,7 +22,7 @@ export function nestedDeeperThan(value: unknown, limit: number): boolean {
 }
 
 /** A message's nesting, found once per message object: the answers that carry messages check each again only when it changed. */
-const depths = new WeakMap<object, number>();
+const depths = renewableWeakMap<object, number>();
 
 /**
  * Whether any of `messages`, sent `offset` levels below an answer's top (an answer's

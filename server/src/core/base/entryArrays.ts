@@ -12,8 +12,8 @@
  * (`malloc_trim`, called from a debugger, gave back all but 5), and 67–70 MB with the arrays below
  * (six runs each over stdio, taking turns). An array of bytes per entry (50 KB there) stays typed.
  *
- * So an array that lives for one call is a typed array made once and kept for the next call
- * (`ScratchArray`, one per user, and `StampedMarks`) until no document is left open; the arrays an analysis keeps are made together
+ * So an array that lives for one call is a typed array made once, in mapped memory, and kept for
+ * the next call (`ScratchArray`, one per user, and `StampedMarks`) until no document is left open; the arrays an analysis keeps are made together
  * in memory that V8 maps on its own and unmaps once they are collected (`mappedArrays`); and an array
  * made less often is a JavaScript array of small integers (`keptArray`), which V8 keeps in its own
  * heap, at 8 bytes an element instead of 4 (and slower to make: not for the analysis).
@@ -54,9 +54,14 @@ export class ScratchArray<A extends Int32Array | Uint32Array> {
   }
 }
 
-/** Scratch arrays of 32-bit integers. */
+/**
+ * Scratch arrays of 32-bit integers, each in a memory of its own (`mappedArrays`): a dozen of them,
+ * 200 KB each at 50,000 entries, live from the open to the close, and made in `malloc`'s heap they
+ * left holes there when let go that glibc kept after the close (2.5 MB of them over the bench's run,
+ * traced). An empty one takes no memory.
+ */
 export function scratchInts(): ScratchArray<Int32Array> {
-  return new ScratchArray((length) => new Int32Array(length));
+  return new ScratchArray((length) => (length === 0 ? new Int32Array(0) : mappedArrays([length])[0]!));
 }
 
 /**
@@ -64,7 +69,7 @@ export function scratchInts(): ScratchArray<Int32Array> {
  * clears them: a pass's marks are the elements that hold its stamp. One user's, like a scratch array.
  */
 export class StampedMarks {
-  private readonly scratch = new ScratchArray((length) => new Uint32Array(length));
+  private readonly scratch = new ScratchArray((length) => (length === 0 ? new Uint32Array(0) : new Uint32Array(mappedArrays([length])[0]!.buffer, 0, length)));
   /** The current pass's stamp; it keeps counting when the array is let go, so that no later pass takes an earlier one's. */
   stamp = 0;
 
@@ -111,20 +116,36 @@ let wasmRefused = false;
  * faulted in, where `malloc` reuses its heap's): a structural edit on the 43 MB session pays that.
  */
 export function mappedArrays(lengths: readonly number[]): Int32Array[] {
+  return mappedParts(lengths, []).ints;
+}
+
+/**
+ * `mappedArrays`, with arrays of bytes after the integers in the same memory: an analysis's marks
+ * per entry (50 KB each at 50,000 entries) made at every structural edit would otherwise come from
+ * `malloc`'s heap, where they piled up until a full collection (up to 7.9 MB of zeroed blocks live
+ * at once over the bench's edits, traced), and the heap kept their pages after the close.
+ */
+export function mappedParts(intLengths: readonly number[], byteLengths: readonly number[]): { ints: Int32Array[]; bytes: Uint8Array[] } {
   let total = 0;
-  for (const length of lengths) total += length;
+  for (const length of intLengths) total += 4 * length;
+  for (const length of byteLengths) total += length;
   let buffer: ArrayBuffer;
   try {
-    buffer = WasmMemory && !wasmRefused ? new WasmMemory({ initial: Math.ceil((4 * total) / WASM_PAGE_BYTES) }).buffer : new ArrayBuffer(4 * total);
+    buffer = WasmMemory && !wasmRefused ? new WasmMemory({ initial: Math.ceil(total / WASM_PAGE_BYTES) }).buffer : new ArrayBuffer(total);
   } catch {
     wasmRefused = true;
-    buffer = new ArrayBuffer(4 * total);
+    buffer = new ArrayBuffer(total);
   }
-  const arrays: Int32Array[] = [];
+  const ints: Int32Array[] = [];
   let at = 0;
-  for (const length of lengths) {
-    arrays.push(new Int32Array(buffer, 4 * at, length));
+  for (const length of intLengths) {
+    ints.push(new Int32Array(buffer, at, length));
+    at += 4 * length;
+  }
+  const bytes: Uint8Array[] = [];
+  for (const length of byteLengths) {
+    bytes.push(new Uint8Array(buffer, at, length));
     at += length;
   }
-  return arrays;
+  return { ints, bytes };
 }

@@ -185,7 +185,7 @@ export function linkedAnalysis(
     return a !== b && ta >= 0 && tb >= 0 && ta < tb && tout[b.index]! < tout[a.index]!;
   };
   const leaf = ids.leaf;
-  const path = links.path ?? followLeaf(ids, parent, reachesCycle);
+  const path = links.path ?? followLeaf(ids, parent, reachesCycle, links.cycles.pathMarks);
 
   return {
     headerLine: lines.headerLine,
@@ -316,11 +316,18 @@ export function linkTree(entries: readonly Entry[], ids: PiIndex<IdKey, Entry>):
   return { parent, roots, cycles: findCycles(entries, parentIndex) };
 }
 
-/** The active path, the walk from Pi's leaf (`PiIndex.leaf`: the last entry, none when its id is `null`) up, root first. */
-function followLeaf(ids: PiIndex<IdKey, Entry>, parent: (Entry | undefined)[], reachesCycle: Uint8Array): Pick<SessionAnalysis, "activePath" | "onActivePath"> {
+/**
+ * The active path, the walk from Pi's leaf (`PiIndex.leaf`: the last entry, none when its id is
+ * `null`) up, root first; `onActivePath` is the zeroed marks made with the cycle arrays.
+ */
+function followLeaf(
+  ids: PiIndex<IdKey, Entry>,
+  parent: (Entry | undefined)[],
+  reachesCycle: Uint8Array,
+  onActivePath: Uint8Array,
+): Pick<SessionAnalysis, "activePath" | "onActivePath"> {
   const n = ids.size;
   const leaf = ids.leaf;
-  const onActivePath = new Uint8Array(n);
   if (!leaf || reachesCycle[leaf.index]) return { activePath: [], onActivePath };
   // The leaf reaches no cycle, so the walk ends at a root within n steps; a longer one means the
   // cycle detection (`cycles.ts`) is broken, and fails loudly instead of hanging. Walked twice, to

@@ -6,7 +6,7 @@
  * the number of entries whatever the links, and every later walk along `parentId` can rely on them.
  */
 
-import { mappedArrays, scratchInts } from "../base/entryArrays";
+import { mappedParts, scratchInts } from "../base/entryArrays";
 import type { Entry } from "./entry";
 import type { IdKey } from "../base/ids";
 
@@ -17,17 +17,24 @@ export interface Cycles {
   cycleOf: Int32Array;
   /** For each entry: whether walking up from it runs into a cycle (true for entries in a cycle too). */
   reachesCycle: Uint8Array;
+  /** Zeroed marks per entry made beside the others, for the analysis's `onActivePath`: one memory for the three. */
+  pathMarks: Uint8Array;
 }
 
 /** One walk up of the cycle search (`entryArrays.ts`). */
 const walkScratch = scratchInts();
 
 /**
- * A `cycleOf` of `n` entries in no cycle (all -1), kept by the analysis and made at every structural
- * edit: in memory that goes back to the system once it is collected (`entryArrays.ts`).
+ * The arrays of `n` entries in no cycle (`cycleOf` all -1, `reachesCycle` and `pathMarks` zero), kept
+ * by the analysis and made at every structural edit: together in memory that goes back to the
+ * system once it is collected (`entryArrays.ts`).
  */
-export function noCycleOf(n: number): Int32Array {
-  return mappedArrays([n])[0]!.fill(-1);
+export function acyclicArrays(n: number): Omit<Cycles, "cycles"> {
+  const {
+    ints: [cycleOf],
+    bytes: [reachesCycle, pathMarks],
+  } = mappedParts([n], [n, n]);
+  return { cycleOf: cycleOf!.fill(-1), reachesCycle: reachesCycle!, pathMarks: pathMarks! };
 }
 
 /**
@@ -37,8 +44,7 @@ export function noCycleOf(n: number): Int32Array {
 export function findCycles(entries: readonly Entry[], parentIndex: Int32Array): Cycles {
   const n = entries.length;
   const cycles: Entry[][] = [];
-  const cycleOf = noCycleOf(n);
-  const reachesCycle = new Uint8Array(n);
+  const { cycleOf, reachesCycle, pathMarks } = acyclicArrays(n);
   const state = new Uint8Array(n); // 0 = unvisited, 1 = on the current walk, 2 = done
   const walk = walkScratch.take(n);
   for (let start = 0; start < n; start++) {
@@ -70,7 +76,7 @@ export function findCycles(entries: readonly Entry[], parentIndex: Int32Array): 
       if (cyclic) reachesCycle[walk[k]!] = 1;
     }
   }
-  return { cycles, cycleOf, reachesCycle };
+  return { cycles, cycleOf, reachesCycle, pathMarks };
 }
 
 /**

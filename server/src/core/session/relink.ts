@@ -14,7 +14,7 @@
 import { StampedMarks, scratchInts } from "../base/entryArrays";
 import type { IdKey } from "../base/ids";
 import type { SessionAnalysis, TreeLinks } from "./analysis";
-import { type Cycles, findCycles, noCycleOf } from "./cycles";
+import { acyclicArrays, type Cycles, findCycles } from "./cycles";
 import type { Entry } from "./entry";
 import type { PiIndex } from "./piIndex";
 
@@ -85,7 +85,7 @@ export function relink(
   const cycles = previous.cycles.length === 0 && noNewCycle(parent, changed, n) ? acyclic(n) : findCycles(entries, parentIndexes(parent));
   if (!change.pathKept) return { parent, roots, cycles };
   // The same path, entry for entry: only the marks of the entries below the edit move.
-  const onActivePath = new Uint8Array(n);
+  const onActivePath = cycles.pathMarks;
   onActivePath.set(previous.onActivePath.subarray(0, first));
   onActivePath.set(previous.onActivePath.subarray(first + removed), first + added.length);
   return { parent, roots, cycles, path: { activePath: previous.activePath, onActivePath } };
@@ -121,7 +121,7 @@ function noNewCycle(parent: readonly (Entry | undefined)[], changed: readonly En
 }
 
 function acyclic(n: number): Cycles {
-  return { cycles: [], cycleOf: noCycleOf(n), reachesCycle: new Uint8Array(n) };
+  return { cycles: [], ...acyclicArrays(n) };
 }
 
 /** The parents by index (-1 for a root), in scratch that the cycle search alone reads. */

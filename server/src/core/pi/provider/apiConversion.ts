@@ -21,6 +21,8 @@
  *   wrote before it kept that content (earendil-works/pi#6409) (`reasoningRefusal`).
  */
 
+import { renewableWeakMap } from "../../base/weakTables";
+
 const RESPONSES_APIS: ReadonlySet<string> = new Set(["openai-responses", "azure-openai-responses", "openai-codex-responses"]);
 
 export function isResponsesApi(api: unknown): boolean {
@@ -60,7 +62,7 @@ type Converted = { items: Item[] } | { throwsAt: number };
  * it changes and keeps the others (`requestUpdate.ts`), so a request updated after an edit parses
  * only the new messages' signatures again.
  */
-const converted = new WeakMap<object, Converted>();
+const converted = renewableWeakMap<object, Converted>();
 
 function convert(m: object, content: readonly unknown[]): Converted {
   const known = converted.get(m);

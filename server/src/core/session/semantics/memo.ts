@@ -14,6 +14,7 @@
 
 import type { SessionAnalysis } from "../analysis";
 import { editStep, linesEditedSince } from "../reanalyze";
+import { type WeakTable, type WeakTableList, weakTableIn } from "../../base/weakTables";
 
 /**
  * `compute`, memoised per analysis structure: for queries that read only the tree and the structural
@@ -32,24 +33,13 @@ export function perStructure<T>(compute: (a: SessionAnalysis) => T, options: { r
 }
 
 /** A table of values kept per key object, emptied by `releaseKept`; read and written as a `WeakMap`. */
-export interface KeptTable<K extends object, V> {
-  get(key: K): V | undefined;
-  has(key: K): boolean;
-  set(key: K, value: V): unknown;
-}
+export type KeptTable<K extends object, V> = WeakTable<K, V>;
 
-const released: { map: WeakMap<object, unknown> }[] = [];
+const released: WeakTableList = [];
 
 /** A `KeptTable` that `releaseKept` empties. Made once per module (the list of them only grows at load). */
 export function releasedTable<K extends object, V>(): KeptTable<K, V> {
-  const table = {
-    map: new WeakMap<K, V>(),
-    get: (key: K) => table.map.get(key),
-    has: (key: K) => table.map.has(key),
-    set: (key: K, value: V) => table.map.set(key, value),
-  };
-  released.push(table as { map: WeakMap<object, unknown> });
-  return table;
+  return weakTableIn(released);
 }
 
 /**
