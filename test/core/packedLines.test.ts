@@ -151,4 +151,12 @@ describe("packed parses", () => {
     expect(unpackLines(batch, texts, 1, [])).toBe(false);
     expect(unpackLines(batch, texts, 0, [])).toBe(true);
   });
+
+  it('take the last batch of a text whose last line keeps a "\\r" that no "\\n" follows (the worker strips it)', () => {
+    const lines = ['{"id":"a"}', '{"id":"b"}\r'];
+    const batch = packLines(lines.map((line) => line.replace(/\r$/, "")));
+    expect(unpackLines(batch, lines, 0, [])).toBe(true);
+    // A "\r" inside the batch, not at the text's end, is still a misfit.
+    expect(unpackLines(batch, [...lines, '{"id":"c"}'], 0, [])).toBe(false);
+  });
 });

@@ -105,6 +105,11 @@ export function unpackLines(batch: PackedBatch, texts: readonly string[], first:
   if (first + count > texts.length || kinds.length !== count) return false;
   let chars = 0;
   for (let i = 0; i < count; i++) chars += texts[first + i]!.length;
+  // The text's last line keeps a "\r" that no "\n" follows, which the worker strips from every
+  // piece it is sent (`io/parseWorker.ts`), and that line is parsed again where the parses are
+  // taken: without this, the last batch never fitted and every worker parse was thrown away.
+  const last = texts[texts.length - 1]!;
+  if (first + count === texts.length && last.charCodeAt(last.length - 1) === 13) chars--;
   if (chars !== batch.chars) return false;
   let value = 0;
   let rare = 0;
