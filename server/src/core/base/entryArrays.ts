@@ -89,10 +89,14 @@ export class StampedMarks {
   }
 }
 
-/** Lets every scratch array go (the server calls it when no document is left open), and tries WebAssembly's memory again. */
+/**
+ * Lets every scratch array go (the server calls it when no document is left open), and asks for
+ * WebAssembly's memory again if it was refused: now, while the server is idle, rather than at the
+ * next open's first array, where V8's collections before a refusal go over that document's heap.
+ */
 export function forgetScratch(): void {
   for (const scratch of everyScratch) scratch.forget();
-  wasmRefused = false;
+  if (wasmRefused) wasmRefused = memoryRefused();
 }
 
 /** WebAssembly's memory, as far as it is used here (the core is typed without the DOM's library). */
@@ -101,12 +105,27 @@ const WasmMemory = (globalThis as { WebAssembly?: { Memory?: WasmMemory } }).Web
 /** A WebAssembly memory grows by pages of 64 KiB. */
 const WASM_PAGE_BYTES = 64 * 1024;
 /**
- * Whether a WebAssembly memory was refused since the scratch arrays were last let go: each memory
- * reserves about 10 GiB of address space, which a limit on it (`ulimit -v 6000000`) refuses to every
- * one, and V8 runs full collections before it gives up (43 ms and 15 of them a call, several calls a
- * structural edit); so the next arrays are an `ArrayBuffer` at once, until the server is idle again.
+ * Whether WebAssembly refuses a memory now. Each memory reserves about 10 GiB of address space,
+ * which a limit on it (`ulimit -v 6000000`) refuses to every one, and V8 runs full collections of
+ * the whole heap before it gives up: 43 ms at the module's load, 0.7–0.8 s at the first array of a
+ * 43 MB open (measured over stdio, Node 20), where it was first asked for before.
  */
-let wasmRefused = false;
+function memoryRefused(): boolean {
+  if (!WasmMemory) return false;
+  try {
+    new WasmMemory({ initial: 0 });
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Whether a WebAssembly memory was refused: found at the module's load, while the heap is small, or
+ * by a refused call (several calls a structural edit would each pay the refusal); the
+ * arrays are then an `ArrayBuffer` at once, until `forgetScratch` finds the memory granted again.
+ */
+let wasmRefused = memoryRefused();
 
 /**
  * Arrays of the given lengths, zeroed, side by side in one WebAssembly memory: V8 maps it on its own
