@@ -367,7 +367,7 @@ export const MUTANTS = [
     file: "core/session/rules.ts",
     from: "if (path.length >= limit) return undefined;",
     to: "if (path.length >= limit - 1) return undefined;",
-    tests: ["test/core/deep.test.ts"],
+    tests: ["test/core/walk.test.ts", "test/core/deep.test.ts"],
   },
   {
     id: "walk-ancestors-self-in-cycle",

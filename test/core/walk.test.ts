@@ -49,6 +49,12 @@ describe("the parent walk", () => {
     expect(pathTo(a, entry(a, "b1"))).toEqual([]);
     expect(pathTo(a, entry(a, "u1")).map((e) => e.id)).toEqual(["u1"]);
   });
+
+  it("pathTo walks a chain that holds every entry: its bound is the number of entries, not one less", () => {
+    const chain = session(user("r1", null, "one"), user("r2", "r1", "two"), user("r3", "r2", "three"));
+    const a = new SessionDocument("file:///chain.jsonl", "jsonl", 1, chain).analysis;
+    expect(pathTo(a, entry(a, "r3")).map((e) => e.id)).toEqual(["r1", "r2", "r3"]);
+  });
 });
 
 describe("with a broken cycle detector, every walk fails loudly", () => {
