@@ -251,6 +251,8 @@ async function serverSection(s, o, peers, reps, { push = true, baseline = false,
     laterPush: pushes.some((p) => p.publishes > 1),
     idlePull: pulls.map((p) => p.idleEdit),
     idlePush: pushes.map((p) => p.idleEdit),
+    contextIdlePull: pulls.map((p) => p.contextIdleEdit).filter((x) => x !== undefined),
+    contextIdlePush: pushes.map((p) => p.contextIdleEdit).filter((x) => x !== undefined),
     structuralPull: structural(pulls),
     structuralPush: structural(pushes),
     missedPush: pushes.reduce((n, p) => n + p.missed, 0),
@@ -361,6 +363,12 @@ function serverRows(t, r, s, { prefix, editGoal, requests, closeWaitMs, steadyWa
   // provider pipeline are built again), pulled and pushed.
   keyRow("contextEdit.pull", "the same inside the resumed context (newest messages), pulled", r.contextPull);
   if (r.contextPush.length > 0) keyRow("contextEdit.push", "the same inside the resumed context, pushed (the edit changes a diagnostic)", r.contextPush);
+  // The first of those after the idle wait: the follow-up collection let the resumed contexts go
+  // (lsp/memory.ts), and this edit builds them again; pulled, it follows the keystrokes elsewhere.
+  if (r.contextIdlePull.length > 0)
+    keyRow("contextIdleEdit.pull", `the first edit inside the resumed context after ${ms(steadyWaitMs)} idle, pulled (one per run)`, r.contextIdlePull);
+  if (r.contextIdlePush.length > 0)
+    keyRow("contextIdleEdit.push", `the first edit inside the resumed context after ${ms(steadyWaitMs)} idle, pushed (one per run)`, r.contextIdlePush);
   for (const kind of STRUCTURAL) {
     keyRow(`structural.${kind}.pull`, `structural edit: ${STRUCTURAL_WHAT[kind]}, pulled`, r.structuralPull[kind]);
     if (r.editPush.length > 0) {
@@ -520,6 +528,8 @@ function baselineRows(t, r, dir) {
   compare("contextEdit.push", "the same inside the resumed context, pushed", median(b.contextPush), median(r.contextPush));
   compare("idleEdit.pull", "the first keystroke after idle, pulled", median(b.idlePull), median(r.idlePull));
   compare("idleEdit.push", "the first keystroke after idle, pushed", median(b.idlePush), median(r.idlePush));
+  compare("contextIdleEdit.pull", "the first edit inside the resumed context after idle, pulled", median(b.contextIdlePull), median(r.contextIdlePull));
+  compare("contextIdleEdit.push", "the first edit inside the resumed context after idle, pushed", median(b.contextIdlePush), median(r.contextIdlePush));
   for (const kind of STRUCTURAL) {
     compare(`structural.${kind}.pull`, `structural edit: ${STRUCTURAL_WHAT[kind]}, pulled`, median(b.structuralPull[kind]), median(r.structuralPull[kind]));
     compare(`structural.${kind}.push`, `structural edit: ${STRUCTURAL_WHAT[kind]}, pushed`, median(b.structuralPush[kind]), median(r.structuralPush[kind]));
