@@ -420,20 +420,20 @@ export async function serverPush(s, { edits, contextEdits = edits, structuralRou
     await server.waitPublish(uri, (p) => p.version === v);
     editTimes.push(performance.now() - start);
   }
-  // Inside the resumed context: the newest message's timestamp made unreadable (untimed), then
-  // typed into, each keystroke changing that diagnostic's message.
+  // Inside the resumed context: the newest message's timestamp made unreadable (timed apart, as the
+  // first edit there after idle), then typed into, each keystroke changing that diagnostic's message.
   const contextTimes = [];
   const line = contextSites(s.lines, 1)[0].line;
   const stamp = /"timestamp":"([^"]*)"/.exec(s.lines[line]);
   const from = stamp.index + 13;
+  // The first edit inside the resumed context after the idle wait, which let the contexts go.
+  const badStart = performance.now();
   await server.conn.sendNotification("textDocument/didChange", {
     textDocument: { uri, version: ++version },
     contentChanges: [{ range: { start: { line, character: from }, end: { line, character: from + stamp[1].length } }, text: "not a time" }],
   });
   const bad = version;
-  const badStart = performance.now();
   await server.waitPublish(uri, (p) => p.version === bad);
-  // The first edit inside the resumed context after the idle wait, which let the contexts go.
   const contextIdleEdit = performance.now() - badStart;
   for (let k = 0; k < contextEdits; k++) {
     const site = { line, character: from + 10 + k };
