@@ -62,6 +62,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureSessionsFolder, sessionsFolderBench, sessionsRows } from "./sessions.mjs";
 import {
+  CURSOR_PAUSE_MS,
   cliRuns,
   folderRuns,
   installPeers,
@@ -363,12 +364,22 @@ function serverRows(t, r, s, { prefix, editGoal, requests, closeWaitMs, steadyWa
   // provider pipeline are built again), pulled and pushed.
   keyRow("contextEdit.pull", "the same inside the resumed context (newest messages), pulled", r.contextPull);
   if (r.contextPush.length > 0) keyRow("contextEdit.push", "the same inside the resumed context, pushed (the edit changes a diagnostic)", r.contextPush);
-  // The first of those after the idle wait: the follow-up collection let the resumed contexts go
-  // (lsp/memory.ts), and this edit builds them again; pulled, it follows the keystrokes elsewhere.
+  // The first of those after the idle wait, whose follow-up collection let the resumed contexts go
+  // (lsp/memory.ts): pulled, it follows the keystrokes elsewhere, then the cursor's code-action
+  // request there and a pause, as in VS Code (the server derives them again meanwhile); pushed, it
+  // follows the keystrokes elsewhere at once, and builds them again itself.
   if (r.contextIdlePull.length > 0)
-    keyRow("contextIdleEdit.pull", `the first edit inside the resumed context after ${ms(steadyWaitMs)} idle, pulled (one per run)`, r.contextIdlePull);
+    keyRow(
+      "contextIdleEdit.pull",
+      `the first edit inside the resumed context after ${ms(steadyWaitMs)} idle, pulled, the cursor there ${ms(CURSOR_PAUSE_MS)} before (one per run)`,
+      r.contextIdlePull,
+    );
   if (r.contextIdlePush.length > 0)
-    keyRow("contextIdleEdit.push", `the first edit inside the resumed context after ${ms(steadyWaitMs)} idle, pushed (one per run)`, r.contextIdlePush);
+    keyRow(
+      "contextIdleEdit.push",
+      `the first edit inside the resumed context after ${ms(steadyWaitMs)} idle, pushed, typed at once (one per run)`,
+      r.contextIdlePush,
+    );
   for (const kind of STRUCTURAL) {
     keyRow(`structural.${kind}.pull`, `structural edit: ${STRUCTURAL_WHAT[kind]}, pulled`, r.structuralPull[kind]);
     if (r.editPush.length > 0) {

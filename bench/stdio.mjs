@@ -47,6 +47,12 @@ export const p90 = (values) => {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * How long the pulling run waits between moving the cursor into the resumed context and typing
+ * there: half a second, about what a person takes from a click to the first keystroke.
+ */
+export const CURSOR_PAUSE_MS = 500;
+
 /** How long a pushed edit waits for its publish before it is counted as missed. */
 const PUBLISH_TIMEOUT_MS = 20_000;
 
@@ -324,12 +330,19 @@ export async function serverPull(
   // The same edits inside the resumed context (the newest messages), where Pi's context and its
   // provider pipeline are built again.
   const contextTimes = [];
-  // One more than asked: the first, after the idle wait, is reported apart (`contextIdleEdit`).
+  // One more than asked: the first, after the idle wait, is reported apart (`contextIdleEdit`). It
+  // comes as in VS Code, which asks for the code actions where the cursor lands: the request at its
+  // place, then a pause of `CURSOR_PAUSE_MS` before the keystroke (the pushing run types at once).
   const inContext = contextSites(s.lines, contextEdits + 1);
   for (let k = 0; k < contextEdits + 1; k++) {
     const base = inContext[k % inContext.length];
     const n = shift.get(base.line) ?? 0;
     shift.set(base.line, n + 1);
+    if (k === 0) {
+      const at = { line: base.line, character: base.character + n };
+      await server.conn.sendRequest("textDocument/codeAction", { textDocument: { uri }, range: { start: at, end: at }, context: { diagnostics: [] } });
+      await sleep(CURSOR_PAUSE_MS);
+    }
     const start = performance.now();
     await server.conn.sendNotification("textDocument/didChange", insert(uri, ++version, { line: base.line, character: base.character + n }));
     report = await server.conn.sendRequest("textDocument/diagnostic", { textDocument: { uri }, previousResultId: report.resultId });

@@ -4,7 +4,9 @@
  * and mended, a line inserted or deleted, a `parentId` changed), with releases between them, a
  * document's diagnostics equal those of the same text opened afresh. And the first edit after a
  * release, on a line the resumed context does not read, parses only that line: the request findings
- * kept through the release answer for it (`keptAcrossRelease`).
+ * kept through the release answer for it (`keptAcrossRelease`); on a line it reads, it parses only
+ * that line too once what the release let go was derived again (`rederiveRequestDiagnosticsSteps`, what
+ * the server does when someone works again).
  */
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -15,6 +17,8 @@ import { cachedChars, forgetValues } from "../../server/src/core/line/values";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { releaseKept } from "../../server/src/core/session/semantics/memo";
 import { collectDiagnostics, computeDiagnostics } from "../../server/src/features/diagnostics";
+import { rederiveRequestDiagnosticsSteps } from "../../server/src/features/requestDiagnostics";
+import { runToEnd } from "../../server/src/core/base/steps";
 import { editInContext } from "../helpers/contextEdits";
 import { lineEnd, randomEdit } from "../helpers/structuralEdits";
 import { seededRandom } from "../helpers/lspClient";
@@ -78,5 +82,44 @@ describe("edits after the idle release", () => {
     // At most the edited line's value and the header's were parsed again, none of the context's lines.
     expect(cachedChars()).toBeLessThanOrEqual(doc.lines[line]!.length + doc.lines[doc.analysis.headerLine ?? 0]!.length);
     expect(diagnostics).toEqual(computeDiagnostics(new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText())));
+  });
+
+  it("parse no more inside the resumed context once what the release let go is derived again than without a release, and answer as a fresh document", () => {
+    /**
+     * The characters of line values parsed again by a character typed into the newest message of
+     * the resumed context with a text: the first edit after a release, with or without deriving
+     * first, or an edit with no release at all.
+     */
+    const parsedByEdit = (name: string, how: "kept" | "derived" | "released") => {
+      const doc = new SessionDocument(`file:///${name}`, "jsonl", 1, readFileSync(join(FIXTURES, name), "utf8"));
+      computeDiagnostics(doc);
+      const marked = contextInputLines(doc.analysis);
+      let line = doc.lines.length - 1;
+      while (line >= 0 && !(marked[line] === 1 && doc.lines[line]!.includes('"text":"'))) line--;
+      if (line < 0) return undefined;
+      if (how !== "kept") releaseKept();
+      // As the server derives them again: the request's findings, then the rest of the diagnostics.
+      if (how === "derived") {
+        runToEnd(rederiveRequestDiagnosticsSteps(doc));
+        computeDiagnostics(doc);
+      }
+      forgetValues();
+      const at = doc.lines[line]!.indexOf('"text":"') + 8;
+      doc.update([{ range: { start: { line: doc.lspLine(line), character: at }, end: { line: doc.lspLine(line), character: at } }, text: "x" }], 2);
+      expect(computeDiagnostics(doc), name).toEqual(computeDiagnostics(new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText())));
+      return cachedChars();
+    };
+    let checked = 0;
+    let discriminating = 0;
+    for (const name of files) {
+      const kept = parsedByEdit(name, "kept");
+      if (kept === undefined) continue;
+      checked++;
+      expect(parsedByEdit(name, "derived"), name).toBe(kept);
+      // Without deriving first, the edit parses the context's other lines again, where it has any.
+      if (parsedByEdit(name, "released")! > kept) discriminating++;
+    }
+    expect(checked).toBeGreaterThan(files.length / 2);
+    expect(discriminating).toBeGreaterThan(files.length / 4);
   });
 });

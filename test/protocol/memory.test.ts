@@ -12,7 +12,15 @@ import { activeContext } from "../../server/src/core/pi/activeContext";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { cachedChars, forgetValues, rememberValue, trimValues } from "../../server/src/core/line/values";
 import type { ContextAnswer } from "../../server/src/features/api";
-import { FOLLOW_UP_MS, IDLE_MS, IDLE_VALUE_CHARS, LARGE_ANSWER_CHARS, LARGE_DOCUMENT_CHARS, MemoryReclaimer } from "../../server/src/lsp/memory";
+import {
+  FOLLOW_UP_MS,
+  IDLE_MS,
+  IDLE_VALUE_CHARS,
+  LARGE_ANSWER_CHARS,
+  LARGE_DOCUMENT_CHARS,
+  MemoryReclaimer,
+  REDERIVE_QUIET_MS,
+} from "../../server/src/lsp/memory";
 import { answerContext } from "../../server/src/lsp/requests/contextAnswer";
 import type { ServerState } from "../../server/src/lsp/state";
 import { MAPPED_MESSAGE_CHARS } from "../../server/src/lsp/stdin";
@@ -114,6 +122,60 @@ describe("MemoryReclaimer", () => {
     const again = activeContext(doc.analysis);
     expect(again).not.toBe(context);
     expect(again).toEqual(context);
+    reclaimer.dispose();
+  });
+
+  it("derives what the release let go again once a message after it is followed by a pause, and lets it go again once idle", () => {
+    let rederived = 0;
+    const reclaimer = new MemoryReclaimer(
+      () => 1,
+      collect,
+      undefined,
+      () => rederived++,
+    );
+    // No release yet: messages derive nothing.
+    reclaimer.changed(LARGE_DOCUMENT_CHARS);
+    reclaimer.activity();
+    vi.advanceTimersByTime(IDLE_MS + FOLLOW_UP_MS);
+    expect(collections).toBe(4);
+    expect(rederived).toBe(0);
+    // Released: a burst of messages puts the work off until it pauses, then it runs once.
+    for (let k = 0; k < 5; k++) {
+      reclaimer.activity();
+      vi.advanceTimersByTime(REDERIVE_QUIET_MS - 1);
+    }
+    expect(rederived).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(rederived).toBe(1);
+    reclaimer.activity();
+    vi.advanceTimersByTime(REDERIVE_QUIET_MS);
+    expect(rederived).toBe(1);
+    // What was derived goes at the next idle release, after which a message derives it once more.
+    vi.advanceTimersByTime(IDLE_MS);
+    expect(collections).toBe(6);
+    vi.advanceTimersByTime(FOLLOW_UP_MS);
+    expect(collections).toBe(8);
+    reclaimer.changed(0);
+    vi.advanceTimersByTime(REDERIVE_QUIET_MS);
+    expect(rederived).toBe(2);
+    reclaimer.dispose();
+  });
+
+  it("derives nothing again once no document is open", () => {
+    let open = 1;
+    let rederived = 0;
+    const reclaimer = new MemoryReclaimer(
+      () => open,
+      collect,
+      undefined,
+      () => rederived++,
+    );
+    reclaimer.changed(LARGE_DOCUMENT_CHARS);
+    vi.advanceTimersByTime(IDLE_MS + FOLLOW_UP_MS);
+    open = 0;
+    reclaimer.activity();
+    vi.advanceTimersByTime(REDERIVE_QUIET_MS);
+    expect(rederived).toBe(0);
     reclaimer.dispose();
   });
 

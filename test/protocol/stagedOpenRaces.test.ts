@@ -125,3 +125,26 @@ describe("a staged open's second part", () => {
     expect(next.kind === "full" && next.items.map((d) => d.message)).toEqual([`complete at ${document.revision}`]);
   });
 });
+
+describe("DiagnosticsService.isComplete", () => {
+  it("is true only once the complete list of the document's current text was made", async () => {
+    const h = harness(true);
+    const uri = "file:///complete.jsonl";
+    const document = new SessionDocument(uri, "jsonl", 1, TEXT);
+    h.open.set(uri, document);
+    expect(h.service.isComplete(document)).toBe(false);
+    // The staged first answer is the structural part alone.
+    h.service.report(uri, undefined);
+    expect(h.service.isComplete(document)).toBe(false);
+    while (h.counts().refreshes === 0) await ticks(1);
+    expect(h.service.isComplete(document)).toBe(true);
+    // An edit makes a new revision, whose list is not made until it is asked for.
+    document.update([{ range: { start: { line: 1, character: 0 }, end: { line: 1, character: 0 } }, text: "\n" }], 2);
+    expect(h.service.isComplete(document)).toBe(false);
+    h.service.report(uri, undefined);
+    expect(h.service.isComplete(document)).toBe(true);
+    // Another document object under the same URI (closed and opened again) is not the one the list was made for.
+    const reopened = new SessionDocument(uri, "jsonl", 1, document.getText());
+    expect(h.service.isComplete(reopened)).toBe(false);
+  });
+});

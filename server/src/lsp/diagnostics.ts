@@ -207,6 +207,12 @@ export class DiagnosticsService {
     this.source.error(`computing diagnostics failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   }
 
+  /** Whether the complete list of the document as it is now was made (not only a large open's first part). */
+  isComplete(document: SessionDocument): boolean {
+    const last = this.last.get(document.uri);
+    return last !== undefined && !last.partial && last.document === document && last.revision === document.revision;
+  }
+
   /** Answers `textDocument/diagnostic`. */
   report(uri: string, previousResultId: string | undefined): DocumentDiagnosticReport {
     const document = this.source.get(uri);

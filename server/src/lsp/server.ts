@@ -25,6 +25,7 @@ import {
   collectStructuralDiagnostics,
   computeFadingHints,
   MAX_PER_CODE,
+  rederiveRequestDiagnosticsSteps,
 } from "../features/api";
 import { VERSION } from "../version";
 import { type DiagnosticsSource, DiagnosticsService } from "./diagnostics";
@@ -46,7 +47,26 @@ export function startServer(connection: Connection): ServerHandle {
     state.client = readClientSupport(params.capabilities);
     state.initialSettings = readSettings(params.initializationOptions);
     state.settings = state.initialSettings;
-    state.diagnostics = new DiagnosticsService(connection, diagnosticsSource(state), state.client.pullDiagnostics, state.client.diagnosticRefresh);
+    const source = diagnosticsSource(state);
+    state.diagnostics = new DiagnosticsService(connection, source, state.client.pullDiagnostics, state.client.diagnosticRefresh);
+    // After an idle release, what the next edit inside the resumed context reads is built again
+    // (`memory.ts`) for the open documents whose complete list was made: both versions' contexts,
+    // requests and findings, then the rest of their diagnostics (thrown away: they equal that
+    // list), a slice at a time, so that a keystroke meanwhile waits for one slice at most. A
+    // document opened or edited since is left to the work its change started.
+    memory.rederiveWith(() => {
+      for (const document of documents.all()) {
+        if (!state.diagnostics?.isComplete(document)) continue;
+        const stillOpen = () => documents.get(document.uri) === document;
+        // A close meanwhile ends the work (the driver's `ContentModified`), which is nobody's answer.
+        guard
+          .steps("deriving the kept contexts again", undefined, CancellationToken.None, () => ({
+            steps: rederivation(document, source),
+            stillValid: stillOpen,
+          }))
+          .catch(() => undefined);
+      }
+    });
     workspace.initialize(params);
     guard.state = "running";
     const capabilities: ServerCapabilities = { textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental } };
@@ -86,6 +106,7 @@ export function startServer(connection: Connection): ServerHandle {
   // Every request is admitted the same way (lifecycle, cancellation, its params' shape) before its handler runs.
   for (const request of REQUESTS) {
     const handler = (params: unknown, token: CancellationToken) => {
+      memory.activity();
       guard.admit(token, request, params);
       return request.handler(params as never, state, token);
     };
@@ -100,6 +121,13 @@ export function startServer(connection: Connection): ServerHandle {
       return guard.state === "shut-down";
     },
   };
+}
+
+/** What the idle release let go of `document`, built again: the provider request's pieces and findings, then the rest of its diagnostics. */
+function* rederivation(document: SessionDocument, source: DiagnosticsSource): Steps<void> {
+  yield* rederiveRequestDiagnosticsSteps(document);
+  yield;
+  yield* source.steps(document);
 }
 
 /** What the editor shows: the checker's diagnostics, plus the fading hints unless turned off. */

@@ -6,6 +6,6 @@
 
 export { capDiagnostics, MAX_PER_CODE, MAX_PER_FILE } from "../diagnosticCap";
 export { collectDiagnostics, collectDiagnosticsSteps, collectStructuralDiagnostics } from "../diagnostics";
-export { requestDiagnosticsFor } from "../requestDiagnostics";
+export { rederiveRequestDiagnosticsSteps, requestDiagnosticsFor } from "../requestDiagnostics";
 export { encodingDiagnostics } from "../diagnostics/encodingChecks";
 export { applySeverityOverrides, DIAGNOSTIC_SOURCE, type SeverityOverrides } from "../diagnostics/report";
