@@ -179,6 +179,25 @@ describe("MemoryReclaimer", () => {
     reclaimer.dispose();
   });
 
+  it("derives nothing and schedules nothing once disposed (a request after shutdown)", () => {
+    let rederived = 0;
+    const reclaimer = new MemoryReclaimer(
+      () => 1,
+      collect,
+      undefined,
+      () => rederived++,
+    );
+    reclaimer.changed(LARGE_DOCUMENT_CHARS);
+    vi.advanceTimersByTime(IDLE_MS + FOLLOW_UP_MS);
+    expect(collections).toBe(4);
+    reclaimer.dispose();
+    // The server tells the reclaimer of every request, one refused after shutdown among them.
+    reclaimer.activity();
+    vi.advanceTimersByTime(REDERIVE_QUIET_MS + IDLE_MS + FOLLOW_UP_MS);
+    expect(rederived).toBe(0);
+    expect(collections).toBe(4);
+  });
+
   it("puts the follow-up off while typing goes on", () => {
     const reclaimer = new MemoryReclaimer(() => 1, collect);
     reclaimer.changed(LARGE_DOCUMENT_CHARS);

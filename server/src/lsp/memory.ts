@@ -143,6 +143,8 @@ export class MemoryReclaimer {
   }
 
   dispose(): void {
+    // Nothing is derived again after shutdown: the server tells of every request, even one it refuses then.
+    this.released = false;
     clearTimeout(this.timer);
     clearTimeout(this.rederiveTimer);
     this.timer = undefined;
