@@ -100,8 +100,13 @@ export function startServer(connection: Connection): ServerHandle {
   // Every request is admitted the same way (lifecycle, cancellation, its params' shape) before its handler runs.
   for (const request of REQUESTS) {
     const handler = (params: unknown, token: CancellationToken) => {
-      memory.activity();
       guard.admit(token, request, params);
+      // Someone works on an open document (the cursor moved there, a hover, a code action): what
+      // the idle release let go is derived again at the next pause. Not for a request on no open
+      // document, which a client may send on its own schedule while nobody works (VS Code pulls
+      // `workspace/diagnostic` two seconds after each answer): it would derive it again and let it
+      // go again every few seconds for as long as the editor stays open.
+      if (namesOpenDocument(params, state)) memory.activity();
       return request.handler(params as never, state, token);
     };
     if (typeof request.type === "string") connection.onRequest(request.type, handler);
@@ -115,6 +120,12 @@ export function startServer(connection: Connection): ServerHandle {
       return guard.state === "shut-down";
     },
   };
+}
+
+/** Whether a request's params name an open document (`textDocument.uri`, as every `textDocument/` request's do). */
+function namesOpenDocument(params: unknown, state: ServerState): boolean {
+  const uri = (params as { textDocument?: { uri?: unknown } } | null | undefined)?.textDocument?.uri;
+  return typeof uri === "string" && state.documents.get(uri) !== undefined;
 }
 
 /**
