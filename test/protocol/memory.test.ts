@@ -179,6 +179,25 @@ describe("MemoryReclaimer", () => {
     reclaimer.dispose();
   });
 
+  it("derives nothing and schedules nothing once disposed (a request after shutdown)", () => {
+    const derived: number[] = [];
+    const reclaimer = new MemoryReclaimer(
+      () => 1,
+      collect,
+      undefined,
+      () => derived.push(collections),
+    );
+    // Released after a close, then shut down; a message after that derives nothing.
+    reclaimer.closed();
+    vi.advanceTimersByTime(IDLE_MS + FOLLOW_UP_MS);
+    expect(collections).toBe(4);
+    reclaimer.dispose();
+    reclaimer.activity();
+    vi.advanceTimersByTime(REDERIVE_QUIET_MS + IDLE_MS + FOLLOW_UP_MS);
+    expect(derived).toEqual([]);
+    expect(collections).toBe(4);
+  });
+
   it("puts the follow-up off while typing goes on", () => {
     const reclaimer = new MemoryReclaimer(() => 1, collect);
     reclaimer.changed(LARGE_DOCUMENT_CHARS);

@@ -98,8 +98,9 @@ export class MemoryReclaimer {
   }
 
   /**
-   * A message came from the client (a request, an edit): after the release, what it let go is
-   * derived again once no other message has come for `REDERIVE_QUIET_MS`.
+   * A message came from the client (an edit, a request on an open document; the server does not
+   * count a request a client sends on its own schedule, `lsp/server.ts`): after the release, what
+   * it let go is derived again once no other such message has come for `REDERIVE_QUIET_MS`.
    */
   activity(): void {
     if (!this.released) return;
@@ -143,6 +144,8 @@ export class MemoryReclaimer {
   }
 
   dispose(): void {
+    // Nothing is derived again after shutdown: the server tells of every request, even one it refuses then.
+    this.released = false;
     clearTimeout(this.timer);
     clearTimeout(this.rederiveTimer);
     this.timer = undefined;

@@ -57,14 +57,8 @@ export function startServer(connection: Connection): ServerHandle {
     memory.rederiveWith(() => {
       for (const document of documents.all()) {
         if (!state.diagnostics?.isComplete(document)) continue;
-        const stillOpen = () => documents.get(document.uri) === document;
-        // A close meanwhile ends the work (the driver's `ContentModified`), which is nobody's answer.
-        guard
-          .steps("deriving the kept contexts again", undefined, CancellationToken.None, () => ({
-            steps: rederivation(document, source),
-            stillValid: stillOpen,
-          }))
-          .catch(() => undefined);
+        // A close or an edit meanwhile ends the work (the driver's `ContentModified`), which is nobody's answer.
+        guard.steps("deriving the kept contexts again", undefined, CancellationToken.None, () => rederivation(document, source)).catch(() => undefined);
       }
     });
     workspace.initialize(params);
@@ -106,8 +100,13 @@ export function startServer(connection: Connection): ServerHandle {
   // Every request is admitted the same way (lifecycle, cancellation, its params' shape) before its handler runs.
   for (const request of REQUESTS) {
     const handler = (params: unknown, token: CancellationToken) => {
-      memory.activity();
       guard.admit(token, request, params);
+      // Someone works on an open document (the cursor moved there, a hover, a code action): what
+      // the idle release let go is derived again at the next pause. Not for a request on no open
+      // document, which a client may send on its own schedule while nobody works (VS Code pulls
+      // `workspace/diagnostic` two seconds after each answer): it would derive it again and let it
+      // go again every few seconds for as long as the editor stays open.
+      if (namesOpenDocument(params, state)) memory.activity();
       return request.handler(params as never, state, token);
     };
     if (typeof request.type === "string") connection.onRequest(request.type, handler);
@@ -123,11 +122,31 @@ export function startServer(connection: Connection): ServerHandle {
   };
 }
 
-/** What the idle release let go of `document`, built again: the provider request's pieces and findings, then the rest of its diagnostics. */
-function* rederivation(document: SessionDocument, source: DiagnosticsSource): Steps<void> {
-  yield* rederiveRequestDiagnosticsSteps(document);
-  yield;
-  yield* source.steps(document);
+/** Whether a request's params name an open document (`textDocument.uri`, as every `textDocument/` request's do). */
+function namesOpenDocument(params: unknown, state: ServerState): boolean {
+  const uri = (params as { textDocument?: { uri?: unknown } } | null | undefined)?.textDocument?.uri;
+  return typeof uri === "string" && state.documents.get(uri) !== undefined;
+}
+
+/**
+ * What the idle release let go of `document`, built again as steps (the provider request's pieces
+ * and findings, then the rest of its diagnostics), and whether they may go on: only while the
+ * document is open and unedited. The steps hold the analysis they started on, which a structural
+ * edit takes over (`resplice.ts`): going on after an edit would keep values made from a replaced
+ * analysis for the new one (a diagnostic lost after a line deleted, `rederiveRaces.test.ts`). The
+ * edit starts the work of its own.
+ */
+export function rederivation(
+  document: SessionDocument,
+  source: { steps(document: SessionDocument): Steps<unknown>; get(uri: string): SessionDocument | undefined },
+): { steps: Steps<void>; stillValid: () => boolean } {
+  const { uri, revision } = document;
+  function* steps(): Steps<void> {
+    yield* rederiveRequestDiagnosticsSteps(document);
+    yield;
+    yield* source.steps(document);
+  }
+  return { steps: steps(), stillValid: () => source.get(uri) === document && document.revision === revision };
 }
 
 /** What the editor shows: the checker's diagnostics, plus the fading hints unless turned off. */
