@@ -58,7 +58,20 @@ export function startServer(connection: Connection): ServerHandle {
       for (const document of documents.all()) {
         if (!state.diagnostics?.isComplete(document)) continue;
         // A close or an edit meanwhile ends the work (the driver's `ContentModified`), which is nobody's answer.
-        guard.steps("deriving the kept contexts again", undefined, CancellationToken.None, () => rederivation(document, source)).catch(() => undefined);
+        guard
+          .steps("deriving the kept contexts again", undefined, CancellationToken.None, () => {
+            const work = rederivation(document, source);
+            // Its slices count as activity, as the diagnostics' own do: the idle collections wait for
+            // the work to end, and their release does not throw away what it has built so far.
+            return {
+              steps: work.steps,
+              stillValid: () => {
+                memory.changed(0);
+                return work.stillValid();
+              },
+            };
+          })
+          .catch(() => undefined);
       }
     });
     workspace.initialize(params);
