@@ -9,44 +9,18 @@
  * built again is seen in the line values they parse (`cachedChars`), which the release forgets.
  */
 
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { cachedChars } from "../../server/src/core/line/values";
-import { FOLLOW_UP_MS, IDLE_MS, REDERIVE_QUIET_MS } from "../../server/src/lsp/memory";
-import { type LspTestClient, PULL_CAPABILITIES, startInProcess } from "../helpers/lspClient";
-
-/** A session the real Pi 1.6 wrote: a conversation whose resumed context reads several lines. */
-const SESSION = readFileSync(join(__dirname, "../parity/fixtures/written-16-compaction.jsonl"), "utf8");
-
-/** Lets the in-memory streams and the server's `setImmediate` turns run (they are not faked). */
-const settle = async () => {
-  for (let k = 0; k < 20; k++) await new Promise((resolve) => setImmediate(resolve));
-};
+import { REDERIVE_QUIET_MS } from "../../server/src/lsp/memory";
+import { openAndRelease, settle, withIdleServer } from "../helpers/idleRelease";
 
 describe("deriving again after the idle release, over the protocol", () => {
-  let client: LspTestClient;
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-  });
-  afterEach(() => {
-    client.dispose();
-    vi.useRealTimers();
-  });
+  const { server } = withIdleServer();
 
-  /** A server with one document open and its complete list made, idle until the release. */
+  /** The server with one document open and its complete list made, idle until the release. */
   async function released(): Promise<string> {
-    client = startInProcess();
-    await client.initialize(PULL_CAPABILITIES);
     const uri = "file:///idle-rederive.jsonl";
-    await client.open(uri, SESSION);
-    await client.pullItems(uri);
-    // A close schedules the idle collections; the follow-up lets the kept contexts and values go.
-    await client.open("file:///other.jsonl", SESSION);
-    await client.close("file:///other.jsonl");
-    await settle();
-    vi.advanceTimersByTime(IDLE_MS + FOLLOW_UP_MS);
-    await settle();
+    await openAndRelease(server(), uri);
     expect(cachedChars()).toBe(0);
     return uri;
   }
@@ -54,7 +28,7 @@ describe("deriving again after the idle release, over the protocol", () => {
   it("derives again once a request on the open document is followed by a pause", async () => {
     const uri = await released();
     // A hover on the header reads that line alone; the contexts read the conversation's lines.
-    await client.request("textDocument/hover", { textDocument: { uri }, position: { line: 0, character: 3 } });
+    await server().request("textDocument/hover", { textDocument: { uri }, position: { line: 0, character: 3 } });
     await settle();
     const read = cachedChars();
     vi.advanceTimersByTime(REDERIVE_QUIET_MS - 1);
@@ -69,7 +43,7 @@ describe("deriving again after the idle release, over the protocol", () => {
     await released();
     let rederived = 0;
     for (let pull = 0; pull < 30; pull++) {
-      await client.request("workspace/diagnostic", { previousResultIds: [] });
+      await server().request("workspace/diagnostic", { previousResultIds: [] });
       await settle();
       vi.advanceTimersByTime(2000);
       await settle();

@@ -1,0 +1,53 @@
+/**
+ * A server in process brought to its idle release (`lsp/memory.ts`), for the tests of what comes
+ * after it: the reclaimer's timers and clock are faked, the in-memory streams and the server's
+ * `setImmediate` turns are not.
+ */
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, vi } from "vitest";
+import { FOLLOW_UP_MS, IDLE_MS } from "../../server/src/lsp/memory";
+import { type LspTestClient, PULL_CAPABILITIES, startInProcess } from "./lspClient";
+
+/** A session the real Pi 1.6 wrote: a conversation whose resumed context reads several lines. */
+export const IDLE_SESSION = readFileSync(join(__dirname, "../parity/fixtures/written-16-compaction.jsonl"), "utf8");
+
+/**
+ * For each test of the calling `describe`: the reclaimer's timers and clock faked, and a pulling
+ * client's server in process, initialized (`server()`), disposed of after the test.
+ */
+export function withIdleServer(): { server: () => LspTestClient } {
+  let client: LspTestClient | undefined;
+  beforeEach(async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    client = startInProcess();
+    await client.initialize(PULL_CAPABILITIES);
+  });
+  afterEach(() => {
+    client?.dispose();
+    vi.useRealTimers();
+  });
+  return { server: () => client! };
+}
+
+/** Lets the in-memory streams and the server's `setImmediate` turns run (they are not faked). */
+export async function settle(): Promise<void> {
+  for (let k = 0; k < 20; k++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Opens `uri` on `client`'s initialized server, pulls its complete list (returned), and waits until
+ * the follow-up collection has let the kept contexts and values go: a close schedules the idle
+ * collections, so another document is opened and closed.
+ */
+export async function openAndRelease(client: LspTestClient, uri: string) {
+  await client.open(uri, IDLE_SESSION);
+  const items = await client.pullItems(uri);
+  await client.open("file:///other.jsonl", IDLE_SESSION);
+  await client.close("file:///other.jsonl");
+  await settle();
+  vi.advanceTimersByTime(IDLE_MS + FOLLOW_UP_MS);
+  await settle();
+  return items;
+}
