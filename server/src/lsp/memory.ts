@@ -24,9 +24,10 @@
  * diagnostics made from them are kept (`keptAcrossRelease`), so that a keystroke on a line those
  * contexts do not read costs what it did before the pause (576 ms otherwise on the 45 MB session).
  * A keystroke on a line they do read (the newest messages, where a session is most often edited)
- * would build them again (130-220 ms on the 45 MB session), so once a message after the release
- * is followed by a pause (`REDERIVE_QUIET_MS`: the editor's requests as the cursor gets there,
- * before the typing starts), they are derived again (`rederive`), and the idle collections are
+ * would build them again (130-220 ms on the 45 MB session), so once an edit or a request on an
+ * open document after the release (`activity`, which the server reports) is followed by a pause
+ * (`REDERIVE_QUIET_MS`: the editor's requests as the cursor gets there, before the typing starts),
+ * they are derived again (`rederive`), and the idle collections are
  * scheduled anew to let them go once the server is idle again: the memory they take is held while
  * someone works, not while the server waits.
  *
