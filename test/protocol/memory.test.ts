@@ -131,7 +131,10 @@ describe("MemoryReclaimer", () => {
       () => 1,
       collect,
       undefined,
-      () => rederived++,
+      () => {
+        rederived++;
+        return undefined;
+      },
     );
     // No release yet: messages derive nothing.
     reclaimer.changed(LARGE_DOCUMENT_CHARS);
@@ -161,6 +164,35 @@ describe("MemoryReclaimer", () => {
     reclaimer.dispose();
   });
 
+  it("takes the work up again at the next pause when an edit ended it early, and not once it got to the end", async () => {
+    const answers = [false, true];
+    let rederived = 0;
+    const reclaimer = new MemoryReclaimer(
+      () => 1,
+      collect,
+      undefined,
+      () => Promise.resolve(answers[rederived++]!),
+    );
+    reclaimer.changed(LARGE_DOCUMENT_CHARS);
+    vi.advanceTimersByTime(IDLE_MS + FOLLOW_UP_MS);
+    reclaimer.activity();
+    vi.advanceTimersByTime(REDERIVE_QUIET_MS);
+    expect(rederived).toBe(1);
+    // The first work answers that it was ended early: the next pause starts it again.
+    await Promise.resolve();
+    await Promise.resolve();
+    reclaimer.changed(0);
+    vi.advanceTimersByTime(REDERIVE_QUIET_MS);
+    expect(rederived).toBe(2);
+    // The second got to the end: more activity derives nothing until the next release.
+    await Promise.resolve();
+    await Promise.resolve();
+    reclaimer.changed(0);
+    vi.advanceTimersByTime(REDERIVE_QUIET_MS);
+    expect(rederived).toBe(2);
+    reclaimer.dispose();
+  });
+
   it("derives nothing again once no document is open", () => {
     let open = 1;
     let rederived = 0;
@@ -168,7 +200,10 @@ describe("MemoryReclaimer", () => {
       () => open,
       collect,
       undefined,
-      () => rederived++,
+      () => {
+        rederived++;
+        return undefined;
+      },
     );
     reclaimer.changed(LARGE_DOCUMENT_CHARS);
     vi.advanceTimersByTime(IDLE_MS + FOLLOW_UP_MS);
@@ -185,7 +220,10 @@ describe("MemoryReclaimer", () => {
       () => 1,
       collect,
       undefined,
-      () => derived.push(collections),
+      () => {
+        derived.push(collections);
+        return undefined;
+      },
     );
     // Released after a close, then shut down; a message after that derives nothing.
     reclaimer.closed();

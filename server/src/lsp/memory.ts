@@ -27,9 +27,10 @@
  * would build them again (130-220 ms on the 45 MB session), so once an edit or a request on an
  * open document after the release (`activity`, which the server reports) is followed by a pause
  * (`REDERIVE_QUIET_MS`: the editor's requests as the cursor gets there, before the typing starts),
- * they are derived again (`rederive`), and the idle collections are
- * scheduled anew to let them go once the server is idle again: the memory they take is held while
- * someone works, not while the server waits.
+ * they are derived again (`rederive`; an edit that ends that work early leaves it to the next
+ * pause, and what was built so far stays), and the idle collections are scheduled anew to let them
+ * go once the server is idle again: the memory they take is held while someone works, not while
+ * the server waits.
  *
  * The collection is asked for through `--expose-gc`, set at run time; where that is refused, nothing
  * is collected early and the server works as before.
@@ -70,6 +71,9 @@ export const IDLE_VALUE_CHARS = 1_000_000;
  */
 export const REDERIVE_QUIET_MS = 250;
 
+/** Builds again what the release let go; a promise, when the work goes on, of whether it got to the end. */
+export type Rederive = () => Promise<boolean> | undefined;
+
 export class MemoryReclaimer {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private lastChange = 0;
@@ -79,22 +83,25 @@ export class MemoryReclaimer {
   private released = false;
   private rederiveTimer: ReturnType<typeof setTimeout> | undefined;
 
+  private disposed = false;
+
   /**
    * `collect` replaces V8's full collection (for tests); `compact` stores the open documents' lines
    * compactly (`lineStorage.ts`); `rederive` builds again what the open documents' next edit reads
-   * (their diagnostics' kept contexts and requests) after the release.
+   * (their diagnostics' kept contexts and requests) after the release, and may answer whether it
+   * got to the end (false: an edit ended it early, and the next pause starts it again).
    */
   constructor(
     private readonly openDocuments: () => number,
     collect?: () => void,
     private readonly compact: () => void = () => undefined,
-    private rederive: () => void = () => undefined,
+    private rederive: Rederive = () => undefined,
   ) {
     this.collect = collect;
   }
 
   /** What `activity` runs after a release (the server sets it once its diagnostics are made). */
-  rederiveWith(rederive: () => void): void {
+  rederiveWith(rederive: Rederive): void {
     this.rederive = rederive;
   }
 
@@ -115,7 +122,12 @@ export class MemoryReclaimer {
     if (!this.released) return;
     this.released = false;
     if (this.openDocuments() === 0) return;
-    this.rederive();
+    const ended = this.rederive();
+    // Ended early by an edit: the next pause goes on with it (what it built so far is kept, and
+    // brought up to date by the edit), unless the server has stopped meanwhile.
+    void ended?.then((complete) => {
+      if (!complete && !this.disposed) this.released = true;
+    });
     // What was derived is let go again once the server is idle again.
     this.lastChange = Date.now();
     this.schedule();
@@ -147,6 +159,7 @@ export class MemoryReclaimer {
   dispose(): void {
     // Nothing is derived again after shutdown: the server tells of every request, even one it refuses then.
     this.released = false;
+    this.disposed = true;
     clearTimeout(this.timer);
     clearTimeout(this.rederiveTimer);
     this.timer = undefined;

@@ -54,11 +54,14 @@ export function startServer(connection: Connection): ServerHandle {
     // requests and findings, then the rest of their diagnostics (thrown away: they equal that
     // list), a slice at a time, so that a keystroke meanwhile waits for one slice at most. A
     // document opened or edited since is left to the work its change started.
+    // The promise answers whether every document's work got to the end: one that an edit ended
+    // is taken up again at the next pause.
     memory.rederiveWith(() => {
+      const works: Promise<boolean>[] = [];
       for (const document of documents.all()) {
         if (!state.diagnostics?.isComplete(document)) continue;
         // A close or an edit meanwhile ends the work (the driver's `ContentModified`), which is nobody's answer.
-        guard
+        const work = guard
           .steps("deriving the kept contexts again", undefined, CancellationToken.None, () => {
             const work = rederivation(document, source);
             // Its slices count as activity, as the diagnostics' own do: the idle collections wait for
@@ -71,8 +74,13 @@ export function startServer(connection: Connection): ServerHandle {
               },
             };
           })
-          .catch(() => undefined);
+          .then(
+            () => true,
+            () => false,
+          );
+        works.push(work);
       }
+      return Promise.all(works).then((done) => done.every(Boolean));
     });
     workspace.initialize(params);
     guard.state = "running";
