@@ -36,6 +36,18 @@ const SESSION = [
   }),
 ];
 
+/** A rederivation that only counts how often it ran, and goes on with no work left. */
+function countingRederive(): { run: () => undefined; count: () => number } {
+  let runs = 0;
+  return {
+    run: () => {
+      runs++;
+      return undefined;
+    },
+    count: () => runs,
+  };
+}
+
 describe("MemoryReclaimer", () => {
   let collections = 0;
   const collect = () => {
@@ -126,33 +138,25 @@ describe("MemoryReclaimer", () => {
   });
 
   it("derives what the release let go again once a message after it is followed by a pause, and lets it go again once idle", () => {
-    let rederived = 0;
-    const reclaimer = new MemoryReclaimer(
-      () => 1,
-      collect,
-      undefined,
-      () => {
-        rederived++;
-        return undefined;
-      },
-    );
+    const rederive = countingRederive();
+    const reclaimer = new MemoryReclaimer(() => 1, collect, undefined, rederive.run);
     // No release yet: messages derive nothing.
     reclaimer.changed(LARGE_DOCUMENT_CHARS);
     reclaimer.activity();
     vi.advanceTimersByTime(IDLE_MS + FOLLOW_UP_MS);
     expect(collections).toBe(4);
-    expect(rederived).toBe(0);
+    expect(rederive.count()).toBe(0);
     // Released: a burst of messages puts the work off until it pauses, then it runs once.
     for (let k = 0; k < 5; k++) {
       reclaimer.activity();
       vi.advanceTimersByTime(REDERIVE_QUIET_MS - 1);
     }
-    expect(rederived).toBe(0);
+    expect(rederive.count()).toBe(0);
     vi.advanceTimersByTime(1);
-    expect(rederived).toBe(1);
+    expect(rederive.count()).toBe(1);
     reclaimer.activity();
     vi.advanceTimersByTime(REDERIVE_QUIET_MS);
-    expect(rederived).toBe(1);
+    expect(rederive.count()).toBe(1);
     // What was derived goes at the next idle release, after which a message derives it once more.
     vi.advanceTimersByTime(IDLE_MS);
     expect(collections).toBe(6);
@@ -160,7 +164,7 @@ describe("MemoryReclaimer", () => {
     expect(collections).toBe(8);
     reclaimer.changed(0);
     vi.advanceTimersByTime(REDERIVE_QUIET_MS);
-    expect(rederived).toBe(2);
+    expect(rederive.count()).toBe(2);
     reclaimer.dispose();
   });
 
@@ -195,22 +199,14 @@ describe("MemoryReclaimer", () => {
 
   it("derives nothing again once no document is open", () => {
     let open = 1;
-    let rederived = 0;
-    const reclaimer = new MemoryReclaimer(
-      () => open,
-      collect,
-      undefined,
-      () => {
-        rederived++;
-        return undefined;
-      },
-    );
+    const rederive = countingRederive();
+    const reclaimer = new MemoryReclaimer(() => open, collect, undefined, rederive.run);
     reclaimer.changed(LARGE_DOCUMENT_CHARS);
     vi.advanceTimersByTime(IDLE_MS + FOLLOW_UP_MS);
     open = 0;
     reclaimer.activity();
     vi.advanceTimersByTime(REDERIVE_QUIET_MS);
-    expect(rederived).toBe(0);
+    expect(rederive.count()).toBe(0);
     reclaimer.dispose();
   });
 

@@ -49,39 +49,7 @@ export function startServer(connection: Connection): ServerHandle {
     state.settings = state.initialSettings;
     const source = diagnosticsSource(state);
     state.diagnostics = new DiagnosticsService(connection, source, state.client.pullDiagnostics, state.client.diagnosticRefresh);
-    // After an idle release, what the next edit inside the resumed context reads is built again
-    // (`memory.ts`) for the open documents whose complete list was made: both versions' contexts,
-    // requests and findings, then the rest of their diagnostics (thrown away: they equal that
-    // list), a slice at a time, so that a keystroke meanwhile waits for one slice at most. A
-    // document opened or edited since is left to the work its change started.
-    // The promise answers whether every document's work got to the end: one that an edit ended
-    // is taken up again at the next pause.
-    memory.rederiveWith(() => {
-      const works: Promise<boolean>[] = [];
-      for (const document of documents.all()) {
-        if (!state.diagnostics?.isComplete(document)) continue;
-        // A close or an edit meanwhile ends the work (the driver's `ContentModified`), which is nobody's answer.
-        const work = guard
-          .steps("deriving the kept contexts again", undefined, CancellationToken.None, () => {
-            const work = rederivation(document, source);
-            // Its slices count as activity, as the diagnostics' own do: the idle collections wait for
-            // the work to end, and their release does not throw away what it has built so far.
-            return {
-              steps: work.steps,
-              stillValid: () => {
-                memory.changed(0);
-                return work.stillValid();
-              },
-            };
-          })
-          .then(
-            () => true,
-            () => false,
-          );
-        works.push(work);
-      }
-      return Promise.all(works).then((done) => done.every(Boolean));
-    });
+    memory.rederiveWith(rederiveOpenDocuments(state, source));
     workspace.initialize(params);
     guard.state = "running";
     const capabilities: ServerCapabilities = { textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental } };
@@ -147,6 +115,44 @@ export function startServer(connection: Connection): ServerHandle {
 function namesOpenDocument(params: unknown, state: ServerState): boolean {
   const uri = (params as { textDocument?: { uri?: unknown } } | null | undefined)?.textDocument?.uri;
   return typeof uri === "string" && state.documents.get(uri) !== undefined;
+}
+
+/**
+ * What the server derives again after an idle release (`memory.ts`): for the open documents whose
+ * complete list was made, what the next edit inside the resumed context reads (both versions'
+ * contexts, requests and findings, then the rest of their diagnostics, thrown away: they equal that
+ * list), a slice at a time, so that a keystroke meanwhile waits for one slice at most. A document
+ * opened or edited since is left to the work its change started. The promise answers whether every
+ * document's work got to the end: one that an edit ended is taken up again at the next pause.
+ */
+function rederiveOpenDocuments(state: ServerState, source: DiagnosticsSource): () => Promise<boolean> {
+  const { documents, guard, memory } = state;
+  return () => {
+    const works: Promise<boolean>[] = [];
+    for (const document of documents.all()) {
+      if (!state.diagnostics?.isComplete(document)) continue;
+      // A close or an edit meanwhile ends the work (the driver's `ContentModified`), which is nobody's answer.
+      const work = guard
+        .steps("deriving the kept contexts again", undefined, CancellationToken.None, () => {
+          const rederived = rederivation(document, source);
+          // Its slices count as activity, as the diagnostics' own do: the idle collections wait for
+          // the work to end, and their release does not throw away what it has built so far.
+          return {
+            steps: rederived.steps,
+            stillValid: () => {
+              memory.changed(0);
+              return rederived.stillValid();
+            },
+          };
+        })
+        .then(
+          () => true,
+          () => false,
+        );
+      works.push(work);
+    }
+    return Promise.all(works).then((done) => done.every(Boolean));
+  };
 }
 
 /**
