@@ -82,7 +82,7 @@ export class MemoryReclaimer {
   /** Set by the follow-up's release, until what it let go is derived again (`activity`). */
   private released = false;
   private rederiveTimer: ReturnType<typeof setTimeout> | undefined;
-
+  /** Set by `dispose`: a rederivation still running then is not taken up again. */
   private disposed = false;
 
   /**

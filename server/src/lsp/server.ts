@@ -160,8 +160,8 @@ function rederiveOpenDocuments(state: ServerState, source: DiagnosticsSource): (
  * and findings, then the rest of its diagnostics), and whether they may go on: only while the
  * document is open and unedited. The steps hold the analysis they started on, which a structural
  * edit takes over (`resplice.ts`): going on after an edit would keep values made from a replaced
- * analysis for the new one (a diagnostic lost after a line deleted, `rederiveRaces.test.ts`). The
- * edit starts the work of its own.
+ * analysis for the new one (a diagnostic lost after a line deleted, `rederiveRaces.test.ts`). What
+ * was built before the edit stays, and the next pause takes the work up again (`memory.ts`).
  */
 export function rederivation(
   document: SessionDocument,
