@@ -6,6 +6,7 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { ClientCapabilities } from "vscode-languageserver";
 import { afterEach, beforeEach, vi } from "vitest";
 import { FOLLOW_UP_MS, IDLE_MS } from "../../server/src/lsp/memory";
 import { type LspTestClient, PULL_CAPABILITIES, startInProcess } from "./lspClient";
@@ -14,15 +15,16 @@ import { type LspTestClient, PULL_CAPABILITIES, startInProcess } from "./lspClie
 export const IDLE_SESSION = readFileSync(join(__dirname, "../parity/fixtures/written-16-compaction.jsonl"), "utf8");
 
 /**
- * For each test of the calling `describe`: the reclaimer's timers and clock faked, and a pulling
- * client's server in process, initialized (`server()`), disposed of after the test.
+ * For each test of the calling `describe`: the reclaimer's timers and clock faked, and a server in
+ * process for a client of `capabilities` (a pulling one unless said), initialized (`server()`),
+ * disposed of after the test.
  */
-export function withIdleServer(): { server: () => LspTestClient } {
+export function withIdleServer(capabilities: ClientCapabilities = PULL_CAPABILITIES): { server: () => LspTestClient } {
   let client: LspTestClient | undefined;
   beforeEach(async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
     client = startInProcess();
-    await client.initialize(PULL_CAPABILITIES);
+    await client.initialize(capabilities);
   });
   afterEach(() => {
     client?.dispose();
@@ -37,13 +39,13 @@ export async function settle(): Promise<void> {
 }
 
 /**
- * Opens `uri` on `client`'s initialized server, pulls its complete list (returned), and waits until
- * the follow-up collection has let the kept contexts and values go: a close schedules the idle
- * collections, so another document is opened and closed.
+ * Opens `uri` on `client`'s initialized server, pulls its complete list (returned; or waits for its
+ * publish, `pushed`), and waits until the follow-up collection has let the kept contexts and values
+ * go: a close schedules the idle collections, so another document is opened and closed.
  */
-export async function openAndRelease(client: LspTestClient, uri: string) {
+export async function openAndRelease(client: LspTestClient, uri: string, pushed = false) {
   await client.open(uri, IDLE_SESSION);
-  const items = await client.pullItems(uri);
+  const items = pushed ? (await client.waitForDiagnostics(uri, (p) => p.version === 1)).diagnostics : await client.pullItems(uri);
   await client.open("file:///other.jsonl", IDLE_SESSION);
   await client.close("file:///other.jsonl");
   await settle();

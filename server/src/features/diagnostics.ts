@@ -25,7 +25,7 @@ import { checkFolder } from "./diagnostics/folderChecks";
 import { checkLinks, checkToolResults } from "./diagnostics/linkChecks";
 import { Report } from "./diagnostics/report";
 import { checkCycles, checkDuplicates } from "./diagnostics/treeChecks";
-import { requestDiagnosticsSteps } from "./requestDiagnostics";
+import { provisionalRequestDiagnostics, requestDiagnosticsSteps } from "./requestDiagnostics";
 import { ohMyPiSession, sessionFaultDiagnostics } from "./sessionFaults";
 
 /** A check adds its findings to the report, at once or as steps (`core/base/steps.ts`). */
@@ -106,6 +106,21 @@ export function collectStructuralDiagnostics(doc: SessionDocument, limitPerCode?
 }
 
 /**
+ * The complete list's diagnostics at once for an edit after the idle release that would otherwise
+ * build the released contexts and provider requests again (a keystroke in the newest messages): the
+ * provider request's are the ones kept through the release that the edit leaves standing
+ * (`provisionalRequestDiagnostics`), every other check's are made as `collectDiagnostics` makes
+ * them. Undefined when the provider request's diagnostics are cheap to make, or nothing was kept:
+ * `collectDiagnostics` answers then. The server answers with this list and builds the complete one
+ * meanwhile (`lsp/diagnostics.ts`).
+ */
+export function collectProvisionalDiagnostics(doc: SessionDocument, limitPerCode?: number, facts: SessionFacts = {}): CollectedDiagnostics | undefined {
+  const requests = provisionalRequestDiagnostics(doc);
+  if (!requests) return undefined;
+  return runToEnd(collectDiagnosticsSteps(doc, limitPerCode, facts, undefined, new Map([["provider request", (r: Report) => addAll(r, requests)]])));
+}
+
+/**
  * `collectDiagnostics` as steps: it yields between two checks, and within the provider request's
  * checks, so that the server can let requests in while it completes a large session's diagnostics.
  * With `only`, just the checks of those names run, and the encoding's and the lines' own findings
@@ -116,6 +131,8 @@ export function* collectDiagnosticsSteps(
   limitPerCode?: number,
   facts: SessionFacts = {},
   only?: ReadonlySet<string>,
+  /** Checks run instead of the ones of those names. */
+  instead?: ReadonlyMap<string, Check>,
 ): Steps<CollectedDiagnostics> {
   const r = new Report(doc, limitPerCode, only === undefined);
   // The encoding comes first: the text every other check reads is the one decoded from it.
@@ -132,7 +149,8 @@ export function* collectDiagnosticsSteps(
     for (const [name, check] of CHECKS) {
       if (only && !only.has(name)) continue;
       yield;
-      yield* guardedSteps(r, name, () => check(r, facts));
+      const run = instead?.get(name) ?? check;
+      yield* guardedSteps(r, name, () => run(r, facts));
     }
   }
   // Reading order: by position, keeping the order of checks for diagnostics on the same token.

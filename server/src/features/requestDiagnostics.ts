@@ -12,7 +12,7 @@
  * - `context-over-window` (warning): Pi's own estimate of the resumed context exceeds the model's
  *   window in pi-ai's catalogue;
  * - `request-throws` (error): Pi's pipeline throws (for Pi 1.x, or Pi 0.73/0.74 where only it does);
- * - images and request size: `imageDiagnostics.ts`; compactions: `compactionKeepsToolResult`.
+ * - images and request size: `imageDiagnostics.ts`; compactions: `compactionDiagnostics.ts`.
  *
  * Each diagnostic is on the entry to blame and says what Pi does and what the provider answers.
  * Nothing here runs for a file Pi would not open (no header); for an older version, which Pi
@@ -23,19 +23,18 @@
 import type { Diagnostic } from "vscode-languageserver";
 import type { SessionAnalysis } from "../core/session/analysis";
 import type { Entry } from "../core/session/entry";
-import { type ContextBuild, selectEntries } from "../core/pi/buildContext";
+import type { ContextBuild } from "../core/pi/buildContext";
 import { toolCallBlock } from "../core/session/semantics/toolPairs";
-import { pathTo } from "../core/session/semantics/walk";
-import { entriesWhere } from "../core/session/resplice";
 import { activeContext, activeContext074, contextInputLines } from "../core/pi/activeContext";
 import type { SessionDocument } from "../core/session/document";
 import type { Steps } from "../core/base/steps";
 import type { ProviderRequest, ProviderResult } from "../core/pi/provider/types";
 import type { ModelInfo } from "../core/pi/provider/catalog";
 import { buildProviderRequest } from "../core/pi/provider/request";
-import { type KeptAcrossRelease, type KeptForInputs, keptAcrossRelease, keptForSameInputs, releasedTable } from "../core/session/semantics/memo";
+import { type KeptAcrossRelease, type KeptForInputs, keptAcrossRelease, keptForSameInputs, predecessorOf, releasedTable } from "../core/session/semantics/memo";
 import { versionRules } from "../core/session/semantics/version";
 import { singleLine } from "../core/base/text";
+import { compactionDiagnostics, compactionKeepsToolResult } from "./compactionDiagnostics";
 import { imageFindings, requestSizeFindings } from "./imageDiagnostics";
 import { carriedFindings, madePlain } from "./requestFindingsCarry";
 import { updateRequestFindings } from "./requestFindingsUpdate";
@@ -94,9 +93,7 @@ export function requestDiagnostics(doc: SessionDocument, rebuild = false): Diagn
   // A lone "\r" makes a Pi line several lines for the client, so an edit of a line no finding reads
   // can move every later finding's range: nothing is kept or reused then (as `replay.ts` does).
   const plain = doc.lspLineCount === doc.lineCount;
-  const compactions = plain
-    ? keptForSameInputs(compactionMemo, a.structure, compactionParses(a), () => compactionKeepsToolResult(doc))
-    : compactionKeepsToolResult(doc);
+  const compactions = compactionDiagnostics(doc, plain);
   let value = plain && !rebuild ? settled.get(a) : undefined;
   if (!value) {
     const inputs = requestsOf(a);
@@ -114,6 +111,36 @@ export function requestDiagnostics(doc: SessionDocument, rebuild = false): Diagn
     settled.set(a, value);
   }
   return compactions.length === 0 ? value : [...compactions, ...value];
+}
+
+/**
+ * What an edit after the idle release that `requestDiagnostics` would answer by building the
+ * released contexts and requests again (one on a line they read, of the tree too) can be answered
+ * with at once, while they are built: the findings kept through the release (`settled`) but those
+ * on a line edited since or pointing at one, whose ranges may no longer fit the line, and the
+ * compaction findings as `requestDiagnostics` makes them. The findings of the other lines stand as
+ * they were until the complete list replaces them (`lsp/diagnostics.ts`), which brings any the
+ * edit adds or removes elsewhere. Kept in turn (`standIn`), so that the next edit before the
+ * complete list starts from them. Undefined when `requestDiagnostics` is cheap (what it reads is
+ * kept), when nothing was kept, when lines were added or removed since, and when a lone "\r"
+ * splits a line for the client.
+ */
+export function provisionalRequestDiagnostics(doc: SessionDocument): Diagnostic[] | undefined {
+  const a = doc.analysis;
+  if (a.headerState !== "ok" || !versionRules(a).current || doc.lspLineCount !== doc.lineCount) return undefined;
+  // Kept for this structure, or for the one an edit of the tree replaced (whose findings the new
+  // structure's carry over, `requestFindingsCarry.ts`): `requestDiagnostics` answers in proportion.
+  const before = predecessorOf(a);
+  if (memo.has(a.structure) || (before && memo.has(before.structure)) || settled.get(a)) return undefined;
+  // Not after a line was added or removed: the findings' messages name other lines ("before the
+  // next user message (line 12)"), which that would leave wrong.
+  const kept = settled.stale(a);
+  if (!kept) return undefined;
+  const { edited } = kept;
+  const standing = kept.value.filter((d) => !edited.has(d.range.start.line) && !d.relatedInformation?.some((r) => edited.has(r.location.range.start.line)));
+  settled.standIn(a, standing);
+  const compactions = compactionDiagnostics(doc, true);
+  return compactions.length === 0 ? standing : [...compactions, ...standing];
 }
 
 /**
@@ -185,20 +212,6 @@ function migratedThrows(doc: SessionDocument): Diagnostic[] {
   const older = activeContext074(migrated);
   const old = older.ok ? providerRequestOf(older.build, "0.74") : undefined;
   return old && !old.ok ? [throwsDiagnostic(doc, old, "Pi 0.73/0.74", " (Pi 1.x's does not)")] : [];
-}
-
-/**
- * The compaction checks read compactions anywhere in the file, not only on the path Pi resumes,
- * and their ranges are on the compactions' own lines: kept for the structure and those lines' parses,
- * through the idle release too (the parses are the document's, and the diagnostics small).
- */
-const compactionMemo: KeptForInputs<Diagnostic[]> = new WeakMap();
-
-/** The compaction entries, found once per structure (an edit inside a line keeps the entry objects), and after a structural edit from the last structure's. */
-const compactionsOf = entriesWhere((e) => e.type === "compaction");
-
-function compactionParses(a: SessionAnalysis): readonly unknown[] {
-  return compactionsOf(a).map((e) => e.parsed);
 }
 
 /** What the findings are made from: Pi 1.x's context or its failure, then its request, then Pi 0.73/0.74's context and request. */
@@ -345,42 +358,4 @@ function orphanCause(build: ContextBuild, request: ProviderRequest, k: number, i
     return `the compaction on line ${build.compaction.line + 1} keeps the entries from this result on but summarises its call (line ${call.line + 1}) away`;
   }
   return undefined;
-}
-
-/**
- * Compactions whose kept range starts on a tool result whose call lies before it: Pi's own cut
- * point never does that (`findCutPoint` skips tool results), an extension's or a hand edit can.
- * Every compaction is checked, not only the last, since each is where some branch resumes.
- */
-function compactionKeepsToolResult(doc: SessionDocument): Diagnostic[] {
-  const a = doc.analysis;
-  const out: Diagnostic[] = [];
-  for (const c of compactionsOf(a)) {
-    if (a.reachesCycle[c.index]) continue;
-    const firstKept = c.parsed.object?.firstKeptEntryId;
-    if (typeof firstKept !== "string" || firstKept === c.id) continue;
-    const target = a.byId.get(firstKept);
-    if (!target || !a.isAncestor(target, c)) continue;
-    // Pi cuts at a user or assistant message almost always: only a kept range that starts on a
-    // tool result or on metadata needs the path.
-    if (target.type === "message" && target.parsed.toolResultId === undefined) continue;
-    const { selected } = selectEntries(pathTo(a, c), "1.x");
-    // The first entry of the kept range that gives the model a message.
-    const first = selected.slice(1).find((e) => e !== c && producesMessage(e));
-    const resultId = first?.parsed.toolResultId;
-    if (!first || resultId === undefined || selected.some((e) => e.parsed.toolCallIds?.includes(resultId))) continue;
-    const call = pathTo(a, target).find((e) => e.parsed.toolCallIds?.includes(resultId));
-    const message =
-      `This compaction keeps the entries from line ${target.line + 1} on, and the first message it keeps is a tool result (line ${first.line + 1}) whose call ${call ? `(line ${call.line + 1}) ` : ""}it summarises away. ` +
-      "Pi sends the summary and then this result without its call, which providers reject (Anthropic: each tool_result must answer a tool_use in the message right before it); " +
-      "Pi's own compaction never cuts there. Keep from the call instead.";
-    out.push(diagnostic("compaction-keeps-tool-result", message, doc.valueRange(c.line, ["firstKeptEntryId"])));
-  }
-  return out;
-}
-
-function producesMessage(e: Entry): boolean {
-  if (e.type === "custom_message" || e.type === "branch_summary") return true;
-  if (e.type !== "message") return false;
-  return (e.parsed.object?.message as Message | undefined)?.role !== "system";
 }

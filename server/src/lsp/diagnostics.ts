@@ -21,11 +21,19 @@
  * which a pushing client gets as a second publish and a pulling client is asked to pull again
  * (`workspace/diagnostic/refresh`, as VS Code's own servers do). A pulling client that cannot be
  * asked again gets the complete list at once, as does every small session, whose checks are fast.
+ *
+ * So is an edit after the idle release (`memory.ts`) on a line the released contexts read, the
+ * newest messages, which would otherwise build both Pi versions' contexts and requests again before
+ * its answer (270 ms pushed on the 45 MB session): it is answered at once with the provider
+ * request's findings the edit leaves standing and every other check made anew
+ * (`DiagnosticsSource.provisional`), and the complete list follows in the same way, sent only when
+ * it differs.
  */
 
 import { type Connection, type Diagnostic, DocumentDiagnosticReportKind, type DocumentDiagnosticReport } from "vscode-languageserver";
 import type { Steps } from "../core/base/steps";
 import type { SessionDocument } from "../core/session/document";
+import { REDERIVE_QUIET_MS } from "./memory";
 
 /**
  * From this many UTF-16 code units a document's first diagnostics are its structural ones, and the
@@ -46,9 +54,23 @@ export function stagedOpenChars(env: NodeJS.ProcessEnv = process.env): number {
     : STAGED_OPEN_CHARS;
 }
 
+/**
+ * How long after an edit answered with a provisional list, with no edit since, its complete list is
+ * computed: the time `memory.ts` waits before deriving again what the idle release let go, which
+ * kept keystrokes 150 ms apart from waiting for that work (measured over stdio on the 45 MB session).
+ */
+export const COMPLETE_AFTER_QUIET_MS = REDERIVE_QUIET_MS;
+
 export interface DiagnosticsSource {
   /** What the editor shows for a document: the checker's diagnostics, fading hints and settings applied. */
   compute(document: SessionDocument): Diagnostic[];
+  /**
+   * `compute`'s list at once, for an edit after the idle release that `compute` would answer by
+   * building again what the release let go (`collectProvisionalDiagnostics`): the provider
+   * request's findings those lines leave standing, until the complete list replaces them.
+   * Undefined when `compute` needs nothing built again.
+   */
+  provisional(document: SessionDocument): Diagnostic[] | undefined;
   /** The structural diagnostics alone, settings applied: a large session's first answer. */
   structural(document: SessionDocument): Diagnostic[];
   /** `compute` as steps. */
@@ -71,8 +93,12 @@ interface Published {
   generation: number;
   items: Diagnostic[];
   resultId: string;
-  /** The structural diagnostics alone, while the complete list is computed. */
-  partial?: boolean;
+  /**
+   * A part of the list, while the complete list is computed: a large open's structural diagnostics
+   * (always followed by the complete list, which its client waits for), or an edit's provisional
+   * list (followed by the complete list only when it differs).
+   */
+  partial?: "first part" | "provisional";
 }
 
 export class DiagnosticsService {
@@ -132,6 +158,8 @@ export class DiagnosticsService {
       return { items: previous.items, fresh: false, resultId: previous.resultId };
     }
     if (!previous && this.staged(document)) return this.answerFirst(document);
+    const provisional = previous && this.takesRest() ? this.provisionalOf(document) : undefined;
+    if (provisional) return this.answerPartly(document, provisional, previous);
     let items: Diagnostic[];
     try {
       items = this.source.compute(document);
@@ -152,7 +180,12 @@ export class DiagnosticsService {
 
   /** Whether a just opened document gets its structural diagnostics first: a large one, and a client that will take the rest. */
   private staged(document: SessionDocument): boolean {
-    return document.textLength() >= this.stagedFrom && (!this.pull || this.refreshSupport);
+    return document.textLength() >= this.stagedFrom && this.takesRest();
+  }
+
+  /** Whether the client takes a list that follows the answer: a pushing client, or a pulling one that can be asked to pull again. */
+  private takesRest(): boolean {
+    return !this.pull || this.refreshSupport;
   }
 
   /** The structural diagnostics as the first answer, and the complete list started in the background. */
@@ -165,16 +198,50 @@ export class DiagnosticsService {
       this.failed(error);
       return this.remember(document, undefined, this.source.compute(document));
     }
-    const resultId = String(this.nextResultId++);
-    this.last.set(document.uri, { document, revision: document.revision, generation: this.generation, items, resultId, partial: true });
-    // Started once this answer is on its way, so that the first slice does not hold it back; for
-    // the text and settings of this answer, so that an edit or a setting handled meanwhile ends it.
-    // The library writes an answer or a notification from a `setImmediate` of its own, queued after
-    // this one returns: one turn more lets it go first (with one, the answer waited for a slice).
+    return this.answerPartly(document, items);
+  }
+
+  /** The source's provisional list of an edited document, if it has one; a failure leaves the complete list to be computed now. */
+  private provisionalOf(document: SessionDocument): Diagnostic[] | undefined {
+    try {
+      return this.source.provisional(document);
+    } catch (error) {
+      this.failed(error);
+      return undefined;
+    }
+  }
+
+  /**
+   * `items` as the answer for now, and the complete list started in the background: at once for an
+   * open's first part (no `previous`), after `COMPLETE_AFTER_QUIET_MS` without an edit for an edit's
+   * provisional list. A provisional list equal to `previous` keeps its result id and is not sent again.
+   */
+  private answerPartly(document: SessionDocument, items: Diagnostic[], previous?: Published): { items: Diagnostic[]; fresh: boolean; resultId: string } {
+    const same = previous !== undefined && sameDiagnostics(previous.items, items);
+    const resultId = same ? previous.resultId : String(this.nextResultId++);
+    this.last.set(document.uri, {
+      document,
+      revision: document.revision,
+      generation: this.generation,
+      items: same ? previous.items : items,
+      resultId,
+      partial: previous ? "provisional" : "first part",
+    });
+    // For the text and settings of this answer, so that an edit or a setting handled meanwhile ends it.
     const { revision } = document;
     const generation = this.generation;
-    setImmediate(() => setImmediate(() => void this.complete(document, revision, generation)));
-    return { items, fresh: true, resultId };
+    const complete = () => void this.complete(document, revision, generation);
+    if (previous) {
+      // Once typing pauses: each slice of the work holds the thread for up to a context's building
+      // (about 100 ms on the 45 MB session), which the next keystroke of a burst would wait for.
+      setTimeout(complete, COMPLETE_AFTER_QUIET_MS).unref?.();
+    } else {
+      // Once this answer is on its way, so that the first slice does not hold it back. The library
+      // writes an answer or a notification from a `setImmediate` of its own, queued after this one
+      // returns: one turn more lets it go first (with one, the answer waited for a slice).
+      setImmediate(() => setImmediate(complete));
+    }
+    return { items, fresh: !same, resultId };
   }
 
   /**
@@ -198,7 +265,14 @@ export class DiagnosticsService {
       items = this.last.get(uri)?.items ?? [];
     }
     if (!stillValid()) return;
-    this.remember(document, this.last.get(uri), items);
+    const partial = this.last.get(uri);
+    // The provisional list the client holds was complete after all (typing that changed no
+    // provider request's finding): it is marked so, with its result id, and not sent again.
+    if (partial?.partial === "provisional" && sameDiagnostics(partial.items, items)) {
+      partial.partial = undefined;
+      return;
+    }
+    this.remember(document, partial, items);
     if (this.pull) void this.connection.languages.diagnostics.refresh();
     else void this.connection.sendDiagnostics({ uri, version: document.version, diagnostics: items });
   }

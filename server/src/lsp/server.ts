@@ -22,6 +22,8 @@ import {
   applySeverityOverrides,
   capDiagnostics,
   collectDiagnosticsSteps,
+  collectProvisionalDiagnostics,
+  type CollectedDiagnostics,
   collectStructuralDiagnostics,
   computeFadingHints,
   MAX_PER_CODE,
@@ -179,17 +181,24 @@ export function rederivation(
 /** What the editor shows: the checker's diagnostics, plus the fading hints unless turned off. */
 function diagnosticsSource(state: ServerState): DiagnosticsSource {
   const { guard, documents, workspace, connection } = state;
-  function* steps(document: SessionDocument): Steps<Diagnostic[]> {
-    // The session's facts on disk (the file's encoding, where it lies): the same checks `check` runs.
-    const facts = guard.safe("session facts", {}, () => workspace.facts(document));
-    const collected = yield* collectDiagnosticsSteps(document, MAX_PER_CODE, facts);
+  // The session's facts on disk (the file's encoding, where it lies): the same checks `check` runs.
+  const factsOf = (document: SessionDocument) => guard.safe("session facts", {}, () => workspace.facts(document));
+  /** The checker's diagnostics, capped, with the fading hints and the user's severities. */
+  function* shown(document: SessionDocument, collected: CollectedDiagnostics): Steps<Diagnostic[]> {
     const found = capDiagnostics(collected.diagnostics, { overflow: collected.overflow }).diagnostics;
     const { fadeInactive, severity } = state.settings;
     if (fadeInactive) yield;
     return applySeverityOverrides(fadeInactive ? found.concat(computeFadingHints(document)) : found, severity);
   }
+  function* steps(document: SessionDocument): Steps<Diagnostic[]> {
+    return yield* shown(document, yield* collectDiagnosticsSteps(document, MAX_PER_CODE, factsOf(document)));
+  }
   return {
     compute: (document) => runToEnd(steps(document)),
+    provisional: (document) => {
+      const collected = collectProvisionalDiagnostics(document, MAX_PER_CODE, factsOf(document));
+      return collected && runToEnd(shown(document, collected));
+    },
     structural: (document) => {
       const collected = collectStructuralDiagnostics(document, MAX_PER_CODE);
       return applySeverityOverrides(capDiagnostics(collected.diagnostics, { overflow: collected.overflow }).diagnostics, state.settings.severity);

@@ -198,7 +198,7 @@ export class SessionDocument {
     this.analysisCache = reused ?? (this.previousAnalysis && splice && respliceAnalysis(this.previousAnalysis, input, splice)) ?? analyze(input);
     this.lineSplice = undefined;
     // A new structure: what was kept for the analysis it replaces may be carried over (`memo.ts`).
-    if (!reused && this.previousAnalysis) replacedAnalysis(this.analysisCache, this.previousAnalysis);
+    if (!reused && this.previousAnalysis) replacedAnalysis(this.analysisCache, this.previousAnalysis, splice ?? undefined);
     this.previousAnalysis = undefined;
     this.editedLines = new Map();
     return this.analysisCache;

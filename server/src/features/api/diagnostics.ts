@@ -5,7 +5,13 @@
  */
 
 export { capDiagnostics, MAX_PER_CODE, MAX_PER_FILE } from "../diagnosticCap";
-export { collectDiagnostics, collectDiagnosticsSteps, collectStructuralDiagnostics } from "../diagnostics";
+export {
+  collectDiagnostics,
+  collectDiagnosticsSteps,
+  collectProvisionalDiagnostics,
+  collectStructuralDiagnostics,
+  type CollectedDiagnostics,
+} from "../diagnostics";
 export { rederiveRequestDiagnosticsSteps, requestDiagnosticsFor } from "../requestDiagnostics";
 export { encodingDiagnostics } from "../diagnostics/encodingChecks";
 export { applySeverityOverrides, DIAGNOSTIC_SOURCE, type SeverityOverrides } from "../diagnostics/report";

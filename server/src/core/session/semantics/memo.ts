@@ -14,6 +14,7 @@
 
 import type { SessionAnalysis } from "../analysis";
 import { editStep, linesEditedSince } from "../reanalyze";
+import type { LineSplice } from "../resplice";
 import { type WeakTable, type WeakTableList, weakTableIn } from "../../base/weakTables";
 
 /**
@@ -123,14 +124,17 @@ export function perStructureAndLines<T>(
  * over 50,000 entries. Only the last link is kept (a chain of edits would hold every earlier
  * analysis), and an idle server lets it go with the values it leads to (`releaseKept`).
  */
-const predecessors = releasedTable<object, { analysis: SessionAnalysis | undefined }>();
+const predecessors = releasedTable<object, { analysis: SessionAnalysis | undefined; splice: LineSplice | undefined }>();
 
-/** Records that the document's analysis `next`, of a new structure, replaced `previous`. */
-export function replacedAnalysis(next: SessionAnalysis, previous: SessionAnalysis): void {
+/**
+ * Records that the document's analysis `next`, of a new structure, replaced `previous`, through
+ * the edits `splice` spans (when the document knows them).
+ */
+export function replacedAnalysis(next: SessionAnalysis, previous: SessionAnalysis, splice?: LineSplice): void {
   if (next.structure === previous.structure) return;
   const link = predecessors.get(previous.structure);
   if (link) link.analysis = undefined;
-  predecessors.set(next.structure, { analysis: previous });
+  predecessors.set(next.structure, { analysis: previous, splice });
 }
 
 /** The analysis `a`'s structure replaced, while it is kept. */
@@ -143,6 +147,20 @@ export interface KeptAcrossRelease<T> {
   /** The answer kept for `a`'s structure, if no line edited since it was made is one its inputs mark. */
   get(a: SessionAnalysis): T | undefined;
   set(a: SessionAnalysis, value: T): void;
+  /**
+   * Keeps `value` for `a`'s structure for `stale` alone, until `set` keeps the answer itself: what
+   * was said for now of a structure whose answer is still to be made, which the next edit, of the
+   * tree too, may start from.
+   */
+  standIn(a: SessionAnalysis, value: T): void;
+  /**
+   * The answer last kept for `a`'s structure, or for the structure an edit of the tree that added
+   * or removed no line replaced with it (`replacedAnalysis`), whatever lines were edited since, and
+   * those lines (in place, or by the edit of the tree): what it said before an edit `get` refuses,
+   * for a caller that knows which of its parts the edit leaves standing. Undefined when nothing is
+   * kept, when a line is now at another number, or when the edit log no longer reaches it.
+   */
+  stale(a: SessionAnalysis): { value: T; edited: ReadonlySet<number> } | undefined;
 }
 
 /**
@@ -155,11 +173,11 @@ export interface KeptAcrossRelease<T> {
  * so it is the answer they would give.
  */
 export function keptAcrossRelease<T>(inputs: (a: SessionAnalysis) => Uint8Array): KeptAcrossRelease<T> {
-  const memo = new WeakMap<object, { step: number; value: T }>();
+  const memo = new WeakMap<object, { step: number; value: T; standIn?: boolean }>();
   return {
     get(a) {
       const last = memo.get(a.structure);
-      if (!last) return undefined;
+      if (!last || last.standIn) return undefined;
       const step = editStep(a);
       if (last.step === step) return last.value;
       const edited = linesEditedSince(a, last.step);
@@ -171,6 +189,28 @@ export function keptAcrossRelease<T>(inputs: (a: SessionAnalysis) => Uint8Array)
     },
     set(a, value) {
       memo.set(a.structure, { step: editStep(a), value });
+    },
+    standIn(a, value) {
+      memo.set(a.structure, { step: editStep(a), value, standIn: true });
+    },
+    stale(a) {
+      const last = memo.get(a.structure);
+      if (last) {
+        const edited = linesEditedSince(a, last.step);
+        return edited && { value: last.value, edited: new Set(edited) };
+      }
+      // Kept for the structure this one replaced: the lines edited there since, then the edit of
+      // the tree (`splice`), then the lines edited in place in this structure since it was made.
+      const link = predecessors.get(a.structure);
+      const before = link?.analysis;
+      const kept = before && link.splice?.delta === 0 && memo.get(before.structure);
+      if (!kept) return undefined;
+      const editedThen = linesEditedSince(before, kept.step);
+      const editedNow = linesEditedSince(a, 0);
+      if (!editedThen || !editedNow) return undefined;
+      const edited = new Set([...editedThen, ...editedNow]);
+      for (let line = link.splice!.start; line < link.splice!.end; line++) edited.add(line);
+      return { value: kept.value, edited };
     },
   };
 }
