@@ -38,6 +38,7 @@ import {
   type PublishDiagnosticsParams,
 } from "vscode-languageserver/node";
 import { startServer } from "../../server/src/lsp/server";
+import type { ServerOptions } from "../../server/src/lsp/state";
 import { buildIsCurrent } from "../setup/build";
 import { WAIT_MS } from "./limits";
 
@@ -484,13 +485,14 @@ export function spawnServer(
  * The server side is given message readers/writers rather than the raw streams: for raw streams,
  * `vscode-languageserver/node` calls `process.exit` when the input ends or closes, which would kill
  * the test worker when the test disposes the connection. For the same reason, never send `exit`
- * to an in-process server; `dispose()` the client instead.
+ * to an in-process server; `dispose()` the client instead. `options` start the server with another
+ * slice budget, for a test that must know where a long request lets messages in.
  */
-export function startInProcess(): LspTestClient {
+export function startInProcess(options: ServerOptions = {}): LspTestClient {
   const clientToServer = new PassThrough();
   const serverToClient = new PassThrough();
   const serverConnection = createConnection(ProposedFeatures.all, new StreamMessageReader(clientToServer), new StreamMessageWriter(serverToClient));
-  startServer(serverConnection);
+  startServer(serverConnection, options);
   const connection = createProtocolConnection(new StreamMessageReader(serverToClient), new StreamMessageWriter(clientToServer));
   return new LspTestClient(connection, {
     exited: new Promise<ServerExit>(() => undefined),

@@ -13,7 +13,8 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import { TextDocument, type TextDocumentContentChangeEvent } from "vscode-languageserver-textdocument";
-import type { Position } from "vscode-languageserver/node";
+import type { Position, TextEdit } from "vscode-languageserver/node";
+import type { ServerOptions } from "../../server/src/lsp/state";
 import { describeDiagnostics, type LspTestClient, PULL_CAPABILITIES, PUSH_CAPABILITIES, seededRandom, startInProcess, withUri } from "../helpers/lspClient";
 
 /**
@@ -163,8 +164,8 @@ afterEach(() => {
   client = undefined;
 });
 
-async function start(capabilities = PULL_CAPABILITIES): Promise<LspTestClient> {
-  client = startInProcess();
+async function start(capabilities = PULL_CAPABILITIES, options: ServerOptions = {}): Promise<LspTestClient> {
+  client = startInProcess(options);
   await client.initialize(capabilities, CHECKER_ONLY);
   return client;
 }
@@ -350,14 +351,24 @@ describe("a change that does not raise the version", () => {
   });
 
   it("formatting: edits computed for the text before a same-version change are not sent", async () => {
-    const c = await start();
+    // Every step a slice (`sliceMs: 0`), so that the formatting pauses after each thousand lines
+    // whatever the machine's speed. With the 15 ms budget it sometimes ran its six steps in one or
+    // two slices, all before the server read the change, and rightly answered the text it was asked
+    // about. The change reaches the server's queue a turn of the event loop after the request (the
+    // client's writer sends one message a turn), so it is handled at the second of six pauses.
+    const c = await start(PULL_CAPABILITIES, { sliceMs: 0 });
     const uri = "file:///version/format.jsonl";
-    // Enough lines for formatting to take more than one slice, each of them not in Pi's form.
+    // Six thousand lines, six steps, each line not in Pi's form.
     const spaced = USER.replace('"type":"message"', '"type": "message"');
     await c.open(uri, `${HEADER}\n${MODEL}\n${Array.from({ length: 6000 }, () => spaced).join("\n")}\n`, "jsonl", 1);
-    const formatting = c.request("textDocument/formatting", { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } });
+    const params = { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } };
+    const formatting = c.request("textDocument/formatting", params);
     await c.change(uri, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: "\n" }], 1);
     await expect(formatting).rejects.toMatchObject({ code: -32801 });
+    // Asked again, it answers the new text (a line lower): the refusal was the change's doing.
+    const again = await c.request<TextEdit[]>("textDocument/formatting", params);
+    expect(again).toHaveLength(6000);
+    expect(again[0]?.range.start.line).toBe(3);
   });
 });
 

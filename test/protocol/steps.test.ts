@@ -29,8 +29,8 @@ function tokenCancelledAfter(after: number): CancellationToken & { reads: number
   return token;
 }
 
-function guard(): Guard {
-  const g = new Guard({ console: { error: () => undefined } } as unknown as Connection);
+function guard(sliceMs?: number): Guard {
+  const g = new Guard({ console: { error: () => undefined } } as unknown as Connection, sliceMs);
   g.state = "running";
   return g;
 }
@@ -80,6 +80,23 @@ describe("requests written as steps", () => {
     const work = guard().drive(endless(), tokenCancelledAfter(Number.POSITIVE_INFINITY), () => valid);
     valid = false;
     expect(await codeOf(work)).toBe(-32801);
+  });
+
+  it("with a slice budget of 0, lets other work in after every step", async () => {
+    // What a test relies on to know where a long request pauses, whatever the machine's speed.
+    function* three(): Steps<string> {
+      yield;
+      yield;
+      yield;
+      return "done";
+    }
+    let pauses = 0;
+    const counted = () => {
+      pauses++;
+      return true;
+    };
+    expect(await guard(0).drive(three(), tokenCancelledAfter(Number.POSITIVE_INFINITY), counted)).toBe("done");
+    expect(pauses).toBe(3);
   });
 
   it("work written as steps costs one answer on failure, and the lifecycle is checked before it runs", async () => {

@@ -34,7 +34,15 @@ export type Lifecycle = "new" | "running" | "shut-down";
 export class Guard {
   state: Lifecycle = "new";
 
-  constructor(private readonly connection: Connection) {}
+  /**
+   * `sliceMs` is how long a slice runs (`SLICE_MS` unless the server was started with another);
+   * at 0 every step is a slice, so that a test knows where the work lets messages in whatever the
+   * machine's speed.
+   */
+  constructor(
+    private readonly connection: Connection,
+    private readonly sliceMs = SLICE_MS,
+  ) {}
 
   /** Logs `what failed` with the error's stack. */
   logFailure(what: string, error: unknown): void {
@@ -76,7 +84,7 @@ export class Guard {
       if (token.isCancellationRequested) throw new ResponseError(LSPErrorCodes.RequestCancelled, "the request was cancelled");
       const next = steps.next();
       if (next.done) return next.value;
-      if (performance.now() - sliceStart < SLICE_MS) continue;
+      if (performance.now() - sliceStart < this.sliceMs) continue;
       await new Promise((resolve) => setImmediate(resolve));
       if (!stillValid()) throw new ResponseError(LSPErrorCodes.ContentModified, "the document changed while the request ran");
       sliceStart = performance.now();

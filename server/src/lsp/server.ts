@@ -33,7 +33,7 @@ import { VERSION } from "../version";
 import { type DiagnosticsSource, DiagnosticsService } from "./diagnostics";
 import { REQUESTS } from "./requests";
 import { readSettings } from "./settings";
-import { readClientSupport, ServerState } from "./state";
+import { readClientSupport, type ServerOptions, ServerState } from "./state";
 
 /** What the transport needs to know about the server it started. */
 export interface ServerHandle {
@@ -41,8 +41,8 @@ export interface ServerHandle {
   readonly shutDown: boolean;
 }
 
-export function startServer(connection: Connection): ServerHandle {
-  const state = new ServerState(connection);
+export function startServer(connection: Connection, options: ServerOptions = {}): ServerHandle {
+  const state = new ServerState(connection, options);
   const { guard, documents, workspace, memory } = state;
 
   connection.onInitialize((params): InitializeResult => {

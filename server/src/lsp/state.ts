@@ -53,6 +53,12 @@ export function readClientSupport(capabilities: ClientCapabilities): ClientSuppo
   };
 }
 
+/** How a server is started; the program starts it with none. */
+export interface ServerOptions {
+  /** How long a request written as steps runs before it lets other messages in (`guard.ts`'s `SLICE_MS` unless given). */
+  readonly sliceMs?: number;
+}
+
 /** Before `initialize`, the server assumes the client supports nothing. */
 const NO_SUPPORT = readClientSupport({});
 
@@ -75,8 +81,11 @@ export class ServerState {
   /** Documents whose outline was cut at `maxSymbols` and whose user was told, so they are told once. */
   readonly toldTruncated = new Set<string>();
 
-  constructor(readonly connection: Connection) {
-    const guard = new Guard(connection);
+  constructor(
+    readonly connection: Connection,
+    options: ServerOptions = {},
+  ) {
+    const guard = new Guard(connection, options.sliceMs);
     this.guard = guard;
     this.documents = new TextDocuments<SessionDocument>({
       // A large text the reader decoded line by line comes with its lines (`takeSplitText`).
