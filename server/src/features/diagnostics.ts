@@ -111,13 +111,18 @@ export function collectStructuralDiagnostics(doc: SessionDocument, limitPerCode?
  * provider request's are the ones kept through the release that the edit leaves standing
  * (`provisionalRequestDiagnostics`), every other check's are made as `collectDiagnostics` makes
  * them. Undefined when the provider request's diagnostics are cheap to make, or nothing was kept:
- * `collectDiagnostics` answers then. The server answers with this list and builds the complete one
- * meanwhile (`lsp/diagnostics.ts`).
+ * `collectDiagnostics` answers then. `facts` are asked for only when this answers (they look at
+ * the disk). The server answers with this list and builds the complete one meanwhile
+ * (`lsp/diagnostics.ts`).
  */
-export function collectProvisionalDiagnostics(doc: SessionDocument, limitPerCode?: number, facts: SessionFacts = {}): CollectedDiagnostics | undefined {
+export function collectProvisionalDiagnostics(
+  doc: SessionDocument,
+  limitPerCode?: number,
+  facts: () => SessionFacts = () => ({}),
+): CollectedDiagnostics | undefined {
   const requests = provisionalRequestDiagnostics(doc);
   if (!requests) return undefined;
-  return runToEnd(collectDiagnosticsSteps(doc, limitPerCode, facts, undefined, new Map([["provider request", (r: Report) => addAll(r, requests)]])));
+  return runToEnd(collectDiagnosticsSteps(doc, limitPerCode, facts(), undefined, new Map([["provider request", (r: Report) => addAll(r, requests)]])));
 }
 
 /**

@@ -196,7 +196,7 @@ function diagnosticsSource(state: ServerState): DiagnosticsSource {
   return {
     compute: (document) => runToEnd(steps(document)),
     provisional: (document) => {
-      const collected = collectProvisionalDiagnostics(document, MAX_PER_CODE, factsOf(document));
+      const collected = collectProvisionalDiagnostics(document, MAX_PER_CODE, () => factsOf(document));
       return collected && runToEnd(shown(document, collected));
     },
     structural: (document) => {
