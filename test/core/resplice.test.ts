@@ -181,7 +181,7 @@ describe("the analysis made from the previous one after a structural edit", () =
     expect(computeDiagnostics(doc).map((d) => d.code)).toContain("unmatched-tool-result");
   });
 
-  it("leaves a session with an id held twice, and an edit of the last entry, to the whole analysis", () => {
+  it("leaves a session with an id held twice to the whole analysis, and makes the one after an edit of the last entry from the previous one", () => {
     const lines = [
       '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}',
       '{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}',
@@ -199,8 +199,10 @@ describe("the analysis made from the previous one after a structural edit", () =
     // The copy deleted again: the shortcut still declines, as the previous analysis held an id twice.
     doc.update([{ range: { start: { line: 2, character: 0 }, end: { line: 3, character: 0 } }, text: "" }], 3);
     expect(doc.analysis.entries.some((e) => twice.entries.includes(e))).toBe(false);
-    // The last entry's parent changed: the leaf's line is edited, and the analysis is made afresh.
+    // The last entry's parent changed: the leaf's line is edited, and the entries above it are kept,
+    // the leaf a new entry, whose path is walked again.
     const last = doc.analysis.entries;
+    const leaf = doc.analysis.leaf;
     doc.update(
       [
         {
@@ -210,8 +212,32 @@ describe("the analysis made from the previous one after a structural edit", () =
       ],
       4,
     );
-    expect(doc.analysis.entries.some((e) => last.includes(e))).toBe(false);
+    expect(doc.analysis.entries.slice(0, -1).every((e) => last.includes(e))).toBe(true);
+    expect(doc.analysis.leaf).not.toBe(leaf);
+    expect(doc.analysis.activePath.map(line)).toEqual([1, 3]);
     expect(doc.analysis.childrenOf(doc.analysis.entries[0]!).map(line)).toEqual([2, 3]);
+    expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///s.jsonl", "jsonl", 1, doc.getText())));
+  });
+
+  it("makes the analysis after a line appended or the last entry removed from the previous one, with the new leaf's path", () => {
+    const lines = [
+      '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}',
+      '{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}',
+      '{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":"hi"}}',
+    ];
+    const doc = new SessionDocument("file:///s.jsonl", "jsonl", 1, `${lines.join("\n")}\n`);
+    const before = doc.analysis.entries.slice();
+    // A new prompt, as Pi appends it: a child of "a", so the path no longer holds "b".
+    const appended = '{"type":"message","id":"c","parentId":"a","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"again"}}';
+    doc.update([{ range: { start: { line: 3, character: 0 }, end: { line: 3, character: 0 } }, text: `${appended}\n` }], 2);
+    expect(before.every((e) => doc.analysis.entries.includes(e))).toBe(true);
+    expect(doc.analysis.activePath.map(line)).toEqual([1, 3]);
+    expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///s.jsonl", "jsonl", 1, doc.getText())));
+    // And removed again: "b" is the leaf once more.
+    doc.update([{ range: { start: { line: 3, character: 0 }, end: { line: 4, character: 0 } }, text: "" }], 3);
+    expect(before.every((e) => doc.analysis.entries.includes(e))).toBe(true);
+    expect(doc.analysis.activePath.map(line)).toEqual([1, 2]);
+    expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///s.jsonl", "jsonl", 1, doc.getText())));
   });
   it("answers which entry is above which on a chain longer than the short walk up, before and after an edit", () => {
     const time = (k: number) => new Date(Date.UTC(2025, 0, 1) + k * 1000).toISOString();

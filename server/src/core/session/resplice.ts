@@ -73,8 +73,8 @@ export function widenSplice(splice: LineSplice | undefined, start: number, count
 /**
  * The analysis of `input` from `previous` and the lines edited since (`splice`), or undefined when
  * the shortcut does not apply and the caller analyses the whole document: it applies when the
- * header is above the edited lines and valid, the last entry below them (so that Pi's leaf is the
- * same entry), and every entry, before and after, has an id of its own (no id held twice or
+ * header is above the edited lines and valid, an entry is left (Pi's leaf is the last one: the
+ * same entry when it is below the edited lines), and every entry, before and after, has an id of its own (no id held twice or
  * absent, no falsy line, no second header), so that the map of ids changes only under the ids of
  * the entries removed and added.
  */
@@ -86,7 +86,7 @@ export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput
   const lastEntry = old[old.length - 1];
   if (input.isEmpty || previous.headerState !== "ok" || previous.headerLine === undefined || previous.headerLine >= start) return undefined;
   if (previous.falsyLines.length > 0 || previous.extraHeaderLines.length > 0 || previous.byId.size !== old.length) return undefined;
-  if (!lastEntry || lastEntry.line < oldEnd || end > parsed.length) return undefined;
+  if (!lastEntry || end > parsed.length) return undefined;
   const first = firstEntryFrom(old, start);
   const after = firstEntryFrom(old, oldEnd);
   const removedKeys = new Set<IdKey>();
@@ -103,9 +103,15 @@ export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput
     addedKeys.add(key);
     addedLines.push(line);
   }
+  // Pi's leaf is the last entry: the same one when it lies below the edited lines; else the last one
+  // the edit adds, or the last one above them (none left: the whole analysis is made again).
+  const leafMoves = lastEntry.line < oldEnd;
+  if (leafMoves && addedLines.length === 0 && first === 0) return undefined;
   const byId = previous.byId;
   // Read before the entries move: which entries' parents may change, and whether the path stays.
   const change = linkChange(previous, first, after, addedKeys);
+  // Another leaf is another path, even when the edit removed none of the old one's entries (a line appended).
+  if (leafMoves) change.pathKept = false;
   for (let k = first; k < after; k++) byId.delete(old[k]!.key);
   // The previous analysis's arrays are spliced in place, not copied: 50,000 entries and lines
   // made again on every structural edit were most of its garbage. It is replaced, so nothing reads them as its own.
@@ -123,9 +129,10 @@ export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput
   spliceInPlace(entryAtLine, start, oldEnd - start, new Array<Entry | undefined>(end - start).fill(undefined));
   for (const entry of added) entryAtLine[entry.line] = entry;
   const ids = new PiIndex<IdKey, Entry>(VALUE_KEYS, byId);
+  const leaf = entries[entries.length - 1]!;
   ids.size = entries.length;
-  ids.last = lastEntry;
-  ids.lastKey = lastEntry.key;
+  ids.last = leaf;
+  ids.lastKey = leaf.key;
   const roles: LineRoles = {
     headerLine: previous.headerLine,
     headerState: "ok",
