@@ -17,14 +17,7 @@ import type { Entry } from "../../server/src/core/session/entry";
 import { respliceOf } from "../../server/src/core/session/resplice";
 import { releaseKept } from "../../server/src/core/session/semantics/memo";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
-import {
-  computeCodeLenses,
-  computeDocumentSymbols,
-  computeFadingHints,
-  computeFoldingRanges,
-  computeHover,
-  computeInlayHints,
-} from "../../server/src/features/api/editor";
+import { editorAnswers } from "../helpers/editorAnswers";
 import { expectKeptContextsFresh } from "../helpers/keptContexts";
 import { seededRandom } from "../helpers/lspClient";
 
@@ -137,34 +130,13 @@ function treeData(a: SessionAnalysis, random: () => number) {
   };
 }
 
-/** The editor's answers over the whole document, hovers on each line's fields among them. */
-function editorData(doc: SessionDocument) {
-  const whole = { start: { line: 0, character: 0 }, end: { line: doc.lineCount, character: 0 } };
-  const hovers = [];
-  for (let l = 0; l < doc.lineCount; l++) {
-    const text = doc.lines[l]!;
-    for (const field of ['"id"', '"parentId"', '"firstKeptEntryId"', '"toolCallId"', '"type"']) {
-      const at = text.indexOf(field);
-      if (at >= 0) hovers.push(computeHover(doc, { line: l, character: at + field.length + 2 }));
-    }
-  }
-  return JSON.stringify({
-    symbols: computeDocumentSymbols(doc, { maxSymbols: 2000 }),
-    folding: computeFoldingRanges(doc),
-    lenses: computeCodeLenses(doc),
-    fading: computeFadingHints(doc),
-    inlay: computeInlayHints(doc, whole),
-    hovers,
-  });
-}
-
 function expectSameAsFresh(doc: SessionDocument, random: () => number, where: string): void {
   const other = new SessionDocument("file:///t.jsonl", "jsonl", 1, doc.getText());
   const seed = random() * 1e9;
   expect(treeData(doc.analysis, seededRandom(seed)), where).toEqual(treeData(other.analysis, seededRandom(seed)));
   expect(computeDiagnostics(doc), where).toEqual(computeDiagnostics(other));
   expectKeptContextsFresh(doc, other, where);
-  if (random() < 0.25) expect(editorData(doc), where).toEqual(editorData(other));
+  if (random() < 0.25) expect(editorAnswers(doc), where).toEqual(editorAnswers(other));
 }
 
 it("random structural edits with odd ids, cycles and deep chains keep the tree, diagnostics, contexts and editor answers equal to a fresh document's", () => {

@@ -1,7 +1,8 @@
 /**
  * Races around the provisional list of an edit after the idle release (`lsp/diagnostics.ts`): a
  * setting changed, the document closed and reopened, the reclaimer's rederivation started by a
- * hover, edits that straddle the quiet wait, pulls that come late. Whatever the order, the list
+ * hover, edits that straddle the quiet wait, pulls that come late, edits at the end as Pi makes them
+ * while it runs (an entry appended or replaced, a truncated line, the last line removed). Whatever the order, the list
  * the client ends with equals what a fresh server gives for the same text and settings.
  *
  * In-process, with the reclaimer's timers and clock faked; the clients declare no
@@ -12,7 +13,7 @@ import type { Diagnostic } from "vscode-languageserver";
 import { describe, expect, it, vi } from "vitest";
 import { COMPLETE_AFTER_QUIET_MS } from "../../server/src/lsp/diagnostics";
 import { IDLE_SESSION, openAndRelease, settle, withIdleServer } from "../helpers/idleRelease";
-import { type LspTestClient, PULL_CAPABILITIES, PUSH_CAPABILITIES, startInProcess } from "../helpers/lspClient";
+import { type LspTestClient, PULL_CAPABILITIES, PUSH_CAPABILITIES, seededRandom, startInProcess } from "../helpers/lspClient";
 
 const URI = "file:///provisional.jsonl";
 const NEWEST_USER = '"timestamp":"2026-03-02T10:00:49.040Z","message":{"role":"user","content":"Thanks!"';
@@ -123,4 +124,37 @@ describe("races around the provisional list, pulled with refresh", () => {
     const items = third.kind === "full" ? third.items : second.kind === "full" ? second.items : [];
     expect(items).toEqual(await freshList(client.text(URI), false));
   });
+});
+
+/** One edit at the end of the client's text, as Pi or a person makes it. */
+async function endEdit(client: LspTestClient, random: () => number, n: number): Promise<void> {
+  const lines = client.text(URI).split("\n");
+  // The text ends with a newline: the last line is the empty piece after it.
+  const last = lines.length - 2;
+  const id = /"id":"([^"]*)"/.exec(lines[last]!)?.[1] ?? "nowhere";
+  const entry = (parent: string) =>
+    `{"type":"message","id":"z${n}","parentId":"${parent}","timestamp":"2026-03-02T10:01:0${n % 10}.000Z","message":{"role":"user","content":"more ${n}","timestamp":1}}`;
+  const end = { line: lines.length - 1, character: 0 };
+  const kind = Math.floor(random() * 4);
+  if (kind === 0) await client.change(URI, [{ range: { start: end, end }, text: `${entry(id)}\n` }]);
+  else if (kind === 1) await client.change(URI, [{ range: { start: { line: last, character: 0 }, end }, text: `${entry(random() < 0.5 ? "nowhere" : id)}\n` }]);
+  else if (kind === 2) await client.change(URI, [{ range: { start: end, end }, text: `${entry(id).slice(0, 60)}\n` }]);
+  else if (last > 1) await client.change(URI, [{ range: { start: { line: last, character: 0 }, end }, text: "" }]);
+}
+
+describe("edits at the end after the idle release, pushed", () => {
+  const { server } = withIdleServer({ ...PUSH_CAPABILITIES, workspace: {} });
+  for (const seed of [1, 2, 3]) {
+    it(`end on a fresh server's list (seed ${seed})`, async () => {
+      const client = server();
+      const random = seededRandom(seed);
+      await openAndRelease(client, URI, true);
+      for (let k = 0; k < 6; k++) {
+        await endEdit(client, random, k);
+        await wait(random() < 0.5 ? 100 : 1200);
+      }
+      await wait(1500);
+      expect(lastPublished(client).diagnostics).toEqual(await freshList(client.text(URI)));
+    });
+  }
 });
