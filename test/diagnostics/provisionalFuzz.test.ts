@@ -205,7 +205,7 @@ describe("the provisional list under raw edits", () => {
             doc.update([{ text: text.slice(0, at) + text.slice(at + 1) }], doc.version + 1);
             log.push("cr-out-full");
           } else {
-            const m = doc.lineCount - 2 >= 0 ? doc.lineCount - 2 : 0;
+            const m = Math.max(doc.lineCount - 2, 0);
             const p = doc.lines[m]!.indexOf('"text":"');
             if (p < 0) continue;
             doc.update(

@@ -11,8 +11,7 @@
 
 import type { Diagnostic } from "vscode-languageserver";
 import { describe, expect, it, vi } from "vitest";
-import { COMPLETE_AFTER_QUIET_MS } from "../../server/src/lsp/diagnostics";
-import { IDLE_SESSION, openAndRelease, settle, withIdleServer } from "../helpers/idleRelease";
+import { openAndRelease, settle, withIdleServer } from "../helpers/idleRelease";
 import { type LspTestClient, PULL_CAPABILITIES, PUSH_CAPABILITIES, seededRandom, startInProcess } from "../helpers/lspClient";
 
 const URI = "file:///provisional.jsonl";
