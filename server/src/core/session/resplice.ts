@@ -74,9 +74,9 @@ export function widenSplice(splice: LineSplice | undefined, start: number, count
  * The analysis of `input` from `previous` and the lines edited since (`splice`), or undefined when
  * the shortcut does not apply and the caller analyses the whole document: it applies when the
  * header is above the edited lines and valid, an entry is left (Pi's leaf is the last one: the
- * same entry when it is below the edited lines), and every entry, before and after, has an id of its own (no id held twice or
- * absent, no falsy line, no second header), so that the map of ids changes only under the ids of
- * the entries removed and added.
+ * same entry when it is below the edited lines, else its path is walked again), and every entry,
+ * before and after, has an id of its own (no id held twice or absent, no falsy line, no second
+ * header), so that the map of ids changes only under the ids of the entries removed and added.
  */
 export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput, splice: LineSplice): SessionAnalysis | undefined {
   const { parsed } = input;
