@@ -113,7 +113,11 @@ function hintsOfStructure(doc: SessionDocument, a: SessionAnalysis, max: number)
   if (!byCap) hintsMemo.set(a.structure, (byCap = new Map()));
   const step = editStep(a);
   const reusable = doc.lspLineCount === doc.lineCount;
-  let kept = byCap.get(max) ?? carriedHints(doc, a, max);
+  let kept = byCap.get(max);
+  if (!kept && reusable) {
+    kept = carriedHints(doc, a, max);
+    if (kept) byCap.set(max, kept);
+  }
   if (!kept) {
     const lines = fadedLines(a, max);
     kept = { lines, step, hints: lines.map((f) => fade(doc, f)) };

@@ -53,12 +53,18 @@ export interface Resplice {
   replaced?: readonly Entry[];
 }
 
+/** Per structure made by an edit that kept the tree (`Resplice.replaced`), how: asked at any step of it, unlike `respliceOf`. */
+const keptTrees = new WeakMap<object, Resplice>();
+
 /**
- * Whether `a` was made by an edit that left the tree as it was, index for index (`Resplice.replaced`),
- * and `same` holds for each replaced entry and its successor: the entries replaced, or undefined.
+ * Whether `a`'s structure was made by an edit that left the tree as it was, index for index
+ * (`Resplice.replaced`), and `same` holds for each replaced entry and its successor (which reads
+ * its parse now: `same` compares structural facts, which the edits inside lines since keep): how
+ * it was made, or undefined. For a value kept for the whole structure replaced, which a later
+ * analysis of the new one may carry too.
  */
 export function sameShape(a: SessionAnalysis, same: (before: Entry, now: Entry) => boolean): Resplice | undefined {
-  const resplice = respliceOf(a);
+  const resplice = keptTrees.get(a.structure);
   const replaced = resplice?.replaced;
   if (!replaced) return undefined;
   for (let k = 0; k < replaced.length; k++) if (!same(replaced[k]!, resplice.added[k]!)) return undefined;
@@ -175,7 +181,7 @@ export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput
   // The entries whose parent's holder was removed or added: the removed entries' kept children, and
   // the roots an added entry now holds up (the added entries' own children among them are `added`).
   const reparented = [...change.orphans, ...change.named];
-  resplices.set(next, {
+  const resplice: Resplice = {
     splice,
     previousStructure: previous.structure,
     previousStep: editStep(previous),
@@ -184,7 +190,9 @@ export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput
     added,
     kept: (e) => entries[e.index] === e,
     replaced,
-  });
+  };
+  resplices.set(next, resplice);
+  if (replaced) keptTrees.set(next.structure, resplice);
   return next;
 }
 
