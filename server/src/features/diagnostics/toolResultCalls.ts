@@ -187,20 +187,26 @@ function sameToolIds(x: Entry, y: Entry): boolean {
 /**
  * The unmatched results of the structure `a` replaced, when the edit left the tree as it was, index
  * for index, and every tool id too: the same results, calls and holders, with the replaced entries'
- * successors named. So are the results' calls, when they are kept (the next edit of the tree carries them).
+ * successors named. The results' calls are carried the same way; when an idle server let them go,
+ * they are walked again now, as the check would have, so that the next edit of the tree carries
+ * them instead of paying that walk (the first holders of the unmatched results' ids are known).
  */
 function carriedUnmatched(a: SessionAnalysis, previous: readonly Unmatched[]): Unmatched[] | undefined {
   const resplice = sameShape(a, sameToolIds);
   if (!resplice) return undefined;
   const now = (e: Entry): Entry => a.entries[e.index]!;
+  const unmatched = previous.map(({ entry, elsewhere }) => ({ entry: now(entry), elsewhere: elsewhere && now(elsewhere) }));
   const before = kept.get(resplice.previousStructure);
   if (before && !kept.has(a.structure)) {
     const calls = before.calls.map((call) => call && now(call));
     const holders = new Map<string, Entry | undefined>();
     for (const [id, holder] of before.holders) holders.set(id, holder && now(holder));
     kept.set(a.structure, { results: before.results.map(now), calls, cyclic: before.cyclic, holders });
+  } else {
+    const { holders } = resultCalls(a);
+    for (const { entry, elsewhere } of unmatched) if (!holders.has(entry.parsed.toolResultId!)) holders.set(entry.parsed.toolResultId!, elsewhere);
   }
-  return previous.map(({ entry, elsewhere }) => ({ entry: now(entry), elsewhere: elsewhere && now(elsewhere) }));
+  return unmatched;
 }
 
 function unmatchedOf(a: SessionAnalysis): Unmatched[] {
