@@ -38,9 +38,10 @@
 import type { Diagnostic } from "vscode-languageserver";
 import type { SessionAnalysis } from "../core/session/analysis";
 import type { Entry } from "../core/session/entry";
-import { contextSelection, ContextState } from "../core/pi/activeContext";
+import { contextSelection, ContextState, sameSelectionFacts } from "../core/pi/activeContext";
 import type { SessionDocument } from "../core/session/document";
 import { editStep, linesEditedSince } from "../core/session/reanalyze";
+import { sameShape } from "../core/session/resplice";
 import { perStructure } from "../core/session/semantics/memo";
 import { versionRules } from "../core/session/semantics/version";
 import { groupDigits } from "../core/base/text";
@@ -74,11 +75,15 @@ export function computeFadingHints(doc: SessionDocument, options: FadingOptions 
 }
 
 /** Whether a `context_edit` is among the selected entries (its replacement is content, not structure). */
-const hasSelectedEdit = perStructure((a: SessionAnalysis): boolean => {
-  const state = contextSelection(a).state;
-  for (const entry of a.activePath) if (entry.type === "context_edit" && state[entry.index] === ContextState.Selected) return true;
-  return false;
-});
+const hasSelectedEdit = perStructure(
+  (a: SessionAnalysis): boolean => {
+    const state = contextSelection(a).state;
+    for (const entry of a.activePath) if (entry.type === "context_edit" && state[entry.index] === ContextState.Selected) return true;
+    return false;
+  },
+  // The same tree and selection (`contextSelection`'s carry) select the same entries, of the same types.
+  { carry: (a, previous) => (sameShape(a, sameSelectionFacts) ? previous : undefined) },
+);
 
 /** Consecutive lines faded for one reason (a run of one line is `first === last`). */
 interface FadedLine {
@@ -94,7 +99,8 @@ interface KeptHints {
   hints: Diagnostic[];
 }
 
-const hintsMemo = perStructure((_a: SessionAnalysis) => new Map<number, KeptHints>());
+/** Per structure, by cap. */
+const hintsMemo = new WeakMap<object, Map<number, KeptHints>>();
 
 /**
  * The hints of a structure's faded runs. A hint's range runs from the start of its first line to the
@@ -103,10 +109,15 @@ const hintsMemo = perStructure((_a: SessionAnalysis) => new Map<number, KeptHint
  * then every hint is located again.
  */
 function hintsOfStructure(doc: SessionDocument, a: SessionAnalysis, max: number): Diagnostic[] {
-  const byCap = hintsMemo(a);
+  let byCap = hintsMemo.get(a.structure);
+  if (!byCap) hintsMemo.set(a.structure, (byCap = new Map()));
   const step = editStep(a);
   const reusable = doc.lspLineCount === doc.lineCount;
   let kept = byCap.get(max);
+  if (!kept && reusable) {
+    kept = carriedHints(doc, a, max);
+    if (kept) byCap.set(max, kept);
+  }
   if (!kept) {
     const lines = fadedLines(a, max);
     kept = { lines, step, hints: lines.map((f) => fade(doc, f)) };
@@ -128,6 +139,28 @@ function hintsOfStructure(doc: SessionDocument, a: SessionAnalysis, max: number)
   }
   if (reusable) byCap.set(max, { lines: kept.lines, step, hints });
   return hints;
+}
+
+/**
+ * The hints of the structure `a` replaced, when the edit left the tree as it was, index for index,
+ * and changed neither role nor named id (`contextSelection`'s carry): the faded runs read nothing
+ * else of an entry (the reasons name the leaf's and the compaction's lines, which stay, and ids
+ * held twice, which `resplice.ts` declines), so they are the same, and only a run that ends on an
+ * edited line is located again. They are kept as at the structure's first step, so that the lines
+ * edited in place since are located again too.
+ */
+function carriedHints(doc: SessionDocument, a: SessionAnalysis, max: number): KeptHints | undefined {
+  const resplice = sameShape(a, sameSelectionFacts);
+  const before = resplice && hintsMemo.get(resplice.previousStructure)?.get(max);
+  if (!resplice || !before || before.step !== resplice.previousStep) return undefined;
+  let hints = before.hints;
+  for (let line = resplice.splice.start; line < resplice.splice.end; line++) {
+    const k = runEndingOn(before.lines, line);
+    if (k < 0) continue;
+    if (hints === before.hints) hints = hints.slice();
+    hints[k] = fade(doc, before.lines[k]!);
+  }
+  return { lines: before.lines, step: 0, hints };
 }
 
 /** The index of the run whose last line is `line` (runs are disjoint and in file order), or -1. */

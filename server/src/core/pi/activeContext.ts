@@ -14,6 +14,7 @@
 
 import type { SessionAnalysis } from "../session/analysis";
 import type { Entry } from "../session/entry";
+import { sameShape } from "../session/resplice";
 import { buildContext, selectEntries, type ContextResult } from "./buildContext";
 import { carryContext, carrySelection, rebuiltContext } from "./contextCarry";
 import { updateContext } from "./contextUpdate";
@@ -42,7 +43,9 @@ export interface ContextSelection {
 }
 
 /** The context selection of an analysis, computed in O(path) on first use and memoised for its structure. */
-export const contextSelection = perStructure((a: SessionAnalysis): ContextSelection => {
+export const contextSelection = perStructure(selectionOf, { carry: carriedSelection });
+
+function selectionOf(a: SessionAnalysis): ContextSelection {
   const state = new Uint8Array(a.entries.length);
   // The same selection the context builder makes, marked per entry.
   const { selected, compaction, keptFrom } = selectEntries(a.activePath, "1.x");
@@ -56,7 +59,23 @@ export const contextSelection = perStructure((a: SessionAnalysis): ContextSelect
     }
   }
   return { state, compaction, keptFrom };
-});
+}
+
+/** Whether an entry and its successor (`Resplice.replaced`) agree on what the selection reads of an entry beyond the tree: its role and the id it names. */
+export function sameSelectionFacts(x: Entry, y: Entry): boolean {
+  return x.parsed.role === y.parsed.role && x.parsed.reference === y.parsed.reference;
+}
+
+/**
+ * The selection of the structure `a` replaced, when the edit left the tree as it was, index for index,
+ * and changed no fact the selection reads of an entry (its type, id and parent are the tree's; its
+ * role and the id it names, here): the same marks, with the replaced entries' successors named.
+ */
+function carriedSelection(a: SessionAnalysis, previous: ContextSelection): ContextSelection | undefined {
+  if (!sameShape(a, sameSelectionFacts)) return undefined;
+  const now = (e: Entry | undefined): Entry | undefined => e && a.entries[e.index];
+  return { state: previous.state, compaction: now(previous.compaction), keptFrom: now(previous.keptFrom) };
+}
 
 /** Whether Pi selects `entry` for the model's context (Pi 1.x's selection for system messages). */
 export function isInContext(a: SessionAnalysis, entry: Entry): boolean {

@@ -24,8 +24,10 @@ export interface LinkChange {
   orphans: Entry[];
   /** The kept roots whose parent key an added entry now holds. */
   named: Entry[];
-  /** Whether the active path loses no entry and none of its parents changes. */
+  /** Whether the active path loses no entry and none of its parents changes, or each entry it loses is replaced by one with the same ids and parent. */
   pathKept: boolean;
+  /** Whether each removed entry is replaced by one with the same ids and parent at its index (`Resplice.replaced`): the tree is the same. */
+  sameTree?: boolean;
 }
 
 /**
@@ -82,13 +84,21 @@ export function relink(
   const n = entries.length;
   const changed = [...added, ...change.orphans, ...change.named];
   // A cycle the edit left elsewhere may have been broken by it: then the whole search runs.
-  const cycles = previous.cycles.length === 0 && noNewCycle(parent, changed, n) ? acyclic(n) : findCycles(entries, parentIndexes(parent));
+  // The same tree, index for index, has no new cycle either.
+  const cycles = previous.cycles.length === 0 && (change.sameTree || noNewCycle(parent, changed, n)) ? acyclic(n) : findCycles(entries, parentIndexes(parent));
   if (!change.pathKept) return { parent, roots, cycles };
   // The same path, entry for entry: only the marks of the entries below the edit move.
   const onActivePath = cycles.pathMarks;
-  onActivePath.set(previous.onActivePath.subarray(0, first));
-  onActivePath.set(previous.onActivePath.subarray(first + removed), first + added.length);
-  return { parent, roots, cycles, path: { activePath: previous.activePath, onActivePath } };
+  if (change.sameTree) onActivePath.set(previous.onActivePath);
+  else {
+    onActivePath.set(previous.onActivePath.subarray(0, first));
+    onActivePath.set(previous.onActivePath.subarray(first + removed), first + added.length);
+  }
+  // An entry of the path replaced by one with the same ids and parent (`Resplice.replaced`): its successor takes its place.
+  let swapped = false;
+  for (let k = first; k < first + removed && !swapped; k++) swapped = previous.onActivePath[k] === 1;
+  const activePath = swapped ? previous.activePath.map((e) => entries[e.index]!) : previous.activePath;
+  return { parent, roots, cycles, path: { activePath, onActivePath } };
 }
 
 /**

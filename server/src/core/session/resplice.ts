@@ -42,6 +42,33 @@ export interface Resplice {
   added: readonly Entry[];
   /** Whether an entry of the replaced analysis is one of the new analysis too (moved, not removed). */
   kept: (entry: Entry) => boolean;
+  /**
+   * When the edit replaced each entry of the edited lines by one on the same line with the same
+   * ids, parent and type, and no line was added or removed (a timestamp, a role or a tool id
+   * edited): the entries replaced, each at its index in the new analysis too (where `added` holds
+   * its successor). The tree is then the same, index for index, and a value kept for the replaced
+   * structure holds for the new one when the facts it reads of these entries are unchanged
+   * (`sameShape` below). Undefined otherwise.
+   */
+  replaced?: readonly Entry[];
+}
+
+/** Per structure made by an edit that kept the tree (`Resplice.replaced`), how: asked at any step of it, unlike `respliceOf`. */
+const keptTrees = new WeakMap<object, Resplice>();
+
+/**
+ * Whether `a`'s structure was made by an edit that left the tree as it was, index for index
+ * (`Resplice.replaced`), and `same` holds for each replaced entry and its successor (which reads
+ * its parse now: `same` compares structural facts, which the edits inside lines since keep): how
+ * it was made, or undefined. For a value kept for the whole structure replaced, which a later
+ * analysis of the new one may carry too.
+ */
+export function sameShape(a: SessionAnalysis, same: (before: Entry, now: Entry) => boolean): Resplice | undefined {
+  const resplice = keptTrees.get(a.structure);
+  const replaced = resplice?.replaced;
+  if (!replaced) return undefined;
+  for (let k = 0; k < replaced.length; k++) if (!same(replaced[k]!, resplice.added[k]!)) return undefined;
+  return resplice;
 }
 
 const resplices = new WeakMap<SessionAnalysis, Resplice>();
@@ -108,10 +135,16 @@ export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput
   const leafMoves = lastEntry.line < oldEnd;
   if (leafMoves && addedLines.length === 0 && first === 0) return undefined;
   const byId = previous.byId;
+  const replaced = delta === 0 ? sameTree(old.slice(first, after), addedLines, parsed) : undefined;
   // Read before the entries move: which entries' parents may change, and whether the path stays.
   const change = linkChange(previous, first, after, addedKeys);
-  // Another leaf is another path, even when the edit removed none of the old one's entries (a line appended).
-  if (leafMoves) change.pathKept = false;
+  // Another leaf is another path, even when the edit removed none of the old one's entries (a line
+  // appended); but an entry replaced by one with the same ids and parent leaves the path as it was,
+  // with the new entry in its place (`relink`).
+  if (replaced) {
+    change.sameTree = true;
+    change.pathKept = previous.activePath.length > 0;
+  } else if (leafMoves) change.pathKept = false;
   for (let k = first; k < after; k++) byId.delete(old[k]!.key);
   // The previous analysis's arrays are spliced in place, not copied: 50,000 entries and lines
   // made again on every structural edit were most of its garbage. It is replaced, so nothing reads them as its own.
@@ -148,7 +181,7 @@ export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput
   // The entries whose parent's holder was removed or added: the removed entries' kept children, and
   // the roots an added entry now holds up (the added entries' own children among them are `added`).
   const reparented = [...change.orphans, ...change.named];
-  resplices.set(next, {
+  const resplice: Resplice = {
     splice,
     previousStructure: previous.structure,
     previousStep: editStep(previous),
@@ -156,8 +189,27 @@ export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput
     reparented: () => reparented,
     added,
     kept: (e) => entries[e.index] === e,
-  });
+    replaced,
+  };
+  resplices.set(next, resplice);
+  if (replaced) keptTrees.set(next.structure, resplice);
   return next;
+}
+
+/**
+ * `removed` when the entries of `lines` replace them one for one, each on the same line with the
+ * same ids, parent and type (the facts the tree and Pi's index are made of), else undefined.
+ */
+function sameTree(removed: Entry[], lines: readonly number[], parsed: AnalysisInput["parsed"]): Entry[] | undefined {
+  if (removed.length !== lines.length) return undefined;
+  for (let k = 0; k < removed.length; k++) {
+    const before = removed[k]!;
+    const now = parsed[lines[k]!] as ValueLine;
+    const was = before.parsed;
+    if (before.line !== lines[k] || was.type !== now.type || was.idKey !== now.idKey || was.parentKey !== now.parentKey) return undefined;
+    if (was.id !== now.id || was.parentId !== now.parentId || was.looksLikePi !== now.looksLikePi) return undefined;
+  }
+  return removed;
 }
 
 /**

@@ -17,7 +17,7 @@
 import { StampedMarks, scratchInts } from "../../core/base/entryArrays";
 import type { SessionAnalysis } from "../../core/session/analysis";
 import type { Entry } from "../../core/session/entry";
-import { respliceOf } from "../../core/session/resplice";
+import { respliceOf, sameShape } from "../../core/session/resplice";
 import { perStructure, releasedTable } from "../../core/session/semantics/memo";
 import { callFor } from "../../core/session/semantics/toolPairs";
 
@@ -168,7 +168,48 @@ function carriedHolders(before: ReadonlyMap<string, Entry | undefined>, resplice
  * check does not need the index of tool calls, which an idle server lets go (a keystroke would build it
  * again, 50 ms on the 45 MB session).
  */
-export const unmatchedToolResults = perStructure((a): { entry: Entry; elsewhere: Entry | undefined }[] => {
+export const unmatchedToolResults = perStructure(unmatchedOf, { carry: carriedUnmatched });
+
+/** An unmatched tool result, and the first entry elsewhere holding a call with its id. */
+interface Unmatched {
+  entry: Entry;
+  elsewhere: Entry | undefined;
+}
+
+/** Whether an entry and its successor (`Resplice.replaced`) hold the same tool ids: what a result's call and a call's holder read of an entry beyond the tree. */
+function sameToolIds(x: Entry, y: Entry): boolean {
+  const before = x.parsed.toolCallIds;
+  const now = y.parsed.toolCallIds;
+  if (x.parsed.toolResultId !== y.parsed.toolResultId || before?.length !== now?.length) return false;
+  return before === undefined || before.every((id, k) => now![k] === id);
+}
+
+/**
+ * The unmatched results of the structure `a` replaced, when the edit left the tree as it was, index
+ * for index, and every tool id too: the same results, calls and holders, with the replaced entries'
+ * successors named. The results' calls are carried the same way; when an idle server let them go,
+ * they are walked again now, as the check would have, so that the next edit of the tree carries
+ * them instead of paying that walk (the first holders of the unmatched results' ids are known).
+ */
+function carriedUnmatched(a: SessionAnalysis, previous: readonly Unmatched[]): Unmatched[] | undefined {
+  const resplice = sameShape(a, sameToolIds);
+  if (!resplice) return undefined;
+  const now = (e: Entry): Entry => a.entries[e.index]!;
+  const unmatched = previous.map(({ entry, elsewhere }) => ({ entry: now(entry), elsewhere: elsewhere && now(elsewhere) }));
+  const before = kept.get(resplice.previousStructure);
+  if (before && !kept.has(a.structure)) {
+    const calls = before.calls.map((call) => call && now(call));
+    const holders = new Map<string, Entry | undefined>();
+    for (const [id, holder] of before.holders) holders.set(id, holder && now(holder));
+    kept.set(a.structure, { results: before.results.map(now), calls, cyclic: before.cyclic, holders });
+  } else {
+    const { holders } = resultCalls(a);
+    for (const { entry, elsewhere } of unmatched) if (!holders.has(entry.parsed.toolResultId!)) holders.set(entry.parsed.toolResultId!, elsewhere);
+  }
+  return unmatched;
+}
+
+function unmatchedOf(a: SessionAnalysis): Unmatched[] {
   const { results, calls, holders } = resultCalls(a);
   const unmatched: Entry[] = [];
   for (let k = 0; k < results.length; k++) if (calls[k] === undefined && !a.reachesCycle[results[k]!.index]) unmatched.push(results[k]!);
@@ -178,7 +219,7 @@ export const unmatchedToolResults = perStructure((a): { entry: Entry; elsewhere:
   if (missing.size > 0) for (const [id, holder] of firstHolders(a.entries, missing)) holders.set(id, holder);
   for (const id of missing) if (!holders.has(id)) holders.set(id, undefined);
   return unmatched.map((entry) => ({ entry, elsewhere: holders.get(entry.parsed.toolResultId!) }));
-});
+}
 
 /**
  * The first entry holding a tool call with each of `ids`, in file order: what `toolCallsById` gives

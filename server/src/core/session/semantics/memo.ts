@@ -14,7 +14,7 @@
 
 import type { SessionAnalysis } from "../analysis";
 import { editStep, linesEditedSince } from "../reanalyze";
-import type { LineSplice } from "../resplice";
+import { type LineSplice, respliceOf } from "../resplice";
 import { type WeakTable, type WeakTableList, weakTableIn } from "../../base/weakTables";
 
 /**
@@ -22,12 +22,20 @@ import { type WeakTable, type WeakTableList, weakTableIn } from "../../base/weak
  * facts of lines (ids, parents, types, roles, references, tool call ids), which an edit inside a
  * line leaves as they were. The value must not hold entry objects' parses, which such an edit swaps.
  * With `releasedWhenIdle`, a large value that is cheap to compute again goes when the server is idle.
+ * With `carry`, the first ask for a structure made from the previous one (`resplice.ts`) first asks
+ * it for the value made from the one kept for the structure replaced (any step of it: the value
+ * holds for all), and computes the value when it answers undefined.
  */
-export function perStructure<T>(compute: (a: SessionAnalysis) => T, options: { releasedWhenIdle?: boolean } = {}): (a: SessionAnalysis) => T {
+export function perStructure<T>(
+  compute: (a: SessionAnalysis) => T,
+  options: { releasedWhenIdle?: boolean; carry?: (a: SessionAnalysis, previous: T) => T | undefined } = {},
+): (a: SessionAnalysis) => T {
   const memo: KeptTable<object, T> = options.releasedWhenIdle ? releasedTable() : new WeakMap();
+  const { carry } = options;
   return (a) => {
     if (memo.has(a.structure)) return memo.get(a.structure) as T;
-    const value = compute(a);
+    const before = carry && respliceOf(a)?.previousStructure;
+    const value = (before && memo.has(before) ? carry!(a, memo.get(before) as T) : undefined) ?? compute(a);
     memo.set(a.structure, value);
     return value;
   };

@@ -1,0 +1,176 @@
+/**
+ * Edits that change a fact of a line's structure but not the tree (a timestamp, a role, a tool call
+ * or result id, the id a label, edit or compaction names), which make the analysis from the
+ * previous one with every entry in its place (`Resplice.replaced` in `resplice.ts`): the path is
+ * kept with the new entries in it, and the selection, the faded hints and the unmatched tool
+ * results are carried when the facts they read are unchanged. Every answer must equal a fresh
+ * document's: the tree, the diagnostics (complete, as a first batch, and the provisional list but
+ * for the request's findings), the contexts and the editor's answers, with idle releases between edits.
+ */
+
+import { afterEach, beforeEach, expect, it, vi } from "vitest";
+import type { Diagnostic } from "vscode-languageserver";
+import { forgetValues } from "../../server/src/core/line/values";
+import type { SessionAnalysis } from "../../server/src/core/session/analysis";
+import { SessionDocument } from "../../server/src/core/session/document";
+import type { Entry } from "../../server/src/core/session/entry";
+import { respliceOf } from "../../server/src/core/session/resplice";
+import { releaseKept } from "../../server/src/core/session/semantics/memo";
+import { collectDiagnostics, collectProvisionalDiagnostics, computeDiagnostics } from "../../server/src/features/diagnostics";
+import { provisionalRequestDiagnostics, requestDiagnostics } from "../../server/src/features/requestDiagnostics";
+import { editorAnswers } from "../helpers/editorAnswers";
+import { expectKeptContextsFresh } from "../helpers/keptContexts";
+import { seededRandom } from "../helpers/lspClient";
+import { randomEdit } from "../helpers/structuralEdits";
+
+const line = (e: Entry | undefined) => (e ? e.line : null);
+
+function treeData(a: SessionAnalysis) {
+  return {
+    entries: a.entries.map((e, k) => [k, e.index, e.line, e.key]),
+    parent: a.parent.map(line),
+    roots: a.roots.map(line),
+    leaf: line(a.leaf),
+    cycles: [a.cycles.map((c) => c.map(line)), [...a.reachesCycle]],
+    path: [a.activePath.map(line), [...a.onActivePath]],
+  };
+}
+
+/** A session of 2 to 10 entries of the kinds whose facts the edits change, on one or two branches, with a final newline. */
+function randomSession(random: () => number): string {
+  const lines = ['{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}'];
+  const count = 2 + Math.floor(random() * 9);
+  const some = (i: number) => `"e${Math.floor(random() * i)}"`;
+  for (let i = 0; i < count; i++) {
+    const parent = i === 0 ? "null" : random() < 0.8 ? `"e${i - 1}"` : some(i);
+    const head = `"id":"e${i}","parentId":${parent},"timestamp":"2025-01-01T00:00:0${i % 10}.000Z"`;
+    const r = random();
+    if (r < 0.2)
+      lines.push(
+        `{"type":"message",${head},"message":{"role":"assistant","content":[{"type":"toolCall","id":"t${i % 3}","name":"read","arguments":{}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"toolUse","timestamp":1}}`,
+      );
+    else if (r < 0.4)
+      lines.push(
+        `{"type":"message",${head},"message":{"role":"toolResult","toolCallId":"t${i % 3}","toolName":"read","content":[{"type":"text","text":"o"}],"isError":false,"timestamp":1}}`,
+      );
+    else if (r < 0.5 && i > 1) lines.push(`{"type":"compaction",${head},"summary":"s","firstKeptEntryId":${some(i)},"tokensBefore":10}`);
+    else if (r < 0.55 && i > 0) lines.push(`{"type":"label",${head},"targetId":${some(i)},"label":"x"}`);
+    else if (r < 0.6 && i > 0) lines.push(`{"type":"context_edit",${head},"targetId":${some(i)},"replacement":null}`);
+    else lines.push(`{"type":"message",${head},"message":{"role":"${random() < 0.2 ? "system" : "user"}","content":"u","timestamp":1}}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** Replacements of one fact of a line that leave its id, parent and type as they were. */
+const FACT_EDITS: readonly [RegExp, (random: () => number) => string][] = [
+  [/"timestamp":"[^"]*"/, () => '"timestamp":"not a time"'],
+  [/"timestamp":"[^"]*"/, (random) => `"timestamp":"2024-06-0${1 + Math.floor(random() * 9)}T00:00:00.000Z"`],
+  [/"role":"[a-zA-Z]*"/, (random) => `"role":"${["user", "system", "assistant", "toolResult"][Math.floor(random() * 4)]}"`],
+  [/"toolCallId":"[^"]*"/, (random) => `"toolCallId":"t${Math.floor(random() * 4)}"`],
+  [/"type":"toolCall","id":"[^"]*"/, (random) => `"type":"toolCall","id":"t${Math.floor(random() * 4)}"`],
+  [/"(targetId|firstKeptEntryId)":"[^"]*"/, (random) => `"$1":"e${Math.floor(random() * 8)}"`],
+  [/"content":"/, () => '"content":"x'],
+];
+
+/** One fact edit of a line, the last one twice in three times: says what it did. */
+function factEdit(doc: SessionDocument, random: () => number): string {
+  let at = doc.lineCount - 1;
+  while (at > 0 && doc.lines[at]!.length === 0) at--;
+  if (random() < 1 / 3) at = 1 + Math.floor(random() * (doc.lineCount - 2));
+  const text = doc.lines[at] ?? "";
+  const [pattern, to] = FACT_EDITS[Math.floor(random() * FACT_EDITS.length)]!;
+  const after = text.replace(pattern, to(random));
+  if (after === text) return "none";
+  doc.update([{ range: { start: { line: at, character: 0 }, end: { line: at, character: text.length } }, text: after }], doc.version + 1);
+  return `line ${at}: ${pattern.source}`;
+}
+
+/** The diagnostics but the provider request's, as comparable strings. */
+function withoutRequest(all: readonly Diagnostic[], request: readonly Diagnostic[]): string[] {
+  const key = (d: Diagnostic) => JSON.stringify([d.code, d.message, d.range, d.relatedInformation ?? []]);
+  const left = all.map(key).sort();
+  for (const k of request.map(key)) {
+    const i = left.indexOf(k);
+    if (i >= 0) left.splice(i, 1);
+  }
+  return left;
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: new Date("2026-03-02T12:00:00.000Z") });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+it("random edits of a line's facts that keep the tree answer as a fresh document, carried or not", () => {
+  const random = seededRandom(Number(process.env.SEED ?? 52));
+  let compared = 0;
+  let sameTree = 0;
+  for (let round = 0; round < 300; round++) {
+    const doc = new SessionDocument("file:///t.jsonl", "jsonl", 1, randomSession(random));
+    const log: string[] = [];
+    for (let step = 0; step < 10; step++) {
+      const between = random();
+      if (between < 0.25) {
+        releaseKept();
+        forgetValues();
+        log.push("release");
+      } else if (between < 0.6) computeDiagnostics(doc);
+      else if (between < 0.8) editorAnswers(doc);
+      // Now and then an edit of the tree, which carries what the edits of facts carried.
+      log.push(random() < 0.15 ? `tree ${randomEdit(doc, random)}` : factEdit(doc, random));
+      if (random() < 0.2) continue;
+      if (respliceOf(doc.analysis)?.replaced) sameTree++;
+      const fresh = new SessionDocument("file:///t.jsonl", "jsonl", 1, doc.getText());
+      const where = `round ${round}, step ${step}: ${log.join(", ")}\n${doc.getText()}`;
+      expect(treeData(doc.analysis), where).toEqual(treeData(fresh.analysis));
+      // The provisional list first, as the server asks for it after an edit: all but the request's findings are a fresh document's.
+      const provisional = collectProvisionalDiagnostics(doc);
+      if (provisional) {
+        const request = provisionalRequestDiagnostics(doc) ?? [];
+        expect(withoutRequest(provisional.diagnostics, request), where).toEqual(
+          withoutRequest(collectDiagnostics(fresh).diagnostics, requestDiagnostics(fresh)),
+        );
+      }
+      if (random() < 0.5) expect(editorAnswers(doc), where).toEqual(editorAnswers(fresh));
+      expect(collectDiagnostics(doc, 2), where).toEqual(collectDiagnostics(fresh, 2));
+      expect(computeDiagnostics(doc), where).toEqual(computeDiagnostics(fresh));
+      expectKeptContextsFresh(doc, fresh, where);
+      expect(editorAnswers(doc), where).toEqual(editorAnswers(fresh));
+      compared++;
+    }
+  }
+  expect(sameTree).toBeGreaterThan(compared / 3);
+});
+
+it("keeps the path with the new leaf in it when the leaf's timestamp is made unreadable, and a structural edit after it still answers as a fresh document", () => {
+  const text = [
+    '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}',
+    '{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"u","timestamp":1}}',
+    '{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"toolResult","toolCallId":"nowhere","toolName":"read","content":[],"isError":false,"timestamp":1}}',
+    '{"type":"message","id":"c","parentId":"a","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"v","timestamp":1}}',
+    "",
+  ].join("\n");
+  const doc = new SessionDocument("file:///t.jsonl", "jsonl", 1, text);
+  computeDiagnostics(doc);
+  editorAnswers(doc);
+  const before = doc.analysis.activePath;
+  releaseKept();
+  const last = doc.lines[3]!;
+  const from = last.indexOf("2025-01-01T00:00:03.000Z");
+  doc.update([{ range: { start: { line: 3, character: from }, end: { line: 3, character: from + 24 } }, text: "not a time" }], 2);
+  const a = doc.analysis;
+  expect(respliceOf(a)?.replaced?.map((e) => e.line)).toEqual([3]);
+  expect(a.activePath).not.toBe(before);
+  expect(a.activePath.map((e) => e.line)).toEqual([1, 3]);
+  expect(a.activePath[1]).toBe(a.entries[2]);
+  const fresh = () => new SessionDocument("file:///t.jsonl", "jsonl", 1, doc.getText());
+  expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(fresh()));
+  expect(computeDiagnostics(doc).some((d) => d.code === "unmatched-tool-result" && d.range.start.line === 2)).toBe(true);
+  expect(editorAnswers(doc)).toEqual(editorAnswers(fresh()));
+  // The result's line removed: the tool results' calls are carried from the structure the edit made.
+  doc.update([{ range: { start: { line: 2, character: 0 }, end: { line: 3, character: 0 } }, text: "" }], 3);
+  expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(fresh()));
+  expect(editorAnswers(doc)).toEqual(editorAnswers(fresh()));
+});
