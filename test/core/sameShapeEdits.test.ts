@@ -14,7 +14,7 @@ import { forgetValues } from "../../server/src/core/line/values";
 import type { SessionAnalysis } from "../../server/src/core/session/analysis";
 import { SessionDocument } from "../../server/src/core/session/document";
 import type { Entry } from "../../server/src/core/session/entry";
-import { respliceOf } from "../../server/src/core/session/resplice";
+import { respliceOf, sameShape } from "../../server/src/core/session/resplice";
 import { releaseKept } from "../../server/src/core/session/semantics/memo";
 import { collectDiagnostics, collectProvisionalDiagnostics, computeDiagnostics } from "../../server/src/features/diagnostics";
 import { provisionalRequestDiagnostics, requestDiagnostics } from "../../server/src/features/requestDiagnostics";
@@ -173,4 +173,32 @@ it("keeps the path with the new leaf in it when the leaf's timestamp is made unr
   doc.update([{ range: { start: { line: 2, character: 0 }, end: { line: 3, character: 0 } }, text: "" }], 3);
   expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(fresh()));
   expect(editorAnswers(doc)).toEqual(editorAnswers(fresh()));
+});
+
+it("keeps no chain of replaced structures: a structure's record of the one before it goes once an edit replaces it", () => {
+  const text = [
+    '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}',
+    '{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"u","timestamp":1}}',
+    '{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":"v","timestamp":1}}',
+    "",
+  ].join("\n");
+  const doc = new SessionDocument("file:///t.jsonl", "jsonl", 1, text);
+  expect(doc.analysis.entries).toHaveLength(2);
+  const stamp = (seconds: number, version: number) => {
+    const from = doc.lines[2]!.indexOf('"timestamp":"') + 13;
+    doc.update(
+      [{ range: { start: { line: 2, character: from }, end: { line: 2, character: from + 24 } }, text: `2025-01-01T00:00:0${seconds}.000Z` }],
+      version,
+    );
+    return doc.analysis;
+  };
+  const first = stamp(3, 2);
+  // The record stands while its structure is the document's, whatever the step.
+  expect(sameShape(first, () => true)?.replaced?.map((e) => e.line)).toEqual([2]);
+  const second = stamp(4, 3);
+  expect(second.structure).not.toBe(first.structure);
+  expect(sameShape(second, () => true)?.previousStructure).toBe(first.structure);
+  // The replaced structure's record is gone: it would hold the structure before it, and so on.
+  expect(sameShape(first, () => true)).toBeUndefined();
+  expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///t.jsonl", "jsonl", 1, doc.getText())));
 });

@@ -192,6 +192,11 @@ export function respliceAnalysis(previous: SessionAnalysis, input: AnalysisInput
     replaced,
   };
   resplices.set(next, resplice);
+  // A record holds the structure it replaced, and with it every value kept for that structure. The
+  // replaced structure's own record is dropped here: nothing asks for its values any more (a carry
+  // reads the values kept for the structure just before, never further back), and each record
+  // kept would hold the one before it, a chain as long as the edits.
+  keptTrees.delete(previous.structure);
   if (replaced) keptTrees.set(next.structure, resplice);
   return next;
 }
