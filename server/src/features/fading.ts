@@ -75,15 +75,13 @@ export function computeFadingHints(doc: SessionDocument, options: FadingOptions 
 }
 
 /** Whether a `context_edit` is among the selected entries (its replacement is content, not structure). */
-const hasSelectedEdit = perStructure(
-  (a: SessionAnalysis): boolean => {
-    const state = contextSelection(a).state;
-    for (const entry of a.activePath) if (entry.type === "context_edit" && state[entry.index] === ContextState.Selected) return true;
-    return false;
-  },
-  // The same tree and selection (`contextSelection`'s carry) select the same entries, of the same types.
-  { carry: (a, previous) => (sameShape(a, sameSelectionFacts) ? previous : undefined) },
-);
+// Not carried over an edit: the selection it reads is (`contextSelection`'s carry), and the next edit
+// of the tree carries the selection only from one that was made for the structure before it.
+const hasSelectedEdit = perStructure((a: SessionAnalysis): boolean => {
+  const state = contextSelection(a).state;
+  for (const entry of a.activePath) if (entry.type === "context_edit" && state[entry.index] === ContextState.Selected) return true;
+  return false;
+});
 
 /** Consecutive lines faded for one reason (a run of one line is `first === last`). */
 interface FadedLine {

@@ -14,7 +14,7 @@
 
 import type { SessionAnalysis } from "../session/analysis";
 import type { Entry } from "../session/entry";
-import { sameShape } from "../session/resplice";
+import { respliceOf, sameShape } from "../session/resplice";
 import { buildContext, selectEntries, type ContextResult } from "./buildContext";
 import { carryContext, carrySelection, rebuiltContext } from "./contextCarry";
 import { updateContext } from "./contextUpdate";
@@ -40,6 +40,8 @@ export interface ContextSelection {
   compaction: Entry | undefined;
   /** The first entry kept from before that compaction, if any. */
   keptFrom: Entry | undefined;
+  /** The active path it was made from: the analysis's own array, which an edit of the tree that keeps the path passes on (`relink.ts`). */
+  path: readonly Entry[];
 }
 
 /** The context selection of an analysis, computed in O(path) on first use and memoised for its structure. */
@@ -58,7 +60,7 @@ function selectionOf(a: SessionAnalysis): ContextSelection {
       if (state[e.index] !== ContextState.Selected) state[e.index] = kept ? ContextState.DroppedSystem : ContextState.Compacted;
     }
   }
-  return { state, compaction, keptFrom };
+  return { state, compaction, keptFrom, path: a.activePath };
 }
 
 /** Whether an entry and its successor (`Resplice.replaced`) agree on what the selection reads of an entry beyond the tree: its role and the id it names. */
@@ -72,9 +74,29 @@ export function sameSelectionFacts(x: Entry, y: Entry): boolean {
  * role and the id it names, here): the same marks, with the replaced entries' successors named.
  */
 function carriedSelection(a: SessionAnalysis, previous: ContextSelection): ContextSelection | undefined {
-  if (!sameShape(a, sameSelectionFacts)) return undefined;
-  const now = (e: Entry | undefined): Entry | undefined => e && a.entries[e.index];
-  return { state: previous.state, compaction: now(previous.compaction), keptFrom: now(previous.keptFrom) };
+  if (sameShape(a, sameSelectionFacts)) {
+    const now = (e: Entry | undefined): Entry | undefined => e && a.entries[e.index];
+    return { state: previous.state, compaction: now(previous.compaction), keptFrom: now(previous.keptFrom), path: a.activePath };
+  }
+  return keptPathSelection(a, previous);
+}
+
+/**
+ * The selection of the structure `a` replaced, when the edit of the tree kept the active path (the
+ * same array, `relink.ts`: no entry of it removed and no parent of it changed, so the same entry
+ * objects, whose facts an edit of other lines leaves alone). The selection reads the path alone,
+ * so only its marks move, with the entries below the edited lines; the entries added are off the
+ * path. An edit off the path (a line broken, added or removed on another branch) then costs O(path)
+ * typed-array writes instead of the selection made again.
+ */
+function keptPathSelection(a: SessionAnalysis, previous: ContextSelection): ContextSelection | undefined {
+  const resplice = respliceOf(a);
+  if (!resplice || a.activePath !== previous.path) return undefined;
+  const shift = a.entries.length - previous.state.length;
+  const below = resplice.splice.end;
+  const state = new Uint8Array(a.entries.length);
+  for (const e of a.activePath) state[e.index] = previous.state[e.line >= below ? e.index - shift : e.index]!;
+  return { state, compaction: previous.compaction, keptFrom: previous.keptFrom, path: a.activePath };
 }
 
 /** Whether Pi selects `entry` for the model's context (Pi 1.x's selection for system messages). */
