@@ -9,32 +9,16 @@
  */
 
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
-import type { Diagnostic } from "vscode-languageserver";
-import { forgetValues } from "../../server/src/core/line/values";
-import type { SessionAnalysis } from "../../server/src/core/session/analysis";
 import { SessionDocument } from "../../server/src/core/session/document";
-import type { Entry } from "../../server/src/core/session/entry";
 import { respliceOf, sameShape } from "../../server/src/core/session/resplice";
 import { releaseKept } from "../../server/src/core/session/semantics/memo";
 import { collectDiagnostics, collectProvisionalDiagnostics, computeDiagnostics } from "../../server/src/features/diagnostics";
 import { provisionalRequestDiagnostics, requestDiagnostics } from "../../server/src/features/requestDiagnostics";
 import { editorAnswers } from "../helpers/editorAnswers";
+import { releaseInProcess, treeData, withoutRequest } from "../helpers/freshAnswers";
 import { expectKeptContextsFresh } from "../helpers/keptContexts";
 import { seededRandom } from "../helpers/lspClient";
 import { randomEdit } from "../helpers/structuralEdits";
-
-const line = (e: Entry | undefined) => (e ? e.line : null);
-
-function treeData(a: SessionAnalysis) {
-  return {
-    entries: a.entries.map((e, k) => [k, e.index, e.line, e.key]),
-    parent: a.parent.map(line),
-    roots: a.roots.map(line),
-    leaf: line(a.leaf),
-    cycles: [a.cycles.map((c) => c.map(line)), [...a.reachesCycle]],
-    path: [a.activePath.map(line), [...a.onActivePath]],
-  };
-}
 
 /** A session of 2 to 10 entries of the kinds whose facts the edits change, on one or two branches, with a final newline. */
 function randomSession(random: () => number): string {
@@ -85,17 +69,6 @@ function factEdit(doc: SessionDocument, random: () => number): string {
   return `line ${at}: ${pattern.source}`;
 }
 
-/** The diagnostics but the provider request's, as comparable strings. */
-function withoutRequest(all: readonly Diagnostic[], request: readonly Diagnostic[]): string[] {
-  const key = (d: Diagnostic) => JSON.stringify([d.code, d.message, d.range, d.relatedInformation ?? []]);
-  const left = all.map(key).sort();
-  for (const k of request.map(key)) {
-    const i = left.indexOf(k);
-    if (i >= 0) left.splice(i, 1);
-  }
-  return left;
-}
-
 beforeEach(() => {
   vi.useFakeTimers({ now: new Date("2026-03-02T12:00:00.000Z") });
 });
@@ -112,11 +85,8 @@ it("random edits of a line's facts that keep the tree answer as a fresh document
     const log: string[] = [];
     for (let step = 0; step < 10; step++) {
       const between = random();
-      if (between < 0.25) {
-        releaseKept();
-        forgetValues();
-        log.push("release");
-      } else if (between < 0.6) computeDiagnostics(doc);
+      if (between < 0.25) releaseInProcess(log);
+      else if (between < 0.6) computeDiagnostics(doc);
       else if (between < 0.8) editorAnswers(doc);
       // Now and then an edit of the tree, which carries what the edits of facts carried.
       log.push(random() < 0.15 ? `tree ${randomEdit(doc, random)}` : factEdit(doc, random));
