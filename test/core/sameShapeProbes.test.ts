@@ -41,6 +41,9 @@ const FACT_EDITS: readonly [RegExp, (random: () => number, ids: string[]) => str
   // A lone CR between tokens (JSON's whitespace, a line break for the client), and taken out again.
   [/,"timestamp"/, () => ',\r"timestamp"'],
   [/,\r"/, () => ',"'],
+  // A blank line made malformed, and blank again: no entry changes, an edit of the tree all the same.
+  [/^$/, () => "x"],
+  [/^x$/, () => ""],
 ];
 
 const idsOf = (doc: SessionDocument) => doc.lines.map((l) => /"id":("[^"]*")/.exec(l)?.[1]).filter((x): x is string => x !== undefined);
@@ -50,7 +53,7 @@ function factEdit(doc: SessionDocument, random: () => number): string {
   const ids = idsOf(doc);
   let at = doc.lineCount - 1;
   while (at > 0 && doc.lines[at]!.length === 0) at--;
-  if (random() < 0.5) at = 1 + Math.floor(random() * Math.max(1, doc.lineCount - 2));
+  if (random() < 0.5) at = 1 + Math.floor(random() * Math.max(1, doc.lineCount - 1));
   if (at >= doc.lineCount) return "none";
   const span = random() < 0.2 && at + 1 < doc.lineCount ? 2 : 1;
   const texts = doc.lines.slice(at, at + span);
