@@ -9,10 +9,12 @@
  */
 
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
+import { contextSelection } from "../../server/src/core/pi/activeContext";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { respliceOf, sameShape } from "../../server/src/core/session/resplice";
 import { releaseKept } from "../../server/src/core/session/semantics/memo";
 import { collectDiagnostics, collectProvisionalDiagnostics, computeDiagnostics } from "../../server/src/features/diagnostics";
+import { unmatchedToolResults } from "../../server/src/features/diagnostics/toolResultCalls";
 import { provisionalRequestDiagnostics, requestDiagnostics } from "../../server/src/features/requestDiagnostics";
 import { editorAnswers } from "../helpers/editorAnswers";
 import { releaseInProcess, treeData, withoutRequest } from "../helpers/freshAnswers";
@@ -114,11 +116,16 @@ it("random edits of a line's facts that keep the tree answer as a fresh document
   expect(sameTree).toBeGreaterThan(compared / 3);
 });
 
+/** A header, a user message and a tool result under it that answers no call. */
+const UNMATCHED_RESULT = [
+  '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}',
+  '{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"u","timestamp":1}}',
+  '{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"toolResult","toolCallId":"nowhere","toolName":"read","content":[],"isError":false,"timestamp":1}}',
+];
+
 it("keeps the path with the new leaf in it when the leaf's timestamp is made unreadable, and a structural edit after it still answers as a fresh document", () => {
   const text = [
-    '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}',
-    '{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"u","timestamp":1}}',
-    '{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"toolResult","toolCallId":"nowhere","toolName":"read","content":[],"isError":false,"timestamp":1}}',
+    ...UNMATCHED_RESULT,
     '{"type":"message","id":"c","parentId":"a","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"v","timestamp":1}}',
     "",
   ].join("\n");
@@ -170,5 +177,28 @@ it("keeps no chain of replaced structures: a structure's record of the one befor
   expect(sameShape(second, () => true)?.previousStructure).toBe(first.structure);
   // The replaced structure's record is gone: it would hold the structure before it, and so on.
   expect(sameShape(first, () => true)).toBeUndefined();
+  expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///t.jsonl", "jsonl", 1, doc.getText())));
+});
+
+it("carries the selection and the unmatched tool results when first asked at a later step of the structure an edit that kept the tree made", () => {
+  const text = [...UNMATCHED_RESULT, ""].join("\n");
+  const doc = new SessionDocument("file:///t.jsonl", "jsonl", 1, text);
+  const selection = contextSelection(doc.analysis);
+  const unmatched = unmatchedToolResults(doc.analysis);
+  // The result's timestamp made unreadable: an edit that keeps the tree, read at once (the first step of the new structure).
+  const at = doc.lines[2]!.indexOf("2025");
+  doc.update([{ range: { start: { line: 2, character: at }, end: { line: 2, character: at + 4 } }, text: "XXXX" }], 2);
+  const first = doc.analysis;
+  expect(respliceOf(first)?.replaced).toHaveLength(1);
+  // A space typed between tokens of another line: the same structure, a later step, where the values are first asked.
+  doc.update([{ range: { start: { line: 1, character: 1 }, end: { line: 1, character: 1 } }, text: " " }], 3);
+  const later = doc.analysis;
+  expect(later.structure).toBe(first.structure);
+  expect(respliceOf(later)).toBeUndefined();
+  // Carried, not made again: the same marks, and the result named by its successor.
+  expect(contextSelection(later).state).toBe(selection.state);
+  const carried = unmatchedToolResults(later);
+  expect(carried.map((u) => u.entry)).toEqual([later.entries[1]]);
+  expect(carried[0]!.entry).not.toBe(unmatched[0]!.entry);
   expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///t.jsonl", "jsonl", 1, doc.getText())));
 });
