@@ -10,7 +10,6 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import { forgetValues } from "../../server/src/core/line/values";
-import type { SessionAnalysis } from "../../server/src/core/session/analysis";
 import { SessionDocument } from "../../server/src/core/session/document";
 import type { Entry } from "../../server/src/core/session/entry";
 import { respliceOf } from "../../server/src/core/session/resplice";
@@ -19,6 +18,7 @@ import type { Diagnostic } from "vscode-languageserver";
 import { collectDiagnostics, collectProvisionalDiagnostics, computeDiagnostics } from "../../server/src/features/diagnostics";
 import { provisionalRequestDiagnostics, requestDiagnostics } from "../../server/src/features/requestDiagnostics";
 import { editorAnswers } from "../helpers/editorAnswers";
+import { treeData } from "../helpers/freshAnswers";
 import { editInContext } from "../helpers/contextEdits";
 import { expectKeptContextsFresh } from "../helpers/keptContexts";
 import { seededRandom } from "../helpers/lspClient";
@@ -29,19 +29,6 @@ const files = readdirSync(FIXTURES)
   .sort();
 
 const line = (e: Entry | undefined) => (e ? e.line : null);
-
-/** The tree as data, by line: what the analysis made from the previous one must hold as a fresh one does. */
-function treeData(a: SessionAnalysis) {
-  return {
-    entries: a.entries.map((e, k) => [k, e.index, e.line, e.key]),
-    parent: a.parent.map(line),
-    children: a.entries.map((e) => a.childrenOf(e).map(line)),
-    roots: a.roots.map(line),
-    leaf: [line(a.leaf), line(a.nullLeaf)],
-    cycles: [a.cycles.map((c) => c.map(line)), [...a.cycleOf], [...a.reachesCycle]],
-    path: [a.activePath.map(line), [...a.onActivePath]],
-  };
-}
 
 const idsOf = (doc: SessionDocument) => doc.lines.map((l) => /"id":("[^"]*"|null|false|\d+)/.exec(l)?.[1]).filter((x): x is string => x !== undefined);
 

@@ -9,32 +9,18 @@
  */
 
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
-import type { Diagnostic } from "vscode-languageserver";
-import { forgetValues } from "../../server/src/core/line/values";
-import type { SessionAnalysis } from "../../server/src/core/session/analysis";
+import { contextSelection } from "../../server/src/core/pi/activeContext";
 import { SessionDocument } from "../../server/src/core/session/document";
-import type { Entry } from "../../server/src/core/session/entry";
 import { respliceOf, sameShape } from "../../server/src/core/session/resplice";
 import { releaseKept } from "../../server/src/core/session/semantics/memo";
 import { collectDiagnostics, collectProvisionalDiagnostics, computeDiagnostics } from "../../server/src/features/diagnostics";
+import { unmatchedToolResults } from "../../server/src/features/diagnostics/toolResultCalls";
 import { provisionalRequestDiagnostics, requestDiagnostics } from "../../server/src/features/requestDiagnostics";
 import { editorAnswers } from "../helpers/editorAnswers";
+import { releaseInProcess, treeData, withoutRequest } from "../helpers/freshAnswers";
 import { expectKeptContextsFresh } from "../helpers/keptContexts";
 import { seededRandom } from "../helpers/lspClient";
 import { randomEdit } from "../helpers/structuralEdits";
-
-const line = (e: Entry | undefined) => (e ? e.line : null);
-
-function treeData(a: SessionAnalysis) {
-  return {
-    entries: a.entries.map((e, k) => [k, e.index, e.line, e.key]),
-    parent: a.parent.map(line),
-    roots: a.roots.map(line),
-    leaf: line(a.leaf),
-    cycles: [a.cycles.map((c) => c.map(line)), [...a.reachesCycle]],
-    path: [a.activePath.map(line), [...a.onActivePath]],
-  };
-}
 
 /** A session of 2 to 10 entries of the kinds whose facts the edits change, on one or two branches, with a final newline. */
 function randomSession(random: () => number): string {
@@ -85,17 +71,6 @@ function factEdit(doc: SessionDocument, random: () => number): string {
   return `line ${at}: ${pattern.source}`;
 }
 
-/** The diagnostics but the provider request's, as comparable strings. */
-function withoutRequest(all: readonly Diagnostic[], request: readonly Diagnostic[]): string[] {
-  const key = (d: Diagnostic) => JSON.stringify([d.code, d.message, d.range, d.relatedInformation ?? []]);
-  const left = all.map(key).sort();
-  for (const k of request.map(key)) {
-    const i = left.indexOf(k);
-    if (i >= 0) left.splice(i, 1);
-  }
-  return left;
-}
-
 beforeEach(() => {
   vi.useFakeTimers({ now: new Date("2026-03-02T12:00:00.000Z") });
 });
@@ -112,11 +87,8 @@ it("random edits of a line's facts that keep the tree answer as a fresh document
     const log: string[] = [];
     for (let step = 0; step < 10; step++) {
       const between = random();
-      if (between < 0.25) {
-        releaseKept();
-        forgetValues();
-        log.push("release");
-      } else if (between < 0.6) computeDiagnostics(doc);
+      if (between < 0.25) releaseInProcess(log);
+      else if (between < 0.6) computeDiagnostics(doc);
       else if (between < 0.8) editorAnswers(doc);
       // Now and then an edit of the tree, which carries what the edits of facts carried.
       log.push(random() < 0.15 ? `tree ${randomEdit(doc, random)}` : factEdit(doc, random));
@@ -144,11 +116,16 @@ it("random edits of a line's facts that keep the tree answer as a fresh document
   expect(sameTree).toBeGreaterThan(compared / 3);
 });
 
+/** A header, a user message and a tool result under it that answers no call. */
+const UNMATCHED_RESULT = [
+  '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}',
+  '{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"u","timestamp":1}}',
+  '{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"toolResult","toolCallId":"nowhere","toolName":"read","content":[],"isError":false,"timestamp":1}}',
+];
+
 it("keeps the path with the new leaf in it when the leaf's timestamp is made unreadable, and a structural edit after it still answers as a fresh document", () => {
   const text = [
-    '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}',
-    '{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"u","timestamp":1}}',
-    '{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"toolResult","toolCallId":"nowhere","toolName":"read","content":[],"isError":false,"timestamp":1}}',
+    ...UNMATCHED_RESULT,
     '{"type":"message","id":"c","parentId":"a","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"v","timestamp":1}}',
     "",
   ].join("\n");
@@ -200,5 +177,28 @@ it("keeps no chain of replaced structures: a structure's record of the one befor
   expect(sameShape(second, () => true)?.previousStructure).toBe(first.structure);
   // The replaced structure's record is gone: it would hold the structure before it, and so on.
   expect(sameShape(first, () => true)).toBeUndefined();
+  expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///t.jsonl", "jsonl", 1, doc.getText())));
+});
+
+it("carries the selection and the unmatched tool results when first asked at a later step of the structure an edit that kept the tree made", () => {
+  const text = [...UNMATCHED_RESULT, ""].join("\n");
+  const doc = new SessionDocument("file:///t.jsonl", "jsonl", 1, text);
+  const selection = contextSelection(doc.analysis);
+  const unmatched = unmatchedToolResults(doc.analysis);
+  // The result's timestamp made unreadable: an edit that keeps the tree, read at once (the first step of the new structure).
+  const at = doc.lines[2]!.indexOf("2025");
+  doc.update([{ range: { start: { line: 2, character: at }, end: { line: 2, character: at + 4 } }, text: "XXXX" }], 2);
+  const first = doc.analysis;
+  expect(respliceOf(first)?.replaced).toHaveLength(1);
+  // A space typed between tokens of another line: the same structure, a later step, where the values are first asked.
+  doc.update([{ range: { start: { line: 1, character: 1 }, end: { line: 1, character: 1 } }, text: " " }], 3);
+  const later = doc.analysis;
+  expect(later.structure).toBe(first.structure);
+  expect(respliceOf(later)).toBeUndefined();
+  // Carried, not made again: the same marks, and the result named by its successor.
+  expect(contextSelection(later).state).toBe(selection.state);
+  const carried = unmatchedToolResults(later);
+  expect(carried.map((u) => u.entry)).toEqual([later.entries[1]]);
+  expect(carried[0]!.entry).not.toBe(unmatched[0]!.entry);
   expect(computeDiagnostics(doc)).toEqual(computeDiagnostics(new SessionDocument("file:///t.jsonl", "jsonl", 1, doc.getText())));
 });

@@ -71,6 +71,16 @@ export function sameShape(a: SessionAnalysis, same: (before: Entry, now: Entry) 
   return resplice;
 }
 
+/**
+ * The structure `a`'s was made from by an edit of the tree, for a value kept per structure that
+ * may be carried over it (`memo.ts`'s `perStructure`): known at the first step of the new structure
+ * (`respliceOf`), and at any later step when that edit kept the tree (`sameShape`), so that a value
+ * first asked after a keystroke that followed the edit is carried too.
+ */
+export function replacedStructure(a: SessionAnalysis): object | undefined {
+  return (resplices.get(a) ?? keptTrees.get(a.structure))?.previousStructure;
+}
+
 const resplices = new WeakMap<SessionAnalysis, Resplice>();
 
 /** How `a` was made from the analysis before it, when `respliceAnalysis` made it. */

@@ -14,7 +14,7 @@
 
 import type { SessionAnalysis } from "../analysis";
 import { editStep, linesEditedSince } from "../reanalyze";
-import { type LineSplice, respliceOf } from "../resplice";
+import { type LineSplice, replacedStructure } from "../resplice";
 import { type WeakTable, type WeakTableList, weakTableIn } from "../../base/weakTables";
 
 /**
@@ -24,7 +24,8 @@ import { type WeakTable, type WeakTableList, weakTableIn } from "../../base/weak
  * With `releasedWhenIdle`, a large value that is cheap to compute again goes when the server is idle.
  * With `carry`, the first ask for a structure made from the previous one (`resplice.ts`) first asks
  * it for the value made from the one kept for the structure replaced (any step of it: the value
- * holds for all), and computes the value when it answers undefined.
+ * holds for all), and computes the value when it answers undefined. That ask is at the new
+ * structure's first step, or at any step when the edit kept the tree (`replacedStructure`).
  */
 export function perStructure<T>(
   compute: (a: SessionAnalysis) => T,
@@ -34,7 +35,7 @@ export function perStructure<T>(
   const { carry } = options;
   return (a) => {
     if (memo.has(a.structure)) return memo.get(a.structure) as T;
-    const before = carry && respliceOf(a)?.previousStructure;
+    const before = carry && replacedStructure(a);
     const value = (before && memo.has(before) ? carry!(a, memo.get(before) as T) : undefined) ?? compute(a);
     memo.set(a.structure, value);
     return value;
