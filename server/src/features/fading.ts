@@ -74,9 +74,12 @@ export function computeFadingHints(doc: SessionDocument, options: FadingOptions 
   return hintsOfStructure(doc, a, max);
 }
 
-/** Whether a `context_edit` is among the selected entries (its replacement is content, not structure). */
-// Not carried over an edit: the selection it reads is (`contextSelection`'s carry), and the next edit
-// of the tree carries the selection only from one that was made for the structure before it.
+/**
+ * Whether a `context_edit` is among the selected entries (its replacement is content, not structure).
+ * Not carried over an edit, unlike the selection it reads: asking for the selection here makes it
+ * for every structure, and the next edit of the tree carries only a selection made for the
+ * structure it replaces.
+ */
 const hasSelectedEdit = perStructure((a: SessionAnalysis): boolean => {
   const state = contextSelection(a).state;
   for (const entry of a.activePath) if (entry.type === "context_edit" && state[entry.index] === ContextState.Selected) return true;
