@@ -7,6 +7,7 @@
 import type { Diagnostic, DiagnosticRelatedInformation, DiagnosticTag, Range } from "vscode-languageserver";
 import type { SessionAnalysis } from "../../core/session/analysis";
 import type { Entry } from "../../core/session/entry";
+import { respliceOf } from "../../core/session/resplice";
 import { type DiagnosticCode, type PresentationCode, type Severity, severityOf } from "../../core/base/codes";
 import type { SessionDocument } from "../../core/session/document";
 import type { JsonPath } from "../../core/line/locate";
@@ -75,6 +76,25 @@ export function applySeverityOverrides(diagnostics: Diagnostic[], overrides: Sev
 
 /** Per structure, which lines are malformed (`sameStructure` keeps every line's kind). */
 const malformedLinesMemo = new WeakMap<object, number[]>();
+
+/**
+ * The malformed lines of a structure made by an edit of the tree from the previous analysis
+ * (`respliceOf`), from the replaced structure's: those outside the edited lines moved with them, and
+ * the edited lines looked at again, rather than every line (2 ms on the 45 MB session). Undefined
+ * when the replaced structure's are not known.
+ */
+function carriedMalformedLines(a: SessionAnalysis, parsed: SessionDocument["parsed"]): number[] | undefined {
+  const resplice = respliceOf(a);
+  const before = resplice && malformedLinesMemo.get(resplice.previousStructure);
+  if (!before) return undefined;
+  const { start, end, delta } = resplice.splice;
+  const lines: number[] = [];
+  let k = 0;
+  for (; k < before.length && before[k]! < start; k++) lines.push(before[k]!);
+  for (let line = start; line < end; line++) if (parsed[line]!.kind === "malformed") lines.push(line);
+  for (; k < before.length; k++) if (before[k]! >= end - delta) lines.push(before[k]! + delta);
+  return lines;
+}
 
 export class Report {
   readonly out: Diagnostic[] = [];
@@ -170,9 +190,12 @@ export class Report {
   malformedLines(): readonly number[] {
     let lines = malformedLinesMemo.get(this.a.structure);
     if (!lines) {
-      lines = [];
       const parsed = this.doc.parsed;
-      for (let line = 0; line < parsed.length; line++) if (parsed[line]!.kind === "malformed") lines.push(line);
+      lines = carriedMalformedLines(this.a, parsed);
+      if (!lines) {
+        lines = [];
+        for (let line = 0; line < parsed.length; line++) if (parsed[line]!.kind === "malformed") lines.push(line);
+      }
       malformedLinesMemo.set(this.a.structure, lines);
     }
     return lines;
