@@ -22,6 +22,7 @@ import { treeData } from "../helpers/freshAnswers";
 import { editInContext } from "../helpers/contextEdits";
 import { expectKeptContextsFresh } from "../helpers/keptContexts";
 import { seededRandom } from "../helpers/lspClient";
+import { keptFindingFaults, recordFindings } from "../helpers/keptFindings";
 
 const FIXTURES = join(__dirname, "../parity/fixtures");
 const files = readdirSync(FIXTURES)
@@ -259,14 +260,9 @@ it("the provisional list after the idle release and edits at the end keeps reque
   for (const name of files) {
     const doc = new SessionDocument(`file:///${name}`, "jsonl", 1, readFileSync(join(FIXTURES, name), "utf8"));
     collectDiagnostics(doc);
-    let madeOn = new Map<Diagnostic, string[]>();
-    const texts = (d: Diagnostic) => [
-      doc.lines[d.range.start.line] ?? "?",
-      ...(d.relatedInformation ?? []).map((r) => doc.lines[r.location.range.start.line] ?? "?"),
-    ];
+    let made = recordFindings(doc, requestDiagnostics(doc));
     const record = () => {
-      madeOn = new Map();
-      for (const d of requestDiagnostics(doc)) madeOn.set(d, texts(d));
+      made = recordFindings(doc, requestDiagnostics(doc));
     };
     record();
     const log: string[] = [];
@@ -281,13 +277,8 @@ it("the provisional list after the idle release and edits at the end keeps reque
       if (collected) {
         provisional++;
         const reqs = provisionalRequestDiagnostics(doc)!;
-        for (const d of reqs) {
-          if (d.code === "compaction-keeps-tool-result") continue;
-          const was = madeOn.get(d);
-          if (!was) failures.push(`${name} step ${step} [${log.join(",")}]: ${d.code} not from the last complete list`);
-          else if (texts(d).some((t, i) => t !== was[i]))
-            failures.push(`${name} step ${step} [${log.join(",")}]: ${d.code} line ${d.range.start.line} text changed`);
-        }
+        const kept = reqs.filter((d) => d.code !== "compaction-keeps-tool-result");
+        for (const fault of keptFindingFaults(doc, made, kept)) failures.push(`${name} step ${step} [${log.join(",")}]: ${fault}`);
         const fresh = new SessionDocument(`file:///${name}`, "jsonl", 1, doc.getText());
         const key = (ds: readonly Diagnostic[]) => ds.map((d) => JSON.stringify([d.code, d.message, d.range, d.relatedInformation ?? []])).sort();
         const without = (all: string[], some: string[]) => {

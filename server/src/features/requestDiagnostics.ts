@@ -54,6 +54,7 @@ import {
 } from "./diagnostics/requestFindings";
 import { diagnostic } from "./diagnostics/report";
 import { callIdsOf, refusedToolResults } from "./diagnostics/requestScans";
+import { standingFinding } from "./diagnostics/standingFindings";
 import { contextDocument } from "./migratedView";
 import { needsMigration } from "./migration";
 import { ruleFor } from "./providerRules";
@@ -120,10 +121,10 @@ export function requestDiagnostics(doc: SessionDocument, rebuild = false): Diagn
  * on a line edited since or pointing at one, whose ranges may no longer fit the line, and the
  * compaction findings as `requestDiagnostics` makes them. The findings of the other lines stand as
  * they were until the complete list replaces them (`lsp/diagnostics.ts`), which brings any the
- * edit adds or removes elsewhere. Kept in turn (`standIn`), so that the next edit before the
- * complete list starts from them. Undefined when `requestDiagnostics` is cheap (what it reads is
- * kept), when nothing was kept, when lines were added or removed since, and when a lone "\r"
- * splits a line for the client.
+ * edit adds or removes elsewhere; below lines added or removed, they move with their lines
+ * (`standingFinding`). Kept in turn (`standIn`), so that the next edit before the complete list
+ * starts from them. Undefined when `requestDiagnostics` is cheap (what it reads is kept), when
+ * nothing was kept, and when a lone "\r" splits a line for the client.
  */
 export function provisionalRequestDiagnostics(doc: SessionDocument): Diagnostic[] | undefined {
   const a = doc.analysis;
@@ -132,12 +133,13 @@ export function provisionalRequestDiagnostics(doc: SessionDocument): Diagnostic[
   // structure's carry over, `requestFindingsCarry.ts`): `requestDiagnostics` answers in proportion.
   const before = predecessorOf(a);
   if (memo.has(a.structure) || (before && memo.has(before.structure)) || settled.get(a)) return undefined;
-  // Not after a line was added or removed: the findings' messages name other lines ("before the
-  // next user message (line 12)"), which that would leave wrong.
   const kept = settled.stale(a);
   if (!kept) return undefined;
-  const { edited } = kept;
-  const standing = kept.value.filter((d) => !edited.has(d.range.start.line) && !d.relatedInformation?.some((r) => edited.has(r.location.range.start.line)));
+  const standing: Diagnostic[] = [];
+  for (const d of kept.value) {
+    const moved = standingFinding(d, kept.lines);
+    if (moved) standing.push(moved);
+  }
   settled.standIn(a, standing);
   const compactions = compactionDiagnostics(doc, true);
   return compactions.length === 0 ? standing : [...compactions, ...standing];

@@ -163,13 +163,21 @@ export interface KeptAcrossRelease<T> {
    */
   standIn(a: SessionAnalysis, value: T): void;
   /**
-   * The answer last kept for `a`'s structure, or for the structure an edit of the tree that added
-   * or removed no line replaced with it (`replacedAnalysis`), whatever lines were edited since, and
-   * those lines (in place, or by the edit of the tree): what it said before an edit `get` refuses,
-   * for a caller that knows which of its parts the edit leaves standing. Undefined when nothing is
-   * kept, when a line is now at another number, or when the edit log no longer reaches it.
+   * The answer last kept for `a`'s structure, or for the structure an edit of the tree replaced
+   * with it (`replacedAnalysis`), whatever lines were edited since, and where each line it was made
+   * on is now (`StaleLines`): what it said before an edit `get` refuses, for a caller that knows
+   * which of its parts the edit leaves standing. Undefined when nothing is kept, or when the edit
+   * log no longer reaches it.
    */
-  stale(a: SessionAnalysis): { value: T; edited: ReadonlySet<number> } | undefined;
+  stale(a: SessionAnalysis): { value: T; lines: StaleLines } | undefined;
+}
+
+/** Where the lines an answer was made on are now, after the edits since. */
+export interface StaleLines {
+  /** The line now of a line the answer was made on, undefined when that line was edited since (or removed). */
+  now(line: number): number | undefined;
+  /** Whether every line not edited since is at the number it had (no line was added or removed). */
+  unmoved: boolean;
 }
 
 /**
@@ -206,20 +214,30 @@ export function keptAcrossRelease<T>(inputs: (a: SessionAnalysis) => Uint8Array)
       const last = memo.get(a.structure);
       if (last) {
         const edited = linesEditedSince(a, last.step);
-        return edited && { value: last.value, edited: new Set(edited) };
+        if (!edited) return undefined;
+        const set = new Set(edited);
+        return { value: last.value, lines: { now: (line) => (set.has(line) ? undefined : line), unmoved: true } };
       }
       // Kept for the structure this one replaced: the lines edited there since, then the edit of
-      // the tree (`splice`), then the lines edited in place in this structure since it was made.
+      // the tree (`splice`: its lines replaced, those below moved by `delta`), then the lines
+      // edited in place in this structure since it was made.
       const link = predecessors.get(a.structure);
       const before = link?.analysis;
-      const kept = before && link.splice?.delta === 0 && memo.get(before.structure);
+      const splice = link?.splice;
+      const kept = before && splice && memo.get(before.structure);
       if (!kept) return undefined;
       const editedThen = linesEditedSince(before, kept.step);
       const editedNow = linesEditedSince(a, 0);
       if (!editedThen || !editedNow) return undefined;
-      const edited = new Set([...editedThen, ...editedNow]);
-      for (let line = link.splice!.start; line < link.splice!.end; line++) edited.add(line);
-      return { value: kept.value, edited };
+      const then = new Set(editedThen);
+      const now = new Set(editedNow);
+      const { start, end, delta } = splice;
+      const lineNow = (line: number): number | undefined => {
+        if (then.has(line) || (line >= start && line < end - delta)) return undefined;
+        const moved = line < start ? line : line + delta;
+        return now.has(moved) ? undefined : moved;
+      };
+      return { value: kept.value, lines: { now: lineNow, unmoved: delta === 0 } };
     },
   };
 }
