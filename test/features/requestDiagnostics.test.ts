@@ -6,14 +6,30 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SessionDocument } from "../../server/src/core/session/document";
 import { computeDiagnostics } from "../../server/src/features/diagnostics";
-import { imageSize } from "../../server/src/features/imageDiagnostics";
+import { imageSize, messageBytes } from "../../server/src/features/imageDiagnostics";
 
 const fixture = (name: string) => readFileSync(join(__dirname, "../parity/fixtures", `${name}.jsonl`), "utf8");
 const diagnose = (text: string) => computeDiagnostics(new SessionDocument("file:///t.jsonl", "jsonl", 1, text));
 const codes = (text: string) => diagnose(text).map((d) => String(d.code));
+
+/** A session of 40 tool results of 1 MB each: Anthropic takes 32 MB, so the request passes it at the 33rd. */
+function bigResults(): string {
+  const lines = fixture("fault-open-tool-call").trimEnd().split("\n").slice(0, 8);
+  let parent = "a0000007";
+  for (let i = 0; i < 40; i++) {
+    const call = `toolu_big${i}`;
+    const t = `2026-03-02T10:01:${String(i).padStart(2, "0")}.000Z`;
+    lines.push(
+      `{"type":"message","id":"c${i}","parentId":"${parent}","timestamp":"${t}","message":{"role":"assistant","content":[{"type":"toolCall","id":"${call}","name":"read","arguments":{}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"toolUse","timestamp":1}}`,
+      `{"type":"message","id":"r${i}","parentId":"c${i}","timestamp":"${t}","message":{"role":"toolResult","toolCallId":"${call}","toolName":"read","content":[{"type":"text","text":"${"x".repeat(1 << 20)}"}],"isError":false,"timestamp":1}}`,
+    );
+    parent = `r${i}`;
+  }
+  return `${lines.join("\n")}\n`;
+}
 
 /** The fixture with its model_change and assistant messages naming another model. */
 function asModel(text: string, provider: string, model: string, api: string): string {
@@ -45,22 +61,49 @@ describe("request diagnostics", () => {
   });
 
   it("flag a request over the model's body limit on the message that crosses it", () => {
-    // Anthropic takes 32 MB; 40 tool results of 1 MB each pass it at the 33rd.
-    const lines = fixture("fault-open-tool-call").trimEnd().split("\n").slice(0, 8);
-    let parent = "a0000007";
-    for (let i = 0; i < 40; i++) {
-      const call = `toolu_big${i}`;
-      const t = `2026-03-02T10:01:${String(i).padStart(2, "0")}.000Z`;
-      lines.push(
-        `{"type":"message","id":"c${i}","parentId":"${parent}","timestamp":"${t}","message":{"role":"assistant","content":[{"type":"toolCall","id":"${call}","name":"read","arguments":{}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"toolUse","timestamp":1}}`,
-        `{"type":"message","id":"r${i}","parentId":"c${i}","timestamp":"${t}","message":{"role":"toolResult","toolCallId":"${call}","toolName":"read","content":[{"type":"text","text":"${"x".repeat(1 << 20)}"}],"isError":false,"timestamp":1}}`,
-      );
-      parent = `r${i}`;
-    }
-    const found = diagnose(`${lines.join("\n")}\n`).filter((d) => d.code === "request-too-large");
+    const found = diagnose(bigResults()).filter((d) => d.code === "request-too-large");
     expect(found).toHaveLength(1);
     expect(found[0]!.range.start.line).toBe(8 + 2 * 31 + 1);
     expect(found[0]!.message).toContain("passes 33,554,432 bytes, the largest body pi-ai's catalogue gives for anthropic/claude-sonnet-4-5");
+  });
+
+  it("count the request's size again after edits of the tree and of a line as a fresh document does", () => {
+    const doc = new SessionDocument("file:///t.jsonl", "jsonl", 1, bigResults());
+    const tooLarge = (d: SessionDocument) => computeDiagnostics(d).filter((x) => x.code === "request-too-large");
+    expect(tooLarge(doc).map((d) => d.range.start.line)).toEqual([8 + 2 * 31 + 1]);
+    // A result above the crossing loses 600 KB (an edit inside its line): the crossing moves one result down.
+    const line = 8 + 2 * 5 + 1;
+    const at = doc.lines[line]!.indexOf("xxxx");
+    doc.update([{ range: { start: { line, character: at }, end: { line, character: at + 600_000 } }, text: "" }], 2);
+    // A line added off the path (a label), an edit of the tree.
+    doc.update(
+      [
+        {
+          range: { start: { line: 8, character: 0 }, end: { line: 8, character: 0 } },
+          text: '{"type":"label","id":"l1","parentId":"a0000007","timestamp":"2026-03-02T10:00:59.000Z","targetId":"a0000007","label":"x"}\n',
+        },
+      ],
+      3,
+    );
+    const fresh = new SessionDocument("file:///t.jsonl", "jsonl", 1, doc.getText());
+    expect(tooLarge(doc)).toEqual(tooLarge(fresh));
+    expect(tooLarge(doc).map((d) => d.range.start.line)).toEqual([1 + 8 + 2 * 32 + 1]);
+  });
+
+  it("count each provider message's bytes once per message object, as its UTF-8 JSON", () => {
+    const message = { role: "user", content: [{ type: "text", text: "héllo ✓ \u0000" }] };
+    const expected = Buffer.byteLength(JSON.stringify(message), "utf8");
+    const stringify = vi.spyOn(JSON, "stringify");
+    try {
+      expect(messageBytes(message)).toBe(expected);
+      expect(messageBytes(message)).toBe(expected);
+      expect(stringify).toHaveBeenCalledTimes(1);
+      // An equal message is another object, counted on its own.
+      expect(messageBytes(structuredClone(message))).toBe(expected);
+      expect(stringify).toHaveBeenCalledTimes(2);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 
   it("read image sizes from the first bytes of PNG, GIF, WebP and JPEG", () => {
