@@ -143,7 +143,7 @@ describe("the provisional list after the idle release", () => {
       // list brings them.
       const missing = without(keys(complete), keys(collected.diagnostics));
       expect(without(keys(collected.diagnostics), keys(complete)), name).toEqual([]);
-      const onOrNaming = (d: Diagnostic) => d.range.start.line === line || String(d.message).includes(`line ${line + 1}`);
+      const onOrNaming = (d: Diagnostic) => d.range.start.line === line || new RegExp(`\\bline ${line + 1}\\b`).test(String(d.message));
       expect(
         complete.filter((d) => missing.includes(keys([d])[0]!)).map((d) => (onOrNaming(d) ? "on or naming the line" : d.message)),
         name,

@@ -58,6 +58,9 @@ describe("standingFinding", () => {
       "lines 2, 3 and 9",
     ])
       expect(standingFinding(finding(1, message), lines), message).toBeUndefined();
+    // A span names the lines inside it too: line 4 alone edited in place.
+    expect(standingFinding(finding(1, "lines 3–5 are one run"), splice(3, 4, 0)), "lines 3–5").toBeUndefined();
+    expect(standingFinding(finding(1, "lines 6–8 are one run"), splice(3, 4, 0)), "lines 6–8").toEqual(finding(1, "lines 6–8 are one run"));
     // Lines above the edit, named, stay where they were: the finding stands.
     const d = finding(1, "a user message (line 2) comes between the call (line 3) and this result");
     expect(standingFinding(d, lines)).toEqual(d);

@@ -33,14 +33,22 @@ export function standingFinding(d: Diagnostic, lines: StaleLines): Diagnostic | 
 
 /** Whether `message` names a line ("line 12", "lines 3–5", "lines 3, 5 and 7") that is not left as it was, where it was. */
 function namesChangedLine(message: string, lines: StaleLines): boolean {
+  const changed = (line: number): boolean => !(line >= 0) || lines.now(line) !== line;
   for (const [, named] of message.matchAll(/\blines? (\d+(?:(?:–|-|, | and )\d+)*)/g)) {
-    for (const [n] of named!.matchAll(/\d+/g)) {
-      const line = Number(n) - 1;
-      if (!(line >= 0) || lines.now(line) !== line) return true;
+    for (const [, from, to] of named!.matchAll(/(\d+)(?:[–-](\d+))?/g)) {
+      const ends = [Number(from) - 1, to === undefined ? Number(from) - 1 : Number(to) - 1];
+      const first = Math.min(...ends);
+      const last = Math.max(...ends);
+      // A span names every line in it; one longer than this is taken as changed rather than walked.
+      if (last - first > MAX_NAMED_SPAN) return true;
+      for (let line = first; line <= last; line++) if (changed(line)) return true;
     }
   }
   return false;
 }
+
+/** The longest span of lines a message may name ("lines 3–5") whose lines are each looked at. */
+const MAX_NAMED_SPAN = 1000;
 
 /** `range` moved to start on `line`, its characters and extent as they were. */
 function onLine(range: Range, line: number): Range {
