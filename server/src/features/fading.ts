@@ -41,7 +41,7 @@ import type { Entry } from "../core/session/entry";
 import { contextSelection, ContextState, sameSelectionFacts } from "../core/pi/activeContext";
 import type { SessionDocument } from "../core/session/document";
 import { editStep, linesEditedSince } from "../core/session/reanalyze";
-import { sameShape } from "../core/session/resplice";
+import { entriesWhere, sameShape } from "../core/session/resplice";
 import { perStructure } from "../core/session/semantics/memo";
 import { versionRules } from "../core/session/semantics/version";
 import { groupDigits } from "../core/base/text";
@@ -82,9 +82,14 @@ export function computeFadingHints(doc: SessionDocument, options: FadingOptions 
  */
 const hasSelectedEdit = perStructure((a: SessionAnalysis): boolean => {
   const state = contextSelection(a).state;
-  for (const entry of a.activePath) if (entry.type === "context_edit" && state[entry.index] === ContextState.Selected) return true;
-  return false;
+  // Only entries of the active path are selected: the session's context edits, a list carried over
+  // each edit of the tree, are asked instead of every entry of the path (24,736 on the 45 MB
+  // session's, 3–7 ms at the first edit after an idle pause).
+  return contextEdits(a).some((entry) => state[entry.index] === ContextState.Selected);
 });
+
+/** The `context_edit` entries, per structure. */
+const contextEdits = entriesWhere((e) => e.type === "context_edit");
 
 /** Consecutive lines faded for one reason (a run of one line is `first === last`). */
 interface FadedLine {
