@@ -39,12 +39,12 @@ export async function settle(): Promise<void> {
 }
 
 /**
- * Opens `uri` on `client`'s initialized server, pulls its complete list (returned; or waits for its
+ * Opens `uri` (`text`, `IDLE_SESSION` unless given) on `client`'s initialized server, pulls its complete list (returned; or waits for its
  * publish, `pushed`), and waits until the follow-up collection has let the kept contexts and values
  * go: a close schedules the idle collections, so another document is opened and closed.
  */
-export async function openAndRelease(client: LspTestClient, uri: string, pushed = false) {
-  await client.open(uri, IDLE_SESSION);
+export async function openAndRelease(client: LspTestClient, uri: string, pushed = false, text = IDLE_SESSION) {
+  await client.open(uri, text);
   const items = pushed ? (await client.waitForDiagnostics(uri, (p) => p.version === 1)).diagnostics : await client.pullItems(uri);
   await client.open("file:///other.jsonl", IDLE_SESSION);
   await client.close("file:///other.jsonl");

@@ -11,6 +11,8 @@
  * text (`empty-user-message`, a finding of the provider request that only the complete list has).
  */
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Diagnostic, PublishDiagnosticsParams } from "vscode-languageserver";
 import { describe, expect, it, vi } from "vitest";
 import { cachedChars } from "../../server/src/core/line/values";
@@ -76,6 +78,53 @@ describe("an edit in the resumed context after the idle release", () => {
       // The complete list parsed the lines the contexts read, which the first answer had not.
       expect(cachedChars()).toBeGreaterThan(parsedFirst);
       expect(lists[1]!.diagnostics).toEqual(await freshList(EDITED_TEXT));
+    });
+
+    it("publishes a line added above the kept findings at once, the findings moved with their lines", async () => {
+      // The newest user message without text: a provider request finding whose message names no line.
+      const empty = IDLE_SESSION.replace(NEWEST_USER, NEWEST_USER.replace('"Thanks!"', '""'));
+      const client = server();
+      const opened = await openAndRelease(client, URI, true, empty);
+      const before = opened.filter((d) => d.code === "empty-user-message");
+      expect(before).toHaveLength(1);
+      expect(cachedChars()).toBe(0);
+      const mark = client.mark();
+      // Enter at the start of the line after the header: every line from there moves down one.
+      await client.change(URI, [{ range: { start: { line: 1, character: 0 }, end: { line: 1, character: 0 } }, text: "\n" }]);
+      const first = await client.waitForDiagnostics(URI, (p) => p.version === 2);
+      const moved = first.diagnostics.filter((d) => d.code === "empty-user-message");
+      expect(moved.map((d) => d.range)).toEqual(
+        before.map((d) => ({ start: { ...d.range.start, line: d.range.start.line + 1 }, end: { ...d.range.end, line: d.range.end.line + 1 } })),
+      );
+      const parsedFirst = cachedChars();
+      // As a server that never let anything go answers.
+      const edited = empty.replace("\n", "\n\n");
+      expect(first.diagnostics).toEqual(await freshList(edited));
+      // The complete list, made once typing pauses, is the same: it is not sent again. It parsed
+      // the lines the contexts read, which the first answer had not.
+      vi.advanceTimersByTime(COMPLETE_AFTER_QUIET_MS);
+      await settle();
+      expect(publishedSince(client, mark)).toHaveLength(1);
+      expect(cachedChars()).toBeGreaterThan(parsedFirst);
+    });
+
+    it("leaves a kept finding that names a line moved to the complete list", async () => {
+      // The tool result's finding names its call's line ("its call's turn (line 3)"), which moves.
+      const orphaned = readFileSync(join(__dirname, "../parity/fixtures/fault-tool-result-after-aborted-call.jsonl"), "utf8");
+      const client = server();
+      const opened = await openAndRelease(client, URI, true, orphaned);
+      expect(codes(opened)).toEqual(["orphaned-tool-result"]);
+      const mark = client.mark();
+      await client.change(URI, [{ range: { start: { line: 1, character: 0 }, end: { line: 1, character: 0 } }, text: "\n" }]);
+      const first = await client.waitForDiagnostics(URI, (p) => p.version === 2);
+      expect(codes(first.diagnostics)).not.toContain("orphaned-tool-result");
+      vi.advanceTimersByTime(COMPLETE_AFTER_QUIET_MS);
+      await settle();
+      const lists = publishedSince(client, mark);
+      expect(lists.map((p) => p.version)).toEqual([2, 2]);
+      const complete = await freshList(orphaned.replace("\n", "\n\n"));
+      expect(complete.find((d) => d.code === "orphaned-tool-result")?.message).toContain("(line 4)");
+      expect(lists[1]!.diagnostics).toEqual(complete);
     });
 
     it("makes the complete list of the last text only, once the edits pause", async () => {
