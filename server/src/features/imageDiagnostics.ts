@@ -143,7 +143,7 @@ export function updatedSize(doc: SessionDocument, request: ProviderRequest, last
   if (last.diagnostics.length > 0) return undefined;
   if (last.max === undefined) return last;
   if (last.margin !== undefined) {
-    const bound = doc.textLength() + 1024 * request.messages.length;
+    const bound = requestBytesBound(doc, request);
     return bound < last.max ? { diagnostics: [], margin: last.max - bound, max: last.max } : undefined;
   }
   const bytes = last.bytes === undefined ? undefined : last.bytes + delta();
@@ -174,11 +174,19 @@ function blockPath(image: Image): (string | number)[] {
   return image.entry.type === "custom_message" ? ["content", image.block, "type"] : ["message", "content", image.block, "type"];
 }
 
+/**
+ * More UTF-8 bytes than the request's JSON can hold: its messages come from the file's lines, plus
+ * a few hundred characters per converted message. The limit is in bytes and the document's length
+ * in UTF-16 code units, of which one takes up to three bytes in UTF-8 (a pair, four): counting
+ * characters alone let a file of non-ASCII text past the limit unflagged (two bytes for an "é").
+ */
+function requestBytesBound(doc: SessionDocument, request: ProviderRequest): number {
+  return 3 * doc.textLength() + 1024 * request.messages.length;
+}
+
 function requestSize(doc: SessionDocument, request: ProviderRequest, max: number, name: string, rule: ProviderRule): SizeFindings {
-  // The messages come from the file's lines, plus a few hundred characters per converted message:
-  // a file well below the limit cannot exceed it, and nothing is serialised.
-  const fileChars = doc.textLength();
-  const bound = fileChars + 1024 * request.messages.length;
+  // A file well below the limit cannot exceed it, and nothing is serialised.
+  const bound = requestBytesBound(doc, request);
   if (bound < max) return { diagnostics: [], margin: max - bound, max };
   let bytes = 0;
   for (let k = 0; k < request.messages.length; k++) {
