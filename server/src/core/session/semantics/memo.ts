@@ -205,9 +205,6 @@ export function keptAcrossRelease<T>(inputs: (a: SessionAnalysis) => Uint8Array)
       return last.value;
     },
     set(a, value) {
-      // The marks are made now, while the answer's inputs are at hand, so that the first edit after
-      // the release, which asks for them, does not make them (9 ms on the 172 MB session's path).
-      inputs(a);
       memo.set(a.structure, { step: editStep(a), value });
     },
     standIn(a, value) {
