@@ -28,7 +28,8 @@
 //           time per megabyte against the first session's;
 //   folder  `check --threads 1 FOLDER` against `--threads N` (N: the cores), with the parse-only
 //           floor's own speed-up (bench/folderFloor.mjs: 1 thread against N workers JSON.parsing
-//           the same files), idle and again while a busy loop holds a core;
+//           the same files), idle and again while a busy loop holds a core; idle, the same pair
+//           again with V8's background threads off (`node --single-threaded`);
 //   sessions the session commands on a fake Pi home (bench/sessions.mjs: 2,000 sessions, 400 MB by
 //           default): `sessions --all` against Pi 1.6's `SessionManager.listAll`, `find "a phrase"`
 //           and `find` of a word matching nothing against `rg -l -F`, and more without goals;
@@ -517,6 +518,15 @@ function folderRows(t, runs, { prefix, threads, busy }) {
     `${ms(all.ms)}, peak ${mb(all.rss)}: speed-up ${times(speedUp)}; the floor's ${times(floorSpeedUp)}`,
     goal,
     speedUp >= 1 && (busy || speedUp >= 0.8 * floorSpeedUp),
+  );
+  if (!runs.oneSingle?.length) return;
+  const oneSingle = pick(runs.oneSingle);
+  const allSingle = pick(runs.allSingle);
+  t.row(
+    `${prefix}single`,
+    `the same with V8's background threads off (\`node --single-threaded\`: its collector's helpers and optimizing compiler, which a one-thread \`check\` runs on the second core)`,
+    oneSingle.ms / allSingle.ms,
+    `${ms(oneSingle.ms)} → ${ms(allSingle.ms)}: speed-up ${times(oneSingle.ms / allSingle.ms)}`,
   );
 }
 

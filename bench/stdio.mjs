@@ -588,9 +588,9 @@ function timedEnv(env) {
  * Wall time (from here, spawn to exit) and peak RSS of a whole Node process. Exit status 0 and 1
  * are answers (a check that found errors); anything else is a failure of the benchmark.
  */
-export function timedNode(node, script, scriptArgs, env = {}) {
+export function timedNode(node, script, scriptArgs, env = {}, nodeArgs = []) {
   const start = performance.now();
-  const result = spawnSync(node, ["-r", maxRssScript(), script, ...scriptArgs], {
+  const result = spawnSync(node, [...nodeArgs, "-r", maxRssScript(), script, ...scriptArgs], {
     encoding: "utf8",
     maxBuffer: 1 << 30,
     env: timedEnv(env),
@@ -667,14 +667,21 @@ export function cliRuns(s, { reps, context = true, peers, pairWith }) {
  */
 export function folderRuns(folder, { reps, threads, busy = false }) {
   const floor = join(ROOT, "bench", "folderFloor.mjs");
-  const runs = { one: [], all: [], floorOne: [], floorAll: [] };
+  const runs = { one: [], all: [], floorOne: [], floorAll: [], ...(busy ? {} : { oneSingle: [], allSingle: [] }) };
   const hog = busy ? spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }) : undefined;
+  // With V8's own background threads off (`--single-threaded`: its collector's helpers and its
+  // optimizing compiler then run on the thread that needs them), one thread no longer borrows the
+  // second core, and the speed-up shows what the split of the files alone gives.
+  const single = ["--single-threaded"];
   try {
     for (let r = 0; r < reps; r++) {
       runs.one.push(timedNode(process.execPath, BIN, ["check", "-q", "--threads", "1", folder]));
       runs.floorOne.push(timedNode(process.execPath, floor, [folder, "--threads", "1"]));
       runs.all.push(timedNode(process.execPath, BIN, ["check", "-q", "--threads", String(threads), folder]));
       runs.floorAll.push(timedNode(process.execPath, floor, [folder, "--threads", String(threads)]));
+      if (busy) continue;
+      runs.oneSingle.push(timedNode(process.execPath, BIN, ["check", "-q", "--threads", "1", folder], {}, single));
+      runs.allSingle.push(timedNode(process.execPath, BIN, ["check", "-q", "--threads", String(threads), folder], {}, single));
     }
   } finally {
     hog?.kill("SIGKILL");

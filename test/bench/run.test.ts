@@ -116,6 +116,7 @@ const EXPECTED = [
   ...CLI.map((id) => `scale.cli.${id}`),
   "scale.cli.check.perMb",
   ...FOLDER.map((id) => `folder.${id}`),
+  "folder.single",
   ...FOLDER.map((id) => `folder.busy.${id}`),
   ...SESSIONS.map((id) => `sessions.${id}`),
 ];
@@ -154,7 +155,7 @@ describe("bench/run.mjs --quick", () => {
     expect(row("sessions.findPhrase").goal).toBe("≤ 2× `rg -l -F`");
     expect(row("sessions.findNothing").goal).toBe("≤ 2× `rg -l -F`");
     // The floors are reported without a verdict of their own.
-    for (const id of ["server.open.scan", "cli.floor", "cli.scan", "folder.floor", "folder.busy.floor"]) expect(row(id).goal, id).toBe("");
+    for (const id of ["server.open.scan", "cli.floor", "cli.scan", "folder.floor", "folder.single", "folder.busy.floor"]) expect(row(id).goal, id).toBe("");
     // The memory goal is judged on the steady memory; the immediate and peak figures are reported as they are.
     expect(row("server.memory.steady").goal).toBe("≤ 3× the file");
     expect(row("server.memory.open").goal).toBe("");
