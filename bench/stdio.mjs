@@ -565,10 +565,24 @@ export const PEAK_RSS_ON_EXIT = `process.on("exit", () => { const fs = require("
 /** The peak RSS in bytes that a process running PEAK_RSS_ON_EXIT reported on `stderr`. */
 export const reportedPeakRss = (stderr) => Number([...stderr.matchAll(/pi-bench-maxRSS=(\d+)/g)].at(-1)?.[1]) * 1024;
 
-/** PEAK_RSS_ON_EXIT as a script to preload (`node -r`). */
+/**
+ * What a timed Node process runs first to count the worker threads its main thread starts, reported
+ * on stderr at exit: a folder's `check --threads N` that started none fell back to one thread (no
+ * core was free), and is then the one-thread check whatever its time. The count wraps the
+ * `Worker` class of `node:worker_threads`, which the commands look up when they start a worker.
+ */
+export const WORKERS_ON_EXIT = `if (require("worker_threads").isMainThread) { const threads = require("worker_threads"); const Started = threads.Worker; let started = 0; threads.Worker = class extends Started { constructor(...args) { super(...args); started++; } }; process.on("exit", () => require("fs").writeSync(2, "\\npi-bench-workers=" + started + "\\n")); }`;
+
+/** The worker threads that a process running WORKERS_ON_EXIT reported on `stderr`, or undefined. */
+export const reportedWorkers = (stderr) => {
+  const last = [...stderr.matchAll(/pi-bench-workers=(\d+)/g)].at(-1);
+  return last ? Number(last[1]) : undefined;
+};
+
+/** PEAK_RSS_ON_EXIT and WORKERS_ON_EXIT as a script to preload (`node -r`). */
 function maxRssScript() {
   const path = join(tmpdir(), "pi-session-lsp-bench-maxrss.cjs");
-  writeFileSync(path, `${PEAK_RSS_ON_EXIT}\n`);
+  writeFileSync(path, `${PEAK_RSS_ON_EXIT}\n${WORKERS_ON_EXIT}\n`);
   return path;
 }
 
@@ -598,7 +612,7 @@ export function timedNode(node, script, scriptArgs, env = {}, nodeArgs = []) {
   const ms = performance.now() - start;
   if (result.status !== 0 && result.status !== 1)
     throw new Error(`bench: ${script} ${scriptArgs.join(" ")} exited with ${result.status}: ${result.stderr.slice(-500)}`);
-  return { ms, rss: reportedPeakRss(result.stderr), stdout: result.stdout };
+  return { ms, rss: reportedPeakRss(result.stderr), workers: reportedWorkers(result.stderr), stdout: result.stdout };
 }
 
 /** The byte-scan floor (bench/scanFloor.mjs) as a whole process: its wall time and peak RSS, and the scan's own time from inside. */

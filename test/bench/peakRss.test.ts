@@ -23,3 +23,18 @@ describe("PEAK_RSS_ON_EXIT", () => {
     expect(peak).toBeLessThan(300 * 1024 * 1024);
   });
 });
+
+describe("WORKERS_ON_EXIT", () => {
+  it("counts the worker threads the main thread starts, and reports none for a process that starts none", async () => {
+    const { PEAK_RSS_ON_EXIT, WORKERS_ON_EXIT, reportedWorkers } = await import(STDIO);
+    // The counter must see a worker started the way the commands start theirs: `require` of the
+    // module when the worker is wanted, then `new threads.Worker(...)`; the worker runs the preload too.
+    const two = `const threads = require("node:worker_threads"); for (let i = 0; i < 2; i++) new threads.Worker("require('worker_threads').parentPort.postMessage(1)", { eval: true }).unref();`;
+    const started = spawnSync(process.execPath, ["-e", `${PEAK_RSS_ON_EXIT} ${WORKERS_ON_EXIT} ${two} setTimeout(() => {}, 300);`], { encoding: "utf8" });
+    expect(started.status).toBe(0);
+    expect(reportedWorkers(started.stderr)).toBe(2);
+    const none = spawnSync(process.execPath, ["-e", `${WORKERS_ON_EXIT} require("node:worker_threads");`], { encoding: "utf8" });
+    expect(reportedWorkers(none.stderr)).toBe(0);
+    expect(reportedWorkers("")).toBeUndefined();
+  });
+});
