@@ -34,9 +34,17 @@ export function levelOf(row: TreeRow): number {
   return row.prefix.length / 3;
 }
 
-/** The prefix of a row turned into the gutter of a line in its run: connectors become plain gutters. */
+/**
+ * The prefix of a row turned into the gutter of a line in its run: connectors become plain gutters.
+ * Regular expressions write characters above U+00FF as escapes (`\u251c` for the connector "├"):
+ * the bundler copies a regular expression as it is written, and one such character in a bundle
+ * makes V8 hold the bundle's whole source at two bytes a character (test/cli/bundle.test.ts).
+ */
 function runPrefix(prefix: string): string {
-  return prefix.replace(/[├]/g, "│").replace(/[└]/g, " ").replace(/[─⊟⊞]/g, " ");
+  return prefix
+    .replace(/\u251c/g, "│")
+    .replace(/\u2514/g, " ")
+    .replace(/[\u2500\u229f\u229e]/g, " ");
 }
 
 export function outlineTree(view: TreeView, sk: Skeleton, options: OutlineOptions = {}): Outline {
@@ -58,7 +66,7 @@ export function outlineTree(view: TreeView, sk: Skeleton, options: OutlineOption
       type === "compaction" ||
       type === "branch_summary" ||
       row.children !== 1 ||
-      /[├└]/.test(row.prefix.slice(-3)) ||
+      /[\u251c\u2514]/.test(row.prefix.slice(-3)) ||
       (i > 0 && rows[i - 1]!.children > 1);
     if (landmark) keep[i] = 1;
   }

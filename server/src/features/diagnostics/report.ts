@@ -174,7 +174,7 @@ export class Report {
 
   private malformedIdsCache: Map<number, string> | undefined;
 
-  /** Ids that malformed lines appear to declare, by line (the first `"id":"…"` in the line). */
+  /** Ids that malformed lines appear to declare, by line (the first `"id":"..."` in the line). */
   malformedIds(): Map<number, string> {
     if (this.malformedIdsCache) return this.malformedIdsCache;
     const ids = new Map<number, string>();
@@ -208,7 +208,7 @@ export class Report {
     return lines;
   }
 
-  /** ", and the N entries whose parentId names it become roots…" for a malformed line's id. */
+  /** ", and the N entries whose parentId names it become roots..." for a malformed line's id. */
   orphansOf(id: string | undefined): string {
     if (!id || this.a.byId.has(id)) return "";
     // An entry whose parentId names no entry is a root: the orphans are found among the roots, not

@@ -31,11 +31,15 @@ export function standingFinding(d: Diagnostic, lines: StaleLines): Diagnostic | 
   return moved;
 }
 
-/** Whether `message` names a line ("line 12", "lines 3–5", "lines 3, 5 and 7") that is not left as it was, where it was. */
+/**
+ * Whether `message` names a line ("line 12", "lines 3–5", "lines 3, 5 and 7") that is not left as it
+ * was, where it was. The en dash is written `\u2013` in the expressions, as every character above
+ * U+00FF in a regular expression is (`core/disk/treeOutline.ts` says why).
+ */
 function namesChangedLine(message: string, lines: StaleLines): boolean {
   const changed = (line: number): boolean => !(line >= 0) || lines.now(line) !== line;
-  for (const [, named] of message.matchAll(/\blines? (\d+(?:(?:–|-|, | and )\d+)*)/g)) {
-    for (const [, from, to] of named!.matchAll(/(\d+)(?:[–-](\d+))?/g)) {
+  for (const [, named] of message.matchAll(/\blines? (\d+(?:(?:\u2013|-|, | and )\d+)*)/g)) {
+    for (const [, from, to] of named!.matchAll(/(\d+)(?:[\u2013-](\d+))?/g)) {
       const ends = [Number(from) - 1, to === undefined ? Number(from) - 1 : Number(to) - 1];
       const first = Math.min(...ends);
       const last = Math.max(...ends);
