@@ -579,11 +579,21 @@ export const reportedWorkers = (stderr) => {
   return last ? Number(last[1]) : undefined;
 };
 
-/** PEAK_RSS_ON_EXIT and WORKERS_ON_EXIT as a script to preload (`node -r`). */
+/** PEAK_RSS_ON_EXIT as a script to preload (`node -r`). */
 function maxRssScript() {
   const path = join(tmpdir(), "pi-session-lsp-bench-maxrss.cjs");
-  writeFileSync(path, `${PEAK_RSS_ON_EXIT}\n${WORKERS_ON_EXIT}\n`);
+  writeFileSync(path, `${PEAK_RSS_ON_EXIT}\n`);
   return path;
+}
+
+/**
+ * WORKERS_ON_EXIT as the node arguments that preload it, for the runs whose rows read the count: it
+ * loads `node:worker_threads` in the process (about 1 ms), which the commands load only to start a worker.
+ */
+function countingWorkers() {
+  const path = join(tmpdir(), "pi-session-lsp-bench-workers.cjs");
+  writeFileSync(path, `${WORKERS_ON_EXIT}\n`);
+  return ["-r", path];
 }
 
 /**
@@ -599,8 +609,9 @@ function timedEnv(env) {
 }
 
 /**
- * Wall time (from here, spawn to exit) and peak RSS of a whole Node process. Exit status 0 and 1
- * are answers (a check that found errors); anything else is a failure of the benchmark.
+ * Wall time (from here, spawn to exit) and peak RSS of a whole Node process, and the workers it
+ * started when `nodeArgs` preload their count (`countingWorkers`). Exit status 0 and 1 are answers
+ * (a check that found errors); anything else is a failure of the benchmark.
  */
 export function timedNode(node, script, scriptArgs, env = {}, nodeArgs = []) {
   const start = performance.now();
@@ -683,15 +694,16 @@ export function folderRuns(folder, { reps, threads, busy = false }) {
   const floor = join(ROOT, "bench", "folderFloor.mjs");
   const runs = { one: [], all: [], floorOne: [], floorAll: [], ...(busy ? {} : { oneSingle: [], allSingle: [] }) };
   const hog = busy ? spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }) : undefined;
+  const counted = countingWorkers();
   // With V8's own background threads off (`--single-threaded`: its collector's helpers and its
   // optimizing compiler then run on the thread that needs them), one thread no longer borrows the
   // second core, and the speed-up shows what the split of the files alone gives.
-  const single = ["--single-threaded"];
+  const single = ["--single-threaded", ...counted];
   try {
     for (let r = 0; r < reps; r++) {
-      runs.one.push(timedNode(process.execPath, BIN, ["check", "-q", "--threads", "1", folder]));
+      runs.one.push(timedNode(process.execPath, BIN, ["check", "-q", "--threads", "1", folder], {}, counted));
       runs.floorOne.push(timedNode(process.execPath, floor, [folder, "--threads", "1"]));
-      runs.all.push(timedNode(process.execPath, BIN, ["check", "-q", "--threads", String(threads), folder]));
+      runs.all.push(timedNode(process.execPath, BIN, ["check", "-q", "--threads", String(threads), folder], {}, counted));
       runs.floorAll.push(timedNode(process.execPath, floor, [folder, "--threads", String(threads)]));
       if (busy) continue;
       runs.oneSingle.push(timedNode(process.execPath, BIN, ["check", "-q", "--threads", "1", folder], {}, single));
