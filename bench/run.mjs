@@ -4,8 +4,10 @@
 // It prints one table, with the goals of issues 12 and 32 and a verdict per row, from one run:
 //   server  the built server over stdio (bench/stdio.mjs), on a generated session of 50,000 entries
 //           (about 45 MB): open → first diagnostics (pulled and pushed) against the JSON server
-//           and a server that does nothing, and the byte-scan floor (bench/scanFloor.mjs: the file
-//           read, each line validated as JSON and its id and parentId found, without JSON.parse);
+//           and a server that does nothing, the byte-scan floor (bench/scanFloor.mjs: the file
+//           read, each line validated as JSON and its id and parentId found, without JSON.parse)
+//           and the floor of a bytes-first open (bench/bytesFirstServer.mjs: the same scan of the
+//           didOpen's still escaped text as it arrives, the structural faults answered);
 //           open → complete diagnostics (the pull answering a workspace/diagnostic/refresh, or a
 //           second publish of the opened version, if the server sends one during the idle wait;
 //           else the first answer); the first keystroke after the idle wait (past the idle
@@ -70,6 +72,7 @@ import {
   jsonPeer,
   median,
   nullPeer,
+  bytesFirstPeer,
   p90,
   prepareSession,
   REQUEST_NAMES,
@@ -227,6 +230,7 @@ async function serverSection(s, o, peers, reps, { push = true, baseline = false,
   const pushes = [];
   const jsons = [];
   const nulls = [];
+  const bytesFirst = [];
   const basePulls = [];
   const basePushes = [];
   const scans = [];
@@ -239,6 +243,8 @@ async function serverSection(s, o, peers, reps, { push = true, baseline = false,
     if (push && baseline) basePushes.push(await serverPush(s, { ...o, bin: o.baselineBin }));
     if (peers) jsons.push(await jsonPeer(peers, s, o));
     if (peers) nulls.push(await nullPeer(s, o));
+    // So does the floor of a bytes-first open, which needs no peer installed.
+    if (floors) bytesFirst.push(await bytesFirstPeer(s));
   }
   const mid = (list, pick) => median(list.map(pick));
   // Each kind's samples of every run, pulled or pushed.
@@ -278,6 +284,7 @@ async function serverSection(s, o, peers, reps, { push = true, baseline = false,
       ? { open: mid(jsons, (j) => j.open), edits: jsons.flatMap((j) => j.edits), rss: mid(jsons, (j) => j.rss), peak: mid(jsons, (j) => j.peak) }
       : undefined,
     floor: nulls.length ? { open: mid(nulls, (j) => j.open), edits: nulls.flatMap((j) => j.edits) } : undefined,
+    bytesFirst: bytesFirst.length ? { open: mid(bytesFirst, (j) => j.open) } : undefined,
     scan: scans.length ? { ms: mid(scans, (x) => x.inside), process: mid(scans, (x) => x.ms) } : undefined,
   };
 }
@@ -324,6 +331,13 @@ function openRows(t, r, { prefix, requests }) {
       "floor: a byte scan of the file (each line validated as JSON, its id and parentId found; bench/scanFloor.mjs)",
       r.scan.ms,
       `${ms(r.scan.ms)} read + scan (${ms(r.scan.process)} as a whole process); our open ${times(r.openPull / r.scan.ms)} of it`,
+    );
+  if (r.bytesFirst)
+    t.row(
+      `${prefix}open.bytesFirst`,
+      "floor: a bytes-first open (the didOpen's lines scanned still escaped as they arrive, the structural faults answered; bench/bytesFirstServer.mjs)",
+      r.bytesFirst.open,
+      `${ms(r.bytesFirst.open)}${json ? `: ${times(r.bytesFirst.open / json.open)} the JSON server` : ""}; our first answer ${times(r.openPull / r.bytesFirst.open)} of it`,
     );
   if (!requests) return;
   t.row(

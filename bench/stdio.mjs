@@ -529,6 +529,15 @@ export function nullPeer(s, { edits }) {
   return pulledPeer([join(ROOT, "bench", "nullServer.cjs"), "--stdio"], s, { edits, languageId: "jsonl", initializationOptions: {} });
 }
 
+/**
+ * The floor of a bytes-first open (bench/bytesFirstServer.mjs: the didOpen's lines scanned still
+ * escaped as they arrive, the structural faults answered, no line decoded that it does not report
+ * on), pulled the same way; it takes no edits.
+ */
+export function bytesFirstPeer(s) {
+  return pulledPeer([join(ROOT, "bench", "bytesFirstServer.mjs"), "--stdio"], s, { edits: 0, languageId: "jsonl", initializationOptions: {} });
+}
+
 /** A peer server started with `serverArgs`, opened and edited as `serverPull` does ours (no requests). */
 async function pulledPeer(serverArgs, s, { edits, languageId, initializationOptions }) {
   const server = startServer(process.execPath, serverArgs);
@@ -539,7 +548,7 @@ async function pulledPeer(serverArgs, s, { edits, languageId, initializationOpti
   let report = await server.conn.sendRequest("textDocument/diagnostic", { textDocument: { uri } });
   const open = performance.now() - t0;
   const afterOpen = memory(server.pid);
-  const sites = editSites(s.lines, edits);
+  const sites = edits > 0 ? editSites(s.lines, edits) : [];
   const editTimes = [];
   let version = 1;
   for (let k = 0; k < edits; k++) {

@@ -7,36 +7,10 @@
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ES module of the benchmark, without types.
 import { scanBuffer, scanLine } from "../../bench/scanFloor.mjs";
+import { INVALID_LINES, mangledLines, VALID_LINES } from "./jsonLines";
 
-const VALID = [
-  '{"a":1}',
-  '{"id":"x","parentId":"y"}',
-  '[1,2,{"id":"z"}]',
-  '{"a":-0.5e+3,"b":[true,false,null],"c":{}}',
-  '  {"id" : "q" , "b":{"id":"inner"}}  ',
-  '"a string"',
-  '{"a":"\\u00e9 \\" \\\\ \\/ \\b \\f \\n \\r \\t"}',
-  "[[[[[]]]]]",
-  "0",
-  '{"id":{"x":"y"},"parentId":null}',
-];
-const INVALID = [
-  '{"a":[1,2,]}',
-  '{"a":01}',
-  '{"a":"\\u00zz"}',
-  '{"a":"\\q"}',
-  '{"a":"\t"}',
-  '{"a":tru}',
-  "{} x",
-  "-",
-  "1.",
-  "1e",
-  '{"a":1,}',
-  "{,}",
-  '{"a":"x"',
-  "[",
-  '{"a" 1}',
-];
+const VALID = VALID_LINES;
+const INVALID = INVALID_LINES;
 
 function scan(text: string): { valid: boolean; id?: string; parentId?: string } {
   const bytes = Buffer.from(text);
@@ -66,22 +40,7 @@ describe("bench/scanFloor.mjs", () => {
   it("agrees with JSON.parse on lines mangled at random (a seeded generator)", () => {
     const base = '{"type":"message","id":"ab12","parentId":"cd34","message":{"content":[{"text":"hi \\"x\\" \\u00e9"}],"n":-1.5e3,"t":true,"z":null}}';
     const alphabet = '{}[]",:0123456789-+.eE\\ utfnal';
-    let seed = 7;
-    const next = (n: number) => {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      return seed % n;
-    };
-    for (let k = 0; k < 5000; k++) {
-      let line = base;
-      for (let j = 0; j <= next(3); j++) {
-        const at = next(line.length);
-        const ch = alphabet[next(alphabet.length)];
-        const op = next(3);
-        line =
-          op === 0 ? line.slice(0, at) + line.slice(at + 1) : op === 1 ? line.slice(0, at) + ch + line.slice(at) : line.slice(0, at) + ch + line.slice(at + 1);
-      }
-      expect(scan(line).valid, line).toBe(parses(line));
-    }
+    for (const line of mangledLines(base, alphabet, 5000)) expect(scan(line).valid, line).toBe(parses(line));
   });
 
   it("finds the top-level id and parentId only", () => {
