@@ -3,8 +3,9 @@
 // as `\\`, its line break as `\n`, and any character may come as a `\uXXXX` escape (Neovim's
 // encoder writes `\/` too). It is the scan of bench/scanFloor.mjs with the message's escapes read
 // in place, for the bytes-first floor of the open (bench/bytesFirstServer.mjs): each line validated
-// as JSON.parse of the decoded line would validate it, its top-level "id", "parentId" and "type"
-// found, and where it ends, without decoding a byte into a string.
+// as JSON.parse of the decoded line would validate it (or found blank as Pi finds it: `trim()`
+// leaves nothing), its top-level "id", "parentId" and "type" found, and where it ends, without
+// decoding a byte into a string.
 //
 // Most of a session's bytes are inside its strings (tool outputs), and every character that means
 // something there (a quote, a backslash, a control character, a line break) is escaped in the
@@ -111,6 +112,52 @@ function inner() {
 
 /** JSON whitespace other than the line break, which ends the line. */
 const isSpace = (c) => c === 0x20 || c === 0x09 || c === 0x0d;
+
+/** Whitespace to `trim()` (JavaScript's, beyond JSON's), which Pi's test of a blank line uses. */
+const isTrimmed = (c) =>
+  c === 0x20 ||
+  (c >= 0x09 && c <= 0x0d) ||
+  c === 0xa0 ||
+  c === 0x1680 ||
+  (c >= 0x2000 && c <= 0x200a) ||
+  c === 0x2028 ||
+  c === 0x2029 ||
+  c === 0x202f ||
+  c === 0x205f ||
+  c === 0x3000 ||
+  c === 0xfeff;
+
+/**
+ * The code point of a raw UTF-8 character whose first byte `lead` was just read, `P` moved past
+ * it, or -1. Only the leads of `trim()`'s whitespace are read (C2-DF, E1-E3, EF), none of which
+ * starts an overlong form or a surrogate, so each valid sequence decodes to what the decoder gives.
+ */
+function rawCodePoint(lead) {
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    if (P >= E || (B[P] & 0xc0) !== 0x80) return -1;
+    return ((lead & 0x1f) << 6) | (B[P++] & 0x3f);
+  }
+  if ((lead >= 0xe1 && lead <= 0xe3) || lead === 0xef) {
+    if (P + 2 > E || (B[P] & 0xc0) !== 0x80 || (B[P + 1] & 0xc0) !== 0x80) return -1;
+    P += 2;
+    return ((lead & 0x0f) << 12) | ((B[P - 2] & 0x3f) << 6) | (B[P - 1] & 0x3f);
+  }
+  return -1;
+}
+
+/**
+ * Whether the rest of the line, from its character `c` just read, is all whitespace to `trim()`:
+ * Pi skips such a line as blank, though JSON.parse would refuse it. A character above ASCII read
+ * raw (the byte before `P` is `c` itself, where a `\u` escape leaves a hex digit) is decoded first.
+ */
+function onlyTrimmed(c) {
+  for (;;) {
+    if (c >= 0x80 && c <= 0xff && B[P - 1] === c) c = rawCodePoint(c);
+    if (!isTrimmed(c)) return false;
+    c = inner();
+    if (c === END) return true;
+  }
+}
 
 /** The next character that is not whitespace (or END). */
 function innerAfterSpace() {
@@ -253,6 +300,8 @@ function scanValue(out) {
   let key = 0;
   let c = innerAfterSpace();
   if (c === END) return BLANK;
+  // No JSON value starts above ASCII or with \v or \f, where `trim()` may still leave nothing.
+  if (c >= 0x80 || c === 0x0b || c === 0x0c) return onlyTrimmed(c) ? BLANK : MALFORMED;
   const isObject = c === 0x7b;
   // Reads a key and its colon once its quote `c` was read; returns the value's first character.
   const readKey = (q) => {

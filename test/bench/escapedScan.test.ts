@@ -94,6 +94,14 @@ describe("bench/escapedScan.mjs", () => {
     expect(scan('{"id":"a\\"b","type":"é"}')).toMatchObject({ id: undefined, type: "é" });
   });
 
+  it("calls a line blank as Pi does (`trim()` leaves nothing), JavaScript's whitespace beyond JSON's included", () => {
+    const blank = ["\f", "\u000b", " \u00a0 ", "\ufeff", "\u2028\u2029", "\u1680\u2000\u200a\u202f\u205f\u3000", "\t\f\r"];
+    // Near misses: characters `trim()` keeps, alone or after a blank start.
+    const kept = ["\u0085", "\u200b", "\u00a0x", "\f{}", "\ufeff{}", "\u3000\u0001"];
+    for (const style of Object.keys(STYLES)) for (const line of [...blank, ...kept]) agree(line, style);
+    expect(scan("\u00a0\f").status).toBe(BLANK);
+  });
+
   it("cuts a text into Pi's lines while it arrives in chunks of any size, in every escaping", () => {
     const next = seededRandom(11);
     const lines = [
