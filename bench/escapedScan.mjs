@@ -13,8 +13,9 @@
 // read one character at a time, each message escape decoded where it stands.
 //
 // Like the floor it follows, it does not check that the bytes are UTF-8 (decoding replaces bad
-// bytes, which JSON.parse then accepts), and a key written with escapes is not recognised (the
-// generated sessions have none; the real reader would decode such a line).
+// bytes, which JSON.parse then accepts), and a key written with escapes is not recognised: the
+// values found before it are dropped, since it may be a later "id" (the generated sessions have
+// none; the real reader would decode such a line).
 //
 //        import { scanEscapedLine, EscapedTextScan } from "./escapedScan.mjs"
 //        (test/bench/escapedScan.test.ts holds them to JSON.parse)
@@ -310,6 +311,9 @@ function scanValue(out) {
     escapedFlag[0] = 0;
     if (!skipString(escapedFlag)) return -2;
     key = stack.length === 1 && escapedFlag[0] === 0 ? keyKind(from, P - 2) : 0;
+    // A top-level key written with an escape may spell any of the three, and a later key wins:
+    // what was found before it is forgotten, so that the line's own parse decides.
+    if (stack.length === 1 && escapedFlag[0] !== 0) out.fill(-1, 2);
     if (innerAfterSpace() !== 0x3a) return -2;
     return innerAfterSpace();
   };

@@ -102,6 +102,16 @@ describe("bench/escapedScan.mjs", () => {
     expect(scan("\u00a0\f").status).toBe(BLANK);
   });
 
+  it("finds no stale value when a later top-level key is written with an escape, the session's or the message's", () => {
+    for (const line of ['{"id":"x","\\u0069d":"y"}', '{"parentId":"p","\\u0070arentId":null}', '{"id":"x","i\\u0064":5}', '{"type":"a","typ\\u0065":"b"}'])
+      for (const style of Object.keys(STYLES)) agree(line, style);
+    // The second "id" written with the message's escape for its "i": the decoded line is {"id":"x","id":"y"}.
+    const bytes = Buffer.from('"{\\"id\\":\\"x\\",\\"\\u0069d\\":\\"y\\"}"');
+    const out = scanEscapedLine(bytes, 1, bytes.length - 1, new Int32Array(FACTS));
+    expect(out[0]).toBe(OBJECT_LINE);
+    expect(slice(bytes, out, 2), "the id is y or left unfound").toBeUndefined();
+  });
+
   it("cuts a text into Pi's lines while it arrives in chunks of any size, in every escaping", () => {
     const next = seededRandom(11);
     const lines = [
