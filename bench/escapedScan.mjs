@@ -78,6 +78,8 @@ function inner() {
     P++;
     return c;
   }
+  // An escape cut off by the region's end: what follows it is not the region's to read.
+  if (P + 1 >= E) return END;
   switch (B[P + 1]) {
     case QUOTE:
       P += 2;
@@ -175,7 +177,8 @@ function innerAfterSpace() {
 function skipString(escaped) {
   for (;;) {
     const j = B.indexOf(BACKSLASH, P);
-    if (j < 0 || j >= E) {
+    // A backslash that is the region's last byte starts an escape cut off by its end.
+    if (j < 0 || j + 1 >= E) {
       P = E;
       return false;
     }
@@ -196,7 +199,7 @@ function skipString(escaped) {
       // The session's own escapes as a client writes them, read in place: `\\n` (its "\n"), `\\\"`
       // (its '\"') and `\\\\` (its "\\"); any other way of writing one is read below.
       const x = B[j + 2];
-      if (x === 0x6e || x === 0x74 || x === 0x72 || x === 0x2f || x === 0x62 || x === 0x66) {
+      if ((x === 0x6e || x === 0x74 || x === 0x72 || x === 0x2f || x === 0x62 || x === 0x66) && j + 3 <= E) {
         P = j + 3;
         escaped[0] = 1;
         continue;
@@ -381,7 +384,7 @@ function scanValue(out) {
 function skipToLineEnd() {
   for (;;) {
     const j = B.indexOf(BACKSLASH, P);
-    if (j < 0 || j >= E) {
+    if (j < 0 || j + 1 >= E) {
       P = E;
       return;
     }

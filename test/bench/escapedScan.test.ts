@@ -112,6 +112,14 @@ describe("bench/escapedScan.mjs", () => {
     expect(slice(bytes, out, 2), "the id is y or left unfound").toBeUndefined();
   });
 
+  it("reads nothing past the end of its region, even where the buffer goes on", () => {
+    // The region holds `"x` and the cut-off start of an escape; the buffer's next byte would close the string.
+    const bytes = Buffer.from('\\"x\\"');
+    const out = scanEscapedLine(bytes, 0, 4, new Int32Array(FACTS));
+    expect(out[0]).toBe(MALFORMED);
+    expect(out[1]).toBe(4);
+  });
+
   it("cuts a text into Pi's lines while it arrives in chunks of any size, in every escaping", () => {
     const next = seededRandom(11);
     const lines = [
