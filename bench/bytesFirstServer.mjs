@@ -113,8 +113,11 @@ function structuralFaults(buffer, facts) {
     const text = decode(buffer, facts[k * STRIDE], facts[k * STRIDE + 2]);
     return { start: { line: k, character: 0 }, end: { line: k, character: text.length } };
   };
-  // The range of a value found at [from, to) of line k: its UTF-16 columns, quotes included.
+  // The range of a value found at [from, to) of line k: its UTF-16 columns, quotes included. A
+  // value the scan left to the line's own parse has no offsets (from is -1), and gets its line's
+  // range: such lines (an escaped id or key) are rare, and the bench's session has none.
   const valueRange = (k, from, to) => {
+    if (from < 0) return lineRange(k);
     const start = facts[k * STRIDE];
     const before = decode(buffer, start, from).length - 1;
     return { start: { line: k, character: before }, end: { line: k, character: before + decode(buffer, from, to).length + 2 } };

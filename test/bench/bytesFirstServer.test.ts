@@ -83,7 +83,13 @@ describe("bench/bytesFirstServer.mjs", () => {
     const client = spawnServer(["--stdio"], { bin: FLOOR });
     clients.push(client);
     await client.initialize(PULL_CAPABILITIES);
-    const text = ['{"type":"message","id":"h"}', '{"type":"message","id":"a/b","parentId":"gone/away"}'].join("\n");
+    const text = [
+      '{"type":"message","id":"h"}',
+      '{"type":"message","id":"a/b","parentId":"gone/away"}',
+      "\f\u00a0",
+      '{"type":"message","id":"a/b","parentId":null}',
+      '{"type":"message","id":"c","\\u0069d":"a/b","parentId":null}',
+    ].join("\n");
     // Written as Neovim writes it: every "/" escaped.
     const message = JSON.stringify({
       jsonrpc: "2.0",
@@ -95,5 +101,11 @@ describe("bench/bytesFirstServer.mjs", () => {
     expect(lines(items, "bad-header")).toEqual([0]);
     // The escaped parentId is left to the line's own parse, which finds it dangling all the same.
     expect(lines(items, "dangling-parent")).toEqual([1]);
+    // A line of whitespace to trim() is blank, not malformed; an id under an escaped key is the line's last.
+    expect(lines(items, "malformed-line")).toEqual([]);
+    expect(lines(items, "duplicate-id")).toEqual([3, 4]);
+    // A value the scan left to the line's parse is given its line's range, never a negative column.
+    for (const d of items) expect(d.range.start.character, d.code as string).toBeGreaterThanOrEqual(0);
+    expect(items.find((d) => d.code === "dangling-parent")?.range.end.character).toBe(text.split("\n")[1]?.length);
   });
 });
