@@ -2,16 +2,21 @@
 // bench/bytesFirstServer.mjs: the floor of a bytes-first open, the one way to the open's first answer
 // that issue 32 left untried. A language server over stdio, without a library, that reads a large
 // `didOpen` into one buffer as it arrives and scans the session's lines in it still escaped
-// (bench/escapedScan.mjs: each line validated as JSON, its id, parentId and type found), decodes no
-// line it does not report on, and answers the first pull with the structural faults: malformed
-// lines (JSON.parse's own message, from a decode of each), a header that is not a session's,
-// duplicate ids, dangling parents and cycles, each with its range in UTF-16 as the client counts.
-// What it does not do is what the first answer needs no more of: decode and parse every line, keep
-// a document, take edits (it ignores them and answers every later pull "unchanged").
+// (bench/escapedScan.mjs: each line validated as JSON, its id, parentId and type found), and
+// answers the first pull with the faults that the lines' ids and parents show: malformed lines
+// (JSON.parse's own message, from a decode of each), a header that is not a session's, duplicate
+// ids, dangling parents and cycles, each with its range in UTF-16 as the client counts. The real
+// first answer holds a few more, each read from one line or a few bytes (a byte order mark, the
+// final newline, the header's id and version, a second header, a parent that is the entry itself,
+// a truncated line told from one that is not an object): about a millisecond between them, left
+// out. What it does not do is what the first answer needs no more of: decode and parse every
+// line, keep a document, take edits (it ignores them and answers every later pull "unchanged").
 //
 // It reads the message as the bench's client writes it: the `text` last, so that the message's
 // last quote closes it. Lines whose id or parentId the scan left unfound (absent, not a string, or
-// escaped) are decoded and parsed one by one, as a real reader would.
+// escaped) are decoded and parsed one by one, as a real reader would, and so are the lines it
+// reports on. A session of `\r\n` lines has no `}\n` to cut at while it arrives, so it is scanned
+// once its last byte is in.
 //
 // Usage: node bench/bytesFirstServer.mjs --stdio [--scan-at-end]   (bench/stdio.mjs `bytesFirstPeer`;
 //        test/bench/bytesFirstServer.test.ts)
