@@ -243,7 +243,7 @@ async function serverSection(s, o, peers, reps, { push = true, baseline = false,
     if (push && baseline) basePushes.push(await serverPush(s, { ...o, bin: o.baselineBin }));
     if (peers) jsons.push(await jsonPeer(peers, s, o));
     if (peers) nulls.push(await nullPeer(s, o));
-    // So does the floor of a bytes-first open, which needs no peer installed.
+    // The floor of a bytes-first open takes its turn too; it needs no peer installed.
     if (floors) bytesFirst.push(await bytesFirstPeer(s));
   }
   const mid = (list, pick) => median(list.map(pick));
