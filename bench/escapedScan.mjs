@@ -398,7 +398,7 @@ function skipToLineEnd() {
 }
 
 /** Where the line after a line ending at `at` starts: past its `\n` or `\u000a`. */
-export function afterLineBreak(b, at) {
+function afterLineBreak(b, at) {
   return at + (b[at + 1] === 0x75 ? 6 : 2);
 }
 
